@@ -1,1 +1,142 @@
-fn main() {}
+//! bosun's command line. Commands and flags follow istioctl and helm so their users feel at
+//! home; the logic lives in the library crates, this file only reads files and flags, calls
+//! them and prints.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Helm-compatible chart commands.
+    Helm {
+        #[command(subcommand)]
+        command: HelmCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum HelmCommand {
+    /// Render a chart as `helm template` does.
+    Template(TemplateArgs),
+}
+
+#[derive(Args)]
+struct TemplateArgs {
+    /// Release name, then chart directory (with one argument: the chart, named "release-name").
+    #[arg(required = true, num_args = 1..=2, value_names = ["NAME", "CHART"])]
+    args: Vec<String>,
+    /// Namespace of the release.
+    #[arg(short = 'n', long, default_value = "default")]
+    namespace: String,
+    /// Values files, in order (comma-separated lists allowed, as in helm).
+    #[arg(short = 'f', long = "values", value_delimiter = ',')]
+    values: Vec<PathBuf>,
+    /// Set values (`a.b=c,d[0]=e`).
+    #[arg(long)]
+    set: Vec<String>,
+    /// Set values, always as strings.
+    #[arg(long = "set-string")]
+    set_string: Vec<String>,
+    /// Print only the manifests from these templates (paths or globs relative to the chart).
+    #[arg(short = 's', long = "show-only")]
+    show_only: Vec<String>,
+    /// Kubernetes version for `.Capabilities.KubeVersion`.
+    #[arg(long = "kube-version")]
+    kube_version: Option<String>,
+    /// Extra API versions for `.Capabilities.APIVersions`.
+    #[arg(short = 'a', long = "api-versions", value_delimiter = ',')]
+    api_versions: Vec<String>,
+}
+
+/// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures.
+struct Failure {
+    message: String,
+    render_hint: bool,
+}
+
+impl Failure {
+    fn input(message: impl Into<String>) -> Failure {
+        Failure { message: message.into(), render_hint: false }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Helm { command: HelmCommand::Template(args) } => helm_template(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "Error: {}", failure.message);
+            if failure.render_hint {
+                let _ = writeln!(stderr, "\nUse --debug flag to render out invalid YAML");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
+    let (name, chart_path) = match args.args.as_slice() {
+        [chart] => ("release-name".to_string(), chart.clone()),
+        [name, chart] => (name.clone(), chart.clone()),
+        _ => unreachable!("clap allows one or two positional arguments"),
+    };
+    let chart_dir = PathBuf::from(&chart_path);
+    if !chart_dir.exists() {
+        return Err(Failure::input(format!("path {chart_path:?} not found")));
+    }
+    let chart = helm::chart::load_dir(&chart_dir).map_err(|e| Failure::input(e.to_string()))?;
+    let mut value_files = Vec::new();
+    for path in &args.values {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Failure::input(format!("open {}: {}", path.display(), io_error_text(&e)))
+        })?;
+        value_files.push((path.display().to_string(), text));
+    }
+    let options = helm::template::TemplateOptions {
+        release_name: name,
+        namespace: args.namespace,
+        value_files,
+        set: args.set,
+        set_string: args.set_string,
+        show_only: args.show_only,
+        kube_version: args.kube_version,
+        api_versions: args.api_versions,
+    };
+    let output = helm::template::template(&chart, &options).map_err(|e| match e {
+        helm::template::TemplateError::Input(message) => Failure::input(message),
+        helm::template::TemplateError::Render(e) => Failure { message: e.0, render_hint: true },
+    })?;
+    let mut stderr = std::io::stderr().lock();
+    for warning in &output.warnings {
+        let _ = writeln!(stderr, "level=INFO msg={warning:?}");
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(output.stdout.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Failure::input(format!("writing output: {e}")))
+}
+
+/// Go's wording of common I/O errors (`no such file or directory`), without Rust's
+/// `(os error 2)` suffix.
+fn io_error_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}

@@ -238,6 +238,12 @@ pub trait Object {
         format!("{{{}}}", self.type_name())
     }
 
+    /// How `{{ value }}` prints it. Go prints an addressable struct through its pointer's
+    /// `String` method when it has one, which `printf "%v"` (a copy) does not use.
+    fn print(&self) -> String {
+        self.format()
+    }
+
     /// Go's truth: structs are always true; pointers are true when not nil.
     fn is_true(&self) -> bool {
         true

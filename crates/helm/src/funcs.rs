@@ -1,0 +1,176 @@
+//! Helm's own template functions (`include`, `tpl`, `required`, `fail`, `lookup`) and the Sprig
+//! functions that replace Go builtins in Helm (`slice`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use gotemplate::{ArgType, Func, FuncError, FuncMap, IntKind, List, Map, Value};
+
+/// Helm's bound on how often one name may be `include`d inside itself.
+const INCLUDE_RECURSION_MAX: usize = 1000;
+
+/// Markers Helm puts around `required`/`fail` messages so that its error clean-up can show
+/// just the message (`execution error at (file:line:col): message`).
+pub const WARN_START: &str = "HELM_ERR_START";
+pub const WARN_END: &str = "HELM_ERR_END";
+
+fn warn_wrap(msg: &str) -> FuncError {
+    FuncError::new(format!("{WARN_START}{msg}{WARN_END}"))
+}
+
+/// Every function Helm adds on top of Go's builtins, for one render.
+pub fn helm_funcs() -> FuncMap {
+    let mut map = FuncMap::new();
+    let included: Rc<RefCell<HashMap<String, usize>>> = Rc::default();
+    map.insert(
+        "include",
+        Func::new(vec![ArgType::String, ArgType::Any], None, "string", move |ctx, args| {
+            let name = args[0].as_str().unwrap_or_default().to_string();
+            {
+                let mut counts = included.borrow_mut();
+                let count = counts.entry(name.clone()).or_insert(0);
+                if *count > INCLUDE_RECURSION_MAX {
+                    return Err(FuncError::new(format!(
+                        "rendering template has a nested reference name: {name}: unable to execute template"
+                    )));
+                }
+                *count += 1;
+            }
+            let result = ctx.execute_template(&name, args[1].clone());
+            if let Some(count) = included.borrow_mut().get_mut(&name) {
+                *count -= 1;
+            }
+            result.map(Value::from)
+        }),
+    );
+    map.insert(
+        "tpl",
+        Func::new(vec![ArgType::String, ArgType::Any], None, "string", |ctx, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            let template_name = match &args[1] {
+                Value::Map(m) => m
+                    .get("Template")
+                    .and_then(|t| t.as_map().and_then(|t| t.get("Name")))
+                    .and_then(|n| n.as_str().map(str::to_string)),
+                _ => None,
+            };
+            let Some(name) = template_name else {
+                return Err(FuncError::new(format!(
+                    "cannot retrieve Template.Name from values inside tpl function: {text}: no Template.Name"
+                )));
+            };
+            let out = ctx.execute_text(&name, text, args[1].clone()).map_err(|e| {
+                FuncError::new(format!("error during tpl function execution for {text:?}: {e}"))
+            })?;
+            Ok(Value::from(out.replace("<no value>", "")))
+        }),
+    );
+    map.insert(
+        "required",
+        Func::new(vec![ArgType::String, ArgType::Any], None, "interface {}", |_, args| {
+            let warn = args[0].as_str().unwrap_or_default();
+            match &args[1] {
+                Value::Nil | Value::Invalid => Err(warn_wrap(warn)),
+                Value::String(s) if s.is_empty() => Err(warn_wrap(warn)),
+                other => Ok(other.clone()),
+            }
+        }),
+    );
+    map.insert(
+        "fail",
+        Func::new(vec![ArgType::String], None, "string", |_, args| {
+            Err(warn_wrap(args[0].as_str().unwrap_or_default()))
+        }),
+    );
+    let mut lookup = Func::new(
+        vec![ArgType::String, ArgType::String, ArgType::String, ArgType::String],
+        None,
+        "map[string]interface {}",
+        // `helm template` never talks to a cluster: lookup finds nothing.
+        |_, _| Ok(Value::Map(Map::new())),
+    );
+    lookup.returns_error = true;
+    map.insert("lookup", lookup);
+    let mut slice = Func::new(vec![ArgType::Any], Some(ArgType::Any), "interface {}", sprig_slice);
+    slice.returns_error = false;
+    map.insert("slice", slice);
+    map
+}
+
+/// Sprig's `slice LIST [START [END]]`, which replaces Go's builtin in Helm: lists only.
+fn sprig_slice(_: &mut dyn gotemplate::Context, args: Vec<Value>) -> Result<Value, FuncError> {
+    let list = match &args[0] {
+        Value::List(l) => l.clone(),
+        Value::Bytes(b) => List::typed(b.iter().map(|x| Value::Int(*x as i64, IntKind::Uint8)).collect(), "uint8"),
+        other => {
+            return Err(FuncError::new(format!(
+                "list should be type of slice or array but {}",
+                go_kind(other)
+            )));
+        }
+    };
+    if list.is_empty() {
+        return Ok(Value::Nil);
+    }
+    let len = list.len() as i64;
+    let start = args.get(1).map(cast_to_int).unwrap_or(0);
+    let end = if args.len() < 3 { len } else { cast_to_int(&args[2]) };
+    if start < 0 || end < start || end > len {
+        return Err(FuncError::new(format!(
+            "reflect: slice index out of range"
+        )));
+    }
+    let items = list.items()[start as usize..end as usize].to_vec();
+    Ok(Value::List(List::typed(items, list.elem_type())))
+}
+
+/// Go's `reflect.Kind` name of a value, as Sprig's error messages print it.
+pub fn go_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Invalid | Value::Nil => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Int(_, kind) => kind.go_name(),
+        Value::Float(_) => "float64",
+        Value::String(_) => "string",
+        Value::Bytes(_) | Value::List(_) => "slice",
+        Value::Map(_) => "map",
+        Value::Object(_) => "struct",
+        Value::Func(_) => "func",
+    }
+}
+
+/// spf13/cast's `ToInt`, which Sprig uses for indexes: numbers truncate, numeric strings parse
+/// (base prefixes allowed), booleans are 0/1, anything else is 0.
+pub fn cast_to_int(value: &Value) -> i64 {
+    match value {
+        Value::Int(n, _) => *n,
+        Value::Float(f) => *f as i64,
+        Value::Bool(b) => *b as i64,
+        Value::String(s) => parse_go_int(s).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Go's `strconv.ParseInt(s, 0, 0)`.
+fn parse_go_int(s: &str) -> Option<i64> {
+    let (negative, digits) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let digits = digits.replace('_', "");
+    let lower = digits.to_ascii_lowercase();
+    let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
+        (16, rest.to_string())
+    } else if let Some(rest) = lower.strip_prefix("0b") {
+        (2, rest.to_string())
+    } else if let Some(rest) = lower.strip_prefix("0o") {
+        (8, rest.to_string())
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, lower[1..].to_string())
+    } else {
+        (10, lower)
+    };
+    let n = i64::from_str_radix(&body, radix).ok()?;
+    Some(if negative { -n } else { n })
+}

@@ -1,0 +1,205 @@
+//! From rendered files to `helm template`'s output: documents split on `---` with Helm's own
+//! regular expression (quirks included), each head read as YAML, hooks set apart, documents
+//! ordered by kind, and framed as `---\n# Source: FILE\nCONTENT\n`.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use gotemplate::Value;
+use regex::Regex;
+
+use crate::engine::{RenderError, is_partial};
+use crate::yaml;
+
+/// Helm's kind order for installs; unknown kinds go last, alphabetically among themselves.
+const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
+const HOOK_ANNOTATION: &str = "helm.sh/hook";
+const HOOK_EVENTS: &[&str] = &[
+    "pre-install",
+    "post-install",
+    "pre-delete",
+    "post-delete",
+    "pre-upgrade",
+    "post-upgrade",
+    "pre-rollback",
+    "post-rollback",
+    "test",
+    "test-success",
+];
+
+static SEPARATOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?:^|\s*\n)---\s*").expect("static regex"));
+
+/// One document of the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// The file it came from (`chart/templates/x.yaml`).
+    pub source: String,
+    pub content: String,
+    pub kind: String,
+}
+
+/// Helm's `SplitManifests`: the documents of one rendered file, in order, surrounding blanks
+/// trimmed (helm 4.1.4 trims both ends), empty ones dropped.
+pub fn split_documents(file: &str) -> Vec<String> {
+    let trimmed = file.trim_matches(is_go_space);
+    SEPARATOR
+        .split(trimmed)
+        .filter(|doc| !doc.is_empty())
+        .map(|doc| doc.trim_matches(is_go_space).to_string())
+        .collect()
+}
+
+/// Go's `unicode.IsSpace`.
+fn is_go_space(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}')
+        || (c > '\u{FF}' && c.is_whitespace())
+}
+
+/// The documents of all rendered files, split into ordinary manifests and hooks, each sorted
+/// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped.
+pub fn sort_manifests(
+    files: &BTreeMap<String, String>,
+) -> Result<(Vec<Manifest>, Vec<Manifest>), RenderError> {
+    let mut generic = Vec::new();
+    let mut hooks = Vec::new();
+    for (path, content) in files {
+        if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
+            continue;
+        }
+        for doc in split_documents(content) {
+            let head = yaml::from_yaml(&doc).map_err(|e| {
+                RenderError(format!("YAML parse error on {path}: {}", e))
+            })?;
+            let (kind, hook) = read_head(&head).map_err(|ty| {
+                RenderError(format!(
+                    "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
+                ))
+            })?;
+            let manifest = Manifest { source: path.clone(), content: doc, kind };
+            match hook {
+                None => generic.push(manifest),
+                Some(events) => {
+                    let known = events
+                        .split(',')
+                        .all(|e| HOOK_EVENTS.contains(&e.trim().to_ascii_lowercase().as_str()));
+                    if known {
+                        hooks.push(manifest);
+                    }
+                }
+            }
+        }
+    }
+    sort_by_kind(&mut generic);
+    sort_by_kind(&mut hooks);
+    Ok((generic, hooks))
+}
+
+/// The kind and the hook annotation of a document head; `Err(json type)` when the document is
+/// not an object, as Go's JSON decoding into `SimpleHead` refuses it.
+fn read_head(head: &Value) -> Result<(String, Option<String>), &'static str> {
+    let map = match head {
+        Value::Map(m) => m,
+        Value::Nil | Value::Invalid => return Ok((String::new(), None)),
+        Value::String(_) => return Err("string"),
+        Value::List(_) => return Err("array"),
+        Value::Bool(_) => return Err("bool"),
+        _ => return Err("number"),
+    };
+    let kind = map.get("kind").and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
+    let hook = map
+        .get("metadata")
+        .and_then(|m| m.as_map().and_then(|m| m.get("annotations")))
+        .and_then(|a| a.as_map().and_then(|a| a.get(HOOK_ANNOTATION)))
+        .and_then(|h| h.as_str().map(str::to_string));
+    Ok((kind, hook))
+}
+
+/// Helm's stable sort by install order.
+fn sort_by_kind(manifests: &mut [Manifest]) {
+    let rank = |kind: &str| INSTALL_ORDER.iter().position(|k| *k == kind);
+    manifests.sort_by(|a, b| match (rank(&a.kind), rank(&b.kind)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.kind.cmp(&b.kind),
+    });
+}
+
+/// `---\n# Source: FILE\nCONTENT\n` for each manifest.
+pub fn frame(manifests: &[Manifest]) -> String {
+    let mut out = String::new();
+    for m in manifests {
+        out.push_str("---\n# Source: ");
+        out.push_str(&m.source);
+        out.push('\n');
+        out.push_str(&m.content);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_helm() {
+        assert_eq!(split_documents("a: 1\n---\nb: 2 \n"), ["a: 1", "b: 2"]);
+        // After a separator the whitespace is eaten, so a second `---` stays in the document.
+        assert_eq!(split_documents("a\n---\n---\nb"), ["a", "---\nb"]);
+        assert_eq!(split_documents("---\na"), ["a"]);
+        assert_eq!(split_documents("\n\n---\n\n"), Vec::<String>::new());
+        assert_eq!(split_documents("a: x---y"), ["a: x---y"]);
+        assert_eq!(split_documents("a\n---b"), ["a", "b"]);
+    }
+
+    #[test]
+    fn sorts_by_install_order_then_unknown_alphabetically() {
+        let m = |kind: &str| Manifest { source: String::new(), content: kind.into(), kind: kind.into() };
+        let mut list = vec![m("Zed"), m("Deployment"), m("Alpha"), m("Namespace"), m("Deployment")];
+        sort_by_kind(&mut list);
+        let kinds: Vec<&str> = list.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, ["Namespace", "Deployment", "Deployment", "Alpha", "Zed"]);
+    }
+}

@@ -1,0 +1,331 @@
+//! The Go objects Helm puts in front of templates: `.Capabilities` (with `KubeVersion`,
+//! `APIVersions`, `HelmVersion`) and `.Files`, with the fields, methods and printing that Go gives
+//! them. `.Release`, `.Chart` and `.Template` are plain maps in Helm 4 and built in `engine`.
+
+use std::rc::Rc;
+
+use gotemplate::{ArgType, Func, List, Object, Value};
+
+/// Helm 4.1.4's identity, as `.Capabilities.HelmVersion` shows it.
+pub const HELM_VERSION: &str = "v4.1.4";
+const HELM_GIT_COMMIT: &str = "05fa37973dc9e42b76e1d2883494c87174b6074f";
+const HELM_GO_VERSION: &str = "go1.25.9";
+const HELM_KUBE_CLIENT_VERSION: &str = "v1.35";
+
+/// Helm's default kube version for `helm template`.
+pub const DEFAULT_KUBE_VERSION: &str = "v1.35.0";
+
+/// The API versions `helm template` reports by default (Helm 4.1.4's built-in list, in its order).
+pub const DEFAULT_API_VERSIONS: &[&str] = &[
+    "v1",
+    "admissionregistration.k8s.io/v1",
+    "admissionregistration.k8s.io/v1alpha1",
+    "admissionregistration.k8s.io/v1beta1",
+    "internal.apiserver.k8s.io/v1alpha1",
+    "apps/v1",
+    "apps/v1beta1",
+    "apps/v1beta2",
+    "authentication.k8s.io/v1",
+    "authentication.k8s.io/v1alpha1",
+    "authentication.k8s.io/v1beta1",
+    "authorization.k8s.io/v1",
+    "authorization.k8s.io/v1beta1",
+    "autoscaling/v1",
+    "autoscaling/v2",
+    "autoscaling/v2beta1",
+    "autoscaling/v2beta2",
+    "batch/v1",
+    "batch/v1beta1",
+    "certificates.k8s.io/v1",
+    "certificates.k8s.io/v1beta1",
+    "certificates.k8s.io/v1alpha1",
+    "coordination.k8s.io/v1alpha2",
+    "coordination.k8s.io/v1beta1",
+    "coordination.k8s.io/v1",
+    "discovery.k8s.io/v1",
+    "discovery.k8s.io/v1beta1",
+    "events.k8s.io/v1",
+    "events.k8s.io/v1beta1",
+    "extensions/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1",
+    "flowcontrol.apiserver.k8s.io/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+    "flowcontrol.apiserver.k8s.io/v1beta3",
+    "networking.k8s.io/v1",
+    "networking.k8s.io/v1beta1",
+    "node.k8s.io/v1",
+    "node.k8s.io/v1alpha1",
+    "node.k8s.io/v1beta1",
+    "policy/v1",
+    "policy/v1beta1",
+    "rbac.authorization.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1beta1",
+    "rbac.authorization.k8s.io/v1alpha1",
+    "resource.k8s.io/v1",
+    "resource.k8s.io/v1beta2",
+    "resource.k8s.io/v1beta1",
+    "resource.k8s.io/v1alpha3",
+    "scheduling.k8s.io/v1alpha1",
+    "scheduling.k8s.io/v1beta1",
+    "scheduling.k8s.io/v1",
+    "storage.k8s.io/v1beta1",
+    "storage.k8s.io/v1",
+    "storage.k8s.io/v1alpha1",
+    "storagemigration.k8s.io/v1beta1",
+    "apiextensions.k8s.io/v1beta1",
+    "apiextensions.k8s.io/v1",
+];
+
+/// `common.KubeVersion`: `{Version, Major, Minor}`; `{{ . }}` prints its `String()` (the version),
+/// `%v` prints the struct.
+pub struct KubeVersion {
+    pub version: String,
+    pub major: String,
+    pub minor: String,
+}
+
+impl KubeVersion {
+    /// Parses `v1.35.0` / `1.35` the way Helm's `--kube-version` does (a leading `v` added).
+    pub fn parse(text: &str) -> Result<KubeVersion, String> {
+        let trimmed = text.strip_prefix('v').unwrap_or(text);
+        let mut parts = trimmed.splitn(3, '.');
+        let major = parts.next().unwrap_or_default();
+        let minor = parts.next().unwrap_or("0");
+        let patch = parts.next().unwrap_or("0");
+        let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let patch_core = patch.split(['-', '+']).next().unwrap_or_default();
+        if !numeric(major) || !numeric(minor) || !numeric(patch_core) {
+            return Err(format!("invalid kube version {text:?}: Invalid Semantic Version"));
+        }
+        Ok(KubeVersion {
+            version: format!("v{major}.{minor}.{patch}"),
+            major: major.to_string(),
+            minor: minor.to_string(),
+        })
+    }
+}
+
+impl Object for KubeVersion {
+    fn type_name(&self) -> &str {
+        "common.KubeVersion"
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Version" => Some(Value::str(&self.version)),
+            "Major" => Some(Value::str(&self.major)),
+            "Minor" => Some(Value::str(&self.minor)),
+            // Deprecated alias Helm keeps.
+            "GitVersion" => Some(Value::str(&self.version)),
+            _ => None,
+        }
+    }
+
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        let version = self.version.clone();
+        (name == "String").then(|| {
+            Rc::new(Func::new(vec![], None, "string", move |_, _| Ok(Value::str(&version))))
+        })
+    }
+
+    fn format(&self) -> String {
+        format!("{{{} {} {} {}}}", self.version, self.version, self.major, self.minor)
+    }
+
+    fn print(&self) -> String {
+        self.version.clone()
+    }
+}
+
+/// `common.VersionSet`: a `[]string` with a `Has` method.
+pub struct VersionSet {
+    versions: Vec<String>,
+}
+
+impl VersionSet {
+    pub fn new(versions: Vec<String>) -> VersionSet {
+        VersionSet { versions }
+    }
+}
+
+impl Object for VersionSet {
+    fn type_name(&self) -> &str {
+        "common.VersionSet"
+    }
+
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        let versions = self.versions.clone();
+        (name == "Has").then(|| {
+            let mut f = Func::new(vec![ArgType::String], None, "bool", move |_, args| {
+                let wanted = args[0].as_str().unwrap_or_default();
+                Ok(Value::Bool(versions.iter().any(|v| v == wanted)))
+            });
+            f.returns_error = false;
+            Rc::new(f)
+        })
+    }
+
+    fn format(&self) -> String {
+        format!("[{}]", self.versions.join(" "))
+    }
+
+    fn len(&self) -> Option<usize> {
+        Some(self.versions.len())
+    }
+
+    fn as_value(&self) -> Option<Value> {
+        let items = self.versions.iter().map(|v| Value::str(v)).collect();
+        Some(Value::List(List::typed(items, "string")))
+    }
+}
+
+/// `common.Capabilities`, seen through a pointer (`*common.Capabilities`).
+pub struct Capabilities {
+    pub kube_version: Rc<KubeVersion>,
+    pub api_versions: Rc<VersionSet>,
+}
+
+impl Capabilities {
+    fn helm_version_fields() -> [(&'static str, &'static str); 5] {
+        [
+            ("Version", HELM_VERSION),
+            ("GitCommit", HELM_GIT_COMMIT),
+            ("GitTreeState", "clean"),
+            ("GoVersion", HELM_GO_VERSION),
+            ("KubeClientVersion", HELM_KUBE_CLIENT_VERSION),
+        ]
+    }
+}
+
+/// `.Capabilities.HelmVersion`, a plain struct.
+struct HelmVersion;
+
+impl Object for HelmVersion {
+    fn type_name(&self) -> &str {
+        "version.BuildInfo"
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        Capabilities::helm_version_fields()
+            .iter()
+            .find(|(field, _)| *field == name)
+            .map(|(_, value)| Value::str(value))
+    }
+
+    fn format(&self) -> String {
+        let values: Vec<&str> =
+            Capabilities::helm_version_fields().iter().map(|(_, value)| *value).collect();
+        format!("{{{}}}", values.join(" "))
+    }
+}
+
+impl Object for Capabilities {
+    fn type_name(&self) -> &str {
+        "*common.Capabilities"
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "KubeVersion" => Some(Value::Object(self.kube_version.clone())),
+            "APIVersions" => Some(Value::Object(self.api_versions.clone())),
+            "HelmVersion" => Some(Value::Object(Rc::new(HelmVersion))),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        format!(
+            "&{{{} {} {}}}",
+            self.kube_version.format(),
+            self.api_versions.format(),
+            HelmVersion.format()
+        )
+    }
+}
+
+/// `engine.files`: the chart's non-template files, with Helm's accessors.
+pub struct Files {
+    files: Vec<(String, Rc<[u8]>)>,
+}
+
+impl Files {
+    pub fn new(mut files: Vec<(String, Rc<[u8]>)>) -> Files {
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        Files { files }
+    }
+
+    fn get(&self, name: &str) -> Option<&Rc<[u8]>> {
+        self.files.iter().find(|(path, _)| path == name).map(|(_, data)| data)
+    }
+
+    fn accessor(
+        imp: impl Fn(&Files, &str) -> Value + 'static,
+        files: Rc<Files>,
+        result: &'static str,
+    ) -> Rc<Func> {
+        let mut f = Func::new(vec![ArgType::String], None, result, move |_, args| {
+            Ok(imp(&files, args[0].as_str().unwrap_or_default()))
+        });
+        f.returns_error = false;
+        Rc::new(f)
+    }
+}
+
+impl Object for Files {
+    fn type_name(&self) -> &str {
+        "engine.files"
+    }
+
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        let this = Rc::new(Files { files: self.files.clone() });
+        match name {
+            "Get" => Some(Files::accessor(
+                |files, name| {
+                    let data = files.get(name).map(|d| String::from_utf8_lossy(d).into_owned());
+                    Value::from(data.unwrap_or_default())
+                },
+                this,
+                "string",
+            )),
+            "GetBytes" => Some(Files::accessor(
+                |files, name| Value::Bytes(files.get(name).cloned().unwrap_or_else(|| Rc::from(&[][..]))),
+                this,
+                "[]uint8",
+            )),
+            "Lines" => Some(Files::accessor(
+                |files, name| {
+                    let text = files.get(name).map(|d| String::from_utf8_lossy(d).into_owned());
+                    let lines: Vec<Value> = match text {
+                        None => vec![],
+                        Some(text) => text.split('\n').map(Value::str).collect(),
+                    };
+                    Value::List(List::typed(lines, "string"))
+                },
+                this,
+                "[]string",
+            )),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        let entries: Vec<String> = self
+            .files
+            .iter()
+            .map(|(path, data)| {
+                let bytes: Vec<String> = data.iter().map(|b| b.to_string()).collect();
+                format!("{path}:[{}]", bytes.join(" "))
+            })
+            .collect();
+        format!("map[{}]", entries.join(" "))
+    }
+
+    fn is_true(&self) -> bool {
+        !self.files.is_empty()
+    }
+
+    fn len(&self) -> Option<usize> {
+        Some(self.files.len())
+    }
+}
+

@@ -1,0 +1,227 @@
+//! `helm template` as a pure function: a loaded chart and the flags' contents in, the exact
+//! stdout (and the warnings Helm logs) out.
+
+use std::rc::Rc;
+
+use gotemplate::{Map, Value};
+
+use crate::chart::Chart;
+use crate::engine::{self, RenderContext, RenderError};
+use crate::manifest;
+use crate::objects::{self, Capabilities, KubeVersion, VersionSet};
+use crate::strvals::{self, Typing};
+use crate::values;
+use crate::yaml;
+
+/// The flags of `helm template` that decide what is rendered.
+#[derive(Clone, Debug, Default)]
+pub struct TemplateOptions {
+    pub release_name: String,
+    pub namespace: String,
+    /// `-f` files in order: (name as given, contents).
+    pub value_files: Vec<(String, String)>,
+    /// `--set` flags in order.
+    pub set: Vec<String>,
+    /// `--set-string` flags in order.
+    pub set_string: Vec<String>,
+    /// `--show-only` paths or globs, relative to the chart (`templates/x.yaml`).
+    pub show_only: Vec<String>,
+    pub kube_version: Option<String>,
+    pub api_versions: Vec<String>,
+}
+
+/// Why `helm template` failed. Helm adds a hint about `--debug` after rendering failures only.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// Reading values or flags failed.
+    #[error("{0}")]
+    Input(String),
+    /// Rendering the chart failed.
+    #[error("{0}")]
+    Render(#[from] RenderError),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TemplateOutput {
+    pub stdout: String,
+    /// What Helm logs on stderr while rendering (for example skipped values).
+    pub warnings: Vec<String>,
+}
+
+/// Merges the user's value layers as Helm's `MergeValues` does: every `-f` file in order, then
+/// every `--set`, then every `--set-string`.
+pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
+    let base = Map::new();
+    for (name, text) in &options.value_files {
+        let layer = yaml::values_from_yaml(text)
+            .map_err(|e| {
+                TemplateError::Input(format!("failed to parse {name}: cannot unmarshal yaml document: {e}"))
+            })?;
+        values::merge_into(&base, &layer);
+    }
+    for flag in &options.set {
+        strvals::parse_into(flag, &base, Typing::Inferred)
+            .map_err(|e| TemplateError::Input(format!("failed parsing --set data: {e}")))?;
+    }
+    for flag in &options.set_string {
+        strvals::parse_into(flag, &base, Typing::Strings)
+            .map_err(|e| TemplateError::Input(format!("failed parsing --set-string data: {e}")))?;
+    }
+    Ok(base)
+}
+
+/// Renders `chart` as `helm template RELEASE CHART [flags]` prints it.
+pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutput, TemplateError> {
+    let user = user_values(options)?;
+    let (coalesced, warnings) = values::coalesce(&chart.metadata.name, &user, &chart.values);
+    let kube_version = match &options.kube_version {
+        Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,
+        None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).map_err(TemplateError::Input)?,
+    };
+    let mut api_versions: Vec<String> =
+        objects::DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect();
+    api_versions.extend(options.api_versions.iter().cloned());
+    let capabilities = Capabilities {
+        kube_version: Rc::new(kube_version),
+        api_versions: Rc::new(VersionSet::new(api_versions)),
+    };
+    let release = Map::from_entries([
+        ("IsInstall", Value::Bool(true)),
+        ("IsUpgrade", Value::Bool(false)),
+        ("Name", Value::str(&options.release_name)),
+        ("Namespace", Value::str(&options.namespace)),
+        ("Revision", Value::int(1)),
+        ("Service", Value::str("Helm")),
+    ]);
+    let context = RenderContext { release, capabilities: Value::Object(Rc::new(capabilities)) };
+    let rendered = engine::render(chart, &values::as_values(&coalesced), &context)?;
+    let (manifests, hooks) = manifest::sort_manifests(&rendered)?;
+
+    let mut all = manifest::frame(&manifests).trim_matches(is_space).to_string();
+    all.push('\n');
+    all.push_str(&manifest::frame(&hooks));
+    let stdout = if options.show_only.is_empty() {
+        all
+    } else {
+        show_only(&all, &options.show_only)?
+    };
+    Ok(TemplateOutput { stdout, warnings })
+}
+
+fn is_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// `--show-only`: the documents whose source matches each pattern (Go's `filepath.Match`), in
+/// the order of the patterns.
+fn show_only(all: &str, patterns: &[String]) -> Result<String, TemplateError> {
+    let docs = manifest::split_documents(all);
+    let mut out = String::new();
+    for pattern in patterns {
+        let mut found = false;
+        for doc in &docs {
+            let Some(source) = doc.lines().find_map(|l| l.strip_prefix("# Source: ")) else {
+                continue;
+            };
+            let Some((_, path)) = source.split_once('/') else { continue };
+            if glob_match(pattern, path) {
+                out.push_str("---\n");
+                out.push_str(doc);
+                out.push('\n');
+                found = true;
+            }
+        }
+        if !found {
+            return Err(TemplateError::Input(format!("could not find template {pattern} in chart")));
+        }
+    }
+    Ok(out)
+}
+
+/// Go's `path/filepath.Match` on `/`-separated paths: `*` and `?` stop at `/`, `[...]` classes
+/// with ranges and `^` negation, `\` escapes. A malformed pattern matches nothing.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    fn class(p: &[char], c: char) -> Option<(bool, usize)> {
+        // p starts after '['; returns (matched, length consumed including ']').
+        let mut i = 0;
+        let negate = p.first() == Some(&'^');
+        if negate {
+            i += 1;
+        }
+        let mut matched = false;
+        let mut first = true;
+        loop {
+            let ch = *p.get(i)?;
+            if ch == ']' && !first {
+                return Some((matched != negate, i + 1));
+            }
+            first = false;
+            let lo = if ch == '\\' {
+                i += 1;
+                *p.get(i)?
+            } else {
+                ch
+            };
+            i += 1;
+            let mut hi = lo;
+            if p.get(i) == Some(&'-') && p.get(i + 1).is_some_and(|&n| n != ']') {
+                i += 1;
+                hi = if p[i] == '\\' {
+                    i += 1;
+                    *p.get(i)?
+                } else {
+                    p[i]
+                };
+                i += 1;
+            }
+            if lo <= c && c <= hi {
+                matched = true;
+            }
+        }
+    }
+    fn go(p: &[char], n: &[char]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some('*') => {
+                let rest = &p[1..];
+                for k in 0..=n.len() {
+                    if go(rest, &n[k..]) {
+                        return true;
+                    }
+                    if k < n.len() && n[k] == '/' {
+                        break;
+                    }
+                }
+                false
+            }
+            Some('?') => !n.is_empty() && n[0] != '/' && go(&p[1..], &n[1..]),
+            Some('[') => match n.first() {
+                Some(&c) if c != '/' => match class(&p[1..], c) {
+                    Some((true, len)) => go(&p[1 + len..], &n[1..]),
+                    _ => false,
+                },
+                _ => false,
+            },
+            Some('\\') => p.len() > 1 && n.first() == Some(&p[1]) && go(&p[2..], &n[1..]),
+            Some(&c) => n.first() == Some(&c) && go(&p[1..], &n[1..]),
+        }
+    }
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    go(&p, &n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("templates/x.yaml", "templates/x.yaml"));
+        assert!(glob_match("templates/*.yaml", "templates/x.yaml"));
+        assert!(!glob_match("templates/*", "templates/sub/x.yaml"));
+        assert!(glob_match("templates/?.yaml", "templates/x.yaml"));
+        assert!(glob_match("templates/[a-z].yaml", "templates/x.yaml"));
+        assert!(!glob_match("templates/[^x].yaml", "templates/x.yaml"));
+    }
+}

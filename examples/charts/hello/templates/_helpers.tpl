@@ -1,0 +1,5 @@
+{{- define "hello.labels" }}
+{{- range $key, $value := .Values.labels }}
+    {{ $key }}: {{ printf "%q" $value }}
+{{- end }}
+{{- end }}
