@@ -5,11 +5,21 @@
 //!
 //! This crate knows nothing of Helm, YAML, files or I/O: output goes to a `String`, functions come
 //! from a [`funcs::FuncMap`] that callers extend (Sprig and Helm functions live in the `helm` crate).
+//! [`Templates`] is the entry point: a set of named templates that parse and execute together.
 
+pub mod ast;
 pub mod builtins;
+pub mod error;
+pub mod exec;
 pub mod fmt;
 pub mod funcs;
+pub mod lex;
+pub mod parse;
+mod strconv;
+pub mod template;
 pub mod value;
 
+pub use error::{ExecError, ExecErrorKind, Location, ParseError};
 pub use funcs::{ArgType, Context, Func, FuncError, FuncMap};
+pub use template::{MissingKey, Templates};
 pub use value::{IntKind, List, Map, Object, Value};

@@ -1,0 +1,171 @@
+//! A set of named templates sharing definitions: Go's `*Template` family as Helm uses it
+//! (`t.New(name).Parse(text)`, then `ExecuteTemplate`).
+//!
+//! Cloning is O(1): trees are shared, and the name table is a chain of layers where a clone that
+//! parses more templates gets its own layer on top of the shared one. Helm's `tpl` clones the
+//! running set on every call, so this matters.
+
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+use crate::ast::Tree;
+use crate::error::{ExecError, ParseError};
+use crate::exec;
+use crate::funcs::FuncMap;
+use crate::parse;
+use crate::value::Value;
+
+/// Go's `missingkey` option: what a missing map key yields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissingKey {
+    /// No value (printed `<no value>`): `missingkey=default` / `invalid`.
+    #[default]
+    Default,
+    /// The map's zero value, a nil interface: `missingkey=zero`.
+    Zero,
+    /// An error: `missingkey=error`.
+    Error,
+}
+
+#[derive(Default)]
+struct Layer {
+    trees: HashMap<Rc<str>, Rc<Tree>>,
+    parent: Option<Rc<Layer>>,
+}
+
+impl Layer {
+    fn get(&self, name: &str) -> Option<&Rc<Tree>> {
+        let mut layer = self;
+        loop {
+            if let Some(t) = layer.trees.get(name) {
+                return Some(t);
+            }
+            layer = layer.parent.as_deref()?;
+        }
+    }
+}
+
+/// A namespace of named templates sharing definitions, with the functions and options they run
+/// with.
+#[derive(Clone)]
+pub struct Templates {
+    layer: Rc<Layer>,
+    funcs: Rc<FuncMap>,
+    left: Rc<str>,
+    right: Rc<str>,
+    missing_key: MissingKey,
+    root_name: Rc<str>,
+}
+
+impl Templates {
+    /// A set with Go's builtins plus `funcs` (which replace same-named builtins, as Go's
+    /// template funcs shadow its builtins).
+    pub fn new(funcs: FuncMap) -> Templates {
+        let mut all = FuncMap::builtins();
+        all.extend(funcs);
+        Templates {
+            layer: Rc::default(),
+            funcs: Rc::new(all),
+            left: Rc::from(""),
+            right: Rc::from(""),
+            missing_key: MissingKey::Default,
+            root_name: Rc::from(""),
+        }
+    }
+
+    /// The name of the template the set was created from, which Go's "no template ... associated
+    /// with template NAME" error shows (Helm's is `gotpl`).
+    pub fn set_root_name(&mut self, name: &str) {
+        self.root_name = Rc::from(name);
+    }
+
+    /// Action delimiters for later parses; empty means the default `{{` / `}}`.
+    pub fn set_delims(&mut self, left: &str, right: &str) {
+        self.left = Rc::from(left);
+        self.right = Rc::from(right);
+    }
+
+    pub fn set_missing_key(&mut self, mk: MissingKey) {
+        self.missing_key = mk;
+    }
+
+    pub fn missing_key(&self) -> MissingKey {
+        self.missing_key
+    }
+
+    /// Adds functions (replacing same-named ones). Like Go's `Funcs`, it affects later parses
+    /// and all executions.
+    pub fn add_funcs(&mut self, funcs: FuncMap) {
+        Rc::make_mut(&mut self.funcs).extend(funcs);
+    }
+
+    pub fn funcs(&self) -> &FuncMap {
+        &self.funcs
+    }
+
+    /// Parses `text` as the template `name` (Go's `t.New(name).Parse(text)`), adding it and the
+    /// templates it defines. A later definition replaces an earlier one, except that a body of
+    /// only spaces does not replace an existing template. On error nothing is added.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
+        let trees = parse::parse(name, text, &self.left, &self.right, &self.funcs)?;
+        let mut added = HashMap::with_capacity(trees.len());
+        for (name, tree) in trees {
+            if tree.is_empty() && self.layer.get(&name).is_some() {
+                continue;
+            }
+            added.insert(name, Rc::new(tree));
+        }
+        match Rc::get_mut(&mut self.layer) {
+            Some(layer) => layer.trees.extend(added),
+            None => {
+                let parent = Some(self.layer.clone());
+                self.layer = Rc::new(Layer {
+                    trees: added,
+                    parent,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Executes the named template with `data` as dot (Go's `ExecuteTemplate`).
+    // The error is returned by value, as the API promises; inside, it travels boxed.
+    #[allow(clippy::result_large_err)]
+    pub fn execute(&self, name: &str, data: Value) -> Result<String, ExecError> {
+        self.execute_at_depth(name, data, exec::Depth::default())
+            .map_err(|e| *e)
+    }
+
+    /// An execution that may be started from inside another one (by a function).
+    pub(crate) fn execute_at_depth(
+        &self,
+        name: &str,
+        data: Value,
+        depth: exec::Depth,
+    ) -> Result<String, Box<ExecError>> {
+        let Some(tree) = self.lookup(name) else {
+            return Err(Box::new(ExecError::no_template(name, &self.root_name)));
+        };
+        exec::execute(self, tree, data, depth)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.lookup(name).is_some()
+    }
+
+    /// All template names, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names = BTreeSet::new();
+        let mut layer = Some(&*self.layer);
+        while let Some(l) = layer {
+            names.extend(l.trees.keys().map(|k| k.to_string()));
+            layer = l.parent.as_deref();
+        }
+        names.into_iter().collect()
+    }
+
+    /// The parse tree of a template.
+    pub fn lookup(&self, name: &str) -> Option<&Rc<Tree>> {
+        self.layer.get(name)
+    }
+}

@@ -1,0 +1,3 @@
+module fuzz
+
+go 1.26
