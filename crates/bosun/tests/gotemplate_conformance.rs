@@ -150,6 +150,13 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 Some(k) => (k, true),
                 None => (base, false),
             };
+            // Trailing white space is invisible and editors strip it: where it is significant
+            // (template, file, output), it must be written with the `:q` form.
+            if !is_q && matches!(kind, "template" | "file" | "output") {
+                if let Some(j) = (start..i).find(|&j| lines[j].ends_with(' ') || lines[j].ends_with('\t') || lines[j].ends_with('\r')) {
+                    return Err(err(j, format!("trailing white space in section `{key}`; use `{kind}:q` with a Go-quoted string")));
+                }
+            }
             let content: Vec<u8> = if is_q {
                 let t = raw.trim();
                 go_unquote(t.as_bytes()).map_err(|e| err(hdr, format!("section `{key}`: {e}")))?
@@ -452,7 +459,9 @@ fn template_args(case: &Case, chart: &Path) -> Vec<String> {
         a.push("--set".into());
         a.push(s.clone());
     }
-    a.extend(case.args.iter().cloned());
+    // `__CHART__` in an argument stands for the chart directory (e.g. `-f __CHART__/x.yaml`).
+    let dir = chart.display().to_string();
+    a.extend(case.args.iter().map(|x| x.replace("__CHART__", &dir)));
     a
 }
 
