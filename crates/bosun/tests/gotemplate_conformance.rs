@@ -6,14 +6,14 @@
 //! expectation recorded in the case file.
 //!
 //! Environment switches:
-//! - `CONFORMANCE_ORACLE_ONLY=1`  check only helm against the recorded expectations.
-//! - `CONFORMANCE_BLESS=1`        like ORACLE_ONLY, but rewrite the `output` sections of cases
-//!                                whose helm output differs from the recording (review the diff!).
-//! - `CONFORMANCE_FILTER=substr`  run only cases whose id `FILE:NAME` contains `substr`.
-//! - `CONFORMANCE_JOBS=N`         worker threads (default 4).
-//! - `CONFORMANCE_TIMEOUT=SECS`   per-process timeout (default 60).
-//! - `BOSUN_HELM=/path/to/helm`   helm binary; otherwise `scripts/fetch-helm` is run.
-//! - `BOSUN_SKIP_HELM=1`          don't use helm at all; check bosun against the recordings.
+//! - `CONFORMANCE_ORACLE_ONLY=1`: check only helm against the recorded expectations.
+//! - `CONFORMANCE_BLESS=1`: like ORACLE_ONLY, but rewrite the `output` sections of cases whose
+//!   helm output differs from the recording (review the diff!).
+//! - `CONFORMANCE_FILTER=substr`: run only cases whose id `FILE:NAME` contains `substr`.
+//! - `CONFORMANCE_JOBS=N`: worker threads (default 4).
+//! - `CONFORMANCE_TIMEOUT=SECS`: per-process timeout (default 60).
+//! - `BOSUN_HELM=/path/to/helm`: helm binary; otherwise `scripts/fetch-helm` is run.
+//! - `BOSUN_SKIP_HELM=1`: don't use helm at all; check bosun against the recordings.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -85,7 +85,11 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
     // Split into lines keeping track of whether the file ended with a newline.
     let lines: Vec<&str> = text.split('\n').collect();
     // `text.split` yields a final "" when the text ends in '\n'; that is not a line.
-    let n = if text.ends_with('\n') { lines.len() - 1 } else { lines.len() };
+    let n = if text.ends_with('\n') {
+        lines.len() - 1
+    } else {
+        lines.len()
+    };
     let err = |i: usize, msg: String| format!("{file}:{}: {msg}", i + 1);
 
     let mut cases = Vec::new();
@@ -94,7 +98,10 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
     // File-level comment: everything before the first case header.
     while i < n && !is_case_header(lines[i]) {
         if is_section_header(lines[i]) {
-            return Err(err(i, "section header before the first `=== NAME` case header".into()));
+            return Err(err(
+                i,
+                "section header before the first `=== NAME` case header".into(),
+            ));
         }
         i += 1;
     }
@@ -102,7 +109,10 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
         let header_line = i;
         let name = lines[i]["=== ".len()..].trim_end_matches('\r');
         if name.is_empty() || name.chars().any(char::is_whitespace) {
-            return Err(err(i, format!("bad case name {name:?}: must be non-empty, no whitespace")));
+            return Err(err(
+                i,
+                format!("bad case name {name:?}: must be non-empty, no whitespace"),
+            ));
         }
         if !names.insert(name.to_string()) {
             return Err(err(i, format!("duplicate case name {name:?}")));
@@ -112,7 +122,10 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
         while i < n && !is_section_header(lines[i]) && !is_case_header(lines[i]) {
             let l = lines[i].trim();
             if !l.is_empty() && !l.starts_with('#') {
-                return Err(err(i, format!("expected a `-- SECTION --` header, found {:?}", lines[i])));
+                return Err(err(
+                    i,
+                    format!("expected a `-- SECTION --` header, found {:?}", lines[i]),
+                ));
             }
             i += 1;
         }
@@ -152,10 +165,19 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
             };
             // Trailing white space is invisible and editors strip it: where it is significant
             // (template, file, output), it must be written with the `:q` form.
-            if !is_q && matches!(kind, "template" | "file" | "output") {
-                if let Some(j) = (start..i).find(|&j| lines[j].ends_with(' ') || lines[j].ends_with('\t') || lines[j].ends_with('\r')) {
-                    return Err(err(j, format!("trailing white space in section `{key}`; use `{kind}:q` with a Go-quoted string")));
-                }
+            let trailing_ws = |j: &usize| {
+                lines[*j].ends_with(' ') || lines[*j].ends_with('\t') || lines[*j].ends_with('\r')
+            };
+            if !is_q
+                && matches!(kind, "template" | "file" | "output")
+                && let Some(j) = (start..i).find(trailing_ws)
+            {
+                return Err(err(
+                    j,
+                    format!(
+                        "trailing white space in section `{key}`; use `{kind}:q` with a Go-quoted string"
+                    ),
+                ));
             }
             let content: Vec<u8> = if is_q {
                 let t = raw.trim();
@@ -187,7 +209,10 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                         return Err(err(hdr, format!("bad file path {path:?}")));
                     }
                     if matches!(path, "Chart.yaml" | "values.yaml") {
-                        return Err(err(hdr, format!("use the `chart`/`values` sections instead of `file {path}`")));
+                        return Err(err(
+                            hdr,
+                            format!("use the `chart`/`values` sections instead of `file {path}`"),
+                        ));
                     }
                     case.files.push((path.to_string(), content));
                 }
@@ -201,11 +226,17 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                         .collect()
                 }
                 ("args", None) => {
-                    case.args = text_only("args")?.split_whitespace().map(str::to_string).collect()
+                    case.args = text_only("args")?
+                        .split_whitespace()
+                        .map(str::to_string)
+                        .collect()
                 }
                 ("output", None) => {
                     if have_expect {
-                        return Err(err(hdr, "a case has exactly one `output` or `error` section".into()));
+                        return Err(err(
+                            hdr,
+                            "a case has exactly one `output` or `error` section".into(),
+                        ));
                     }
                     have_expect = true;
                     case.expect = Expect::Output(content);
@@ -213,7 +244,10 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 }
                 ("error", None) => {
                     if have_expect {
-                        return Err(err(hdr, "a case has exactly one `output` or `error` section".into()));
+                        return Err(err(
+                            hdr,
+                            "a case has exactly one `output` or `error` section".into(),
+                        ));
                     }
                     have_expect = true;
                     let subs: Vec<String> = text_only("error")?
@@ -238,18 +272,34 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
             }
         }
         if !have_expect {
-            return Err(err(header_line, format!("case {name:?} has no `output` or `error` section")));
+            return Err(err(
+                header_line,
+                format!("case {name:?} has no `output` or `error` section"),
+            ));
         }
         if case.template.is_none() && case.files.is_empty() {
-            return Err(err(header_line, format!("case {name:?} has neither a `template` nor a `file` section")));
+            return Err(err(
+                header_line,
+                format!("case {name:?} has neither a `template` nor a `file` section"),
+            ));
         }
-        if case.template.is_some() && case.files.iter().any(|(p, _)| p == CASE_TPL || p == "templates/case.yaml") {
-            return Err(err(header_line, format!("wrapped case {name:?} must not provide {CASE_TPL} or templates/case.yaml")));
+        if case.template.is_some()
+            && case
+                .files
+                .iter()
+                .any(|(p, _)| p == CASE_TPL || p == "templates/case.yaml")
+        {
+            return Err(err(
+                header_line,
+                format!("wrapped case {name:?} must not provide {CASE_TPL} or templates/case.yaml"),
+            ));
         }
         cases.push(case);
     }
     if cases.is_empty() {
-        return Err(format!("{file}: no cases (a case starts with a `=== NAME` line)"));
+        return Err(format!(
+            "{file}: no cases (a case starts with a `=== NAME` line)"
+        ));
     }
     Ok(cases)
 }
@@ -257,7 +307,10 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
 /// Decodes a Go double-quoted string literal (as produced by `strconv.Quote` / `%q`).
 fn go_unquote(s: &[u8]) -> Result<Vec<u8>, String> {
     if s.len() < 2 || s[0] != b'"' || s[s.len() - 1] != b'"' {
-        return Err(format!("not a Go double-quoted string: {:?}", String::from_utf8_lossy(s)));
+        return Err(format!(
+            "not a Go double-quoted string: {:?}",
+            String::from_utf8_lossy(s)
+        ));
     }
     let s = &s[1..s.len() - 1];
     let mut out = Vec::with_capacity(s.len());
@@ -362,7 +415,9 @@ fn push_ascii_escaped(s: &mut String, ch: char, bytes: bool) {
 
 /// Whether bytes can be recorded verbatim in an `output` section (else `output:q` is used).
 fn verbatim_ok(b: &[u8]) -> bool {
-    let Ok(s) = std::str::from_utf8(b) else { return false };
+    let Ok(s) = std::str::from_utf8(b) else {
+        return false;
+    };
     s.split('\n').all(|l| {
         !l.ends_with(' ')
             && !l.ends_with('\t')
@@ -389,7 +444,9 @@ fn run_with_timeout(mut cmd: Command, dir: &Path, tag: &str, timeout: Duration) 
     let err_path = dir.join(format!("{tag}.stderr"));
     let out_f = fs::File::create(&out_path).expect("create stdout file");
     let err_f = fs::File::create(&err_path).expect("create stderr file");
-    cmd.stdin(Stdio::null()).stdout(Stdio::from(out_f)).stderr(Stdio::from(err_f));
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::from(out_f))
+        .stderr(Stdio::from(err_f));
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -421,10 +478,20 @@ fn run_with_timeout(mut cmd: Command, dir: &Path, tag: &str, timeout: Duration) 
     let stdout = fs::read(&out_path).unwrap_or_default();
     let mut stderr = fs::read(&err_path).unwrap_or_default();
     match status {
-        Ok(st) => RunResult { ok: st.success(), status: st.to_string(), stdout, stderr },
+        Ok(st) => RunResult {
+            ok: st.success(),
+            status: st.to_string(),
+            stdout,
+            stderr,
+        },
         Err(msg) => {
             stderr.extend_from_slice(format!("\n[harness: {msg}]").as_bytes());
-            RunResult { ok: false, status: msg, stdout, stderr }
+            RunResult {
+                ok: false,
+                status: msg,
+                stdout,
+                stderr,
+            }
         }
     }
 }
@@ -438,7 +505,10 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
         chart_yaml.push(b'\n');
     }
     fs::write(chart.join("Chart.yaml"), chart_yaml)?;
-    fs::write(chart.join("values.yaml"), case.values.clone().unwrap_or_default())?;
+    fs::write(
+        chart.join("values.yaml"),
+        case.values.clone().unwrap_or_default(),
+    )?;
     if let Some(t) = &case.template {
         fs::write(chart.join(CASE_TPL), t)?;
         fs::write(chart.join("templates/case.yaml"), WRAPPER)?;
@@ -454,7 +524,11 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
 }
 
 fn template_args(case: &Case, chart: &Path) -> Vec<String> {
-    let mut a = vec!["template".to_string(), RELEASE.to_string(), chart.display().to_string()];
+    let mut a = vec![
+        "template".to_string(),
+        RELEASE.to_string(),
+        chart.display().to_string(),
+    ];
     for s in &case.set {
         a.push("--set".into());
         a.push(s.clone());
@@ -485,9 +559,9 @@ fn decode_wrapped(stdout: &[u8]) -> Result<Vec<u8>, String> {
     while let Some(l) = lines.next() {
         if l == WRAPPER_SOURCE {
             let next = lines.next().unwrap_or("");
-            let q = next
-                .strip_prefix("out: ")
-                .ok_or_else(|| format!("line after {WRAPPER_SOURCE:?} is not `out: \"…\"`: {next:?}"))?;
+            let q = next.strip_prefix("out: ").ok_or_else(|| {
+                format!("line after {WRAPPER_SOURCE:?} is not `out: \"…\"`: {next:?}")
+            })?;
             // Re-slice from the original bytes so non-UTF-8 content survives (it is \x-escaped
             // by %q anyway, so the line itself is ASCII-safe).
             return go_unquote(q.as_bytes());
@@ -529,14 +603,21 @@ fn check_expect(case: &Case, who: &str, r: &RunResult, out: &mut Vec<String>) ->
     match &case.expect {
         Expect::Output(want) => {
             if !r.ok {
-                out.push(format!("{who}: expected success with output {}\n      got failure {}", show(want), show_result(r)));
+                out.push(format!(
+                    "{who}: expected success with output {}\n      got failure {}",
+                    show(want),
+                    show_result(r)
+                ));
                 return None;
             }
             let got = if case.template.is_some() {
                 match decode_wrapped(&r.stdout) {
                     Ok(g) => g,
                     Err(e) => {
-                        out.push(format!("{who}: cannot decode wrapped output: {e}\n      {}", show_result(r)));
+                        out.push(format!(
+                            "{who}: cannot decode wrapped output: {e}\n      {}",
+                            show_result(r)
+                        ));
                         return None;
                     }
                 }
@@ -544,20 +625,30 @@ fn check_expect(case: &Case, who: &str, r: &RunResult, out: &mut Vec<String>) ->
                 r.stdout.clone()
             };
             if &got != want {
-                out.push(format!("{who}: output mismatch\n      expected {}\n      got      {}", show(want), show(&got)));
+                out.push(format!(
+                    "{who}: output mismatch\n      expected {}\n      got      {}",
+                    show(want),
+                    show(&got)
+                ));
                 return Some(got);
             }
             None
         }
         Expect::Error(subs) => {
             if r.ok {
-                out.push(format!("{who}: expected failure containing {subs:?}\n      got success {}", show_result(r)));
+                out.push(format!(
+                    "{who}: expected failure containing {subs:?}\n      got success {}",
+                    show_result(r)
+                ));
                 return None;
             }
             let stderr = String::from_utf8_lossy(&r.stderr);
             for s in subs {
                 if !stderr.contains(s.as_str()) {
-                    out.push(format!("{who}: stderr lacks {s:?}\n      got {}", show_result(r)));
+                    out.push(format!(
+                        "{who}: stderr lacks {s:?}\n      got {}",
+                        show_result(r)
+                    ));
                 }
             }
             None
@@ -618,7 +709,10 @@ fn run_case(case: &Case, cfg: &Config, dir: &Path) -> Outcome {
 // ---------------------------------------------------------------------------------------------
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
 }
 
 fn env_flag(name: &str) -> bool {
@@ -626,13 +720,13 @@ fn env_flag(name: &str) -> bool {
 }
 
 fn find_helm(root: &Path) -> Result<String, String> {
-    if let Ok(h) = std::env::var("BOSUN_HELM") {
-        if !h.is_empty() {
-            if Path::new(&h).is_file() {
-                return Ok(h);
-            }
-            return Err(format!("BOSUN_HELM={h} is not a file"));
+    if let Ok(h) = std::env::var("BOSUN_HELM")
+        && !h.is_empty()
+    {
+        if Path::new(&h).is_file() {
+            return Ok(h);
         }
+        return Err(format!("BOSUN_HELM={h} is not a file"));
     }
     let script = root.join("scripts/fetch-helm");
     let out = Command::new("bash")
@@ -643,9 +737,17 @@ fn find_helm(root: &Path) -> Result<String, String> {
     if !out.status.success() {
         return Err(format!("{} failed ({})", script.display(), out.status));
     }
-    let path = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or("").trim().to_string();
+    let path = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .trim()
+        .to_string();
     if path.is_empty() || !Path::new(&path).is_file() {
-        return Err(format!("{} printed no usable path: {path:?}", script.display()));
+        return Err(format!(
+            "{} printed no usable path: {path:?}",
+            script.display()
+        ));
     }
     Ok(path)
 }
@@ -694,14 +796,22 @@ fn bless(dir: &Path, updates: &BTreeMap<String, Vec<(usize, Vec<u8>)>>) {
         for (hdr, content) in ups {
             // Recompute the span: the content runs until the next header.
             let mut end = hdr + 1;
-            while end < lines.len() && !is_section_header(&lines[end]) && !is_case_header(&lines[end]) {
+            while end < lines.len()
+                && !is_section_header(&lines[end])
+                && !is_case_header(&lines[end])
+            {
                 end += 1;
             }
             let mut repl = Vec::new();
             if verbatim_ok(&content) {
                 repl.push("-- output --".to_string());
                 if !content.is_empty() {
-                    repl.extend(String::from_utf8(content).unwrap().split('\n').map(str::to_string));
+                    repl.extend(
+                        String::from_utf8(content)
+                            .unwrap()
+                            .split('\n')
+                            .map(str::to_string),
+                    );
                 }
             } else {
                 repl.push("-- output:q --".to_string());
@@ -729,7 +839,9 @@ fn gotemplate_conformance() {
     let oracle_only = bless_mode || env_flag("CONFORMANCE_ORACLE_ONLY");
     let skip_helm = env_flag("BOSUN_SKIP_HELM");
     if oracle_only && skip_helm {
-        panic!("CONFORMANCE_ORACLE_ONLY/CONFORMANCE_BLESS and BOSUN_SKIP_HELM together check nothing");
+        panic!(
+            "CONFORMANCE_ORACLE_ONLY/CONFORMANCE_BLESS and BOSUN_SKIP_HELM together check nothing"
+        );
     }
     let helm = if skip_helm {
         None
@@ -743,12 +855,26 @@ fn gotemplate_conformance() {
             ),
         }
     };
-    let bosun = if oracle_only { None } else { Some(vec![env!("CARGO_BIN_EXE_bosun").to_string()]) };
-    let jobs: usize = std::env::var("CONFORMANCE_JOBS").ok().and_then(|j| j.parse().ok()).unwrap_or(4).max(1);
+    let bosun = if oracle_only {
+        None
+    } else {
+        Some(vec![env!("CARGO_BIN_EXE_bosun").to_string()])
+    };
+    let jobs: usize = std::env::var("CONFORMANCE_JOBS")
+        .ok()
+        .and_then(|j| j.parse().ok())
+        .unwrap_or(4)
+        .max(1);
     let timeout = Duration::from_secs(
-        std::env::var("CONFORMANCE_TIMEOUT").ok().and_then(|t| t.parse().ok()).unwrap_or(60),
+        std::env::var("CONFORMANCE_TIMEOUT")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(60),
     );
-    let tmp = std::env::temp_dir().join(format!("bosun-gotemplate-conformance-{}", std::process::id()));
+    let tmp = std::env::temp_dir().join(format!(
+        "bosun-gotemplate-conformance-{}",
+        std::process::id()
+    ));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp).expect("create temp dir");
     let cfg = Arc::new(Config {
@@ -781,8 +907,13 @@ fn gotemplate_conformance() {
     let started = Instant::now();
     let workers: Vec<_> = (0..jobs)
         .map(|_| {
-            let (cases, next, results, cfg, tmp) =
-                (cases.clone(), next.clone(), results.clone(), cfg.clone(), tmp.clone());
+            let (cases, next, results, cfg, tmp) = (
+                cases.clone(),
+                next.clone(),
+                results.clone(),
+                cfg.clone(),
+                tmp.clone(),
+            );
             std::thread::spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -792,7 +923,10 @@ fn gotemplate_conformance() {
                     let dir = tmp.join(format!("case-{i:04}"));
                     let outcome = match fs::create_dir_all(&dir) {
                         Ok(()) => run_case(&cases[i], &cfg, &dir),
-                        Err(e) => Outcome { failures: vec![format!("harness: mkdir: {e}")], bless: None },
+                        Err(e) => Outcome {
+                            failures: vec![format!("harness: mkdir: {e}")],
+                            bless: None,
+                        },
                     };
                     let _ = fs::remove_dir_all(&dir);
                     results.lock().unwrap()[i] = Some(outcome);
@@ -814,7 +948,10 @@ fn gotemplate_conformance() {
     for (case, outcome) in cases.iter().zip(results) {
         let outcome = outcome.expect("every case ran");
         if let (Some(got), Some((hdr, _))) = (outcome.bless, case.output_span) {
-            updates.entry(case.file.clone()).or_default().push((hdr, got));
+            updates
+                .entry(case.file.clone())
+                .or_default()
+                .push((hdr, got));
         }
         if outcome.failures.is_empty() {
             passed += 1;
@@ -830,9 +967,15 @@ fn gotemplate_conformance() {
         bless(&case_dir, &updates);
     }
     print!("{report}");
-    println!("{passed} passed, {failed} failed ({:.1}s)", elapsed.as_secs_f64());
+    println!(
+        "{passed} passed, {failed} failed ({:.1}s)",
+        elapsed.as_secs_f64()
+    );
     if failed > 0 {
-        panic!("{failed} of {} conformance cases failed (see above); {passed} passed, {failed} failed", passed + failed);
+        panic!(
+            "{failed} of {} conformance cases failed (see above); {passed} passed, {failed} failed",
+            passed + failed
+        );
     }
 }
 
@@ -869,10 +1012,22 @@ mod format_tests {
         for (text, msg) in [
             ("=== a\n-- template --\nx\n", "no `output` or `error`"),
             ("=== a\n-- bogus --\nx\n-- output --\n", "unknown section"),
-            ("=== a\n-- template --\n-- output --\n=== a\n-- template --\n-- output --\n", "duplicate case"),
-            ("=== a\nstray\n-- template --\n-- output --\n", "expected a `-- SECTION --`"),
-            ("=== a\n-- output --\nx\n", "neither a `template` nor a `file`"),
-            ("=== a\n-- template --\n-- output --\n-- error --\nx\n", "exactly one"),
+            (
+                "=== a\n-- template --\n-- output --\n=== a\n-- template --\n-- output --\n",
+                "duplicate case",
+            ),
+            (
+                "=== a\nstray\n-- template --\n-- output --\n",
+                "expected a `-- SECTION --`",
+            ),
+            (
+                "=== a\n-- output --\nx\n",
+                "neither a `template` nor a `file`",
+            ),
+            (
+                "=== a\n-- template --\n-- output --\n-- error --\nx\n",
+                "exactly one",
+            ),
         ] {
             let e = parse_case_file("t.txt", text).unwrap_err();
             assert!(e.contains(msg), "{e:?} should contain {msg:?}");
