@@ -680,13 +680,25 @@ fn run_case(case: &Case, cfg: &Config, dir: &Path) -> Outcome {
     }
     match (&helm, &bosun) {
         (Some(h), Some(b)) => match &case.expect {
-            Expect::Output(_) => {
+            Expect::Output(want) => {
                 if !b.ok || b.stdout != h.stdout {
-                    o.failures.push(format!(
-                        "bosun != helm (stdout bytes)\n      helm  {}\n      bosun {}",
+                    let mut msg = format!(
+                        "bosun != helm (stdout bytes)\n      expected {}",
+                        show(want)
+                    );
+                    if case.template.is_some() && b.ok {
+                        let decoded = decode_wrapped(&b.stdout)
+                            .map(|d| show(&d))
+                            .unwrap_or_else(|e| e);
+                        let _ = write!(msg, "\n      bosun's decoded out: {decoded}");
+                    }
+                    let _ = write!(
+                        msg,
+                        "\n      helm  {}\n      bosun {}",
                         show_result(h),
                         show_result(b)
-                    ));
+                    );
+                    o.failures.push(msg);
                 }
             }
             Expect::Error(_) => {
