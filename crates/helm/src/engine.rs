@@ -54,7 +54,7 @@ pub fn render(
     let mut funcs = FuncMap::builtins();
     funcs.extend(funcs::helm_funcs());
     let mut set = Templates::new(funcs);
-    set.set_name(ROOT_TEMPLATE_NAME);
+    set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
     for (name, text) in &named {
         set.parse(name, text).map_err(|e| cleanup_parse_error(name, &e.to_string()))?;

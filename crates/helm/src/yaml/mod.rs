@@ -1,0 +1,63 @@
+//! YAML as Helm sees it: `sigs.k8s.io/yaml` over go-yaml v2.
+//!
+//! Reading ([`from_yaml`], [`values_from_yaml`], [`documents`]) follows `sigs.k8s.io/yaml`'s
+//! `Unmarshal`: go-yaml v2 decodes YAML 1.1 into Go values, map keys become strings, and a JSON
+//! round trip turns every number into a `float64` ([`Value::Float`]).
+
+mod gofmt;
+mod libyaml;
+mod read;
+
+use gotemplate::{Map, Value};
+
+/// A YAML error, with the message Helm would print (go-yaml's text, wrapped as
+/// `sigs.k8s.io/yaml` wraps it) and the 1-based line and column when go-yaml names a line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct YamlError {
+    pub message: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+/// One document, as `sigs.k8s.io/yaml.Unmarshal` into an `interface{}` reads it: the first
+/// document of the stream (later ones are not read), nil for an empty stream.
+pub fn from_yaml(text: &str) -> Result<Value, YamlError> {
+    read::from_yaml_bytes(text.as_bytes())
+}
+
+/// [`from_yaml`] over bytes (input that is not UTF-8 fails as go-yaml fails on it).
+pub fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
+    read::from_yaml_bytes(input)
+}
+
+/// Helm v4's `loader.LoadValues`, which reads a chart's `values.yaml` and `-f` files: the
+/// stream is split at lines starting with `---` (k8s.io/apimachinery's `YAMLReader`), every
+/// document is unmarshaled into a map (an empty or `null` one adds nothing) and merged into the
+/// previous ones (maps recursively, anything else replaces). A top level other than a map is an
+/// error in Helm's words; callers prefix the file (`cannot load values.yaml: …`).
+pub fn values_from_yaml(text: &str) -> Result<Map, YamlError> {
+    read::load_values_bytes(text.as_bytes())
+}
+
+/// [`values_from_yaml`] over bytes.
+pub fn values_from_yaml_bytes(input: &[u8]) -> Result<Map, YamlError> {
+    read::load_values_bytes(input)
+}
+
+/// Helm's `ReadValues` (`pkg/chart/common`): one document unmarshaled into `common.Values`;
+/// empty or `null` is an empty map.
+pub fn read_values(text: &str) -> Result<Map, YamlError> {
+    read::read_values_bytes(text.as_bytes())
+}
+
+/// [`read_values`] over bytes.
+pub fn read_values_bytes(input: &[u8]) -> Result<Map, YamlError> {
+    read::read_values_bytes(input)
+}
+
+/// Every document of a multi-document stream, each read as [`from_yaml`] reads one (a go-yaml
+/// v2 `Decoder` loop). An empty stream has no documents; an empty document is nil.
+pub fn documents(text: &str) -> Result<Vec<Value>, YamlError> {
+    read::documents_bytes(text.as_bytes())
+}

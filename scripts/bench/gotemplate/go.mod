@@ -1,0 +1,3 @@
+module bosun.dev/bench/gotemplate
+
+go 1.26
