@@ -66,14 +66,19 @@ struct Failure {
 
 impl Failure {
     fn input(message: impl Into<String>) -> Failure {
-        Failure { message: message.into(), render_hint: false }
+        Failure {
+            message: message.into(),
+            render_hint: false,
+        }
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Helm { command: HelmCommand::Template(args) } => helm_template(args),
+        Command::Helm {
+            command: HelmCommand::Template(args),
+        } => helm_template(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -118,7 +123,10 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
     };
     let output = helm::template::template(&chart, &options).map_err(|e| match e {
         helm::template::TemplateError::Input(message) => Failure::input(message),
-        helm::template::TemplateError::Render(e) => Failure { message: e.0, render_hint: true },
+        helm::template::TemplateError::Render(e) => Failure {
+            message: e.0,
+            render_hint: true,
+        },
     })?;
     let mut stderr = std::io::stderr().lock();
     for warning in &output.warnings {

@@ -47,7 +47,9 @@ section-{s}:
 fn data() -> Value {
     let items: Vec<Value> = (0..ITEMS)
         .map(|i| {
-            let tags: Vec<Value> = (0..(i % 4)).map(|t| Value::from(format!("tag{t}"))).collect();
+            let tags: Vec<Value> = (0..(i % 4))
+                .map(|t| Value::from(format!("tag{t}")))
+                .collect();
             let labels = Map::new();
             if i % 3 == 0 {
                 labels.insert("app", Value::from(format!("app{i}")));
@@ -84,10 +86,13 @@ fn main() {
         let start = Instant::now();
         let mut set = Templates::new(FuncMap::builtins());
         set.set_missing_key(MissingKey::Zero);
-        set.parse("large", &text).expect("benchmark template parses");
+        set.parse("large", &text)
+            .expect("benchmark template parses");
         parse_times.push(start.elapsed());
         let start = Instant::now();
-        let out = set.execute("large", data.clone()).expect("benchmark template executes");
+        let out = set
+            .execute("large", data.clone())
+            .expect("benchmark template executes");
         exec_times.push(start.elapsed());
         output_len = out.len();
         if let Ok(path) = std::env::var("BENCH_OUTPUT") {

@@ -48,7 +48,10 @@ impl ArgType {
 
     /// Whether Go can assign `nil` to this type (interfaces, maps, slices).
     pub fn can_be_nil(self) -> bool {
-        matches!(self, ArgType::Any | ArgType::List | ArgType::Map | ArgType::Bytes)
+        matches!(
+            self,
+            ArgType::Any | ArgType::List | ArgType::Map | ArgType::Bytes
+        )
     }
 }
 
@@ -118,12 +121,23 @@ impl Func {
         result: &'static str,
         imp: impl Fn(&mut dyn Context, Vec<Value>) -> Result<Value, FuncError> + 'static,
     ) -> Func {
-        Func { params, variadic, result, returns_error: true, builtin: false, imp: Box::new(imp) }
+        Func {
+            params,
+            variadic,
+            result,
+            returns_error: true,
+            builtin: false,
+            imp: Box::new(imp),
+        }
     }
 
     /// Go's type of the function, as `%T` prints it.
     pub fn go_type(&self) -> String {
-        let mut parts: Vec<String> = self.params.iter().map(|p| p.go_name().to_string()).collect();
+        let mut parts: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| p.go_name().to_string())
+            .collect();
         if let Some(v) = self.variadic {
             parts.push(format!("...{}", v.go_name()));
         }
@@ -139,7 +153,8 @@ impl Func {
     pub fn arity_error(&self, name: &str, got: usize) -> Option<String> {
         let want = self.params.len();
         if self.variadic.is_some() {
-            (got < want).then(|| format!("wrong number of args for {name}: want at least {want} got {got}"))
+            (got < want)
+                .then(|| format!("wrong number of args for {name}: want at least {want} got {got}"))
         } else {
             (got != want).then(|| format!("wrong number of args for {name}: want {want} got {got}"))
         }
@@ -147,7 +162,11 @@ impl Func {
 
     /// The parameter type of argument `i`.
     pub fn param(&self, i: usize) -> ArgType {
-        self.params.get(i).copied().or(self.variadic).unwrap_or(ArgType::Any)
+        self.params
+            .get(i)
+            .copied()
+            .or(self.variadic)
+            .unwrap_or(ArgType::Any)
     }
 }
 

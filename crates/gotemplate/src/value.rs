@@ -100,12 +100,18 @@ pub struct List {
 impl List {
     /// A `[]interface{}`.
     pub fn new(items: Vec<Value>) -> List {
-        List { items: Rc::new(items), elem: "interface {}" }
+        List {
+            items: Rc::new(items),
+            elem: "interface {}",
+        }
     }
 
     /// A slice whose Go element type is `elem` (for example `"string"`).
     pub fn typed(items: Vec<Value>, elem: &'static str) -> List {
-        List { items: Rc::new(items), elem }
+        List {
+            items: Rc::new(items),
+            elem,
+        }
     }
 
     pub fn items(&self) -> &[Value] {
@@ -149,7 +155,10 @@ impl Map {
 
     /// A map whose Go type shows as `type_name` in `%T` (for example `"chartutil.Values"`).
     pub fn named(type_name: &'static str) -> Map {
-        Map { entries: Rc::default(), type_name: Some(type_name) }
+        Map {
+            entries: Rc::default(),
+            type_name: Some(type_name),
+        }
     }
 
     pub fn from_entries<K: Into<Rc<str>>>(entries: impl IntoIterator<Item = (K, Value)>) -> Map {
@@ -195,7 +204,11 @@ impl Map {
 
     /// A snapshot of the entries in sorted key order (safe to iterate while the map is changed).
     pub fn entries(&self) -> Vec<(Rc<str>, Value)> {
-        self.entries.borrow().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        self.entries
+            .borrow()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     /// Borrow the entries without copying. Do not mutate the map while holding it.
@@ -392,9 +405,11 @@ impl fmt::Debug for Value {
             Value::String(s) => write!(f, "{s:?}"),
             Value::Bytes(b) => write!(f, "[]byte({b:?})"),
             Value::List(l) => f.debug_list().entries(l.items()).finish(),
-            Value::Map(m) => {
-                m.with_entries(|e| f.debug_map().entries(e.iter().map(|(k, v)| (k, v))).finish())
-            }
+            Value::Map(m) => m.with_entries(|e| {
+                f.debug_map()
+                    .entries(e.iter().map(|(k, v)| (k, v)))
+                    .finish()
+            }),
             Value::Object(o) => write!(f, "{}", o.type_name()),
             Value::Func(func) => write!(f, "{}", func.go_type()),
         }

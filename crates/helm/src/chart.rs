@@ -10,7 +10,10 @@ use crate::yaml;
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot load {file}: {message}")]
     Yaml { file: String, message: String },
     #[error("validation: {0}")]
@@ -52,7 +55,7 @@ pub struct Metadata {
     pub annotations: Vec<(String, String)>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Chart {
     pub metadata: Metadata,
     /// values.yaml, parsed.
@@ -74,10 +77,11 @@ impl Chart {
             match file.path.as_str() {
                 "Chart.yaml" => metadata = Some(parse_metadata(&file.text())?),
                 "values.yaml" => {
-                    values = yaml::values_from_yaml(&file.text()).map_err(|e| ChartError::Yaml {
-                        file: "values.yaml".to_string(),
-                        message: e.to_string(),
-                    })?;
+                    values =
+                        yaml::values_from_yaml(&file.text()).map_err(|e| ChartError::Yaml {
+                            file: "values.yaml".to_string(),
+                            message: e.to_string(),
+                        })?;
                 }
                 path if path.starts_with("templates/") => templates.push(file),
                 _ => others.push(file),
@@ -86,14 +90,22 @@ impl Chart {
         let metadata = metadata.ok_or(ChartError::MissingChartYaml)?;
         templates.sort_by(|a, b| a.path.cmp(&b.path));
         others.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(Chart { metadata, values, templates, files: others })
+        Ok(Chart {
+            metadata,
+            values,
+            templates,
+            files: others,
+        })
     }
 
     /// `.Chart` as templates see it: Helm 4 exposes the metadata as a plain map.
     pub fn metadata_value(&self, is_root: bool) -> Value {
         let m = &self.metadata;
         let strings = |items: &[String]| {
-            Value::List(List::typed(items.iter().map(|s| Value::str(s)).collect(), "string"))
+            Value::List(List::typed(
+                items.iter().map(|s| Value::str(s)).collect(),
+                "string",
+            ))
         };
         let annotations = Map::named("map[string]string");
         for (k, v) in &m.annotations {
@@ -104,7 +116,10 @@ impl Chart {
             ("Annotations", Value::Map(annotations)),
             ("AppVersion", Value::str(&m.app_version)),
             ("Condition", Value::str(&m.condition)),
-            ("Dependencies", Value::List(List::typed(vec![], "*chart.Dependency"))),
+            (
+                "Dependencies",
+                Value::List(List::typed(vec![], "*chart.Dependency")),
+            ),
             ("Deprecated", Value::Bool(m.deprecated)),
             ("Description", Value::str(&m.description)),
             ("Home", Value::str(&m.home)),
@@ -112,7 +127,10 @@ impl Chart {
             ("IsRoot", Value::Bool(is_root)),
             ("Keywords", strings(&m.keywords)),
             ("KubeVersion", Value::str(&m.kube_version)),
-            ("Maintainers", Value::List(List::typed(vec![], "*chart.Maintainer"))),
+            (
+                "Maintainers",
+                Value::List(List::typed(vec![], "*chart.Maintainer")),
+            ),
             ("Name", Value::str(&m.name)),
             ("Sources", strings(&m.sources)),
             ("Tags", Value::str(&m.tags)),
@@ -124,7 +142,10 @@ impl Chart {
 }
 
 fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
-    let yaml_error = |message: String| ChartError::Yaml { file: "Chart.yaml".to_string(), message };
+    let yaml_error = |message: String| ChartError::Yaml {
+        file: "Chart.yaml".to_string(),
+        message,
+    };
     let doc = yaml::from_yaml(text).map_err(|e| yaml_error(e.to_string()))?;
     let map = match doc {
         Value::Map(m) => m,
@@ -138,9 +159,11 @@ fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
         _ => String::new(),
     };
     let strings = |key: &str| match map.get(key) {
-        Some(Value::List(l)) => {
-            l.items().iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
-        }
+        Some(Value::List(l)) => l
+            .items()
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     };
     let annotations = match map.get("annotations") {
@@ -169,13 +192,19 @@ fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
         annotations,
     };
     if metadata.api_version.is_empty() {
-        return Err(ChartError::Invalid("chart.metadata.apiVersion is required".to_string()));
+        return Err(ChartError::Invalid(
+            "chart.metadata.apiVersion is required".to_string(),
+        ));
     }
     if metadata.name.is_empty() {
-        return Err(ChartError::Invalid("chart.metadata.name is required".to_string()));
+        return Err(ChartError::Invalid(
+            "chart.metadata.name is required".to_string(),
+        ));
     }
     if metadata.version.is_empty() {
-        return Err(ChartError::Invalid("chart.metadata.version is required".to_string()));
+        return Err(ChartError::Invalid(
+            "chart.metadata.version is required".to_string(),
+        ));
     }
     Ok(metadata)
 }
@@ -192,8 +221,10 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<ChartFile>) -> Result<(), Char
         let path = path.to_path_buf();
         move |source| ChartError::Io { path, source }
     };
-    let mut entries: Vec<_> =
-        std::fs::read_dir(dir).map_err(io(dir))?.collect::<Result<_, _>>().map_err(io(dir))?;
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(io(dir))?
+        .collect::<Result<_, _>>()
+        .map_err(io(dir))?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
@@ -203,9 +234,14 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<ChartFile>) -> Result<(), Char
         } else {
             let data = std::fs::read(&path).map_err(io(&path))?;
             let relative = path.strip_prefix(root).unwrap_or(&path);
-            let rel: Vec<String> =
-                relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-            out.push(ChartFile { path: rel.join("/"), data: Rc::from(data) });
+            let rel: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.push(ChartFile {
+                path: rel.join("/"),
+                data: Rc::from(data),
+            });
         }
     }
     Ok(())

@@ -57,7 +57,8 @@ pub fn render(
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
     for (name, text) in &named {
-        set.parse(name, text).map_err(|e| cleanup_parse_error(name, &e.to_string()))?;
+        set.parse(name, text)
+            .map_err(|e| cleanup_parse_error(name, &e.to_string()))?;
     }
 
     let base_path = format!("{chart_name}/templates");
@@ -80,13 +81,19 @@ pub fn render(
 }
 
 fn files_value(chart: &Chart) -> Value {
-    let files = chart.files.iter().map(|f| (f.path.clone(), f.data.clone())).collect();
+    let files = chart
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.data.clone()))
+        .collect();
     Value::Object(std::rc::Rc::new(crate::objects::Files::new(files)))
 }
 
 /// A partial: a file whose base name starts with `_`.
 pub fn is_partial(name: &str) -> bool {
-    name.rsplit('/').next().is_some_and(|base| base.starts_with('_'))
+    name.rsplit('/')
+        .next()
+        .is_some_and(|base| base.starts_with('_'))
 }
 
 /// Helm's `sortTemplates`: more `/` first; equal depth in reverse lexical order.
@@ -104,7 +111,11 @@ fn cleanup_parse_error(filename: &str, text: &str) -> RenderError {
     if tokens.len() == 1 {
         return RenderError(format!("parse error in ({filename}): {text}"));
     }
-    RenderError(format!("parse error at ({}): {}", tokens[1], tokens[tokens.len() - 1]))
+    RenderError(format!(
+        "parse error at ({}): {}",
+        tokens[1],
+        tokens[tokens.len() - 1]
+    ))
 }
 
 /// One level of Go's `template: LOC: executing "NAME" at <NODE>: MESSAGE`.
@@ -120,7 +131,12 @@ fn parse_exec_level(text: &str) -> Option<ExecLevel<'_>> {
     let (location, rest) = rest.split_once(": executing \"")?;
     let (name, rest) = rest.split_once("\" at <")?;
     let (node, message) = rest.split_once(">: ")?;
-    Some(ExecLevel { location, name, node, message })
+    Some(ExecLevel {
+        location,
+        name,
+        node,
+        message,
+    })
 }
 
 /// Helm 4's rewording of execution errors. `required`/`fail` messages become
@@ -144,7 +160,10 @@ pub fn reformat_exec_error(text: &str) -> RenderError {
 
 fn trace(text: &str) -> Option<String> {
     let level = parse_exec_level(text)?;
-    let head = format!("{}\n  executing \"{}\" at <{}>:\n    ", level.location, level.name, level.node);
+    let head = format!(
+        "{}\n  executing \"{}\" at <{}>:\n    ",
+        level.location, level.name, level.node
+    );
     match level.message.strip_prefix("error calling ") {
         Some(rest) => {
             let (func, inner) = rest.split_once(": ")?;
@@ -161,13 +180,26 @@ mod tests {
 
     #[test]
     fn parse_order_is_deepest_first_then_reverse_lexical() {
-        let mut named: Vec<(String, String)> = ["c/templates/a.yaml", "c/templates/b.yaml", "c/templates/sub/z.yaml", "c/templates/_h.tpl"]
-            .iter()
-            .map(|s| (s.to_string(), String::new()))
-            .collect();
+        let mut named: Vec<(String, String)> = [
+            "c/templates/a.yaml",
+            "c/templates/b.yaml",
+            "c/templates/sub/z.yaml",
+            "c/templates/_h.tpl",
+        ]
+        .iter()
+        .map(|s| (s.to_string(), String::new()))
+        .collect();
         sort_for_parsing(&mut named);
         let order: Vec<&str> = named.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(order, ["c/templates/sub/z.yaml", "c/templates/b.yaml", "c/templates/a.yaml", "c/templates/_h.tpl"]);
+        assert_eq!(
+            order,
+            [
+                "c/templates/sub/z.yaml",
+                "c/templates/b.yaml",
+                "c/templates/a.yaml",
+                "c/templates/_h.tpl"
+            ]
+        );
     }
 
     #[test]

@@ -68,14 +68,19 @@ pub fn helm_funcs() -> FuncMap {
     );
     map.insert(
         "required",
-        Func::new(vec![ArgType::String, ArgType::Any], None, "interface {}", |_, args| {
-            let warn = args[0].as_str().unwrap_or_default();
-            match &args[1] {
-                Value::Nil | Value::Invalid => Err(warn_wrap(warn)),
-                Value::String(s) if s.is_empty() => Err(warn_wrap(warn)),
-                other => Ok(other.clone()),
-            }
-        }),
+        Func::new(
+            vec![ArgType::String, ArgType::Any],
+            None,
+            "interface {}",
+            |_, args| {
+                let warn = args[0].as_str().unwrap_or_default();
+                match &args[1] {
+                    Value::Nil | Value::Invalid => Err(warn_wrap(warn)),
+                    Value::String(s) if s.is_empty() => Err(warn_wrap(warn)),
+                    other => Ok(other.clone()),
+                }
+            },
+        ),
     );
     map.insert(
         "fail",
@@ -84,7 +89,12 @@ pub fn helm_funcs() -> FuncMap {
         }),
     );
     let mut lookup = Func::new(
-        vec![ArgType::String, ArgType::String, ArgType::String, ArgType::String],
+        vec![
+            ArgType::String,
+            ArgType::String,
+            ArgType::String,
+            ArgType::String,
+        ],
         None,
         "map[string]interface {}",
         // `helm template` never talks to a cluster: lookup finds nothing.
@@ -92,7 +102,12 @@ pub fn helm_funcs() -> FuncMap {
     );
     lookup.returns_error = true;
     map.insert("lookup", lookup);
-    let mut slice = Func::new(vec![ArgType::Any], Some(ArgType::Any), "interface {}", sprig_slice);
+    let mut slice = Func::new(
+        vec![ArgType::Any],
+        Some(ArgType::Any),
+        "interface {}",
+        sprig_slice,
+    );
     slice.returns_error = false;
     map.insert("slice", slice);
     map
@@ -102,7 +117,12 @@ pub fn helm_funcs() -> FuncMap {
 fn sprig_slice(_: &mut dyn gotemplate::Context, args: Vec<Value>) -> Result<Value, FuncError> {
     let list = match &args[0] {
         Value::List(l) => l.clone(),
-        Value::Bytes(b) => List::typed(b.iter().map(|x| Value::Int(*x as i64, IntKind::Uint8)).collect(), "uint8"),
+        Value::Bytes(b) => List::typed(
+            b.iter()
+                .map(|x| Value::Int(*x as i64, IntKind::Uint8))
+                .collect(),
+            "uint8",
+        ),
         other => {
             return Err(FuncError::new(format!(
                 "list should be type of slice or array but {}",
@@ -115,11 +135,13 @@ fn sprig_slice(_: &mut dyn gotemplate::Context, args: Vec<Value>) -> Result<Valu
     }
     let len = list.len() as i64;
     let start = args.get(1).map(cast_to_int).unwrap_or(0);
-    let end = if args.len() < 3 { len } else { cast_to_int(&args[2]) };
+    let end = if args.len() < 3 {
+        len
+    } else {
+        cast_to_int(&args[2])
+    };
     if start < 0 || end < start || end > len {
-        return Err(FuncError::new(format!(
-            "reflect: slice index out of range"
-        )));
+        return Err(FuncError::new(format!("reflect: slice index out of range")));
     }
     let items = list.items()[start as usize..end as usize].to_vec();
     Ok(Value::List(List::typed(items, list.elem_type())))

@@ -92,8 +92,10 @@ pub fn split_documents(file: &str) -> Vec<String> {
 
 /// Go's `unicode.IsSpace`.
 fn is_go_space(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}')
-        || (c > '\u{FF}' && c.is_whitespace())
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}'
+    ) || (c > '\u{FF}' && c.is_whitespace())
 }
 
 /// The documents of all rendered files, split into ordinary manifests and hooks, each sorted
@@ -108,15 +110,18 @@ pub fn sort_manifests(
             continue;
         }
         for doc in split_documents(content) {
-            let head = yaml::from_yaml(&doc).map_err(|e| {
-                RenderError(format!("YAML parse error on {path}: {}", e))
-            })?;
+            let head = yaml::from_yaml(&doc)
+                .map_err(|e| RenderError(format!("YAML parse error on {path}: {}", e)))?;
             let (kind, hook) = read_head(&head).map_err(|ty| {
                 RenderError(format!(
                     "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
                 ))
             })?;
-            let manifest = Manifest { source: path.clone(), content: doc, kind };
+            let manifest = Manifest {
+                source: path.clone(),
+                content: doc,
+                kind,
+            };
             match hook {
                 None => generic.push(manifest),
                 Some(events) => {
@@ -146,7 +151,10 @@ fn read_head(head: &Value) -> Result<(String, Option<String>), &'static str> {
         Value::Bool(_) => return Err("bool"),
         _ => return Err("number"),
     };
-    let kind = map.get("kind").and_then(|k| k.as_str().map(str::to_string)).unwrap_or_default();
+    let kind = map
+        .get("kind")
+        .and_then(|k| k.as_str().map(str::to_string))
+        .unwrap_or_default();
     let hook = map
         .get("metadata")
         .and_then(|m| m.as_map().and_then(|m| m.get("annotations")))
@@ -196,10 +204,23 @@ mod tests {
 
     #[test]
     fn sorts_by_install_order_then_unknown_alphabetically() {
-        let m = |kind: &str| Manifest { source: String::new(), content: kind.into(), kind: kind.into() };
-        let mut list = vec![m("Zed"), m("Deployment"), m("Alpha"), m("Namespace"), m("Deployment")];
+        let m = |kind: &str| Manifest {
+            source: String::new(),
+            content: kind.into(),
+            kind: kind.into(),
+        };
+        let mut list = vec![
+            m("Zed"),
+            m("Deployment"),
+            m("Alpha"),
+            m("Namespace"),
+            m("Deployment"),
+        ];
         sort_by_kind(&mut list);
         let kinds: Vec<&str> = list.iter().map(|m| m.kind.as_str()).collect();
-        assert_eq!(kinds, ["Namespace", "Deployment", "Deployment", "Alpha", "Zed"]);
+        assert_eq!(
+            kinds,
+            ["Namespace", "Deployment", "Deployment", "Alpha", "Zed"]
+        );
     }
 }

@@ -95,7 +95,9 @@ impl KubeVersion {
         let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         let patch_core = patch.split(['-', '+']).next().unwrap_or_default();
         if !numeric(major) || !numeric(minor) || !numeric(patch_core) {
-            return Err(format!("invalid kube version {text:?}: Invalid Semantic Version"));
+            return Err(format!(
+                "invalid kube version {text:?}: Invalid Semantic Version"
+            ));
         }
         Ok(KubeVersion {
             version: format!("v{major}.{minor}.{patch}"),
@@ -124,12 +126,17 @@ impl Object for KubeVersion {
     fn method(&self, name: &str) -> Option<Rc<Func>> {
         let version = self.version.clone();
         (name == "String").then(|| {
-            Rc::new(Func::new(vec![], None, "string", move |_, _| Ok(Value::str(&version))))
+            Rc::new(Func::new(vec![], None, "string", move |_, _| {
+                Ok(Value::str(&version))
+            }))
         })
     }
 
     fn format(&self) -> String {
-        format!("{{{} {} {} {}}}", self.version, self.version, self.major, self.minor)
+        format!(
+            "{{{} {} {} {}}}",
+            self.version, self.version, self.major, self.minor
+        )
     }
 
     fn print(&self) -> String {
@@ -213,8 +220,10 @@ impl Object for HelmVersion {
     }
 
     fn format(&self) -> String {
-        let values: Vec<&str> =
-            Capabilities::helm_version_fields().iter().map(|(_, value)| *value).collect();
+        let values: Vec<&str> = Capabilities::helm_version_fields()
+            .iter()
+            .map(|(_, value)| *value)
+            .collect();
         format!("{{{}}}", values.join(" "))
     }
 }
@@ -255,7 +264,10 @@ impl Files {
     }
 
     fn get(&self, name: &str) -> Option<&Rc<[u8]>> {
-        self.files.iter().find(|(path, _)| path == name).map(|(_, data)| data)
+        self.files
+            .iter()
+            .find(|(path, _)| path == name)
+            .map(|(_, data)| data)
     }
 
     fn accessor(
@@ -277,24 +289,37 @@ impl Object for Files {
     }
 
     fn method(&self, name: &str) -> Option<Rc<Func>> {
-        let this = Rc::new(Files { files: self.files.clone() });
+        let this = Rc::new(Files {
+            files: self.files.clone(),
+        });
         match name {
             "Get" => Some(Files::accessor(
                 |files, name| {
-                    let data = files.get(name).map(|d| String::from_utf8_lossy(d).into_owned());
+                    let data = files
+                        .get(name)
+                        .map(|d| String::from_utf8_lossy(d).into_owned());
                     Value::from(data.unwrap_or_default())
                 },
                 this,
                 "string",
             )),
             "GetBytes" => Some(Files::accessor(
-                |files, name| Value::Bytes(files.get(name).cloned().unwrap_or_else(|| Rc::from(&[][..]))),
+                |files, name| {
+                    Value::Bytes(
+                        files
+                            .get(name)
+                            .cloned()
+                            .unwrap_or_else(|| Rc::from(&[][..])),
+                    )
+                },
                 this,
                 "[]uint8",
             )),
             "Lines" => Some(Files::accessor(
                 |files, name| {
-                    let text = files.get(name).map(|d| String::from_utf8_lossy(d).into_owned());
+                    let text = files
+                        .get(name)
+                        .map(|d| String::from_utf8_lossy(d).into_owned());
                     let lines: Vec<Value> = match text {
                         None => vec![],
                         Some(text) => text.split('\n').map(Value::str).collect(),
@@ -328,4 +353,3 @@ impl Object for Files {
         Some(self.files.len())
     }
 }
-

@@ -25,7 +25,11 @@ pub enum Typing {
 
 /// Parses one `--set` argument into `dest` (changed in place).
 pub fn parse_into(text: &str, dest: &Map, typing: Typing) -> Result<(), StrvalsError> {
-    let mut parser = Parser { chars: text.chars().collect(), pos: 0, typing };
+    let mut parser = Parser {
+        chars: text.chars().collect(),
+        pos: 0,
+        typing,
+    };
     loop {
         match parser.key(dest, 0) {
             Ok(()) => continue,
@@ -150,9 +154,11 @@ impl Parser {
                     Err(Stop::Eof)
                 }
                 ValList::NotList => {
-                    let (text, last) = self.until(&[',']);
+                    // The end of input after a scalar is not reported here (as in Helm): the
+                    // next key finds it.
+                    let (text, _) = self.until(&[',']);
                     set(data, &key, typed_value(&text, self.typing));
-                    if last.is_none() { Err(Stop::Eof) } else { Ok(()) }
+                    Ok(())
                 }
             },
             Some(',') => {
@@ -201,13 +207,21 @@ impl Parser {
         }
     }
 
-    fn list_item(&mut self, list: Vec<Value>, index: i64, level: usize) -> (Vec<Value>, Result<(), Stop>) {
+    fn list_item(
+        &mut self,
+        list: Vec<Value>,
+        index: i64,
+        level: usize,
+    ) -> (Vec<Value>, Result<(), Stop>) {
         if index < 0 {
             return (list, fail(format!("negative {index} index not allowed")));
         }
         let (text, last) = self.until(&['[', '.', '=']);
         if !text.is_empty() {
-            return (list, fail(format!("unexpected data at end of array index: {text:?}")));
+            return (
+                list,
+                fail(format!("unexpected data at end of array index: {text:?}")),
+            );
         }
         match last {
             None => (list, Err(Stop::Eof)),
@@ -290,7 +304,8 @@ fn set(data: &Map, key: &str, value: Value) {
 
 fn set_index(mut list: Vec<Value>, index: i64, value: Value) -> (Vec<Value>, Result<(), Stop>) {
     if index > MAX_INDEX {
-        let msg = format!("index of {index} is greater than maximum supported index of {MAX_INDEX}");
+        let msg =
+            format!("index of {index} is greater than maximum supported index of {MAX_INDEX}");
         return (list, fail(msg));
     }
     let index = index as usize;
@@ -321,8 +336,14 @@ mod tests {
             ("a=1", Ok(r#"{"a": int64(1)}"#)),
             ("a=b,c=d", Ok(r#"{"a": "b", "c": "d"}"#)),
             ("a.b=c", Ok(r#"{"a": {"b": "c"}}"#)),
-            ("a=true,b=FALSE,c=null", Ok(r#"{"a": true, "b": false, "c": nil}"#)),
-            ("a=012,b=0,c=-3,d=1.5", Ok(r#"{"a": "012", "b": int64(0), "c": int64(-3), "d": "1.5"}"#)),
+            (
+                "a=true,b=FALSE,c=null",
+                Ok(r#"{"a": true, "b": false, "c": nil}"#),
+            ),
+            (
+                "a=012,b=0,c=-3,d=1.5",
+                Ok(r#"{"a": "012", "b": int64(0), "c": int64(-3), "d": "1.5"}"#),
+            ),
             ("a={x,y}", Ok(r#"{"a": ["x", "y"]}"#)),
             ("a[1]=x", Ok(r#"{"a": [nil, "x"]}"#)),
             ("a[0].b=x", Ok(r#"{"a": [{"b": "x"}]}"#)),

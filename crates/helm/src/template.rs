@@ -53,10 +53,11 @@ pub struct TemplateOutput {
 pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     let base = Map::new();
     for (name, text) in &options.value_files {
-        let layer = yaml::values_from_yaml(text)
-            .map_err(|e| {
-                TemplateError::Input(format!("failed to parse {name}: cannot unmarshal yaml document: {e}"))
-            })?;
+        let layer = yaml::values_from_yaml(text).map_err(|e| {
+            TemplateError::Input(format!(
+                "failed to parse {name}: cannot unmarshal yaml document: {e}"
+            ))
+        })?;
         values::merge_into(&base, &layer);
     }
     for flag in &options.set {
@@ -78,8 +79,10 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).map_err(TemplateError::Input)?,
     };
-    let mut api_versions: Vec<String> =
-        objects::DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect();
+    let mut api_versions: Vec<String> = objects::DEFAULT_API_VERSIONS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     api_versions.extend(options.api_versions.iter().cloned());
     let capabilities = Capabilities {
         kube_version: Rc::new(kube_version),
@@ -93,11 +96,16 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         ("Revision", Value::int(1)),
         ("Service", Value::str("Helm")),
     ]);
-    let context = RenderContext { release, capabilities: Value::Object(Rc::new(capabilities)) };
+    let context = RenderContext {
+        release,
+        capabilities: Value::Object(Rc::new(capabilities)),
+    };
     let rendered = engine::render(chart, &values::as_values(&coalesced), &context)?;
     let (manifests, hooks) = manifest::sort_manifests(&rendered)?;
 
-    let mut all = manifest::frame(&manifests).trim_matches(is_space).to_string();
+    let mut all = manifest::frame(&manifests)
+        .trim_matches(is_space)
+        .to_string();
     all.push('\n');
     all.push_str(&manifest::frame(&hooks));
     let stdout = if options.show_only.is_empty() {
@@ -123,7 +131,9 @@ fn show_only(all: &str, patterns: &[String]) -> Result<String, TemplateError> {
             let Some(source) = doc.lines().find_map(|l| l.strip_prefix("# Source: ")) else {
                 continue;
             };
-            let Some((_, path)) = source.split_once('/') else { continue };
+            let Some((_, path)) = source.split_once('/') else {
+                continue;
+            };
             if glob_match(pattern, path) {
                 out.push_str("---\n");
                 out.push_str(doc);
@@ -132,7 +142,9 @@ fn show_only(all: &str, patterns: &[String]) -> Result<String, TemplateError> {
             }
         }
         if !found {
-            return Err(TemplateError::Input(format!("could not find template {pattern} in chart")));
+            return Err(TemplateError::Input(format!(
+                "could not find template {pattern} in chart"
+            )));
         }
     }
     Ok(out)

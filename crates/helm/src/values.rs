@@ -52,7 +52,9 @@ fn coalesce_tables(dst: &Map, src: &Map, prefix: &str, warnings: &mut Vec<String
             },
             Some(_) => {
                 if matches!(default, Value::Map(_)) {
-                    warnings.push(format!("warning: skipped value for {full_key}: Not a table."));
+                    warnings.push(format!(
+                        "warning: skipped value for {full_key}: Not a table."
+                    ));
                 }
             }
         }
