@@ -143,16 +143,16 @@ fn parse_exec_level(text: &str) -> Option<ExecLevel<'_>> {
 /// `execution error at (LOC): MESSAGE`. Errors the executor raised itself become an indented
 /// trace, one level per nested `include`; an error a function returned is left as Go wrote it.
 pub fn reformat_exec_error(text: &str) -> RenderError {
-    if let Some(level) = parse_exec_level(text) {
-        if let Some(start) = text.find(WARN_START) {
-            let after = &text[start + WARN_START.len()..];
-            if let Some(end) = after.rfind(WARN_END) {
-                return RenderError(format!(
-                    "execution error at ({}): {}",
-                    level.location,
-                    &after[..end]
-                ));
-            }
+    if let Some(level) = parse_exec_level(text)
+        && let Some(start) = text.find(WARN_START)
+    {
+        let after = &text[start + WARN_START.len()..];
+        if let Some(end) = after.rfind(WARN_END) {
+            return RenderError(format!(
+                "execution error at ({}): {}",
+                level.location,
+                &after[..end]
+            ));
         }
     }
     RenderError(trace(text).unwrap_or_else(|| text.to_string()))

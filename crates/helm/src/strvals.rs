@@ -59,10 +59,11 @@ pub fn typed_value(text: &str, typing: Typing) -> Value {
     // Go's ParseInt(…, 10, 64): an optional sign and decimal digits, no leading zero here.
     if !text.is_empty() && !text.starts_with('0') {
         let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            if let Ok(n) = text.parse::<i64>() {
-                return Value::int64(n);
-            }
+        if !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && let Ok(n) = text.parse::<i64>()
+        {
+            return Value::int64(n);
         }
     }
     Value::str(text)
