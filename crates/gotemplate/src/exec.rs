@@ -791,14 +791,6 @@ impl<'t> State<'t> {
     }
 
     fn validate(&self, v: Value, ty: ArgType) -> R<Value> {
-        // A computed nil is a nil interface{} (a null map value, a range element): Go assigns
-        // it to interface parameters only. `convert_arg` takes it for a nil slice or map.
-        if matches!(v, Value::Nil) && !matches!(ty, ArgType::Any | ArgType::Reflect) {
-            return Err(self.error(format!(
-                "wrong type for value; expected {}; got interface {{}}",
-                ty.go_name()
-            )));
-        }
         convert_arg(ty, v).map_err(|m| self.error(m))
     }
 

@@ -177,7 +177,8 @@ impl fmt::Debug for Func {
 }
 
 /// Go's `validateType` for a computed (non-literal) argument: convert `value` to `ty` or say why
-/// it cannot be, in Go's words.
+/// it cannot be, in Go's words. No value becomes the parameter's zero value where Go allows nil;
+/// a nil `interface{}` (a YAML `null` reached through a field) fits only `interface{}` parameters.
 pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
     if value.is_invalid() {
         return match ty {
@@ -194,21 +195,17 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         (ArgType::Float64, Value::Float(_)) => true,
         (ArgType::List, Value::List(l)) => l.elem_type() == "interface {}",
         (ArgType::Map, Value::Map(m)) => m.type_name() == "map[string]interface {}",
-        (ArgType::List | ArgType::Map | ArgType::Bytes, Value::Nil) => true,
         (ArgType::Bytes, Value::Bytes(_)) => true,
         _ => false,
     };
     if ok {
-        Ok(value)
-    } else if matches!(value, Value::Nil) {
-        Err(format!("invalid value; expected {}", ty.go_name()))
-    } else {
-        Err(format!(
-            "wrong type for value; expected {}; got {}",
-            ty.go_name(),
-            value.type_name()
-        ))
+        return Ok(value);
     }
+    let got = match value {
+        Value::Nil => "interface {}".to_string(),
+        other => other.type_name(),
+    };
+    Err(format!("wrong type for value; expected {}; got {got}", ty.go_name()))
 }
 
 /// Functions by name. Later inserts replace earlier ones.
