@@ -238,9 +238,22 @@ impl<'t> State<'t> {
 
     // Walking.
 
+    /// Spends one step of the set's budget (Go has none; a caller may set one to bound work).
+    fn tick(&self) -> R<()> {
+        if self.set.steps.spend() {
+            Ok(())
+        } else {
+            Err(self.error(format!(
+                "exceeded the execution step limit ({})",
+                self.set.steps.limit().unwrap_or_default()
+            )))
+        }
+    }
+
     fn walk_list(&mut self, dot: &Val, list: &'t ListNode) -> R<Flow> {
         stacker::maybe_grow(RED_ZONE, STACK_GROW, || {
             self.at = At::List(list);
+            self.tick()?;
             for node in &list.nodes {
                 match self.walk(dot, node)? {
                     Flow::Normal => {}
@@ -253,6 +266,7 @@ impl<'t> State<'t> {
 
     fn walk(&mut self, dot: &Val, node: &'t Node) -> R<Flow> {
         self.at = At::Node(node);
+        self.tick()?;
         match node {
             Node::Text(t) => self.out.push_str(&t.text),
             Node::Action(a) => {
@@ -277,6 +291,8 @@ impl<'t> State<'t> {
         match &v {
             Value::Invalid => self.out.push_str("<no value>"),
             Value::String(s) => self.out.push_str(s),
+            // Go prints an addressable struct through its String method; `Object::print` says how.
+            Value::Object(o) => self.out.push_str(&o.print()),
             Value::Func(f) => {
                 return Err(self.error(format!("can't print {node} of type {}", f.go_type())));
             }

@@ -5,6 +5,7 @@
 //! parses more templates gets its own layer on top of the shared one. Helm's `tpl` clones the
 //! running set on every call, so this matters.
 
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
@@ -55,6 +56,33 @@ pub struct Templates {
     right: Rc<str>,
     missing_key: MissingKey,
     root_name: Rc<str>,
+    pub(crate) steps: Rc<StepBudget>,
+}
+
+/// An optional bound on the work of one top-level execution (nested ones share it): Go has
+/// none, but a service rendering untrusted templates, or a fuzzer, needs every run to end.
+#[derive(Default)]
+pub(crate) struct StepBudget {
+    limit: Cell<Option<u64>>,
+    used: Cell<u64>,
+}
+
+impl StepBudget {
+    /// Counts a step; false once the limit is passed.
+    pub(crate) fn spend(&self) -> bool {
+        match self.limit.get() {
+            None => true,
+            Some(limit) => {
+                let used = self.used.get() + 1;
+                self.used.set(used);
+                used <= limit
+            }
+        }
+    }
+
+    pub(crate) fn limit(&self) -> Option<u64> {
+        self.limit.get()
+    }
 }
 
 impl Templates {
@@ -70,7 +98,14 @@ impl Templates {
             right: Rc::from(""),
             missing_key: MissingKey::Default,
             root_name: Rc::from(""),
+            steps: Rc::default(),
         }
+    }
+
+    /// Bounds each top-level execution (with everything it starts) to `limit` walked nodes and
+    /// loop iterations; beyond it execution fails. Unlimited by default, as in Go.
+    pub fn set_step_limit(&mut self, limit: Option<u64>) {
+        self.steps = Rc::new(StepBudget { limit: Cell::new(limit), used: Cell::new(0) });
     }
 
     /// The name of the template the set was created from, which Go's "no template ... associated
@@ -132,6 +167,7 @@ impl Templates {
     // The error is returned by value, as the API promises; inside, it travels boxed.
     #[allow(clippy::result_large_err)]
     pub fn execute(&self, name: &str, data: Value) -> Result<String, ExecError> {
+        self.steps.used.set(0);
         self.execute_at_depth(name, data, exec::Depth::default())
             .map_err(|e| *e)
     }
@@ -167,5 +203,23 @@ impl Templates {
     /// The parse tree of a template.
     pub fn lookup(&self, name: &str) -> Option<&Rc<Tree>> {
         self.layer.get(name)
+    }
+}
+
+#[cfg(test)]
+mod step_limit_tests {
+    use super::*;
+
+    #[test]
+    fn a_step_limit_ends_long_loops_with_an_error() {
+        let mut set = Templates::new(FuncMap::new());
+        set.set_step_limit(Some(1000));
+        set.parse("t", "{{ range 1000000000000 }}{{ end }}").unwrap();
+        let err = set.execute("t", Value::Nil).unwrap_err();
+        assert!(err.to_string().contains("exceeded the execution step limit (1000)"), "{err}");
+        // The budget is per top-level execution.
+        set.parse("small", "{{ range 10 }}x{{ end }}").unwrap();
+        assert_eq!(set.execute("small", Value::Nil).unwrap(), "xxxxxxxxxx");
+        assert_eq!(set.execute("small", Value::Nil).unwrap(), "xxxxxxxxxx");
     }
 }

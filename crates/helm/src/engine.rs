@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use gotemplate::{FuncMap, Map, MissingKey, Templates, Value};
+use gotemplate::{Map, MissingKey, Templates, Value};
 
 use crate::chart::Chart;
 use crate::funcs::{self, WARN_END, WARN_START};
@@ -51,9 +51,7 @@ pub fn render(
         .collect();
     sort_for_parsing(&mut named);
 
-    let mut funcs = FuncMap::builtins();
-    funcs.extend(funcs::helm_funcs());
-    let mut set = Templates::new(funcs);
+    let mut set = Templates::new(funcs::helm_funcs());
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
     for (name, text) in &named {
