@@ -435,11 +435,9 @@ fn analyze_scalar(value: &[u8]) -> Analysis {
                         block_indicators = true;
                     }
                 }
-                b'-' => {
-                    if followed_by_whitespace {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                b'-' if followed_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
@@ -452,11 +450,9 @@ fn analyze_scalar(value: &[u8]) -> Analysis {
                         block_indicators = true;
                     }
                 }
-                b'#' => {
-                    if preceded_by_whitespace {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                b'#' if preceded_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
