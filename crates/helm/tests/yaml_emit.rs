@@ -69,3 +69,64 @@ fn emit_cases() {
         failures.len()
     );
 }
+
+/// Values a template holds that YAML input cannot make (expected outputs from the Go oracle).
+#[test]
+fn typed_values() {
+    use gotemplate::{IntKind, List, Map, Value};
+    use std::rc::Rc;
+
+    let m = Map::new();
+    m.insert("a", Value::int(5));
+    m.insert("b", Value::int64(9007199254740993));
+    m.insert("c", Value::Int(-1, IntKind::Uint64));
+    m.insert("d", Value::Bytes(Rc::from(&b"hi"[..])));
+    m.insert("e", Value::Float(-0.0));
+    m.insert("f", Value::Float(1e6));
+    m.insert("g", Value::Float(1234567.5));
+    let v = Value::Map(m);
+    assert_eq!(
+        yaml::to_yaml(&v).unwrap(),
+        "a: 5\nb: 9007199254740993\nc: 18446744073709551615\nd: aGk=\ne: 0\nf: 1000000\ng: 1.2345675e+06\n"
+    );
+    assert_eq!(
+        yaml::to_json(&v).unwrap(),
+        r#"{"a":5,"b":9007199254740993,"c":18446744073709551615,"d":"aGk=","e":-0,"f":1000000,"g":1234567.5}"#
+    );
+
+    let nan = Value::Map(Map::from_entries([("x", Value::Float(f64::NAN))]));
+    assert_eq!(
+        yaml::to_yaml(&nan).unwrap_err().to_string(),
+        "error marshaling into JSON: json: unsupported value: NaN"
+    );
+    assert_eq!(
+        yaml::to_json(&nan).unwrap_err().to_string(),
+        "json: unsupported value: NaN"
+    );
+    let inf = Value::Map(Map::from_entries([("x", Value::Float(f64::INFINITY))]));
+    assert_eq!(
+        yaml::to_yaml(&inf).unwrap_err().to_string(),
+        "error marshaling into JSON: json: unsupported value: +Inf"
+    );
+
+    let list = Value::list(vec![
+        Value::Nil,
+        Value::Bool(true),
+        Value::str("s"),
+        Value::Float(1.5),
+    ]);
+    assert_eq!(
+        yaml::to_yaml(&list).unwrap(),
+        "- null\n- true\n- s\n- 1.5\n"
+    );
+    assert_eq!(yaml::to_json(&list).unwrap(), r#"[null,true,"s",1.5]"#);
+    assert_eq!(yaml::to_yaml(&Value::str("top")).unwrap(), "top\n");
+    assert_eq!(yaml::to_yaml(&Value::Nil).unwrap(), "null\n");
+    assert_eq!(yaml::to_yaml(&Value::Invalid).unwrap(), "null\n");
+    assert_eq!(yaml::to_yaml(&Value::Map(Map::new())).unwrap(), "{}\n");
+    let strs = Value::List(List::typed(
+        vec![Value::str("a"), Value::str("b")],
+        "string",
+    ));
+    assert_eq!(yaml::to_yaml(&strs).unwrap(), "- a\n- b\n");
+}

@@ -143,17 +143,17 @@ fn needs_yaml_reread(s: &str) -> bool {
         .any(|c| matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}'))
 }
 
-/// A JSON string as go-yaml reads it back.
-fn json_string_to_yval(s: &str) -> Result<YVal, String> {
-    if !needs_yaml_reread(s) {
-        return Ok(YVal::Str(s.as_bytes().into()));
+/// A JSON string as go-yaml reads it back: itself, unless go-yaml's reader would see it
+/// differently (then the whole JSON text is read back by the YAML reader).
+fn json_string_to_yval(s: &str) -> Result<YVal, ()> {
+    if needs_yaml_reread(s) {
+        Err(())
+    } else {
+        Ok(YVal::Str(s.as_bytes().into()))
     }
-    let mut lit = String::new();
-    json_string(&mut lit, s);
-    decode_first(lit.as_bytes()).map_err(|f| f.message)
 }
 
-fn json_to_yval(v: &Value) -> Result<YVal, String> {
+fn json_to_yval(v: &Value) -> Result<YVal, ()> {
     Ok(match v {
         Value::Invalid | Value::Nil => YVal::Nil,
         Value::Bool(b) => YVal::Bool(*b),
@@ -162,12 +162,12 @@ fn json_to_yval(v: &Value) -> Result<YVal, String> {
         Value::String(s) => json_string_to_yval(s)?,
         Value::Bytes(b) => YVal::Str(base64_encode(b).as_bytes().into()),
         Value::List(l) => {
-            let items: Result<Vec<YVal>, String> = l.items().iter().map(json_to_yval).collect();
+            let items: Result<Vec<YVal>, ()> = l.items().iter().map(json_to_yval).collect();
             YVal::Seq(items?)
         }
         Value::Map(m) => {
             let mut out = YMap::default();
-            m.with_entries(|entries| -> Result<(), String> {
+            m.with_entries(|entries| -> Result<(), ()> {
                 for (k, v) in entries {
                     out.set(json_string_to_yval(k)?, json_to_yval(v)?);
                 }
@@ -1023,11 +1023,15 @@ pub(crate) fn to_yaml(v: &Value) -> Result<String, YamlError> {
         line: None,
         column: None,
     })?;
-    // JSONToYAML's errors come back as go-yaml wrote them.
-    let y = json_to_yval(v).map_err(|message| YamlError {
-        message,
-        line: None,
-        column: None,
-    })?;
+    let y = match json_to_yval(v) {
+        Ok(y) => y,
+        // A string go-yaml's reader takes differently: read the JSON text back as go-yaml does;
+        // its errors come back as go-yaml wrote them.
+        Err(()) => decode_first(json.as_bytes()).map_err(|f| YamlError {
+            message: f.message,
+            line: f.line,
+            column: f.column,
+        })?,
+    };
     Ok(marshal(&y))
 }
