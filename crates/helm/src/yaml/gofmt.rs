@@ -93,7 +93,6 @@ pub(crate) fn format_float(f: f64, fmt: char, bits: u32) -> String {
 }
 
 /// `encoding/json`'s float64 encoding (the caller rejects NaN and infinities).
-#[allow(dead_code)] // For the emitter.
 pub(crate) fn json_float(f: f64) -> String {
     let abs = f.abs();
     let fmt = if abs != 0.0 && !(1e-6..1e21).contains(&abs) {

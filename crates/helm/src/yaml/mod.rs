@@ -3,7 +3,11 @@
 //! Reading ([`from_yaml`], [`values_from_yaml`], [`documents`]) follows `sigs.k8s.io/yaml`'s
 //! `Unmarshal`: go-yaml v2 decodes YAML 1.1 into Go values, map keys become strings, and a JSON
 //! round trip turns every number into a `float64` ([`Value::Float`]).
+//!
+//! Writing ([`to_yaml`], [`to_json`]) follows `sigs.k8s.io/yaml.Marshal`: `encoding/json`, read
+//! back by go-yaml v2, then go-yaml v2's encoder and emitter (ported, for its exact styles).
 
+mod emit;
 mod gofmt;
 mod libyaml;
 mod read;
@@ -60,4 +64,17 @@ pub fn read_values_bytes(input: &[u8]) -> Result<Map, YamlError> {
 /// v2 `Decoder` loop). An empty stream has no documents; an empty document is nil.
 pub fn documents(text: &str) -> Result<Vec<Value>, YamlError> {
     read::documents_bytes(text.as_bytes())
+}
+
+/// `sigs.k8s.io/yaml.Marshal` (Helm's `toYaml` before it trims): JSON, read back by go-yaml v2
+/// (integers keep their digits, others are floats), then go-yaml v2's block-style output with
+/// keys in its natural order.
+pub fn to_yaml(v: &Value) -> Result<String, YamlError> {
+    emit::to_yaml(v)
+}
+
+/// Go's `encoding/json.Marshal` of the value: sorted keys, `<`, `>`, `&`, U+2028 and U+2029
+/// escaped, Go's float format; NaN and infinities are errors.
+pub fn to_json(v: &Value) -> Result<String, YamlError> {
+    emit::to_json(v)
 }

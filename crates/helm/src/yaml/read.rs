@@ -336,7 +336,7 @@ enum KeyRepr {
 
 impl YMap {
     /// Go's `m[k] = v`.
-    fn set(&mut self, k: YVal, v: YVal) {
+    pub(crate) fn set(&mut self, k: YVal, v: YVal) {
         let repr = match &k {
             YVal::Nil => KeyRepr::Nil,
             YVal::Bool(b) => KeyRepr::Bool(*b),
@@ -592,6 +592,16 @@ fn resolve_untyped(tag: &str, s: &str) -> (&'static str, YVal) {
         }
     }
     (STR_TAG, YVal::str(s))
+}
+
+/// An untagged plain scalar's Go value (how go-yaml reads a JSON number back).
+pub(crate) fn resolve_plain(s: &str) -> YVal {
+    resolve_untyped("", s).1
+}
+
+/// The tag an untagged plain scalar resolves to (the encoder's quoting test).
+pub(crate) fn resolve_untyped_pub(tag: &str, s: &str) -> (&'static str, YVal) {
+    resolve_untyped(tag, s)
 }
 
 /// go-yaml's `resolve(tag, in)`.
@@ -1010,7 +1020,7 @@ pub(crate) fn check_json_floats(v: &Value) -> Result<(), Fail> {
 // Entry points.
 
 /// go-yaml's `Unmarshal` into `interface{}`: the first document, or nil.
-fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
+pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
     let mut p = TreeParser::new(input);
     let Some(root) = p.parse()? else {
         return Ok(YVal::Nil);

@@ -1,0 +1,1037 @@
+//! Writing YAML as `sigs.k8s.io/yaml.Marshal` does: `encoding/json.Marshal`, go-yaml v2 reading
+//! the JSON back (numbers get their YAML 1.1 types), then go-yaml v2's `Marshal`: its encoder's
+//! style choices and a port of the part of its emitter (`emitterc.go`) that block-style
+//! documents use. libyaml 0.2's emitter differs from go-yaml's in places, so this does not use
+//! it.
+
+use std::sync::LazyLock;
+
+use gotemplate::Value;
+use regex::Regex;
+
+use super::YamlError;
+use super::gofmt::{format_float, json_float};
+use super::read::{STR_TAG, YMap, YVal, decode_first, resolve_plain};
+
+// ---------------------------------------------------------------------------------------------
+// encoding/json.Marshal
+
+fn json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn base64_encode(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn int_text(n: i64, unsigned: bool) -> String {
+    if unsigned {
+        (n as u64).to_string()
+    } else {
+        n.to_string()
+    }
+}
+
+fn json_value(out: &mut String, v: &Value) -> Result<(), String> {
+    match v {
+        Value::Invalid | Value::Nil => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(n, k) => out.push_str(&int_text(*n, k.is_unsigned())),
+        Value::Float(f) => {
+            if !f.is_finite() {
+                return Err(format!(
+                    "json: unsupported value: {}",
+                    format_float(*f, 'g', 64)
+                ));
+            }
+            out.push_str(&json_float(*f));
+        }
+        Value::String(s) => json_string(out, s),
+        Value::Bytes(b) => {
+            out.push('"');
+            out.push_str(&base64_encode(b));
+            out.push('"');
+        }
+        Value::List(l) => {
+            out.push('[');
+            for (i, item) in l.items().iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_value(out, item)?;
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push('{');
+            m.with_entries(|entries| -> Result<(), String> {
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    json_string(out, k);
+                    out.push(':');
+                    json_value(out, v)?;
+                }
+                Ok(())
+            })?;
+            out.push('}');
+        }
+        Value::Object(o) => {
+            if let Some(inner) = o.as_value() {
+                return json_value(out, &inner);
+            }
+            return Err(format!("json: unsupported type: {}", o.type_name()));
+        }
+        Value::Func(f) => return Err(format!("json: unsupported type: {}", f.go_type())),
+    }
+    Ok(())
+}
+
+/// Go's `encoding/json.Marshal` of the value.
+pub(crate) fn to_json(v: &Value) -> Result<String, YamlError> {
+    let mut out = String::new();
+    json_value(&mut out, v).map_err(|message| YamlError {
+        message,
+        line: None,
+        column: None,
+    })?;
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON read back by go-yaml (`JSONToYAML`): strings stay strings, numbers resolve by their text.
+
+/// Characters that `encoding/json` writes raw but go-yaml's reader does not take as they are:
+/// control characters it rejects, and NEL, a line break folded inside the quoted string.
+fn needs_yaml_reread(s: &str) -> bool {
+    s.chars()
+        .any(|c| matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}'))
+}
+
+/// A JSON string as go-yaml reads it back: itself, unless go-yaml's reader would see it
+/// differently (then the whole JSON text is read back by the YAML reader).
+fn json_string_to_yval(s: &str) -> Result<YVal, ()> {
+    if needs_yaml_reread(s) {
+        Err(())
+    } else {
+        Ok(YVal::Str(s.as_bytes().into()))
+    }
+}
+
+fn json_to_yval(v: &Value) -> Result<YVal, ()> {
+    Ok(match v {
+        Value::Invalid | Value::Nil => YVal::Nil,
+        Value::Bool(b) => YVal::Bool(*b),
+        Value::Int(n, k) => resolve_plain(&int_text(*n, k.is_unsigned())),
+        Value::Float(f) => resolve_plain(&json_float(*f)),
+        Value::String(s) => json_string_to_yval(s)?,
+        Value::Bytes(b) => YVal::Str(base64_encode(b).as_bytes().into()),
+        Value::List(l) => {
+            let items: Result<Vec<YVal>, ()> = l.items().iter().map(json_to_yval).collect();
+            YVal::Seq(items?)
+        }
+        Value::Map(m) => {
+            let mut out = YMap::default();
+            m.with_entries(|entries| -> Result<(), ()> {
+                for (k, v) in entries {
+                    out.set(json_string_to_yval(k)?, json_to_yval(v)?);
+                }
+                Ok(())
+            })?;
+            YVal::Map(out)
+        }
+        Value::Object(o) => match o.as_value() {
+            Some(v) => json_to_yval(&v)?,
+            None => YVal::Nil,
+        },
+        Value::Func(_) => YVal::Nil,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// go-yaml v2's key order (sorter.go), for string keys.
+
+fn is_letter(c: char) -> bool {
+    c.is_alphabetic()
+}
+
+fn is_digit(c: char) -> bool {
+    c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric())
+}
+
+/// `keyList.Less` for two string keys.
+fn key_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            i += 1;
+            continue;
+        }
+        let al = is_letter(ar[i]);
+        let bl = is_letter(br[i]);
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return bl;
+        }
+        let (mut an, mut bn): (i64, i64) = (0, 0);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i as isize - 1;
+            while j >= 0 && is_digit(ar[j as usize]) {
+                if ar[j as usize] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+                j -= 1;
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && is_digit(ar[ai]) {
+            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && is_digit(br[bi]) {
+            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+/// Sort with a comparator that may not be a total order, without panicking: insertion sort
+/// (what Go's `sort.Sort` does for up to 12 elements), merge sort beyond.
+fn sort_keys<T>(items: &mut Vec<T>, less: &impl Fn(&T, &T) -> bool) {
+    if items.len() <= 12 {
+        for i in 1..items.len() {
+            let mut j = i;
+            while j > 0 && less(&items[j], &items[j - 1]) {
+                items.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        return;
+    }
+    let mid = items.len() / 2;
+    let mut right = items.split_off(mid);
+    sort_keys(items, less);
+    sort_keys(&mut right, less);
+    let left = std::mem::take(items);
+    let mut l = left.into_iter().peekable();
+    let mut r = right.into_iter().peekable();
+    loop {
+        match (l.peek(), r.peek()) {
+            (Some(a), Some(b)) => {
+                if less(b, a) {
+                    items.push(r.next().expect("peeked"));
+                } else {
+                    items.push(l.next().expect("peeked"));
+                }
+            }
+            (Some(_), None) => items.push(l.next().expect("peeked")),
+            (None, Some(_)) => items.push(r.next().expect("peeked")),
+            (None, None) => break,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The encoder's scalar styles (encode.go).
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+static BASE60_FLOAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$").expect("regex")
+});
+
+fn is_base60_float(s: &str) -> bool {
+    let Some(&c) = s.as_bytes().first() else {
+        return false;
+    };
+    if !(c == b'+' || c == b'-' || c.is_ascii_digit()) || !s.contains(':') {
+        return false;
+    }
+    BASE60_FLOAT.is_match(s)
+}
+
+fn string_style(s: &str) -> Style {
+    let can_use_plain = {
+        let (rtag, _) = super::read::resolve_untyped_pub("", s);
+        rtag == STR_TAG && !is_base60_float(s)
+    };
+    if s.contains('\n') {
+        Style::Literal
+    } else if can_use_plain {
+        Style::Plain
+    } else {
+        Style::DoubleQuoted
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The emitter (emitterc.go), for block collections, empty flow collections and scalars.
+
+fn at(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+
+fn width(c: u8) -> usize {
+    if c & 0x80 == 0 {
+        1
+    } else if c & 0xE0 == 0xC0 {
+        2
+    } else if c & 0xF0 == 0xE0 {
+        3
+    } else if c & 0xF8 == 0xF0 {
+        4
+    } else {
+        0
+    }
+}
+
+fn is_space(b: &[u8], i: usize) -> bool {
+    at(b, i) == b' '
+}
+
+fn is_blank(b: &[u8], i: usize) -> bool {
+    matches!(at(b, i), b' ' | b'\t')
+}
+
+fn is_break(b: &[u8], i: usize) -> bool {
+    let c = at(b, i);
+    c == b'\r'
+        || c == b'\n'
+        || (c == 0xC2 && at(b, i + 1) == 0x85)
+        || (c == 0xE2 && at(b, i + 1) == 0x80 && (at(b, i + 2) == 0xA8 || at(b, i + 2) == 0xA9))
+}
+
+fn is_blankz(b: &[u8], i: usize) -> bool {
+    is_blank(b, i) || is_break(b, i) || at(b, i) == 0
+}
+
+fn is_printable(b: &[u8], i: usize) -> bool {
+    let c = at(b, i);
+    c == 0x0A
+        || (0x20..=0x7E).contains(&c)
+        || (c == 0xC2 && at(b, i + 1) >= 0xA0)
+        || (c > 0xC2 && c < 0xED)
+        || (c == 0xED && at(b, i + 1) < 0xA0)
+        || c == 0xEE
+        || (c == 0xEF
+            && !(at(b, i + 1) == 0xBB && at(b, i + 2) == 0xBF)
+            && !(at(b, i + 1) == 0xBF && (at(b, i + 2) == 0xBE || at(b, i + 2) == 0xBF)))
+}
+
+/// go-yaml's `is_bom(b, i)` looks at the start of the value whatever `i` is.
+fn starts_with_bom(b: &[u8]) -> bool {
+    b.starts_with(&[0xEF, 0xBB, 0xBF])
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Analysis {
+    multiline: bool,
+    flow_plain_allowed: bool,
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+/// `yaml_emitter_analyze_scalar`.
+fn analyze_scalar(value: &[u8]) -> Analysis {
+    if value.is_empty() {
+        return Analysis {
+            multiline: false,
+            flow_plain_allowed: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let mut block_indicators = false;
+    let mut flow_indicators = false;
+    let mut line_breaks = false;
+    let mut special_characters = false;
+    let mut leading_space = false;
+    let mut leading_break = false;
+    let mut trailing_space = false;
+    let mut trailing_break = false;
+    let mut break_space = false;
+    let mut space_break = false;
+    let mut previous_space = false;
+    let mut previous_break = false;
+
+    if value.starts_with(b"---") || value.starts_with(b"...") {
+        block_indicators = true;
+        flow_indicators = true;
+    }
+    let mut preceded_by_whitespace = true;
+    let mut i = 0;
+    while i < value.len() {
+        let w = width(value[i]).max(1);
+        let followed_by_whitespace = i + w >= value.len() || is_blank(value, i + w);
+        let c = value[i];
+        if i == 0 {
+            match c {
+                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
+                | b'\'' | b'"' | b'%' | b'@' | b'`' => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                b'?' | b':' => {
+                    flow_indicators = true;
+                    if followed_by_whitespace {
+                        block_indicators = true;
+                    }
+                }
+                b'-' if followed_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                _ => {}
+            }
+        } else {
+            match c {
+                b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
+                b':' => {
+                    flow_indicators = true;
+                    if followed_by_whitespace {
+                        block_indicators = true;
+                    }
+                }
+                b'#' if preceded_by_whitespace => {
+                    flow_indicators = true;
+                    block_indicators = true;
+                }
+                _ => {}
+            }
+        }
+        // The emitter is in unicode mode: only non-printable characters are special.
+        if !is_printable(value, i) {
+            special_characters = true;
+        }
+        if is_space(value, i) {
+            if i == 0 {
+                leading_space = true;
+            }
+            if i + w == value.len() {
+                trailing_space = true;
+            }
+            if previous_break {
+                break_space = true;
+            }
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(value, i) {
+            line_breaks = true;
+            if i == 0 {
+                leading_break = true;
+            }
+            if i + w == value.len() {
+                trailing_break = true;
+            }
+            if previous_space {
+                space_break = true;
+            }
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = is_blankz(value, i);
+        i += w;
+    }
+    let mut a = Analysis {
+        multiline: line_breaks,
+        flow_plain_allowed: true,
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special_characters {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks {
+        a.flow_plain_allowed = false;
+        a.block_plain_allowed = false;
+    }
+    if flow_indicators {
+        a.flow_plain_allowed = false;
+    }
+    if block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
+}
+
+struct Emitter {
+    out: Vec<u8>,
+    column: i64,
+    indent: i64,
+    indents: Vec<i64>,
+    whitespace: bool,
+    indention: bool,
+    flow_level: u32,
+    mapping_context: bool,
+    simple_key_context: bool,
+    best_indent: i64,
+    best_width: i64,
+}
+
+impl Emitter {
+    fn new() -> Emitter {
+        Emitter {
+            out: Vec::new(),
+            column: 0,
+            indent: -1,
+            indents: Vec::new(),
+            whitespace: true,
+            indention: true,
+            flow_level: 0,
+            mapping_context: false,
+            simple_key_context: false,
+            best_indent: 2,
+            best_width: 80,
+        }
+    }
+
+    fn put(&mut self, c: u8) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push(b'\n');
+        self.column = 0;
+    }
+
+    /// Copy one character of `s` at `*i`.
+    fn write(&mut self, s: &[u8], i: &mut usize) {
+        let w = width(s[*i]).max(1);
+        self.out.extend_from_slice(&s[*i..(*i + w).min(s.len())]);
+        self.column += 1;
+        *i += w;
+    }
+
+    fn write_all(&mut self, s: &[u8]) {
+        let mut i = 0;
+        while i < s.len() {
+            self.write(s, &mut i);
+        }
+    }
+
+    fn write_break(&mut self, s: &[u8], i: &mut usize) {
+        if s[*i] == b'\n' {
+            self.put_break();
+            *i += 1;
+        } else {
+            self.write(s, i);
+            self.column = 0;
+        }
+    }
+
+    fn increase_indent(&mut self, flow: bool, indentless: bool) {
+        self.indents.push(self.indent);
+        if self.indent < 0 {
+            self.indent = if flow { self.best_indent } else { 0 };
+        } else if !indentless {
+            self.indent += self.best_indent;
+        }
+    }
+
+    fn pop_indent(&mut self) {
+        self.indent = self.indents.pop().expect("indent stack");
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.max(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(b' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn write_indicator(
+        &mut self,
+        indicator: &[u8],
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
+        if need_whitespace && !self.whitespace {
+            self.put(b' ');
+        }
+        self.write_all(indicator);
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+    }
+
+    fn emit_node(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
+        self.mapping_context = mapping;
+        self.simple_key_context = simple_key;
+        match v {
+            YVal::Seq(items) => {
+                if self.flow_level > 0 || items.is_empty() {
+                    self.write_indicator(b"[", true, true, false);
+                    self.increase_indent(true, false);
+                    self.flow_level += 1;
+                    // Only empty sequences are written in flow style here.
+                    self.flow_level -= 1;
+                    self.pop_indent();
+                    self.write_indicator(b"]", false, false, false);
+                } else {
+                    let indentless = self.mapping_context && !self.indention;
+                    self.increase_indent(false, indentless);
+                    for item in items {
+                        self.write_indent();
+                        self.write_indicator(b"-", true, false, true);
+                        self.emit_node(item, false, false);
+                    }
+                    self.pop_indent();
+                }
+            }
+            YVal::Map(m) => {
+                if self.flow_level > 0 || m.entries.is_empty() {
+                    self.write_indicator(b"{", true, true, false);
+                    self.increase_indent(true, false);
+                    self.pop_indent();
+                    self.write_indicator(b"}", false, false, false);
+                } else {
+                    self.increase_indent(false, false);
+                    let mut entries: Vec<&(YVal, YVal)> = m.entries.iter().collect();
+                    sort_keys(&mut entries, &|a: &&(YVal, YVal), b: &&(YVal, YVal)| {
+                        key_less(&yval_key_str(&a.0), &yval_key_str(&b.0))
+                    });
+                    for (k, v) in entries {
+                        self.write_indent();
+                        if check_simple_key(k) {
+                            self.emit_node(k, true, true);
+                            self.write_indicator(b":", false, false, false);
+                        } else {
+                            self.write_indicator(b"?", true, false, true);
+                            self.emit_node(k, true, false);
+                            self.write_indent();
+                            self.write_indicator(b":", true, false, true);
+                        }
+                        self.emit_node(v, true, false);
+                    }
+                    self.pop_indent();
+                }
+            }
+            scalar => {
+                let (text, style) = scalar_text(scalar);
+                self.emit_scalar(text.as_bytes(), style);
+            }
+        }
+    }
+
+    fn emit_scalar(&mut self, value: &[u8], requested: Style) {
+        let a = analyze_scalar(value);
+        // yaml_emitter_select_scalar_style (tags are always implicit here).
+        let mut style = requested;
+        if self.simple_key_context && a.multiline {
+            style = Style::DoubleQuoted;
+        }
+        if style == Style::Plain {
+            if (self.flow_level > 0 && !a.flow_plain_allowed)
+                || (self.flow_level == 0 && !a.block_plain_allowed)
+            {
+                style = Style::SingleQuoted;
+            }
+            if value.is_empty() && (self.flow_level > 0 || self.simple_key_context) {
+                style = Style::SingleQuoted;
+            }
+        }
+        if style == Style::SingleQuoted && !a.single_quoted_allowed {
+            style = Style::DoubleQuoted;
+        }
+        if style == Style::Literal
+            && (!a.block_allowed || self.flow_level > 0 || self.simple_key_context)
+        {
+            style = Style::DoubleQuoted;
+        }
+        self.increase_indent(true, false);
+        let allow_breaks = !self.simple_key_context;
+        match style {
+            Style::Plain => self.write_plain(value, allow_breaks),
+            Style::SingleQuoted => self.write_single_quoted(value, allow_breaks),
+            Style::DoubleQuoted => self.write_double_quoted(value, allow_breaks),
+            Style::Literal => self.write_literal(value),
+        }
+        self.pop_indent();
+    }
+
+    fn write_plain(&mut self, value: &[u8], allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(b' ');
+        }
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut i = 0;
+        while i < value.len() {
+            if is_space(value, i) {
+                if allow_breaks
+                    && !spaces
+                    && self.column > self.best_width
+                    && !is_space(value, i + 1)
+                {
+                    self.write_indent();
+                    i += 1;
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else if is_break(value, i) {
+                if !breaks && value[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_single_quoted(&mut self, value: &[u8], allow_breaks: bool) {
+        self.write_indicator(b"'", true, false, false);
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut i = 0;
+        while i < value.len() {
+            if is_space(value, i) {
+                if allow_breaks
+                    && !spaces
+                    && self.column > self.best_width
+                    && i > 0
+                    && i < value.len() - 1
+                    && !is_space(value, i + 1)
+                {
+                    self.write_indent();
+                    i += 1;
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else if is_break(value, i) {
+                if !breaks && value[i] == b'\n' {
+                    self.put_break();
+                }
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                if value[i] == b'\'' {
+                    self.put(b'\'');
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+        }
+        self.write_indicator(b"'", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_double_quoted(&mut self, value: &[u8], allow_breaks: bool) {
+        let mut spaces = false;
+        self.write_indicator(b"\"", true, false, false);
+        let bom = starts_with_bom(value);
+        let mut i = 0;
+        while i < value.len() {
+            if !is_printable(value, i)
+                || bom
+                || is_break(value, i)
+                || value[i] == b'"'
+                || value[i] == b'\\'
+            {
+                let octet = value[i];
+                let (w, mut v): (usize, u32) = if octet & 0x80 == 0 {
+                    (1, u32::from(octet & 0x7F))
+                } else if octet & 0xE0 == 0xC0 {
+                    (2, u32::from(octet & 0x1F))
+                } else if octet & 0xF0 == 0xE0 {
+                    (3, u32::from(octet & 0x0F))
+                } else {
+                    (4, u32::from(octet & 0x07))
+                };
+                for k in 1..w {
+                    v = (v << 6) + u32::from(at(value, i + k) & 0x3F);
+                }
+                i += w;
+                self.put(b'\\');
+                match v {
+                    0x00 => self.put(b'0'),
+                    0x07 => self.put(b'a'),
+                    0x08 => self.put(b'b'),
+                    0x09 => self.put(b't'),
+                    0x0A => self.put(b'n'),
+                    0x0B => self.put(b'v'),
+                    0x0C => self.put(b'f'),
+                    0x0D => self.put(b'r'),
+                    0x1B => self.put(b'e'),
+                    0x22 => self.put(b'"'),
+                    0x5C => self.put(b'\\'),
+                    0x85 => self.put(b'N'),
+                    0xA0 => self.put(b'_'),
+                    0x2028 => self.put(b'L'),
+                    0x2029 => self.put(b'P'),
+                    _ => {
+                        let (c, digits) = if v <= 0xFF {
+                            (b'x', 2)
+                        } else if v <= 0xFFFF {
+                            (b'u', 4)
+                        } else {
+                            (b'U', 8)
+                        };
+                        self.put(c);
+                        for k in (0..digits).rev() {
+                            let d = ((v >> (4 * k)) & 0xF) as u8;
+                            self.put(if d < 10 { b'0' + d } else { b'A' + d - 10 });
+                        }
+                    }
+                }
+                spaces = false;
+            } else if is_space(value, i) {
+                if allow_breaks
+                    && !spaces
+                    && self.column > self.best_width
+                    && i > 0
+                    && i < value.len() - 1
+                {
+                    self.write_indent();
+                    if is_space(value, i + 1) {
+                        self.put(b'\\');
+                    }
+                    i += 1;
+                } else {
+                    self.write(value, &mut i);
+                }
+                spaces = true;
+            } else {
+                self.write(value, &mut i);
+                spaces = false;
+            }
+        }
+        self.write_indicator(b"\"", false, false, false);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn write_block_scalar_hints(&mut self, value: &[u8]) {
+        if is_space(value, 0) || is_break(value, 0) {
+            let hint = [b'0' + self.best_indent as u8];
+            self.write_indicator(&hint, false, false, false);
+        }
+        let mut chomp: Option<u8> = None;
+        if value.is_empty() {
+            chomp = Some(b'-');
+        } else {
+            let mut i = value.len() - 1;
+            while value[i] & 0xC0 == 0x80 {
+                i -= 1;
+            }
+            if !is_break(value, i) {
+                chomp = Some(b'-');
+            } else if i == 0 {
+                chomp = Some(b'+');
+            } else {
+                i -= 1;
+                while value[i] & 0xC0 == 0x80 {
+                    i -= 1;
+                }
+                if is_break(value, i) {
+                    chomp = Some(b'+');
+                }
+            }
+        }
+        if let Some(c) = chomp {
+            self.write_indicator(&[c], false, false, false);
+        }
+    }
+
+    fn write_literal(&mut self, value: &[u8]) {
+        self.write_indicator(b"|", true, false, false);
+        self.write_block_scalar_hints(value);
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        let mut i = 0;
+        while i < value.len() {
+            if is_break(value, i) {
+                self.write_break(value, &mut i);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                }
+                self.write(value, &mut i);
+                self.indention = false;
+                breaks = false;
+            }
+        }
+    }
+}
+
+fn yval_key_str(k: &YVal) -> String {
+    match k {
+        YVal::Str(s) => String::from_utf8_lossy(s).into_owned(),
+        other => scalar_text(other).0,
+    }
+}
+
+/// The text and the encoder's requested style of a scalar.
+fn scalar_text(v: &YVal) -> (String, Style) {
+    match v {
+        YVal::Nil => ("null".to_string(), Style::Plain),
+        YVal::Bool(b) => (b.to_string(), Style::Plain),
+        YVal::Int(i) => (i.to_string(), Style::Plain),
+        YVal::Uint(u) => (u.to_string(), Style::Plain),
+        YVal::Float(f) => {
+            let s = match format_float(*f, 'g', 64).as_str() {
+                "+Inf" => ".inf".to_string(),
+                "-Inf" => "-.inf".to_string(),
+                "NaN" => ".nan".to_string(),
+                s => s.to_string(),
+            };
+            (s, Style::Plain)
+        }
+        YVal::Str(s) => {
+            let s = String::from_utf8_lossy(s).into_owned();
+            let style = string_style(&s);
+            (s, style)
+        }
+        YVal::Seq(_) | YVal::Map(_) => unreachable!("not a scalar"),
+    }
+}
+
+/// `yaml_emitter_check_simple_key` for a key node.
+fn check_simple_key(k: &YVal) -> bool {
+    match k {
+        YVal::Seq(items) => items.is_empty(),
+        YVal::Map(m) => m.entries.is_empty(),
+        scalar => {
+            let (text, _) = scalar_text(scalar);
+            let a = analyze_scalar(text.as_bytes());
+            !a.multiline && text.len() <= 128
+        }
+    }
+}
+
+/// go-yaml v2's `Marshal` of a decoded value.
+pub(crate) fn marshal(v: &YVal) -> String {
+    let mut e = Emitter::new();
+    e.emit_node(v, false, false);
+    // Document end: an implicit document ends with a line break.
+    e.write_indent();
+    String::from_utf8(e.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// `sigs.k8s.io/yaml.Marshal`.
+pub(crate) fn to_yaml(v: &Value) -> Result<String, YamlError> {
+    // json.Marshal first, for its errors (NaN, infinities, unsupported types).
+    let mut json = String::new();
+    json_value(&mut json, v).map_err(|e| YamlError {
+        message: format!("error marshaling into JSON: {e}"),
+        line: None,
+        column: None,
+    })?;
+    let y = match json_to_yval(v) {
+        Ok(y) => y,
+        // A string go-yaml's reader takes differently: read the JSON text back as go-yaml does;
+        // its errors come back as go-yaml wrote them.
+        Err(()) => decode_first(json.as_bytes()).map_err(|f| YamlError {
+            message: f.message,
+            line: f.line,
+            column: f.column,
+        })?,
+    };
+    Ok(marshal(&y))
+}
