@@ -137,24 +137,24 @@ fn index(args: Vec<Value>) -> Result<Value, FuncError> {
     if item.is_invalid() {
         return Err("index of untyped nil".into());
     }
-    for index in &args[1..] {
+    for key in &args[1..] {
         item = match &item {
             Value::Nil | Value::Invalid => return Err("index of nil pointer".into()),
             Value::List(l) => {
-                let i = index_arg(index, l.len())?;
+                let i = index_arg(key, l.len())?;
                 l.items().get(i).cloned().ok_or("reflect: slice index out of range")?
             }
             Value::Bytes(b) => {
-                let i = index_arg(index, b.len())?;
+                let i = index_arg(key, b.len())?;
                 let byte = b.get(i).ok_or("reflect: slice index out of range")?;
                 Value::Int(*byte as i64, IntKind::Uint8)
             }
             Value::String(s) => {
-                let i = index_arg(index, s.len())?;
+                let i = index_arg(key, s.len())?;
                 let byte = s.as_bytes().get(i).ok_or("reflect: string index out of range")?;
                 Value::Int(*byte as i64, IntKind::Uint8)
             }
-            Value::Map(m) => match unwrap(index) {
+            Value::Map(m) => match unwrap(key) {
                 Value::String(key) => m.get(&key).unwrap_or(Value::Nil),
                 Value::Invalid => Value::Nil,
                 other => {
@@ -166,7 +166,7 @@ fn index(args: Vec<Value>) -> Result<Value, FuncError> {
                 }
             },
             Value::Object(o) => match o.as_value() {
-                Some(inner) => index(vec![inner, index.clone()])?,
+                Some(inner) => index(vec![inner, key.clone()])?,
                 None => return Err(format!("can't index item of type {}", o.type_name()).into()),
             },
             other => return Err(format!("can't index item of type {}", other.type_name()).into()),
