@@ -156,7 +156,7 @@ fn index(args: Vec<Value>) -> Result<Value, FuncError> {
             }
             Value::Map(m) => match unwrap(key) {
                 Value::String(key) => m.get(&key).unwrap_or(Value::Nil),
-                Value::Invalid => Value::Nil,
+                Value::Invalid => return Err("value is nil; should be of type string".into()),
                 other => {
                     return Err(format!(
                         "value has type {}; should be string",
