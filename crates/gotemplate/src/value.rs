@@ -127,6 +127,11 @@ impl List {
     pub fn ptr_eq(&self, other: &List) -> bool {
         Rc::ptr_eq(&self.items, &other.items)
     }
+
+    /// The address of the shared items, standing in for Go's slice pointer (`%p`).
+    pub fn addr(&self) -> usize {
+        Rc::as_ptr(&self.items) as usize
+    }
 }
 
 impl FromIterator<Value> for List {
@@ -205,6 +210,11 @@ impl Map {
 
     pub fn ptr_eq(&self, other: &Map) -> bool {
         Rc::ptr_eq(&self.entries, &other.entries)
+    }
+
+    /// The address of the shared entries, standing in for Go's map pointer (`%p`).
+    pub fn addr(&self) -> usize {
+        Rc::as_ptr(&self.entries) as usize
     }
 
     /// A new map with the same entries (values are shared, not deep-copied).
