@@ -195,8 +195,9 @@ pub fn length(item: &Value) -> R {
     Ok(Value::int(n as i64))
 }
 
-/// Go's `indexArg`: an index into something of length `cap`. `nil_name` is how a nil interface
-/// index is reported (Go's `index` looks through it, `slice` does not).
+/// Go's `indexArg`: an index into something of length `cap`. A nil interface (`Value::Nil`) is
+/// "nil" when `nil_interface_is_nil` (Go's `index` looks through interfaces first) and an
+/// `interface {}` otherwise (Go's `slice` does not).
 fn index_arg(index: &Value, cap: usize, nil_interface_is_nil: bool) -> Result<usize, FuncError> {
     let x = match index {
         Value::Int(n, _) => *n,
