@@ -989,7 +989,11 @@ fn gotemplate_conformance() {
                 .push((hdr, got));
         }
         if outcome.failures.is_empty() && outcome.gap {
-            gaps.push(format!("{} — {}", case.id(), case.gap.as_deref().unwrap_or_default()));
+            gaps.push(format!(
+                "{} — {}",
+                case.id(),
+                case.gap.as_deref().unwrap_or_default()
+            ));
         } else if outcome.failures.is_empty() {
             passed += 1;
         } else {

@@ -205,7 +205,10 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         Value::Nil => "interface {}".to_string(),
         other => other.type_name(),
     };
-    Err(format!("wrong type for value; expected {}; got {got}", ty.go_name()))
+    Err(format!(
+        "wrong type for value; expected {}; got {got}",
+        ty.go_name()
+    ))
 }
 
 /// Functions by name. Later inserts replace earlier ones.

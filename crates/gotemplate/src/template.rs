@@ -105,7 +105,10 @@ impl Templates {
     /// Bounds each top-level execution (with everything it starts) to `limit` walked nodes and
     /// loop iterations; beyond it execution fails. Unlimited by default, as in Go.
     pub fn set_step_limit(&mut self, limit: Option<u64>) {
-        self.steps = Rc::new(StepBudget { limit: Cell::new(limit), used: Cell::new(0) });
+        self.steps = Rc::new(StepBudget {
+            limit: Cell::new(limit),
+            used: Cell::new(0),
+        });
     }
 
     /// The name of the template the set was created from, which Go's "no template ... associated
@@ -214,9 +217,14 @@ mod step_limit_tests {
     fn a_step_limit_ends_long_loops_with_an_error() {
         let mut set = Templates::new(FuncMap::new());
         set.set_step_limit(Some(1000));
-        set.parse("t", "{{ range 1000000000000 }}{{ end }}").unwrap();
+        set.parse("t", "{{ range 1000000000000 }}{{ end }}")
+            .unwrap();
         let err = set.execute("t", Value::Nil).unwrap_err();
-        assert!(err.to_string().contains("exceeded the execution step limit (1000)"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("exceeded the execution step limit (1000)"),
+            "{err}"
+        );
         // The budget is per top-level execution.
         set.parse("small", "{{ range 10 }}x{{ end }}").unwrap();
         assert_eq!(set.execute("small", Value::Nil).unwrap(), "xxxxxxxxxx");

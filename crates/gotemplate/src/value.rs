@@ -242,6 +242,9 @@ impl Map {
 /// A Go struct, pointer or named type exposed to templates: fields by name, methods by name.
 ///
 /// The executor resolves `.Name` on an object by trying a method first, then a field, as Go does.
+// `len` answers Go's `len` builtin (None where Go refuses it), not a container's size, so an
+// `is_empty` beside it would mean nothing.
+#[allow(clippy::len_without_is_empty)]
 pub trait Object {
     /// The Go type name, as `%T` prints it (for example `*chartutil.Capabilities`).
     fn type_name(&self) -> &str;
@@ -417,7 +420,7 @@ impl fmt::Debug for Value {
             Value::List(l) => f.debug_list().entries(l.items()).finish(),
             Value::Map(m) => m.with_entries(|e| {
                 f.debug_map()
-                    .entries(e.iter().map(|(k, v)| (k, v)))
+                    .entries(e.iter())
                     .finish()
             }),
             Value::Object(o) => write!(f, "{}", o.type_name()),

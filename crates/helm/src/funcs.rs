@@ -141,7 +141,9 @@ fn sprig_slice(_: &mut dyn gotemplate::Context, args: Vec<Value>) -> Result<Valu
         cast_to_int(&args[2])
     };
     if start < 0 || end < start || end > len {
-        return Err(FuncError::new("reflect.Value.Slice: slice index out of bounds"));
+        return Err(FuncError::new(
+            "reflect.Value.Slice: slice index out of bounds",
+        ));
     }
     let items = list.items()[start as usize..end as usize].to_vec();
     Ok(Value::List(List::typed(items, list.elem_type())))
