@@ -240,7 +240,13 @@ impl<'t> State<'t> {
 
     /// Spends one step of the set's budget (Go has none; a caller may set one to bound work).
     fn tick(&self) -> R<()> {
-        if self.set.steps.spend() {
+        self.spend(1)
+    }
+
+    /// Spends `cost` steps; printing is charged by size, so output that grows without loops
+    /// (recursion on ever longer strings) is bounded too.
+    fn spend(&self, cost: u64) -> R<()> {
+        if self.set.steps.spend(cost) {
             Ok(())
         } else {
             Err(self.error(format!(
@@ -288,6 +294,13 @@ impl<'t> State<'t> {
 
     fn print_value(&mut self, node: &'t Node, v: Value) -> R<()> {
         self.at = At::Node(node);
+        let before = self.out.len();
+        let printed = self.print_value_unbudgeted(node, v);
+        self.spend((self.out.len() - before) as u64 / 64)?;
+        printed
+    }
+
+    fn print_value_unbudgeted(&mut self, node: &'t Node, v: Value) -> R<()> {
         match &v {
             Value::Invalid => self.out.push_str("<no value>"),
             Value::String(s) => self.out.push_str(s),

@@ -117,6 +117,11 @@ fn unquote_char(s: &str, quote: u8) -> Option<(Unquoted, &str)> {
         return Some((Unquoted::Char(c), &s[c.len_utf8()..]));
     }
     let &c = bytes.get(1)?;
+    // Every valid escape letter is ASCII; anything else is a syntax error (and slicing past
+    // it would split a character).
+    if !c.is_ascii() {
+        return None;
+    }
     let rest = &s[2..];
     let simple = |ch: char| Some((Unquoted::Char(ch), rest));
     match c {

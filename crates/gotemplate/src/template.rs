@@ -68,12 +68,12 @@ pub(crate) struct StepBudget {
 }
 
 impl StepBudget {
-    /// Counts a step; false once the limit is passed.
-    pub(crate) fn spend(&self) -> bool {
+    /// Counts `cost` steps; false once the limit is passed.
+    pub(crate) fn spend(&self, cost: u64) -> bool {
         match self.limit.get() {
             None => true,
             Some(limit) => {
-                let used = self.used.get() + 1;
+                let used = self.used.get().saturating_add(cost);
                 self.used.set(used);
                 used <= limit
             }
