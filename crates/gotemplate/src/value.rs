@@ -418,11 +418,7 @@ impl fmt::Debug for Value {
             Value::String(s) => write!(f, "{s:?}"),
             Value::Bytes(b) => write!(f, "[]byte({b:?})"),
             Value::List(l) => f.debug_list().entries(l.items()).finish(),
-            Value::Map(m) => m.with_entries(|e| {
-                f.debug_map()
-                    .entries(e.iter())
-                    .finish()
-            }),
+            Value::Map(m) => m.with_entries(|e| f.debug_map().entries(e.iter()).finish()),
             Value::Object(o) => write!(f, "{}", o.type_name()),
             Value::Func(func) => write!(f, "{}", func.go_type()),
         }
