@@ -808,10 +808,18 @@ impl<'t> State<'t> {
             argv.push(self.validate(fin, func.param(args.len()))?);
         }
         match (func.imp)(self, argv) {
-            Ok(v) => Ok(Val {
-                v,
-                iface: func.result == "interface {}",
-            }),
+            Ok(v) => {
+                // Strings built by functions are charged by size: recursion that grows a
+                // string at every level uses quadratic memory without printing anything.
+                if let Value::String(s) = &v {
+                    self.at = node;
+                    self.spend(s.len() as u64 / 64)?;
+                }
+                Ok(Val {
+                    v,
+                    iface: func.result == "interface {}",
+                })
+            }
             Err(e) => {
                 self.at = node;
                 Err(self.error(format!("error calling {name}: {e}")))
