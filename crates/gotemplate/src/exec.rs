@@ -811,9 +811,11 @@ impl<'t> State<'t> {
             Ok(v) => {
                 // Strings built by functions are charged by size: recursion that grows a
                 // string at every level uses quadratic memory without printing anything.
-                if let Value::String(s) = &v {
+                if let Value::String(s) = &v
+                    && !self.set.steps.spend(s.len() as u64 / 64)
+                {
                     self.at = node;
-                    self.spend(s.len() as u64 / 64)?;
+                    self.spend(0)?;
                 }
                 Ok(Val {
                     v,
