@@ -91,7 +91,7 @@ pub fn split_documents(file: &str) -> Vec<String> {
 }
 
 /// Go's `unicode.IsSpace`.
-fn is_go_space(c: char) -> bool {
+pub(crate) fn is_go_space(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}'

@@ -137,7 +137,7 @@ impl Parser {
                     Some(other) => {
                         return fail(format!(
                             "unable to parse key: interface conversion: interface {{}} is {}, not []interface {{}}",
-                            go_dynamic_type(&other)
+                            other.type_name()
                         ));
                     }
                 };
@@ -179,7 +179,7 @@ impl Parser {
                     Some(other) => {
                         return fail(format!(
                             "unable to parse key: interface conversion: interface {{}} is {}, not map[string]interface {{}}",
-                            go_dynamic_type(&other)
+                            other.type_name()
                         ));
                     }
                 };
@@ -249,7 +249,7 @@ impl Parser {
                     Some(other) => {
                         let msg = format!(
                             "interface conversion: interface {{}} is {}, not []interface {{}}",
-                            go_dynamic_type(other)
+                            other.type_name()
                         );
                         return (list, fail(msg));
                     }
@@ -315,10 +315,6 @@ fn set_index(mut list: Vec<Value>, index: i64, value: Value) -> (Vec<Value>, Res
     }
     list[index] = value;
     (list, Ok(()))
-}
-
-fn go_dynamic_type(value: &Value) -> String {
-    value.type_name()
 }
 
 #[cfg(test)]

@@ -116,10 +116,6 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     Ok(TemplateOutput { stdout, warnings })
 }
 
-fn is_space(c: char) -> bool {
-    c.is_whitespace()
-}
-
 /// `--show-only`: the documents whose source matches each pattern (Go's `filepath.Match`), in
 /// the order of the patterns.
 fn show_only(all: &str, patterns: &[String]) -> Result<String, TemplateError> {
