@@ -104,7 +104,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let (manifests, hooks) = manifest::sort_manifests(&rendered)?;
 
     let mut all = manifest::frame(&manifests)
-        .trim_matches(is_space)
+        .trim_matches(manifest::is_go_space)
         .to_string();
     all.push('\n');
     all.push_str(&manifest::frame(&hooks));
