@@ -56,6 +56,9 @@ struct TemplateArgs {
     /// Extra API versions for `.Capabilities.APIVersions`.
     #[arg(short = 'a', long = "api-versions", value_delimiter = ',')]
     api_versions: Vec<String>,
+    /// Include the chart's CRDs (`crds/`) in the output.
+    #[arg(long = "include-crds")]
+    include_crds: bool,
 }
 
 /// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures.
@@ -103,7 +106,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
     if !chart_dir.exists() {
         return Err(Failure::input(format!("path {chart_path:?} not found")));
     }
-    let chart = helm::chart::load_dir(&chart_dir).map_err(|e| Failure::input(e.to_string()))?;
+    let chart = helm::chart::load_path(&chart_dir).map_err(|e| Failure::input(e.to_string()))?;
     let mut value_files = Vec::new();
     for path in &args.values {
         let text = std::fs::read_to_string(path).map_err(|e| {
@@ -120,6 +123,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         show_only: args.show_only,
         kube_version: args.kube_version,
         api_versions: args.api_versions,
+        include_crds: args.include_crds,
     };
     let output = helm::template::template(&chart, &options).map_err(|e| match e {
         helm::template::TemplateError::Input(message) => Failure::input(message),

@@ -20,6 +20,8 @@ pub enum ChartError {
     Invalid(String),
     #[error("Chart.yaml file is missing")]
     MissingChartYaml,
+    #[error("{0}")]
+    Archive(String),
 }
 
 /// A file of the chart, by its path relative to the chart root (`templates/x.yaml`).
@@ -62,7 +64,9 @@ pub struct Chart {
     pub values: Map,
     /// Everything under `templates/` (NOTES.txt and partials included), sorted by path.
     pub templates: Vec<ChartFile>,
-    /// The other files, for `.Files` (Chart.yaml, values.yaml and templates excluded).
+    /// The other files, for `.Files` (Chart.yaml, values.yaml and templates excluded), in the
+    /// order they were loaded (an archive's order, a directory's lexical walk), which decides
+    /// the order of CRDs as in Helm.
     pub files: Vec<ChartFile>,
 }
 
@@ -89,12 +93,21 @@ impl Chart {
         }
         let metadata = metadata.ok_or(ChartError::MissingChartYaml)?;
         templates.sort_by(|a, b| a.path.cmp(&b.path));
-        others.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(Chart {
             metadata,
             values,
             templates,
             files: others,
+        })
+    }
+
+    /// The files of `crds/` that Helm installs as CRDs (`.yaml`, `.yml`, `.json`), by path.
+    pub fn crds(&self) -> impl Iterator<Item = &ChartFile> {
+        self.files.iter().filter(|f| {
+            f.path.starts_with("crds/")
+                && [".yaml", ".yml", ".json"]
+                    .iter()
+                    .any(|ext| f.path.ends_with(ext))
         })
     }
 
@@ -209,6 +222,56 @@ fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
     Ok(metadata)
 }
 
+/// Loads a chart from a directory or a `.tgz` archive, as `helm template CHART` accepts them.
+pub fn load_path(path: &Path) -> Result<Chart, ChartError> {
+    if path.is_dir() {
+        return load_dir(path);
+    }
+    let data = std::fs::read(path).map_err(|source| ChartError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    load_archive(&data)
+}
+
+/// Loads a chart from the bytes of a gzipped tar archive: Helm's layout, one top-level
+/// directory (the chart's name) holding the chart's files.
+pub fn load_archive(data: &[u8]) -> Result<Chart, ChartError> {
+    let archive_error = |e: std::io::Error| ChartError::Archive(e.to_string());
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(data));
+    let mut files = Vec::new();
+    for entry in archive.entries().map_err(archive_error)? {
+        let mut entry = entry.map_err(archive_error)?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let path = entry
+            .path()
+            .map_err(archive_error)?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Some((_, relative)) = path.trim_start_matches("./").split_once('/') else {
+            continue;
+        };
+        if relative.is_empty() || relative.split('/').any(|part| part == "..") {
+            return Err(ChartError::Archive(format!(
+                "chart illegally references parent directory: {path}"
+            )));
+        }
+        let relative = relative.to_string();
+        let mut content = Vec::new();
+        std::io::Read::read_to_end(&mut entry, &mut content).map_err(archive_error)?;
+        files.push(ChartFile {
+            path: relative,
+            data: Rc::from(content),
+        });
+    }
+    if files.is_empty() {
+        return Err(ChartError::Archive("no files in chart archive".to_string()));
+    }
+    Chart::from_files(files)
+}
+
 /// Loads a chart directory (every file below it, `.helmignore` not yet honoured).
 pub fn load_dir(dir: &Path) -> Result<Chart, ChartError> {
     let mut files = Vec::new();
@@ -245,4 +308,57 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<ChartFile>) -> Result<(), Char
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn archive(entries: &[(&str, &str)]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::default(),
+        ));
+        for (path, text) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(text.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder
+                .append_data(&mut header, path, text.as_bytes())
+                .unwrap();
+        }
+        builder.into_inner().unwrap().finish().unwrap()
+    }
+
+    #[test]
+    fn archives_load_with_their_top_directory_stripped_and_their_order_kept() {
+        let data = archive(&[
+            (
+                "demo/Chart.yaml",
+                "apiVersion: v2\nname: demo\nversion: 1.0.0\n",
+            ),
+            ("demo/crds/b.yaml", "kind: CustomResourceDefinition\n"),
+            ("demo/crds/a.yaml", "kind: CustomResourceDefinition\n"),
+            ("demo/templates/x.yaml", "kind: ConfigMap\n"),
+        ]);
+        let chart = load_archive(&data).unwrap();
+        assert_eq!(chart.metadata.name, "demo");
+        assert_eq!(chart.templates[0].path, "templates/x.yaml");
+        let crds: Vec<&str> = chart.crds().map(|f| f.path.as_str()).collect();
+        assert_eq!(crds, ["crds/b.yaml", "crds/a.yaml"]);
+    }
+
+    #[test]
+    fn bad_archives_are_errors() {
+        assert!(matches!(
+            load_archive(b"not gzip"),
+            Err(ChartError::Archive(_))
+        ));
+        let no_chart = archive(&[("demo/values.yaml", "a: 1\n")]);
+        assert!(matches!(
+            load_archive(&no_chart),
+            Err(ChartError::MissingChartYaml)
+        ));
+    }
 }

@@ -28,6 +28,8 @@ pub struct TemplateOptions {
     pub show_only: Vec<String>,
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
+    /// `--include-crds`: print the chart's `crds/` files first, as they are.
+    pub include_crds: bool,
 }
 
 /// Why `helm template` failed. Helm adds a hint about `--debug` after rendering failures only.
@@ -103,9 +105,19 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let rendered = engine::render(chart, &values::as_values(&coalesced), &context)?;
     let (manifests, hooks) = manifest::sort_manifests(&rendered)?;
 
-    let mut all = manifest::frame(&manifests)
-        .trim_matches(manifest::is_go_space)
-        .to_string();
+    let mut framed = String::new();
+    if options.include_crds {
+        for crd in chart.crds() {
+            framed.push_str(&format!(
+                "---\n# Source: {}/{}\n{}\n",
+                chart.metadata.name,
+                crd.path,
+                crd.text()
+            ));
+        }
+    }
+    framed.push_str(&manifest::frame(&manifests));
+    let mut all = framed.trim_matches(manifest::is_go_space).to_string();
     all.push('\n');
     all.push_str(&manifest::frame(&hooks));
     let stdout = if options.show_only.is_empty() {
