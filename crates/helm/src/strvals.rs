@@ -25,10 +25,20 @@ pub enum Typing {
 
 /// Parses one `--set` argument into `dest` (changed in place).
 pub fn parse_into(text: &str, dest: &Map, typing: Typing) -> Result<(), StrvalsError> {
+    parse_into_with(text, dest, &|raw| Ok(typed_value(raw, typing)))
+}
+
+/// Parses one argument of the `--set` family into `dest`, turning each raw value into a value
+/// with `read` (`--set-file` reads the file the raw value names).
+pub fn parse_into_with(
+    text: &str,
+    dest: &Map,
+    read: &dyn Fn(&str) -> Result<Value, String>,
+) -> Result<(), StrvalsError> {
     let mut parser = Parser {
         chars: text.chars().collect(),
         pos: 0,
-        typing,
+        read,
     };
     loop {
         match parser.key(dest, 0) {
@@ -78,10 +88,10 @@ fn fail<T>(msg: impl Into<String>) -> Result<T, Stop> {
     Err(Stop::Error(StrvalsError(msg.into())))
 }
 
-struct Parser {
+struct Parser<'r> {
     chars: Vec<char>,
     pos: usize,
-    typing: Typing,
+    read: &'r dyn Fn(&str) -> Result<Value, String>,
 }
 
 /// The outcome of reading a value list: a list, or "not a list" (no `{`), or end of input.
@@ -91,7 +101,11 @@ enum ValList {
     Eof,
 }
 
-impl Parser {
+impl Parser<'_> {
+    fn value(&self, raw: &str) -> Result<Value, Stop> {
+        (self.read)(raw).map_err(|e| Stop::Error(StrvalsError(e)))
+    }
+
     fn next(&mut self) -> Option<char> {
         let c = self.chars.get(self.pos).copied();
         if c.is_some() {
@@ -158,7 +172,7 @@ impl Parser {
                     // The end of input after a scalar is not reported here (as in Helm): the
                     // next key finds it.
                     let (text, _) = self.until(&[',']);
-                    set(data, &key, typed_value(&text, self.typing));
+                    set(data, &key, self.value(&text)?);
                     Ok(())
                 }
             },
@@ -233,7 +247,10 @@ impl Parser {
                     Ok(ValList::Eof) => Value::str(""),
                     Ok(ValList::NotList) => {
                         let (text, _) = self.until(&[',']);
-                        typed_value(&text, self.typing)
+                        match self.value(&text) {
+                            Ok(v) => v,
+                            Err(e) => return (list, Err(e)),
+                        }
                     }
                 };
                 set_index(list, index, value)
@@ -288,10 +305,10 @@ impl Parser {
                     if self.chars.get(self.pos) == Some(&',') {
                         self.pos += 1;
                     }
-                    items.push(typed_value(&text, self.typing));
+                    items.push(self.value(&text)?);
                     return Ok(ValList::List(items));
                 }
-                Some(_) => items.push(typed_value(&text, self.typing)),
+                Some(_) => items.push(self.value(&text)?),
             }
         }
     }
