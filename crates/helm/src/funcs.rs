@@ -1,11 +1,11 @@
-//! Helm's own template functions (`include`, `tpl`, `required`, `fail`, `lookup`) and the Sprig
-//! functions that replace Go builtins in Helm (`slice`).
+//! Helm's own template functions (`include`, `tpl`, `required`, `fail`, `lookup`, `toYaml`,
+//! `toJson`, `fromYaml`), registered on top of Sprig's (see [`crate::sprig`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gotemplate::{ArgType, Func, FuncError, FuncMap, IntKind, List, Map, Value};
+use gotemplate::{ArgType, Func, FuncError, FuncMap, Map, Value};
 
 /// Helm's bound on how often one name may be `include`d inside itself.
 const INCLUDE_RECURSION_MAX: usize = 1000;
@@ -21,7 +21,8 @@ fn warn_wrap(msg: &str) -> FuncError {
 
 /// Every function Helm adds on top of Go's builtins, for one render.
 pub fn helm_funcs() -> FuncMap {
-    let mut map = FuncMap::new();
+    let mut map = crate::sprig::sprig_funcs();
+    register_yaml_json(&mut map);
     let included: Rc<RefCell<HashMap<String, usize>>> = Rc::default();
     map.insert(
         "include",
@@ -102,51 +103,7 @@ pub fn helm_funcs() -> FuncMap {
     );
     lookup.returns_error = true;
     map.insert("lookup", lookup);
-    let mut slice = Func::new(
-        vec![ArgType::Any],
-        Some(ArgType::Any),
-        "interface {}",
-        sprig_slice,
-    );
-    slice.returns_error = false;
-    map.insert("slice", slice);
     map
-}
-
-/// Sprig's `slice LIST [START [END]]`, which replaces Go's builtin in Helm: lists only.
-fn sprig_slice(_: &mut dyn gotemplate::Context, args: Vec<Value>) -> Result<Value, FuncError> {
-    let list = match &args[0] {
-        Value::List(l) => l.clone(),
-        Value::Bytes(b) => List::typed(
-            b.iter()
-                .map(|x| Value::Int(*x as i64, IntKind::Uint8))
-                .collect(),
-            "uint8",
-        ),
-        other => {
-            return Err(FuncError::new(format!(
-                "list should be type of slice or array but {}",
-                go_kind(other)
-            )));
-        }
-    };
-    if list.is_empty() {
-        return Ok(Value::Nil);
-    }
-    let len = list.len() as i64;
-    let start = args.get(1).map(cast_to_int).unwrap_or(0);
-    let end = if args.len() < 3 {
-        len
-    } else {
-        cast_to_int(&args[2])
-    };
-    if start < 0 || end < start || end > len {
-        return Err(FuncError::new(
-            "reflect.Value.Slice: slice index out of bounds",
-        ));
-    }
-    let items = list.items()[start as usize..end as usize].to_vec();
-    Ok(Value::List(List::typed(items, list.elem_type())))
 }
 
 /// Go's `reflect.Kind` name of a value, as Sprig's error messages print it.
@@ -197,4 +154,60 @@ fn parse_go_int(s: &str) -> Option<i64> {
     };
     let n = i64::from_str_radix(&body, radix).ok()?;
     Some(if negative { -n } else { n })
+}
+
+/// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).
+fn register_yaml_json(map: &mut FuncMap) {
+    let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        Ok(Value::from(match crate::yaml::to_yaml(&args[0]) {
+            Ok(text) => text.strip_suffix('\n').unwrap_or(&text).to_string(),
+            Err(_) => String::new(),
+        }))
+    });
+    to_yaml.returns_error = false;
+    map.insert("toYaml", to_yaml);
+    let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        Ok(Value::from(crate::yaml::to_json(&args[0]).unwrap_or_default()))
+    });
+    to_json.returns_error = false;
+    map.insert("toJson", to_json);
+    let mut from_yaml = Func::new(
+        vec![ArgType::String],
+        None,
+        "map[string]interface {}",
+        |_, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            let out = Map::new();
+            match crate::yaml::from_yaml(text) {
+                Ok(Value::Map(m)) => return Ok(Value::Map(m)),
+                Ok(Value::Nil) => {}
+                Ok(other) => {
+                    out.insert(
+                        "Error",
+                        Value::from(format!(
+                            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                            json_kind(&other)
+                        )),
+                    );
+                }
+                Err(e) => {
+                    out.insert("Error", Value::from(e.message));
+                }
+            }
+            Ok(Value::Map(out))
+        },
+    );
+    from_yaml.returns_error = false;
+    map.insert("fromYaml", from_yaml);
+}
+
+/// `encoding/json`'s name for a JSON value's kind in its unmarshal errors.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Int(..) | Value::Float(_) => "number",
+        Value::String(_) => "string",
+        Value::List(_) => "array",
+        _ => "object",
+    }
 }

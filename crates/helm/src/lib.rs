@@ -10,6 +10,7 @@ pub mod engine;
 pub mod funcs;
 pub mod manifest;
 pub mod objects;
+pub mod sprig;
 pub mod strvals;
 pub mod template;
 pub mod values;
