@@ -121,41 +121,6 @@ pub fn go_kind(value: &Value) -> &'static str {
     }
 }
 
-/// spf13/cast's `ToInt`, which Sprig uses for indexes: numbers truncate, numeric strings parse
-/// (base prefixes allowed), booleans are 0/1, anything else is 0.
-pub fn cast_to_int(value: &Value) -> i64 {
-    match value {
-        Value::Int(n, _) => *n,
-        Value::Float(f) => *f as i64,
-        Value::Bool(b) => *b as i64,
-        Value::String(s) => parse_go_int(s).unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// Go's `strconv.ParseInt(s, 0, 0)`.
-fn parse_go_int(s: &str) -> Option<i64> {
-    let (negative, digits) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let digits = digits.replace('_', "");
-    let lower = digits.to_ascii_lowercase();
-    let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
-        (16, rest.to_string())
-    } else if let Some(rest) = lower.strip_prefix("0b") {
-        (2, rest.to_string())
-    } else if let Some(rest) = lower.strip_prefix("0o") {
-        (8, rest.to_string())
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, lower[1..].to_string())
-    } else {
-        (10, lower)
-    };
-    let n = i64::from_str_radix(&body, radix).ok()?;
-    Some(if negative { -n } else { n })
-}
-
 /// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).
 fn register_yaml_json(map: &mut FuncMap) {
     let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
@@ -167,7 +132,9 @@ fn register_yaml_json(map: &mut FuncMap) {
     to_yaml.returns_error = false;
     map.insert("toYaml", to_yaml);
     let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
-        Ok(Value::from(crate::yaml::to_json(&args[0]).unwrap_or_default()))
+        Ok(Value::from(
+            crate::yaml::to_json(&args[0]).unwrap_or_default(),
+        ))
     });
     to_json.returns_error = false;
     map.insert("toJson", to_json);

@@ -198,10 +198,9 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
                 .iter()
                 .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, &w)))
         }
-        (Value::Object(x), Value::Object(y)) => std::ptr::addr_eq(
-            std::rc::Rc::as_ptr(x),
-            std::rc::Rc::as_ptr(y),
-        ),
+        (Value::Object(x), Value::Object(y)) => {
+            std::ptr::addr_eq(std::rc::Rc::as_ptr(x), std::rc::Rc::as_ptr(y))
+        }
         _ => false,
     }
 }
@@ -217,18 +216,32 @@ fn int_math(op: &str, a: i64, b: i64) -> Result<i64, FuncError> {
 }
 
 pub(super) fn register(map: &mut FuncMap) {
-    def(map, "default", &[ANY], Some(ANY), "interface {}", false, |_, a| {
-        Ok(match a.get(1) {
-            Some(given) if !empty(given) => given.clone(),
-            _ => a[0].clone(),
-        })
-    });
+    def(
+        map,
+        "default",
+        &[ANY],
+        Some(ANY),
+        "interface {}",
+        false,
+        |_, a| {
+            Ok(match a.get(1) {
+                Some(given) if !empty(given) => given.clone(),
+                _ => a[0].clone(),
+            })
+        },
+    );
     def(map, "empty", &[ANY], None, "bool", false, |_, a| {
         Ok(Value::Bool(empty(&a[0])))
     });
-    def(map, "coalesce", &[], Some(ANY), "interface {}", false, |_, a| {
-        Ok(a.into_iter().find(|v| !empty(v)).unwrap_or(Value::Nil))
-    });
+    def(
+        map,
+        "coalesce",
+        &[],
+        Some(ANY),
+        "interface {}",
+        false,
+        |_, a| Ok(a.into_iter().find(|v| !empty(v)).unwrap_or(Value::Nil)),
+    );
     def(map, "all", &[], Some(ANY), "bool", false, |_, a| {
         Ok(Value::Bool(a.iter().all(|v| !empty(v))))
     });
@@ -259,9 +272,15 @@ pub(super) fn register(map: &mut FuncMap) {
     def(map, "kindIs", &[STR, ANY], None, "bool", false, |_, a| {
         Ok(Value::Bool(s(&a, 0) == go_kind(&a[1])))
     });
-    def(map, "deepEqual", &[ANY, ANY], None, "bool", false, |_, a| {
-        Ok(Value::Bool(deep_equal(&a[0], &a[1])))
-    });
+    def(
+        map,
+        "deepEqual",
+        &[ANY, ANY],
+        None,
+        "bool",
+        false,
+        |_, a| Ok(Value::Bool(deep_equal(&a[0], &a[1]))),
+    );
     def(map, "toString", &[ANY], None, "string", false, |_, a| {
         Ok(Value::from(strval(&a[0])))
     });

@@ -48,20 +48,36 @@ pub fn mergo_merge(dst: &Map, src: &Map, overwrite: bool) {
 }
 
 pub(super) fn register(map: &mut FuncMap) {
-    def(map, "dict", &[], Some(ANY), "map[string]interface {}", false, |_, a| {
-        let m = Map::new();
-        for pair in a.chunks(2) {
-            let value = pair.get(1).cloned().unwrap_or_else(|| Value::str(""));
-            m.insert(strval(&pair[0]), value);
-        }
-        Ok(Value::Map(m))
-    });
-    def(map, "get", &[MAP, STR], None, "interface {}", false, |_, a| {
-        Ok(match &a[0] {
-            Value::Map(m) => m.get(s(&a, 1)).unwrap_or_else(|| Value::str("")),
-            _ => Value::str(""),
-        })
-    });
+    def(
+        map,
+        "dict",
+        &[],
+        Some(ANY),
+        "map[string]interface {}",
+        false,
+        |_, a| {
+            let m = Map::new();
+            for pair in a.chunks(2) {
+                let value = pair.get(1).cloned().unwrap_or_else(|| Value::str(""));
+                m.insert(strval(&pair[0]), value);
+            }
+            Ok(Value::Map(m))
+        },
+    );
+    def(
+        map,
+        "get",
+        &[MAP, STR],
+        None,
+        "interface {}",
+        false,
+        |_, a| {
+            Ok(match &a[0] {
+                Value::Map(m) => m.get(s(&a, 1)).unwrap_or_else(|| Value::str("")),
+                _ => Value::str(""),
+            })
+        },
+    );
     def(
         map,
         "set",
@@ -75,9 +91,7 @@ pub(super) fn register(map: &mut FuncMap) {
                 return Ok(a[0].clone());
             }
             // Go: assignment to entry in nil map.
-            Err(gotemplate::FuncError::new(
-                "assignment to entry in nil map",
-            ))
+            Err(gotemplate::FuncError::new("assignment to entry in nil map"))
         },
     );
     def(
@@ -99,14 +113,22 @@ pub(super) fn register(map: &mut FuncMap) {
             a[0].as_map().is_some_and(|m| m.contains_key(s(&a, 1))),
         ))
     });
-    def(map, "pluck", &[STR], Some(MAP), "[]interface {}", false, |_, a| {
-        let key = s(&a, 0);
-        let items = a[1..]
-            .iter()
-            .filter_map(|d| d.as_map().and_then(|m| m.get(key)))
-            .collect();
-        Ok(Value::List(List::new(items)))
-    });
+    def(
+        map,
+        "pluck",
+        &[STR],
+        Some(MAP),
+        "[]interface {}",
+        false,
+        |_, a| {
+            let key = s(&a, 0);
+            let items = a[1..]
+                .iter()
+                .filter_map(|d| d.as_map().and_then(|m| m.get(key)))
+                .collect();
+            Ok(Value::List(List::new(items)))
+        },
+    );
     def(map, "keys", &[], Some(MAP), "[]string", false, |_, a| {
         let items = a
             .iter()
@@ -155,13 +177,21 @@ pub(super) fn register(map: &mut FuncMap) {
             Ok(Value::Map(out))
         },
     );
-    def(map, "values", &[MAP], None, "[]interface {}", false, |_, a| {
-        let items = match &a[0] {
-            Value::Map(m) => m.entries().into_iter().map(|(_, v)| v).collect(),
-            _ => Vec::new(),
-        };
-        Ok(Value::List(List::new(items)))
-    });
+    def(
+        map,
+        "values",
+        &[MAP],
+        None,
+        "[]interface {}",
+        false,
+        |_, a| {
+            let items = match &a[0] {
+                Value::Map(m) => m.entries().into_iter().map(|(_, v)| v).collect(),
+                _ => Vec::new(),
+            };
+            Ok(Value::List(List::new(items)))
+        },
+    );
     for (name, overwrite, must) in [
         ("merge", false, false),
         ("mustMerge", false, true),

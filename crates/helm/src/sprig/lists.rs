@@ -35,16 +35,30 @@ fn list(items: Vec<Value>) -> Value {
 macro_rules! list_fn {
     ($map:expr, $names:expr, $params:expr, $result:expr, $must_result:expr, $imp:expr) => {
         for (i, name) in $names.iter().enumerate() {
-            def($map, name, $params, None, $result, i % 2 == 1 || $must_result, $imp);
+            def(
+                $map,
+                name,
+                $params,
+                None,
+                $result,
+                i % 2 == 1 || $must_result,
+                $imp,
+            );
         }
     };
 }
 
 pub(super) fn register(map: &mut FuncMap) {
     for name in ["list", "tuple"] {
-        def(map, name, &[], Some(ANY), "[]interface {}", false, |_, a| {
-            Ok(list(a))
-        });
+        def(
+            map,
+            name,
+            &[],
+            Some(ANY),
+            "[]interface {}",
+            false,
+            |_, a| Ok(list(a)),
+        );
     }
     for (name, must) in [
         ("append", false),
@@ -52,11 +66,19 @@ pub(super) fn register(map: &mut FuncMap) {
         ("mustAppend", true),
         ("mustPush", true),
     ] {
-        def(map, name, &[ANY, ANY], None, "[]interface {}", must, |_, a| {
-            let mut items = elems(&a[0], "push")?;
-            items.push(a[1].clone());
-            Ok(list(items))
-        });
+        def(
+            map,
+            name,
+            &[ANY, ANY],
+            None,
+            "[]interface {}",
+            must,
+            |_, a| {
+                let mut items = elems(&a[0], "push")?;
+                items.push(a[1].clone());
+                Ok(list(items))
+            },
+        );
     }
     list_fn!(
         map,
@@ -76,7 +98,12 @@ pub(super) fn register(map: &mut FuncMap) {
         &[ANY],
         "interface {}",
         false,
-        |_, a| { Ok(elems(&a[0], "find first")?.into_iter().next().unwrap_or(Value::Nil)) }
+        |_, a| {
+            Ok(elems(&a[0], "find first")?
+                .into_iter()
+                .next()
+                .unwrap_or(Value::Nil))
+        }
     );
     list_fn!(
         map,
@@ -90,12 +117,13 @@ pub(super) fn register(map: &mut FuncMap) {
         map,
         ["rest", "mustRest"],
         &[ANY],
-        "interface {}",
+        "[]interface {}",
         false,
         |_, a| {
             let items = elems(&a[0], "find rest")?;
             if items.is_empty() {
-                return Ok(Value::Nil);
+                // A nil `[]interface{}`.
+                return Ok(list(Vec::new()));
             }
             Ok(list(items[1..].to_vec()))
         }
@@ -104,12 +132,12 @@ pub(super) fn register(map: &mut FuncMap) {
         map,
         ["initial", "mustInitial"],
         &[ANY],
-        "interface {}",
+        "[]interface {}",
         false,
         |_, a| {
             let items = elems(&a[0], "find initial")?;
             if items.is_empty() {
-                return Ok(Value::Nil);
+                return Ok(list(Vec::new()));
             }
             Ok(list(items[..items.len() - 1].to_vec()))
         }
@@ -154,16 +182,24 @@ pub(super) fn register(map: &mut FuncMap) {
         }
     );
     for (name, must) in [("without", false), ("mustWithout", true)] {
-        def(map, name, &[ANY], Some(ANY), "[]interface {}", must, |_, a| {
-            let omit = &a[1..];
-            let items = elems(&a[0], "find without")?;
-            Ok(list(
-                items
-                    .into_iter()
-                    .filter(|v| !omit.iter().any(|o| deep_equal(o, v)))
-                    .collect(),
-            ))
-        });
+        def(
+            map,
+            name,
+            &[ANY],
+            Some(ANY),
+            "[]interface {}",
+            must,
+            |_, a| {
+                let omit = &a[1..];
+                let items = elems(&a[0], "find without")?;
+                Ok(list(
+                    items
+                        .into_iter()
+                        .filter(|v| !omit.iter().any(|o| deep_equal(o, v)))
+                        .collect(),
+                ))
+            },
+        );
     }
     for (name, must) in [("has", false), ("mustHas", true)] {
         def(map, name, &[ANY, ANY], None, "bool", must, |_, a| {
@@ -175,23 +211,39 @@ pub(super) fn register(map: &mut FuncMap) {
         });
     }
     for (name, must) in [("slice", false), ("mustSlice", true)] {
-        def(map, name, &[ANY], Some(ANY), "interface {}", must, sprig_slice);
+        def(
+            map,
+            name,
+            &[ANY],
+            Some(ANY),
+            "interface {}",
+            must,
+            sprig_slice,
+        );
     }
-    def(map, "concat", &[], Some(ANY), "interface {}", false, |_, a| {
-        let mut out = Vec::new();
-        for v in &a {
-            match v {
-                Value::List(_) | Value::Bytes(_) => out.extend(elems(v, "concat")?),
-                other => {
-                    return Err(FuncError::new(format!(
-                        "Cannot concat type {} as list",
-                        go_kind(other)
-                    )));
+    def(
+        map,
+        "concat",
+        &[],
+        Some(ANY),
+        "interface {}",
+        false,
+        |_, a| {
+            let mut out = Vec::new();
+            for v in &a {
+                match v {
+                    Value::List(_) | Value::Bytes(_) => out.extend(elems(v, "concat")?),
+                    other => {
+                        return Err(FuncError::new(format!(
+                            "Cannot concat type {} as list",
+                            go_kind(other)
+                        )));
+                    }
                 }
             }
-        }
-        Ok(list(out))
-    });
+            Ok(list(out))
+        },
+    );
     def(map, "sortAlpha", &[ANY], None, "[]string", false, |_, a| {
         let mut items = match &a[0] {
             Value::List(_) | Value::Bytes(_) => strslice(&a[0]),

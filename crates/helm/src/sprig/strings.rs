@@ -151,23 +151,51 @@ pub(super) fn register(map: &mut FuncMap) {
             Ok(Value::from(trim_set(s(&a, 1), s(&a, 0))))
         });
     }
-    def(map, "trimSuffix", &[STR, STR], None, "string", false, |_, a| {
-        let text = s(&a, 1);
-        Ok(Value::str(text.strip_suffix(s(&a, 0)).unwrap_or(text)))
-    });
-    def(map, "trimPrefix", &[STR, STR], None, "string", false, |_, a| {
-        let text = s(&a, 1);
-        Ok(Value::str(text.strip_prefix(s(&a, 0)).unwrap_or(text)))
-    });
+    def(
+        map,
+        "trimSuffix",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let text = s(&a, 1);
+            Ok(Value::str(text.strip_suffix(s(&a, 0)).unwrap_or(text)))
+        },
+    );
+    def(
+        map,
+        "trimPrefix",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let text = s(&a, 1);
+            Ok(Value::str(text.strip_prefix(s(&a, 0)).unwrap_or(text)))
+        },
+    );
     def(map, "contains", &[STR, STR], None, "bool", false, |_, a| {
         Ok(Value::Bool(s(&a, 1).contains(s(&a, 0))))
     });
-    def(map, "hasPrefix", &[STR, STR], None, "bool", false, |_, a| {
-        Ok(Value::Bool(s(&a, 1).starts_with(s(&a, 0))))
-    });
-    def(map, "hasSuffix", &[STR, STR], None, "bool", false, |_, a| {
-        Ok(Value::Bool(s(&a, 1).ends_with(s(&a, 0))))
-    });
+    def(
+        map,
+        "hasPrefix",
+        &[STR, STR],
+        None,
+        "bool",
+        false,
+        |_, a| Ok(Value::Bool(s(&a, 1).starts_with(s(&a, 0)))),
+    );
+    def(
+        map,
+        "hasSuffix",
+        &[STR, STR],
+        None,
+        "bool",
+        false,
+        |_, a| Ok(Value::Bool(s(&a, 1).ends_with(s(&a, 0)))),
+    );
     def(map, "quote", &[], Some(ANY), "string", false, |_, a| {
         let parts: Vec<String> = a
             .iter()
@@ -185,22 +213,30 @@ pub(super) fn register(map: &mut FuncMap) {
         Ok(Value::from(parts.join(" ")))
     });
     def(map, "cat", &[], Some(ANY), "string", false, |_, a| {
-        let parts: Vec<String> = a
-            .iter()
-            .filter(|v| !v.is_nil())
-            .map(sprint_value)
-            .collect();
+        let parts: Vec<String> = a.iter().filter(|v| !v.is_nil()).map(sprint_value).collect();
         Ok(Value::from(parts.join(" ")))
     });
     def(map, "indent", &[INT, STR], None, "string", false, |_, a| {
         indent(n(&a, 0), s(&a, 1)).map(Value::from)
     });
-    def(map, "nindent", &[INT, STR], None, "string", false, |_, a| {
-        indent(n(&a, 0), s(&a, 1)).map(|t| Value::from(format!("\n{t}")))
-    });
-    def(map, "replace", &[STR, STR, STR], None, "string", false, |_, a| {
-        Ok(Value::from(s(&a, 2).replace(s(&a, 0), s(&a, 1))))
-    });
+    def(
+        map,
+        "nindent",
+        &[INT, STR],
+        None,
+        "string",
+        false,
+        |_, a| indent(n(&a, 0), s(&a, 1)).map(|t| Value::from(format!("\n{t}"))),
+    );
+    def(
+        map,
+        "replace",
+        &[STR, STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| Ok(Value::from(s(&a, 2).replace(s(&a, 0), s(&a, 1)))),
+    );
     def(map, "repeat", &[INT, STR], None, "string", false, |_, a| {
         repeat(s(&a, 1), n(&a, 0)).map(Value::from)
     });
@@ -212,43 +248,67 @@ pub(super) fn register(map: &mut FuncMap) {
                 .collect::<String>(),
         ))
     });
-    def(map, "split", &[STR, STR], None, "map[string]string", false, |_, a| {
-        let m = Map::named("map[string]string");
-        for (i, part) in go_split(s(&a, 1), s(&a, 0)).into_iter().enumerate() {
-            m.insert(format!("_{i}"), Value::from(part));
-        }
-        Ok(Value::Map(m))
-    });
-    def(map, "splitList", &[STR, STR], None, "[]string", false, |_, a| {
-        let items = go_split(s(&a, 1), s(&a, 0))
-            .into_iter()
-            .map(Value::from)
-            .collect();
-        Ok(Value::List(List::typed(items, "string")))
-    });
+    def(
+        map,
+        "split",
+        &[STR, STR],
+        None,
+        "map[string]string",
+        false,
+        |_, a| {
+            let m = Map::named("map[string]string");
+            for (i, part) in go_split(s(&a, 1), s(&a, 0)).into_iter().enumerate() {
+                m.insert(format!("_{i}"), Value::from(part));
+            }
+            Ok(Value::Map(m))
+        },
+    );
+    def(
+        map,
+        "splitList",
+        &[STR, STR],
+        None,
+        "[]string",
+        false,
+        |_, a| {
+            let items = go_split(s(&a, 1), s(&a, 0))
+                .into_iter()
+                .map(Value::from)
+                .collect();
+            Ok(Value::List(List::typed(items, "string")))
+        },
+    );
     def(map, "join", &[STR, ANY], None, "string", false, |_, a| {
         Ok(Value::from(strslice(&a[1]).join(s(&a, 0))))
     });
-    def(map, "substr", &[INT, INT, STR], None, "string", false, |_, a| {
-        let (start, end, text) = (n(&a, 0), n(&a, 1), s(&a, 2));
-        let len = text.len() as i64;
-        if start < 0 {
-            if let Some(e) = slice_check(None, end, len) {
+    def(
+        map,
+        "substr",
+        &[INT, INT, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let (start, end, text) = (n(&a, 0), n(&a, 1), s(&a, 2));
+            let len = text.len() as i64;
+            if start < 0 {
+                if let Some(e) = slice_check(None, end, len) {
+                    return Err(e);
+                }
+                return Ok(byte_slice(text, 0, end as usize));
+            }
+            if end < 0 || end > len {
+                if let Some(e) = slice_check(Some(start), len, len) {
+                    return Err(e);
+                }
+                return Ok(byte_slice(text, start as usize, len as usize));
+            }
+            if let Some(e) = slice_check(Some(start), end, len) {
                 return Err(e);
             }
-            return Ok(byte_slice(text, 0, end as usize));
-        }
-        if end < 0 || end > len {
-            if let Some(e) = slice_check(Some(start), len, len) {
-                return Err(e);
-            }
-            return Ok(byte_slice(text, start as usize, len as usize));
-        }
-        if let Some(e) = slice_check(Some(start), end, len) {
-            return Err(e);
-        }
-        Ok(byte_slice(text, start as usize, end as usize))
-    });
+            Ok(byte_slice(text, start as usize, end as usize))
+        },
+    );
     def(map, "trunc", &[INT, STR], None, "string", false, |_, a| {
         let (c, text) = (n(&a, 0), s(&a, 1));
         let len = text.len() as i64;
@@ -260,15 +320,31 @@ pub(super) fn register(map: &mut FuncMap) {
         }
         Ok(Value::str(text))
     });
-    def(map, "regexMatch", &[STR, STR], None, "bool", false, |_, a| {
-        Ok(Value::Bool(
-            compile(s(&a, 0)).is_ok_and(|re| re.is_match(s(&a, 1))),
-        ))
-    });
-    def(map, "mustRegexMatch", &[STR, STR], None, "bool", true, |_, a| {
-        let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-        Ok(Value::Bool(re.is_match(s(&a, 1))))
-    });
+    def(
+        map,
+        "regexMatch",
+        &[STR, STR],
+        None,
+        "bool",
+        false,
+        |_, a| {
+            Ok(Value::Bool(
+                compile(s(&a, 0)).is_ok_and(|re| re.is_match(s(&a, 1))),
+            ))
+        },
+    );
+    def(
+        map,
+        "mustRegexMatch",
+        &[STR, STR],
+        None,
+        "bool",
+        true,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::Bool(re.is_match(s(&a, 1))))
+        },
+    );
     def(
         map,
         "regexReplaceAll",
@@ -296,20 +372,36 @@ pub(super) fn register(map: &mut FuncMap) {
             ))
         },
     );
-    def(map, "regexFind", &[STR, STR], None, "string", false, |_, a| {
-        let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-        Ok(Value::str(
-            re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
-        ))
-    });
-    def(map, "regexQuoteMeta", &[STR], None, "string", false, |_, a| {
-        let mut out = String::new();
-        for c in s(&a, 0).chars() {
-            if "\\.+*?()|[]{}^$".contains(c) {
-                out.push('\\');
+    def(
+        map,
+        "regexFind",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::str(
+                re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
+            ))
+        },
+    );
+    def(
+        map,
+        "regexQuoteMeta",
+        &[STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let mut out = String::new();
+            for c in s(&a, 0).chars() {
+                if "\\.+*?()|[]{}^$".contains(c) {
+                    out.push('\\');
+                }
+                out.push(c);
             }
-            out.push(c);
-        }
-        Ok(Value::from(out))
-    });
+            Ok(Value::from(out))
+        },
+    );
 }
