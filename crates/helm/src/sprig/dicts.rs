@@ -134,7 +134,7 @@ pub(super) fn register(map: &mut FuncMap) {
             .iter()
             .filter_map(|d| d.as_map())
             .flat_map(|m| m.keys())
-            .map(|k| Value::String(k))
+            .map(Value::String)
             .collect();
         Ok(Value::List(List::typed(items, "string")))
     });
