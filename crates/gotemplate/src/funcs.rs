@@ -203,6 +203,10 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         _ => false,
     };
     if ok {
+        // Go converts the argument to the parameter's type: a named map becomes a plain one.
+        if let (ArgType::Map, Value::Map(m)) = (ty, &value) {
+            return Ok(Value::Map(m.retyped(None)));
+        }
         return Ok(value);
     }
     let got = match value {

@@ -116,7 +116,7 @@ pub fn go_kind(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Bytes(_) | Value::List(_) => "slice",
         Value::Map(_) => "map",
-        Value::Object(_) => "struct",
+        Value::Object(o) => o.kind(),
         Value::Func(_) => "func",
     }
 }

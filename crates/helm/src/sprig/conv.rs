@@ -23,9 +23,10 @@ pub fn empty(v: &Value) -> bool {
         Value::Bytes(b) => b.is_empty(),
         Value::List(l) => l.is_empty(),
         Value::Map(m) => m.is_empty(),
-        Value::Object(o) => match o.as_value() {
-            Some(inner) => empty(&inner),
-            None => false,
+        Value::Object(o) => match (o.as_value(), o.kind()) {
+            (Some(inner), _) => empty(&inner),
+            (None, "map" | "slice" | "string") => o.len() == Some(0),
+            _ => false,
         },
         Value::Func(_) => false,
     }
@@ -143,13 +144,23 @@ fn parse_go_float(s: &str) -> Option<f64> {
     if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
         return s.parse().ok();
     }
-    if !body
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
-    {
-        return None;
+    let bytes = body.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        let ok = match b {
+            b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-' => true,
+            // Underscores only between digits.
+            b'_' => {
+                i > 0
+                    && bytes[i - 1].is_ascii_digit()
+                    && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)
+            }
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
     }
-    s.parse().ok()
+    s.replace('_', "").parse().ok()
 }
 
 /// `strconv.Atoi` with the error dropped: syntax errors are 0, out-of-range values clamp.
