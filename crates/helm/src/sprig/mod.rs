@@ -8,6 +8,7 @@ mod conv;
 mod crypto;
 mod dicts;
 mod lists;
+mod semver;
 mod strings;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
@@ -22,6 +23,7 @@ pub fn sprig_funcs() -> FuncMap {
     dicts::register(&mut map);
     lists::register(&mut map);
     crypto::register(&mut map);
+    semver::register(&mut map);
     map
 }
 
