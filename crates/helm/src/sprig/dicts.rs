@@ -47,7 +47,84 @@ pub fn mergo_merge(dst: &Map, src: &Map, overwrite: bool) {
     }
 }
 
+/// copystructure's deep copy: maps and lists are copied all the way down.
+pub fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => {
+            let out = Map::new().retyped(match m.type_name() {
+                "map[string]interface {}" => None,
+                _ => Some(m.type_name()),
+            });
+            for (k, v) in m.entries() {
+                out.insert(k, deep_copy(&v));
+            }
+            Value::Map(out)
+        }
+        Value::List(l) => Value::List(List::typed(
+            l.items().iter().map(deep_copy).collect(),
+            l.elem_type(),
+        )),
+        other => other.clone(),
+    }
+}
+
+/// Go's message for a failed `x.(map[string]interface{})` type assertion.
+fn not_a_map(v: &Value) -> gotemplate::FuncError {
+    let got = match v {
+        Value::Invalid | Value::Nil => "nil".to_string(),
+        other => other.type_name(),
+    };
+    gotemplate::FuncError::new(format!(
+        "interface conversion: interface {{}} is {got}, not map[string]interface {{}}"
+    ))
+}
+
 pub(super) fn register(map: &mut FuncMap) {
+    for (name, must) in [("deepCopy", false), ("mustDeepCopy", true)] {
+        def(map, name, &[ANY], None, "interface {}", must, |_, a| {
+            Ok(deep_copy(&a[0]))
+        });
+    }
+    def(map, "dig", &[], Some(ANY), "interface {}", true, |_, a| {
+        if a.len() < 3 {
+            return Err(gotemplate::FuncError::new(
+                "dig needs at least three arguments",
+            ));
+        }
+        let mut dict = match &a[a.len() - 1] {
+            Value::Map(m) if m.type_name() == "map[string]interface {}" => m.clone(),
+            other => return Err(not_a_map(other)),
+        };
+        let default = a[a.len() - 2].clone();
+        let mut keys = Vec::new();
+        for k in &a[..a.len() - 2] {
+            match k {
+                Value::String(s) => keys.push(s.clone()),
+                other => {
+                    let got = match other {
+                        Value::Invalid | Value::Nil => "nil".to_string(),
+                        o => o.type_name(),
+                    };
+                    return Err(gotemplate::FuncError::new(format!(
+                        "interface conversion: interface {{}} is {got}, not string"
+                    )));
+                }
+            }
+        }
+        for (i, k) in keys.iter().enumerate() {
+            let Some(step) = dict.get(k) else {
+                return Ok(default);
+            };
+            if i == keys.len() - 1 {
+                return Ok(step);
+            }
+            dict = match step {
+                Value::Map(m) if m.type_name() == "map[string]interface {}" => m,
+                other => return Err(not_a_map(&other)),
+            };
+        }
+        Ok(default)
+    });
     def(
         map,
         "dict",

@@ -7,6 +7,7 @@
 mod conv;
 mod crypto;
 mod dicts;
+mod json;
 mod lists;
 mod semver;
 mod strings;
@@ -24,6 +25,7 @@ pub fn sprig_funcs() -> FuncMap {
     lists::register(&mut map);
     crypto::register(&mut map);
     semver::register(&mut map);
+    json::register(&mut map);
     map
 }
 

@@ -136,7 +136,69 @@ fn go_regex(pattern: &str) -> String {
     out
 }
 
+/// Go's `strings.Title`: the first letter of every word in title case.
+fn title(text: &str) -> String {
+    let is_separator = |c: char| {
+        if c.is_ascii() {
+            return !(c.is_ascii_alphanumeric() || c == '_');
+        }
+        if c.is_alphanumeric() {
+            return false;
+        }
+        c.is_whitespace()
+    };
+    let mut prev = ' ';
+    text.chars()
+        .map(|c| {
+            let out = if is_separator(prev) {
+                let mut up: Vec<char> = c.to_uppercase().collect();
+                if up.len() == 1 { up.pop().unwrap() } else { c }
+            } else {
+                c
+            };
+            prev = c;
+            out
+        })
+        .collect()
+}
+
+/// goutils' `Uncapitalize`: the first letter of every white-space separated word lowered.
+fn untitle(text: &str) -> String {
+    let mut prev_space = true;
+    text.chars()
+        .map(|c| {
+            let out = if prev_space {
+                let mut low: Vec<char> = c.to_lowercase().collect();
+                if low.len() == 1 {
+                    low.pop().unwrap()
+                } else {
+                    c
+                }
+            } else {
+                c
+            };
+            prev_space = c.is_whitespace();
+            out
+        })
+        .collect()
+}
+
 pub(super) fn register(map: &mut FuncMap) {
+    def(map, "title", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(title(s(&a, 0))))
+    });
+    def(map, "untitle", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(untitle(s(&a, 0))))
+    });
+    def(
+        map,
+        "plural",
+        &[STR, STR, INT],
+        None,
+        "string",
+        false,
+        |_, a| Ok(Value::str(if n(&a, 2) == 1 { s(&a, 0) } else { s(&a, 1) })),
+    );
     def(map, "trim", &[STR], None, "string", false, |_, a| {
         Ok(Value::str(s(&a, 0).trim()))
     });
