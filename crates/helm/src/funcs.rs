@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gotemplate::{ArgType, Func, FuncError, FuncMap, Map, Value};
+use gotemplate::{ArgType, Func, FuncError, FuncMap, List, Map, Value};
 
 /// Helm's bound on how often one name may be `include`d inside itself.
 const INCLUDE_RECURSION_MAX: usize = 1000;
@@ -153,7 +153,7 @@ fn register_yaml_json(map: &mut FuncMap) {
                         "Error",
                         Value::from(format!(
                             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                            json_kind(&other)
+                            crate::json_read::json_kind(&other)
                         )),
                     );
                 }
@@ -166,15 +166,60 @@ fn register_yaml_json(map: &mut FuncMap) {
     );
     from_yaml.returns_error = false;
     map.insert("fromYaml", from_yaml);
-}
-
-/// `encoding/json`'s name for a JSON value's kind in its unmarshal errors.
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "bool",
-        Value::Int(..) | Value::Float(_) => "number",
-        Value::String(_) => "string",
-        Value::List(_) => "array",
-        _ => "object",
-    }
+    let mut from_yaml_array = Func::new(
+        vec![ArgType::String],
+        None,
+        "[]interface {}",
+        |_, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            let err = match crate::yaml::from_yaml(text) {
+                Ok(Value::List(l)) => return Ok(Value::List(List::new(l.items().to_vec()))),
+                Ok(Value::Nil) => return Ok(Value::List(List::new(Vec::new()))),
+                Ok(other) => format!(
+                    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
+                    crate::json_read::json_kind(&other)
+                ),
+                Err(e) => e.message,
+            };
+            Ok(Value::List(List::new(vec![Value::from(err)])))
+        },
+    );
+    from_yaml_array.returns_error = false;
+    map.insert("fromYamlArray", from_yaml_array);
+    let mut from_json = Func::new(
+        vec![ArgType::String],
+        None,
+        "map[string]interface {}",
+        |_, args| {
+            let out = Map::new();
+            let err = match crate::json_read::from_json(args[0].as_str().unwrap_or_default()) {
+                Ok(Value::Map(m)) => return Ok(Value::Map(m)),
+                Ok(Value::Nil) => return Ok(Value::Map(out)),
+                Ok(other) => format!(
+                    "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    crate::json_read::json_kind(&other)
+                ),
+                Err(e) => e,
+            };
+            out.insert("Error", Value::from(err));
+            Ok(Value::Map(out))
+        },
+    );
+    from_json.returns_error = false;
+    map.insert("fromJson", from_json);
+    let mut from_json_array =
+        Func::new(vec![ArgType::String], None, "[]interface {}", |_, args| {
+            let err = match crate::json_read::from_json(args[0].as_str().unwrap_or_default()) {
+                Ok(Value::List(l)) => return Ok(Value::List(l)),
+                Ok(Value::Nil) => return Ok(Value::List(List::new(Vec::new()))),
+                Ok(other) => format!(
+                    "json: cannot unmarshal {} into Go value of type []interface {{}}",
+                    crate::json_read::json_kind(&other)
+                ),
+                Err(e) => e,
+            };
+            Ok(Value::List(List::new(vec![Value::from(err)])))
+        });
+    from_json_array.returns_error = false;
+    map.insert("fromJsonArray", from_json_array);
 }

@@ -8,6 +8,7 @@
 pub mod chart;
 pub mod engine;
 pub mod funcs;
+pub mod json_read;
 pub mod manifest;
 pub mod objects;
 pub mod sprig;
