@@ -194,11 +194,19 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         (ArgType::Int(k), Value::Int(_, vk)) => k == *vk,
         (ArgType::Float64, Value::Float(_)) => true,
         (ArgType::List, Value::List(l)) => l.elem_type() == "interface {}",
-        (ArgType::Map, Value::Map(m)) => m.type_name() == "map[string]interface {}",
+        // A named map type (`common.Values`) is assignable to its underlying
+        // `map[string]interface{}`; other map types (`map[string]string`) are not.
+        (ArgType::Map, Value::Map(m)) => {
+            m.type_name() == "map[string]interface {}" || !m.type_name().starts_with("map[")
+        }
         (ArgType::Bytes, Value::Bytes(_)) => true,
         _ => false,
     };
     if ok {
+        // Go converts the argument to the parameter's type: a named map becomes a plain one.
+        if let (ArgType::Map, Value::Map(m)) = (ty, &value) {
+            return Ok(Value::Map(m.retyped(None)));
+        }
         return Ok(value);
     }
     let got = match value {

@@ -230,6 +230,15 @@ impl Map {
         Rc::as_ptr(&self.entries) as usize
     }
 
+    /// The same map (shared entries) seen as another Go map type: `None` is the plain
+    /// `map[string]interface{}`, as a named map becomes when passed to such a parameter.
+    pub fn retyped(&self, type_name: Option<&'static str>) -> Map {
+        Map {
+            entries: self.entries.clone(),
+            type_name,
+        }
+    }
+
     /// A new map with the same entries (values are shared, not deep-copied).
     pub fn shallow_clone(&self) -> Map {
         Map {
@@ -278,6 +287,24 @@ pub trait Object {
     /// `len` of the object, if Go would allow `len` on it.
     fn len(&self) -> Option<usize> {
         None
+    }
+
+    /// Go's `reflect.Kind` name of the type (`ptr`, `struct`, `map`, …), as Sprig's `kindOf`
+    /// prints it. By default: `ptr` for a type named `*…`, the kind of [`Object::as_value`] when
+    /// there is one, else `struct`.
+    fn kind(&self) -> &'static str {
+        if self.type_name().starts_with('*') {
+            return "ptr";
+        }
+        match self.as_value() {
+            Some(Value::Bool(_)) => "bool",
+            Some(Value::Int(_, k)) => k.go_name(),
+            Some(Value::Float(_)) => "float64",
+            Some(Value::String(_)) => "string",
+            Some(Value::Bytes(_) | Value::List(_)) => "slice",
+            Some(Value::Map(_)) => "map",
+            _ => "struct",
+        }
     }
 
     /// When the object is really a Go map, slice or string (a named type), its plain value; the

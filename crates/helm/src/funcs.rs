@@ -1,11 +1,11 @@
-//! Helm's own template functions (`include`, `tpl`, `required`, `fail`, `lookup`) and the Sprig
-//! functions that replace Go builtins in Helm (`slice`).
+//! Helm's own template functions (`include`, `tpl`, `required`, `fail`, `lookup`, `toYaml`,
+//! `toJson`, `fromYaml`), registered on top of Sprig's (see [`crate::sprig`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gotemplate::{ArgType, Func, FuncError, FuncMap, IntKind, List, Map, Value};
+use gotemplate::{ArgType, Func, FuncError, FuncMap, List, Map, Value};
 
 /// Helm's bound on how often one name may be `include`d inside itself.
 const INCLUDE_RECURSION_MAX: usize = 1000;
@@ -21,7 +21,8 @@ fn warn_wrap(msg: &str) -> FuncError {
 
 /// Every function Helm adds on top of Go's builtins, for one render.
 pub fn helm_funcs() -> FuncMap {
-    let mut map = FuncMap::new();
+    let mut map = crate::sprig::sprig_funcs();
+    register_yaml_json(&mut map);
     let included: Rc<RefCell<HashMap<String, usize>>> = Rc::default();
     map.insert(
         "include",
@@ -102,51 +103,7 @@ pub fn helm_funcs() -> FuncMap {
     );
     lookup.returns_error = true;
     map.insert("lookup", lookup);
-    let mut slice = Func::new(
-        vec![ArgType::Any],
-        Some(ArgType::Any),
-        "interface {}",
-        sprig_slice,
-    );
-    slice.returns_error = false;
-    map.insert("slice", slice);
     map
-}
-
-/// Sprig's `slice LIST [START [END]]`, which replaces Go's builtin in Helm: lists only.
-fn sprig_slice(_: &mut dyn gotemplate::Context, args: Vec<Value>) -> Result<Value, FuncError> {
-    let list = match &args[0] {
-        Value::List(l) => l.clone(),
-        Value::Bytes(b) => List::typed(
-            b.iter()
-                .map(|x| Value::Int(*x as i64, IntKind::Uint8))
-                .collect(),
-            "uint8",
-        ),
-        other => {
-            return Err(FuncError::new(format!(
-                "list should be type of slice or array but {}",
-                go_kind(other)
-            )));
-        }
-    };
-    if list.is_empty() {
-        return Ok(Value::Nil);
-    }
-    let len = list.len() as i64;
-    let start = args.get(1).map(cast_to_int).unwrap_or(0);
-    let end = if args.len() < 3 {
-        len
-    } else {
-        cast_to_int(&args[2])
-    };
-    if start < 0 || end < start || end > len {
-        return Err(FuncError::new(
-            "reflect.Value.Slice: slice index out of bounds",
-        ));
-    }
-    let items = list.items()[start as usize..end as usize].to_vec();
-    Ok(Value::List(List::typed(items, list.elem_type())))
 }
 
 /// Go's `reflect.Kind` name of a value, as Sprig's error messages print it.
@@ -159,42 +116,110 @@ pub fn go_kind(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Bytes(_) | Value::List(_) => "slice",
         Value::Map(_) => "map",
-        Value::Object(_) => "struct",
+        Value::Object(o) => o.kind(),
         Value::Func(_) => "func",
     }
 }
 
-/// spf13/cast's `ToInt`, which Sprig uses for indexes: numbers truncate, numeric strings parse
-/// (base prefixes allowed), booleans are 0/1, anything else is 0.
-pub fn cast_to_int(value: &Value) -> i64 {
-    match value {
-        Value::Int(n, _) => *n,
-        Value::Float(f) => *f as i64,
-        Value::Bool(b) => *b as i64,
-        Value::String(s) => parse_go_int(s).unwrap_or(0),
-        _ => 0,
-    }
-}
-
-/// Go's `strconv.ParseInt(s, 0, 0)`.
-fn parse_go_int(s: &str) -> Option<i64> {
-    let (negative, digits) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let digits = digits.replace('_', "");
-    let lower = digits.to_ascii_lowercase();
-    let (radix, body) = if let Some(rest) = lower.strip_prefix("0x") {
-        (16, rest.to_string())
-    } else if let Some(rest) = lower.strip_prefix("0b") {
-        (2, rest.to_string())
-    } else if let Some(rest) = lower.strip_prefix("0o") {
-        (8, rest.to_string())
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, lower[1..].to_string())
-    } else {
-        (10, lower)
-    };
-    let n = i64::from_str_radix(&body, radix).ok()?;
-    Some(if negative { -n } else { n })
+/// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).
+fn register_yaml_json(map: &mut FuncMap) {
+    let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        Ok(Value::from(match crate::yaml::to_yaml(&args[0]) {
+            Ok(text) => text.strip_suffix('\n').unwrap_or(&text).to_string(),
+            Err(_) => String::new(),
+        }))
+    });
+    to_yaml.returns_error = false;
+    map.insert("toYaml", to_yaml);
+    let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        Ok(Value::from(
+            crate::yaml::to_json(&args[0]).unwrap_or_default(),
+        ))
+    });
+    to_json.returns_error = false;
+    map.insert("toJson", to_json);
+    let mut from_yaml = Func::new(
+        vec![ArgType::String],
+        None,
+        "map[string]interface {}",
+        |_, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            let out = Map::new();
+            match crate::yaml::from_yaml(text) {
+                Ok(Value::Map(m)) => return Ok(Value::Map(m)),
+                Ok(Value::Nil) => {}
+                Ok(other) => {
+                    out.insert(
+                        "Error",
+                        Value::from(format!(
+                            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                            crate::json_read::json_kind(&other)
+                        )),
+                    );
+                }
+                Err(e) => {
+                    out.insert("Error", Value::from(e.message));
+                }
+            }
+            Ok(Value::Map(out))
+        },
+    );
+    from_yaml.returns_error = false;
+    map.insert("fromYaml", from_yaml);
+    let mut from_yaml_array = Func::new(
+        vec![ArgType::String],
+        None,
+        "[]interface {}",
+        |_, args| {
+            let text = args[0].as_str().unwrap_or_default();
+            let err = match crate::yaml::from_yaml(text) {
+                Ok(Value::List(l)) => return Ok(Value::List(List::new(l.items().to_vec()))),
+                Ok(Value::Nil) => return Ok(Value::List(List::new(Vec::new()))),
+                Ok(other) => format!(
+                    "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
+                    crate::json_read::json_kind(&other)
+                ),
+                Err(e) => e.message,
+            };
+            Ok(Value::List(List::new(vec![Value::from(err)])))
+        },
+    );
+    from_yaml_array.returns_error = false;
+    map.insert("fromYamlArray", from_yaml_array);
+    let mut from_json = Func::new(
+        vec![ArgType::String],
+        None,
+        "map[string]interface {}",
+        |_, args| {
+            let out = Map::new();
+            let err = match crate::json_read::from_json(args[0].as_str().unwrap_or_default()) {
+                Ok(Value::Map(m)) => return Ok(Value::Map(m)),
+                Ok(Value::Nil) => return Ok(Value::Map(out)),
+                Ok(other) => format!(
+                    "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    crate::json_read::json_kind(&other)
+                ),
+                Err(e) => e,
+            };
+            out.insert("Error", Value::from(err));
+            Ok(Value::Map(out))
+        },
+    );
+    from_json.returns_error = false;
+    map.insert("fromJson", from_json);
+    let mut from_json_array =
+        Func::new(vec![ArgType::String], None, "[]interface {}", |_, args| {
+            let err = match crate::json_read::from_json(args[0].as_str().unwrap_or_default()) {
+                Ok(Value::List(l)) => return Ok(Value::List(l)),
+                Ok(Value::Nil) => return Ok(Value::List(List::new(Vec::new()))),
+                Ok(other) => format!(
+                    "json: cannot unmarshal {} into Go value of type []interface {{}}",
+                    crate::json_read::json_kind(&other)
+                ),
+                Err(e) => e,
+            };
+            Ok(Value::List(List::new(vec![Value::from(err)])))
+        });
+    from_json_array.returns_error = false;
+    map.insert("fromJsonArray", from_json_array);
 }

@@ -8,8 +8,10 @@
 pub mod chart;
 pub mod engine;
 pub mod funcs;
+pub mod json_read;
 pub mod manifest;
 pub mod objects;
+pub mod sprig;
 pub mod strvals;
 pub mod template;
 pub mod values;

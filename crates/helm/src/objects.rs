@@ -288,6 +288,11 @@ impl Object for Files {
         "engine.files"
     }
 
+    /// `engine.files` is a `map[string][]byte`.
+    fn kind(&self) -> &'static str {
+        "map"
+    }
+
     fn method(&self, name: &str) -> Option<Rc<Func>> {
         let this = Rc::new(Files {
             files: self.files.clone(),

@@ -1,0 +1,269 @@
+//! Go's `encoding/json.Unmarshal` into `interface{}`, for Helm's `fromJson`/`fromJsonArray`:
+//! objects become maps, arrays `[]interface{}`, numbers `float64`; syntax errors are worded as
+//! Go's scanner words them.
+
+use gotemplate::fmt::quote;
+use gotemplate::{List, Map, Value};
+
+/// Go's `quoteChar`, for scanner errors.
+fn quote_char(c: char) -> String {
+    match c {
+        '\'' => "'\\''".to_string(),
+        '"' => "'\"'".to_string(),
+        c => {
+            let q = quote(&c.to_string());
+            format!("'{}'", &q[1..q.len() - 1])
+        }
+    }
+}
+
+struct Parser<'a> {
+    chars: Vec<char>,
+    pos: usize,
+    _text: &'a str,
+}
+
+type R<T> = Result<T, String>;
+
+const EOF: &str = "unexpected end of JSON input";
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(' ' | '\t' | '\n' | '\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn bad(&self, c: char, context: &str) -> String {
+        format!("invalid character {} {context}", quote_char(c))
+    }
+
+    fn next_or_eof(&mut self) -> R<char> {
+        let c = self.peek().ok_or(EOF)?;
+        self.pos += 1;
+        Ok(c)
+    }
+
+    fn value(&mut self) -> R<Value> {
+        self.skip_ws();
+        let c = self.peek().ok_or(EOF)?;
+        match c {
+            '{' => {
+                self.pos += 1;
+                self.object()
+            }
+            '[' => {
+                self.pos += 1;
+                self.array()
+            }
+            '"' => {
+                self.pos += 1;
+                self.string().map(Value::from)
+            }
+            't' => self.literal("true", Value::Bool(true)),
+            'f' => self.literal("false", Value::Bool(false)),
+            'n' => self.literal("null", Value::Nil),
+            '-' | '0'..='9' => self.number(),
+            c => Err(self.bad(c, "looking for beginning of value")),
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> R<Value> {
+        self.pos += 1;
+        for expect in word.chars().skip(1) {
+            let c = self.next_or_eof()?;
+            if c != expect {
+                return Err(self.bad(
+                    c,
+                    &format!("in literal {word} (expecting {})", quote_char(expect)),
+                ));
+            }
+        }
+        Ok(v)
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while matches!(self.peek(), Some('0'..='9')) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> R<Value> {
+        let start = self.pos;
+        if self.peek() == Some('-') {
+            self.pos += 1;
+            match self.peek() {
+                Some('0'..='9') => {}
+                Some(c) => return Err(self.bad(c, "in numeric literal")),
+                None => return Err(EOF.into()),
+            }
+        }
+        if self.peek() == Some('0') {
+            self.pos += 1;
+        } else {
+            self.digits();
+        }
+        if self.peek() == Some('.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(match self.peek() {
+                    Some(c) => self.bad(c, "after decimal point in numeric literal"),
+                    None => EOF.into(),
+                });
+            }
+        }
+        if matches!(self.peek(), Some('e' | 'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some('+' | '-')) {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(match self.peek() {
+                    Some(c) => self.bad(c, "in exponent of numeric literal"),
+                    None => EOF.into(),
+                });
+            }
+        }
+        let text: String = self.chars[start..self.pos].iter().collect();
+        let f: f64 = text.parse().map_err(|_| EOF.to_string())?;
+        if f.is_infinite() {
+            return Err(format!(
+                "json: cannot unmarshal number {text} into Go value of type float64"
+            ));
+        }
+        Ok(Value::Float(f))
+    }
+
+    fn hex4(&mut self) -> R<u32> {
+        let mut n = 0;
+        for _ in 0..4 {
+            let c = self.next_or_eof()?;
+            let d = c
+                .to_digit(16)
+                .ok_or_else(|| self.bad(c, "in \\u hexadecimal character escape"))?;
+            n = n * 16 + d;
+        }
+        Ok(n)
+    }
+
+    fn string(&mut self) -> R<String> {
+        let mut out = String::new();
+        loop {
+            let c = self.next_or_eof()?;
+            match c {
+                '"' => return Ok(out),
+                '\\' => {
+                    let e = self.next_or_eof()?;
+                    match e {
+                        '"' | '\\' | '/' => out.push(e),
+                        'b' => out.push('\u{8}'),
+                        'f' => out.push('\u{c}'),
+                        'n' => out.push('\n'),
+                        'r' => out.push('\r'),
+                        't' => out.push('\t'),
+                        'u' => {
+                            let mut n = self.hex4()?;
+                            if (0xD800..0xDC00).contains(&n)
+                                && self.chars.get(self.pos) == Some(&'\\')
+                                && self.chars.get(self.pos + 1) == Some(&'u')
+                            {
+                                let save = self.pos;
+                                self.pos += 2;
+                                let lo = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&lo) {
+                                    n = 0x10000 + ((n - 0xD800) << 10) + (lo - 0xDC00);
+                                } else {
+                                    self.pos = save;
+                                }
+                            }
+                            out.push(char::from_u32(n).unwrap_or('\u{FFFD}'));
+                        }
+                        e => return Err(self.bad(e, "in string escape code")),
+                    }
+                }
+                c if (c as u32) < 0x20 => return Err(self.bad(c, "in string literal")),
+                c => out.push(c),
+            }
+        }
+    }
+
+    fn object(&mut self) -> R<Value> {
+        let map = Map::new();
+        self.skip_ws();
+        if self.peek() == Some('}') {
+            self.pos += 1;
+            return Ok(Value::Map(map));
+        }
+        loop {
+            self.skip_ws();
+            match self.next_or_eof()? {
+                '"' => {}
+                c => return Err(self.bad(c, "looking for beginning of object key string")),
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            match self.next_or_eof()? {
+                ':' => {}
+                c => return Err(self.bad(c, "after object key")),
+            }
+            let v = self.value()?;
+            map.insert(key, v);
+            self.skip_ws();
+            match self.next_or_eof()? {
+                ',' => {}
+                '}' => return Ok(Value::Map(map)),
+                c => return Err(self.bad(c, "after object key:value pair")),
+            }
+        }
+    }
+
+    fn array(&mut self) -> R<Value> {
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(']') {
+            self.pos += 1;
+            return Ok(Value::List(List::new(items)));
+        }
+        loop {
+            items.push(self.value()?);
+            self.skip_ws();
+            match self.next_or_eof()? {
+                ',' => {}
+                ']' => return Ok(Value::List(List::new(items))),
+                c => return Err(self.bad(c, "after array element")),
+            }
+        }
+    }
+}
+
+/// `json.Unmarshal(text, &interface{})`: the value, or Go's error text.
+pub fn from_json(text: &str) -> Result<Value, String> {
+    let mut p = Parser {
+        chars: text.chars().collect(),
+        pos: 0,
+        _text: text,
+    };
+    let v = p.value()?;
+    p.skip_ws();
+    if let Some(c) = p.peek() {
+        return Err(p.bad(c, "after top-level value"));
+    }
+    Ok(v)
+}
+
+/// The kind word `encoding/json` uses in "cannot unmarshal KIND into Go value" errors.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Int(..) | Value::Float(_) => "number",
+        Value::String(_) => "string",
+        Value::List(_) => "array",
+        _ => "object",
+    }
+}

@@ -1,0 +1,161 @@
+//! Sprig's JSON writers beyond Helm's `toJson`: `mustToJson`, `toPrettyJson`, `toRawJson` and
+//! their `must` forms, all over `encoding/json.Marshal` (see [`crate::yaml::to_json`]).
+
+use gotemplate::{ArgType, FuncError, FuncMap, Value};
+
+use super::def;
+
+/// Go's `json.Indent(dst, src, "", "  ")` of compact JSON: empty objects and arrays stay `{}`
+/// and `[]`.
+fn indent(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                if matches!(chars.peek(), Some('}') | Some(']')) {
+                    out.push(chars.next().unwrap());
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Undoes `encoding/json`'s HTML escaping (`\u003c`, `\u003e`, `\u0026`), as an `Encoder` with
+/// `SetEscapeHTML(false)` writes.
+fn unescape_html(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let mut rest = json;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let html = [("\\u003c", '<'), ("\\u003e", '>'), ("\\u0026", '&')]
+            .iter()
+            .find(|(esc, _)| tail.starts_with(esc));
+        if let Some((esc, c)) = html {
+            out.push(*c);
+            rest = &tail[esc.len()..];
+        } else {
+            // Copy the escape and the character it escapes.
+            let n = 1 + tail[1..].chars().next().map_or(0, char::len_utf8);
+            out.push_str(&tail[..n]);
+            rest = &tail[n..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn marshal(v: &Value, pretty: bool, raw: bool) -> Result<String, FuncError> {
+    let mut text = crate::yaml::to_json(v).map_err(|e| FuncError::new(e.message))?;
+    if raw {
+        text = unescape_html(&text);
+    }
+    if pretty {
+        text = indent(&text);
+    }
+    Ok(text)
+}
+
+pub(super) fn register(map: &mut FuncMap) {
+    const ANY: ArgType = ArgType::Any;
+    def(map, "toJson", &[ANY], None, "string", false, |_, a| {
+        Ok(Value::from(
+            marshal(&a[0], false, false).unwrap_or_default(),
+        ))
+    });
+    def(map, "mustToJson", &[ANY], None, "string", true, |_, a| {
+        marshal(&a[0], false, false).map(Value::from)
+    });
+    def(
+        map,
+        "toPrettyJson",
+        &[ANY],
+        None,
+        "string",
+        false,
+        |_, a| Ok(Value::from(marshal(&a[0], true, false).unwrap_or_default())),
+    );
+    def(
+        map,
+        "mustToPrettyJson",
+        &[ANY],
+        None,
+        "string",
+        true,
+        |_, a| marshal(&a[0], true, false).map(Value::from),
+    );
+    def(map, "toRawJson", &[ANY], None, "string", false, |_, a| {
+        Ok(Value::from(marshal(&a[0], false, true).unwrap_or_default()))
+    });
+    def(
+        map,
+        "mustToRawJson",
+        &[ANY],
+        None,
+        "string",
+        true,
+        |_, a| marshal(&a[0], false, true).map(Value::from),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indents_like_go() {
+        assert_eq!(
+            indent(r#"{"a":[1,{}],"b":[],"c":"x,{:"}"#),
+            "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": [],\n  \"c\": \"x,{:\"\n}"
+        );
+    }
+
+    #[test]
+    fn unescapes_html_only() {
+        assert_eq!(
+            unescape_html(r#""\u003c\\u003e\u0026\u2028""#),
+            r#""<\\u003e&\u2028""#
+        );
+    }
+}

@@ -1,0 +1,66 @@
+//! Sprig (Masterminds/sprig v3), the function library Helm registers before its own functions.
+//!
+//! Only the functions implemented here exist; each follows Sprig's Go signature (so the
+//! executor checks arguments as Go does) and Sprig's semantics, including its panics, which Go's
+//! template engine turns into `error calling NAME: MESSAGE`.
+
+mod conv;
+mod crypto;
+mod dicts;
+mod json;
+mod lists;
+mod semver;
+mod strings;
+
+use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
+
+pub use conv::{empty, strval, to_float64, to_int64};
+
+/// Every Sprig function bosun implements.
+pub fn sprig_funcs() -> FuncMap {
+    let mut map = FuncMap::new();
+    conv::register(&mut map);
+    strings::register(&mut map);
+    dicts::register(&mut map);
+    lists::register(&mut map);
+    crypto::register(&mut map);
+    semver::register(&mut map);
+    json::register(&mut map);
+    map
+}
+
+type Imp = fn(&mut dyn Context, Vec<Value>) -> Result<Value, FuncError>;
+
+/// Registers `name` with Go's signature: fixed `params`, optional variadic tail, result type
+/// and whether Go's function also returns an `error`.
+fn def(
+    map: &mut FuncMap,
+    name: &str,
+    params: &[ArgType],
+    variadic: Option<ArgType>,
+    result: &'static str,
+    returns_error: bool,
+    imp: Imp,
+) {
+    let mut f = Func::new(params.to_vec(), variadic, result, imp);
+    f.returns_error = returns_error;
+    map.insert(name, f);
+}
+
+/// The text of a Go runtime panic, as the template engine reports it.
+fn runtime_error(msg: &str) -> FuncError {
+    FuncError::new(format!("runtime error: {msg}"))
+}
+
+/// `args[i]` as a Rust string (the executor has checked the type).
+fn s(args: &[Value], i: usize) -> &str {
+    args[i].as_str().unwrap_or_default()
+}
+
+/// `args[i]` as a Go `int` (the executor has checked the type).
+fn n(args: &[Value], i: usize) -> i64 {
+    match &args[i] {
+        Value::Int(v, _) => *v,
+        _ => 0,
+    }
+}

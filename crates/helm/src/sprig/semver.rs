@@ -1,0 +1,316 @@
+//! Sprig's `semverCompare`: Masterminds/semver v3 versions and constraints (`>=1.2`, `~1.2`,
+//! `^1`, `1.x`, `1.2 - 1.4`, `a, b`, `a || b`), with its rule that a prerelease version only
+//! satisfies constraints that mention a prerelease.
+
+use std::cmp::Ordering;
+use std::sync::LazyLock;
+
+use gotemplate::{ArgType, FuncError, FuncMap, Value};
+use regex::Regex;
+
+use super::{def, s};
+
+#[derive(Clone, Debug)]
+struct Version {
+    major: u64,
+    minor: u64,
+    patch: u64,
+    pre: String,
+}
+
+const ERR_INVALID: &str = "invalid semantic version";
+
+static VERSION_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?$",
+    )
+    .unwrap()
+});
+
+const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
+const WS: &str = r"[\t\n\f\r ]";
+
+static CONSTRAINT_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"^{WS}*({OPS}){WS}*({CV}){WS}*$")).unwrap());
+static RANGE_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"{WS}*({CV}){WS}+-{WS}+({CV}){WS}*")).unwrap());
+static FIND_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"({OPS}){WS}*({CV})")).unwrap());
+static VALID_RE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"^({WS}*({OPS}){WS}*({CV}){WS}*)((?:{WS}+|,{WS}*)({OPS}){WS}*({CV}){WS}*)*$"
+    ))
+    .unwrap()
+});
+
+fn parse_version(text: &str) -> Result<Version, String> {
+    let m = VERSION_RE.captures(text).ok_or(ERR_INVALID)?;
+    let num = |i: usize| -> Result<u64, String> {
+        match m.get(i) {
+            None => Ok(0),
+            Some(g) => {
+                let t = g.as_str().trim_start_matches('.');
+                t.parse::<u64>()
+                    .map_err(|_| format!("Error parsing version segment: {t}"))
+            }
+        }
+    };
+    let pre = m.get(5).map(|g| g.as_str().to_string()).unwrap_or_default();
+    for part in pre.split('.').filter(|_| !pre.is_empty()) {
+        if part.len() > 1 && part.starts_with('0') && part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("Version segment starts with 0".to_string());
+        }
+    }
+    Ok(Version {
+        major: num(1)?,
+        minor: num(2)?,
+        patch: num(3)?,
+        pre,
+    })
+}
+
+fn compare_pre_part(s: &str, o: &str) -> Ordering {
+    if s == o {
+        return Ordering::Equal;
+    }
+    if s.is_empty() {
+        return Ordering::Less;
+    }
+    if o.is_empty() {
+        return Ordering::Greater;
+    }
+    match (s.parse::<u64>(), o.parse::<u64>()) {
+        (Err(_), Err(_)) => s.cmp(o),
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Ok(a), Ok(b)) => a.cmp(&b),
+    }
+}
+
+fn compare(v: &Version, o: &Version) -> Ordering {
+    let base = (v.major, v.minor, v.patch).cmp(&(o.major, o.minor, o.patch));
+    if base != Ordering::Equal {
+        return base;
+    }
+    match (v.pre.is_empty(), o.pre.is_empty()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => {
+            let sp: Vec<&str> = v.pre.split('.').collect();
+            let op: Vec<&str> = o.pre.split('.').collect();
+            for i in 0..sp.len().max(op.len()) {
+                let d = compare_pre_part(
+                    sp.get(i).copied().unwrap_or(""),
+                    op.get(i).copied().unwrap_or(""),
+                );
+                if d != Ordering::Equal {
+                    return d;
+                }
+            }
+            Ordering::Equal
+        }
+    }
+}
+
+struct Constraint {
+    con: Version,
+    op: String,
+    dirty: bool,
+    minor_dirty: bool,
+    patch_dirty: bool,
+}
+
+fn is_x(s: &str) -> bool {
+    matches!(s, "x" | "X" | "*")
+}
+
+fn parse_constraint(text: &str) -> Result<Constraint, String> {
+    let m = CONSTRAINT_RE
+        .captures(text)
+        .ok_or_else(|| format!("improper constraint: {text}"))?;
+    let g = |i: usize| m.get(i).map(|x| x.as_str()).unwrap_or("");
+    let (major, minor, patch, pre) = (g(3), g(4), g(5), g(6));
+    let (mut dirty, mut minor_dirty, mut patch_dirty) = (false, false, false);
+    let ver = if is_x(major) || major.is_empty() {
+        dirty = true;
+        format!("0.0.0{pre}")
+    } else if is_x(minor.trim_start_matches('.')) || minor.is_empty() {
+        dirty = true;
+        minor_dirty = true;
+        format!("{major}.0.0{pre}")
+    } else if is_x(patch.trim_start_matches('.')) || patch.is_empty() {
+        dirty = true;
+        patch_dirty = true;
+        format!("{major}{minor}.0{pre}")
+    } else {
+        g(2).to_string()
+    };
+    let con = parse_version(&ver).map_err(|_| "constraint Parser Error".to_string())?;
+    Ok(Constraint {
+        con,
+        op: g(1).to_string(),
+        dirty,
+        minor_dirty,
+        patch_dirty,
+    })
+}
+
+fn parse_constraints(text: &str) -> Result<Vec<Vec<Constraint>>, String> {
+    // Rewrite hyphen ranges `a - b` into `>= a, <= b`.
+    let mut rewritten = text.to_string();
+    for caps in RANGE_RE.captures_iter(text) {
+        let whole = caps.get(0).unwrap().as_str();
+        let to = format!(">= {}, <= {}", &caps[1], &caps[11]);
+        rewritten = rewritten.replacen(whole, &to, 1);
+    }
+    rewritten
+        .split("||")
+        .map(|seg| {
+            if !VALID_RE.is_match(seg) {
+                return Err(format!("improper constraint: {seg}"));
+            }
+            let found: Vec<&str> = FIND_RE.find_iter(seg).map(|m| m.as_str()).collect();
+            let found = if found.is_empty() { vec![seg] } else { found };
+            found.into_iter().map(parse_constraint).collect()
+        })
+        .collect()
+}
+
+fn tilde(v: &Version, c: &Constraint) -> bool {
+    if compare(v, &c.con) == Ordering::Less {
+        return false;
+    }
+    if c.con.major == 0 && c.con.minor == 0 && c.con.patch == 0 && !c.minor_dirty && !c.patch_dirty
+    {
+        return true;
+    }
+    if v.major != c.con.major {
+        return false;
+    }
+    v.minor == c.con.minor || c.minor_dirty
+}
+
+fn check(v: &Version, c: &Constraint) -> bool {
+    let con = &c.con;
+    if c.op == "!=" {
+        if c.dirty {
+            if !v.pre.is_empty() && con.pre.is_empty() {
+                return false;
+            }
+            if con.major != v.major {
+                return true;
+            }
+            if con.minor != v.minor && !c.minor_dirty {
+                return true;
+            } else if c.minor_dirty {
+                return false;
+            } else if con.patch != v.patch && !c.patch_dirty {
+                return true;
+            } else if c.patch_dirty {
+                if !v.pre.is_empty() || !con.pre.is_empty() {
+                    return compare_pre_release(&v.pre, &con.pre) != Ordering::Equal;
+                }
+                return false;
+            }
+        }
+        return compare(v, con) != Ordering::Equal;
+    }
+    if !v.pre.is_empty() && con.pre.is_empty() {
+        return false;
+    }
+    match c.op.as_str() {
+        ">" => {
+            if !c.dirty {
+                return compare(v, con) == Ordering::Greater;
+            }
+            if v.major != con.major {
+                return v.major > con.major;
+            }
+            if c.minor_dirty {
+                return false;
+            }
+            if c.patch_dirty {
+                return v.minor > con.minor;
+            }
+            compare(v, con) == Ordering::Greater
+        }
+        "<" => compare(v, con) == Ordering::Less,
+        ">=" | "=>" => compare(v, con) != Ordering::Less,
+        "<=" | "=<" => {
+            if !c.dirty {
+                return compare(v, con) != Ordering::Greater;
+            }
+            if v.major > con.major {
+                return false;
+            }
+            !(v.major == con.major && v.minor > con.minor && !c.minor_dirty)
+        }
+        "~" | "~>" => tilde(v, c),
+        "^" => {
+            if compare(v, con) == Ordering::Less {
+                return false;
+            }
+            if con.major > 0 || c.minor_dirty {
+                return v.major == con.major;
+            }
+            if v.major > 0 {
+                return false;
+            }
+            if con.minor > 0 || c.patch_dirty {
+                return v.minor == con.minor;
+            }
+            if v.minor > 0 {
+                return false;
+            }
+            con.patch == v.patch
+        }
+        _ => {
+            if c.dirty {
+                return tilde(v, c);
+            }
+            compare(v, con) == Ordering::Equal
+        }
+    }
+}
+
+fn compare_pre_release(a: &str, b: &str) -> Ordering {
+    let va = Version {
+        major: 0,
+        minor: 0,
+        patch: 0,
+        pre: a.to_string(),
+    };
+    let vb = Version {
+        pre: b.to_string(),
+        ..va.clone()
+    };
+    if a.is_empty() || b.is_empty() {
+        return a.cmp(b);
+    }
+    compare(&va, &vb)
+}
+
+/// Sprig's `semverCompare CONSTRAINT VERSION`.
+pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
+    let ors = parse_constraints(constraint)?;
+    let v = parse_version(version)?;
+    Ok(ors.iter().any(|ands| ands.iter().all(|c| check(&v, c))))
+}
+
+pub(super) fn register(map: &mut FuncMap) {
+    def(
+        map,
+        "semverCompare",
+        &[ArgType::String, ArgType::String],
+        None,
+        "bool",
+        true,
+        |_, a| {
+            semver_compare(s(&a, 0), s(&a, 1))
+                .map(Value::Bool)
+                .map_err(FuncError::new)
+        },
+    );
+}

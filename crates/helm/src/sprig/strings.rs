@@ -1,0 +1,469 @@
+//! Sprig's string functions.
+
+use gotemplate::fmt::{quote, sprint_value};
+use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Map, Value};
+
+use super::conv::{strslice, strval};
+use super::{def, n, runtime_error, s};
+
+const ANY: ArgType = ArgType::Any;
+const INT: ArgType = ArgType::Int(IntKind::Int);
+const STR: ArgType = ArgType::String;
+
+/// Go's `strings.Repeat`, which panics on a negative count.
+fn repeat(text: &str, count: i64) -> Result<String, FuncError> {
+    if count < 0 {
+        return Err(FuncError::new("strings: negative Repeat count"));
+    }
+    Ok(text.repeat(count as usize))
+}
+
+fn indent(spaces: i64, text: &str) -> Result<String, FuncError> {
+    let pad = repeat(" ", spaces)?;
+    Ok(format!("{pad}{}", text.replace('\n', &format!("\n{pad}"))))
+}
+
+/// Go's `strings.Split`: an empty separator splits into characters.
+fn go_split(text: &str, sep: &str) -> Vec<String> {
+    if sep.is_empty() {
+        return text.chars().map(String::from).collect();
+    }
+    text.split(sep).map(String::from).collect()
+}
+
+/// Go's `unicode.ToUpper`/`ToLower` applied rune by rune (no multi-character expansions).
+fn map_runes(text: &str, upper: bool) -> String {
+    text.chars()
+        .map(|c| {
+            let mut it: Vec<char> = if upper {
+                c.to_uppercase().collect()
+            } else {
+                c.to_lowercase().collect()
+            };
+            if it.len() == 1 { it.pop().unwrap() } else { c }
+        })
+        .collect()
+}
+
+/// Go's `strings.Trim(s, cutset)`.
+fn trim_set(text: &str, cutset: &str) -> String {
+    text.trim_matches(|c| cutset.contains(c)).to_string()
+}
+
+/// Go's message for an out-of-range string slice `s[lo:hi]` (`None` when in range).
+fn slice_check(lo: Option<i64>, hi: i64, len: i64) -> Option<FuncError> {
+    let lo_text = lo.map(|l| l.to_string()).unwrap_or_default();
+    if hi < 0 || hi > len {
+        if lo.is_none() {
+            return Some(runtime_error(&format!(
+                "slice bounds out of range [:{hi}] with length {len}"
+            )));
+        }
+        return Some(runtime_error(&format!(
+            "slice bounds out of range [{lo_text}:{hi}]"
+        )));
+    }
+    if let Some(l) = lo
+        && (l < 0 || l > hi)
+    {
+        return Some(runtime_error(&format!(
+            "slice bounds out of range [{l}:{hi}]"
+        )));
+    }
+    None
+}
+
+fn byte_slice(text: &str, lo: usize, hi: usize) -> Value {
+    Value::from(String::from_utf8_lossy(&text.as_bytes()[lo..hi]).into_owned())
+}
+
+fn compile(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(&go_regex(pattern)).map_err(|e| e.to_string())
+}
+
+/// Rewrites Go's ASCII-only Perl classes (`\d`, `\w`, `\s`, `\b`) into their ASCII forms, since
+/// Rust's `regex` makes them Unicode-aware.
+fn go_regex(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            let Some(next) = chars.next() else {
+                out.push(c);
+                break;
+            };
+            let rep = match (next, in_class) {
+                ('d', true) => Some("0-9"),
+                ('w', true) => Some("0-9A-Za-z_"),
+                ('s', true) => Some("\\t\\n\\f\\r "),
+                ('d', false) => Some("[0-9]"),
+                ('w', false) => Some("[0-9A-Za-z_]"),
+                ('s', false) => Some("[\\t\\n\\f\\r ]"),
+                ('D', false) => Some("[^0-9]"),
+                ('W', false) => Some("[^0-9A-Za-z_]"),
+                ('S', false) => Some("[^\\t\\n\\f\\r ]"),
+                ('b', false) => Some("(?-u:\\b)"),
+                ('B', false) => Some("(?-u:\\B)"),
+                _ => None,
+            };
+            match rep {
+                Some(r) => out.push_str(r),
+                None => {
+                    out.push(c);
+                    out.push(next);
+                }
+            }
+            continue;
+        }
+        if in_class {
+            if c == ']' {
+                in_class = false;
+            }
+        } else if c == '[' {
+            in_class = true;
+            out.push(c);
+            if chars.peek() == Some(&'^') {
+                out.push(chars.next().unwrap());
+            }
+            if chars.peek() == Some(&']') {
+                out.push(chars.next().unwrap());
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Go's `strings.Title`: the first letter of every word in title case.
+fn title(text: &str) -> String {
+    let is_separator = |c: char| {
+        if c.is_ascii() {
+            return !(c.is_ascii_alphanumeric() || c == '_');
+        }
+        if c.is_alphanumeric() {
+            return false;
+        }
+        c.is_whitespace()
+    };
+    let mut prev = ' ';
+    text.chars()
+        .map(|c| {
+            let out = if is_separator(prev) {
+                let mut up: Vec<char> = c.to_uppercase().collect();
+                if up.len() == 1 { up.pop().unwrap() } else { c }
+            } else {
+                c
+            };
+            prev = c;
+            out
+        })
+        .collect()
+}
+
+/// goutils' `Uncapitalize`: the first letter of every white-space separated word lowered.
+fn untitle(text: &str) -> String {
+    let mut prev_space = true;
+    text.chars()
+        .map(|c| {
+            let out = if prev_space {
+                let mut low: Vec<char> = c.to_lowercase().collect();
+                if low.len() == 1 {
+                    low.pop().unwrap()
+                } else {
+                    c
+                }
+            } else {
+                c
+            };
+            prev_space = c.is_whitespace();
+            out
+        })
+        .collect()
+}
+
+pub(super) fn register(map: &mut FuncMap) {
+    def(map, "title", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(title(s(&a, 0))))
+    });
+    def(map, "untitle", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(untitle(s(&a, 0))))
+    });
+    def(
+        map,
+        "plural",
+        &[STR, STR, INT],
+        None,
+        "string",
+        false,
+        |_, a| Ok(Value::str(if n(&a, 2) == 1 { s(&a, 0) } else { s(&a, 1) })),
+    );
+    def(map, "trim", &[STR], None, "string", false, |_, a| {
+        Ok(Value::str(s(&a, 0).trim()))
+    });
+    def(map, "upper", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(map_runes(s(&a, 0), true)))
+    });
+    def(map, "lower", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(map_runes(s(&a, 0), false)))
+    });
+    for name in ["trimAll", "trimall"] {
+        def(map, name, &[STR, STR], None, "string", false, |_, a| {
+            Ok(Value::from(trim_set(s(&a, 1), s(&a, 0))))
+        });
+    }
+    def(
+        map,
+        "trimSuffix",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let text = s(&a, 1);
+            Ok(Value::str(text.strip_suffix(s(&a, 0)).unwrap_or(text)))
+        },
+    );
+    def(
+        map,
+        "trimPrefix",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let text = s(&a, 1);
+            Ok(Value::str(text.strip_prefix(s(&a, 0)).unwrap_or(text)))
+        },
+    );
+    def(map, "contains", &[STR, STR], None, "bool", false, |_, a| {
+        Ok(Value::Bool(s(&a, 1).contains(s(&a, 0))))
+    });
+    def(
+        map,
+        "hasPrefix",
+        &[STR, STR],
+        None,
+        "bool",
+        false,
+        |_, a| Ok(Value::Bool(s(&a, 1).starts_with(s(&a, 0)))),
+    );
+    def(
+        map,
+        "hasSuffix",
+        &[STR, STR],
+        None,
+        "bool",
+        false,
+        |_, a| Ok(Value::Bool(s(&a, 1).ends_with(s(&a, 0)))),
+    );
+    def(map, "quote", &[], Some(ANY), "string", false, |_, a| {
+        let parts: Vec<String> = a
+            .iter()
+            .filter(|v| !v.is_nil())
+            .map(|v| quote(&strval(v)))
+            .collect();
+        Ok(Value::from(parts.join(" ")))
+    });
+    def(map, "squote", &[], Some(ANY), "string", false, |_, a| {
+        let parts: Vec<String> = a
+            .iter()
+            .filter(|v| !v.is_nil())
+            .map(|v| format!("'{}'", sprint_value(v)))
+            .collect();
+        Ok(Value::from(parts.join(" ")))
+    });
+    def(map, "cat", &[], Some(ANY), "string", false, |_, a| {
+        let parts: Vec<String> = a.iter().filter(|v| !v.is_nil()).map(sprint_value).collect();
+        Ok(Value::from(parts.join(" ")))
+    });
+    def(map, "indent", &[INT, STR], None, "string", false, |_, a| {
+        indent(n(&a, 0), s(&a, 1)).map(Value::from)
+    });
+    def(
+        map,
+        "nindent",
+        &[INT, STR],
+        None,
+        "string",
+        false,
+        |_, a| indent(n(&a, 0), s(&a, 1)).map(|t| Value::from(format!("\n{t}"))),
+    );
+    def(
+        map,
+        "replace",
+        &[STR, STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| Ok(Value::from(s(&a, 2).replace(s(&a, 0), s(&a, 1)))),
+    );
+    def(map, "repeat", &[INT, STR], None, "string", false, |_, a| {
+        repeat(s(&a, 1), n(&a, 0)).map(Value::from)
+    });
+    def(map, "nospace", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(
+            s(&a, 0)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>(),
+        ))
+    });
+    def(
+        map,
+        "split",
+        &[STR, STR],
+        None,
+        "map[string]string",
+        false,
+        |_, a| {
+            let m = Map::named("map[string]string");
+            for (i, part) in go_split(s(&a, 1), s(&a, 0)).into_iter().enumerate() {
+                m.insert(format!("_{i}"), Value::from(part));
+            }
+            Ok(Value::Map(m))
+        },
+    );
+    def(
+        map,
+        "splitList",
+        &[STR, STR],
+        None,
+        "[]string",
+        false,
+        |_, a| {
+            let items = go_split(s(&a, 1), s(&a, 0))
+                .into_iter()
+                .map(Value::from)
+                .collect();
+            Ok(Value::List(List::typed(items, "string")))
+        },
+    );
+    def(map, "join", &[STR, ANY], None, "string", false, |_, a| {
+        Ok(Value::from(strslice(&a[1]).join(s(&a, 0))))
+    });
+    def(
+        map,
+        "substr",
+        &[INT, INT, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let (start, end, text) = (n(&a, 0), n(&a, 1), s(&a, 2));
+            let len = text.len() as i64;
+            if start < 0 {
+                if let Some(e) = slice_check(None, end, len) {
+                    return Err(e);
+                }
+                return Ok(byte_slice(text, 0, end as usize));
+            }
+            if end < 0 || end > len {
+                if let Some(e) = slice_check(Some(start), len, len) {
+                    return Err(e);
+                }
+                return Ok(byte_slice(text, start as usize, len as usize));
+            }
+            if let Some(e) = slice_check(Some(start), end, len) {
+                return Err(e);
+            }
+            Ok(byte_slice(text, start as usize, end as usize))
+        },
+    );
+    def(map, "trunc", &[INT, STR], None, "string", false, |_, a| {
+        let (c, text) = (n(&a, 0), s(&a, 1));
+        let len = text.len() as i64;
+        if c < 0 && len + c > 0 {
+            return Ok(byte_slice(text, (len + c) as usize, len as usize));
+        }
+        if c >= 0 && len > c {
+            return Ok(byte_slice(text, 0, c as usize));
+        }
+        Ok(Value::str(text))
+    });
+    def(
+        map,
+        "regexMatch",
+        &[STR, STR],
+        None,
+        "bool",
+        false,
+        |_, a| {
+            Ok(Value::Bool(
+                compile(s(&a, 0)).is_ok_and(|re| re.is_match(s(&a, 1))),
+            ))
+        },
+    );
+    def(
+        map,
+        "mustRegexMatch",
+        &[STR, STR],
+        None,
+        "bool",
+        true,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::Bool(re.is_match(s(&a, 1))))
+        },
+    );
+    def(
+        map,
+        "regexReplaceAll",
+        &[STR, STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::from(re.replace_all(s(&a, 1), s(&a, 2)).into_owned()))
+        },
+    );
+    def(
+        map,
+        "regexReplaceAllLiteral",
+        &[STR, STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::from(
+                re.replace_all(s(&a, 1), regex::NoExpand(s(&a, 2)))
+                    .into_owned(),
+            ))
+        },
+    );
+    def(
+        map,
+        "regexFind",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::str(
+                re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
+            ))
+        },
+    );
+    def(
+        map,
+        "regexQuoteMeta",
+        &[STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let mut out = String::new();
+            for c in s(&a, 0).chars() {
+                if "\\.+*?()|[]{}^$".contains(c) {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            Ok(Value::from(out))
+        },
+    );
+}
