@@ -9,6 +9,7 @@ mod crypto;
 mod dicts;
 mod json;
 mod lists;
+mod paths;
 mod semver;
 mod strings;
 
@@ -21,11 +22,13 @@ pub fn sprig_funcs() -> FuncMap {
     let mut map = FuncMap::new();
     conv::register(&mut map);
     strings::register(&mut map);
+    strings::register_more(&mut map);
     dicts::register(&mut map);
     lists::register(&mut map);
     crypto::register(&mut map);
     semver::register(&mut map);
     json::register(&mut map);
+    paths::register(&mut map);
     map
 }
 

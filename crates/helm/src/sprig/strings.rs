@@ -467,3 +467,131 @@ pub(super) fn register(map: &mut FuncMap) {
         },
     );
 }
+
+/// `splitn` and the remaining regular-expression functions.
+pub(super) fn register_more(map: &mut FuncMap) {
+    def(
+        map,
+        "splitn",
+        &[STR, INT, STR],
+        None,
+        "map[string]string",
+        false,
+        |_, a| {
+            let (sep, count, text) = (s(&a, 0), n(&a, 1), s(&a, 2));
+            let m = Map::named("map[string]string");
+            let parts: Vec<String> = if count == 0 {
+                Vec::new()
+            } else if count < 0 || sep.is_empty() {
+                let all = go_split(text, sep);
+                if count > 0 && all.len() > count as usize {
+                    let mut head: Vec<String> = all[..count as usize - 1].to_vec();
+                    head.push(all[count as usize - 1..].concat());
+                    head
+                } else {
+                    all
+                }
+            } else {
+                text.splitn(count as usize, sep).map(String::from).collect()
+            };
+            for (i, part) in parts.into_iter().enumerate() {
+                m.insert(format!("_{i}"), Value::from(part));
+            }
+            Ok(Value::Map(m))
+        },
+    );
+    for (name, must) in [("regexFindAll", false), ("mustRegexFindAll", true)] {
+        def(
+            map,
+            name,
+            &[STR, STR, INT],
+            None,
+            "[]string",
+            must,
+            |_, a| {
+                let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+                let limit = n(&a, 2);
+                let found: Vec<Value> = if limit == 0 {
+                    Vec::new()
+                } else {
+                    re.find_iter(s(&a, 1))
+                        .take(if limit < 0 {
+                            usize::MAX
+                        } else {
+                            limit as usize
+                        })
+                        .map(|m| Value::str(m.as_str()))
+                        .collect()
+                };
+                Ok(Value::List(List::typed(found, "string")))
+            },
+        );
+    }
+    for (name, must) in [("regexSplit", false), ("mustRegexSplit", true)] {
+        def(
+            map,
+            name,
+            &[STR, STR, INT],
+            None,
+            "[]string",
+            must,
+            |_, a| {
+                let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+                let (text, limit) = (s(&a, 1), n(&a, 2));
+                let mut out: Vec<Value> = Vec::new();
+                if limit != 0 {
+                    if !s(&a, 0).is_empty() && text.is_empty() {
+                        out.push(Value::str(""));
+                    } else {
+                        let (mut beg, mut end) = (0, 0);
+                        let take = if limit < 0 {
+                            usize::MAX
+                        } else {
+                            limit as usize
+                        };
+                        for m in re.find_iter(text).take(take) {
+                            if limit > 0 && out.len() as i64 == limit - 1 {
+                                break;
+                            }
+                            end = m.start();
+                            if m.end() != 0 {
+                                out.push(Value::str(&text[beg..end]));
+                            }
+                            beg = m.end();
+                        }
+                        if end != text.len() {
+                            out.push(Value::str(&text[beg..]));
+                        }
+                    }
+                }
+                Ok(Value::List(List::typed(out, "string")))
+            },
+        );
+    }
+    def(
+        map,
+        "mustRegexReplaceAll",
+        &[STR, STR, STR],
+        None,
+        "string",
+        true,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::from(re.replace_all(s(&a, 1), s(&a, 2)).into_owned()))
+        },
+    );
+    def(
+        map,
+        "mustRegexFind",
+        &[STR, STR],
+        None,
+        "string",
+        true,
+        |_, a| {
+            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
+            Ok(Value::str(
+                re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
+            ))
+        },
+    );
+}
