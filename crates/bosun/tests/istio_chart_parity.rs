@@ -1,7 +1,7 @@
 //! Parity with real helm on Istio's own charts: every chart under `manifests/charts` of the
 //! pinned Istio module, with its default values and with every profile it carries
-//! (`--set profile=NAME` for each `files/profile-*.yaml`), must render byte-identically
-//! (stdout, and success or failure alike).
+//! (`--set profile=NAME` for each `files/profile-*.yaml`), and with a few value overrides, must
+//! render byte-identically (stdout, and success or failure alike).
 //!
 //! Needs `scripts/fetch-helm` and `scripts/fetch-istio` (the Go toolchain and the module proxy);
 //! `BOSUN_HELM` and `BOSUN_ISTIO` may point at already fetched copies.
@@ -75,9 +75,39 @@ fn istio_charts_render_like_helm() {
         istio.display()
     );
 
+    // Overrides that reach most of the charts' templates: images, revisions, namespaces,
+    // resources, lists and maps, and a release namespace.
+    let overrides: &[&[&str]] = &[
+        &[
+            "--set",
+            "global.hub=registry.example.com/istio,global.tag=1.2.3-distroless",
+        ],
+        &["--set", "revision=canary", "-n", "istio-system"],
+        &[
+            "--set",
+            "global.istioNamespace=mesh,global.imagePullPolicy=Always,global.logAsJson=true",
+        ],
+        &[
+            "--set",
+            "profile=ambient",
+            "--set-string",
+            "global.proxy.resources.requests.cpu=250m",
+        ],
+        &[
+            "--set",
+            "defaults.replicaCount=3,replicaCount=2,autoscaleEnabled=false",
+        ],
+        &[
+            "--set",
+            "global.imagePullSecrets={a,b},podAnnotations.x=y,nodeSelector.zone=z1",
+        ],
+    ];
     let mut jobs: Vec<(PathBuf, Vec<String>)> = Vec::new();
     for chart in &charts {
         jobs.push((chart.clone(), vec![]));
+        for args in overrides {
+            jobs.push((chart.clone(), args.iter().map(|a| a.to_string()).collect()));
+        }
         for profile in profiles(chart) {
             jobs.push((
                 chart.clone(),
