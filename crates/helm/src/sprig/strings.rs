@@ -407,18 +407,13 @@ pub(super) fn register(map: &mut FuncMap) {
             Ok(Value::Bool(re.is_match(s(&a, 1))))
         },
     );
-    def(
-        map,
-        "regexReplaceAll",
-        &[STR, STR, STR],
-        None,
-        "string",
-        false,
-        |_, a| {
+    // The plain forms fail as the must forms do (Sprig's panic is reported as an error too).
+    for (name, must) in [("regexReplaceAll", false), ("mustRegexReplaceAll", true)] {
+        def(map, name, &[STR, STR, STR], None, "string", must, |_, a| {
             let re = compile(s(&a, 0)).map_err(FuncError::new)?;
             Ok(Value::from(re.replace_all(s(&a, 1), s(&a, 2)).into_owned()))
-        },
-    );
+        });
+    }
     def(
         map,
         "regexReplaceAllLiteral",
@@ -434,20 +429,14 @@ pub(super) fn register(map: &mut FuncMap) {
             ))
         },
     );
-    def(
-        map,
-        "regexFind",
-        &[STR, STR],
-        None,
-        "string",
-        false,
-        |_, a| {
+    for (name, must) in [("regexFind", false), ("mustRegexFind", true)] {
+        def(map, name, &[STR, STR], None, "string", must, |_, a| {
             let re = compile(s(&a, 0)).map_err(FuncError::new)?;
             Ok(Value::str(
                 re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
             ))
-        },
-    );
+        });
+    }
     def(
         map,
         "regexQuoteMeta",
@@ -568,30 +557,4 @@ pub(super) fn register_more(map: &mut FuncMap) {
             },
         );
     }
-    def(
-        map,
-        "mustRegexReplaceAll",
-        &[STR, STR, STR],
-        None,
-        "string",
-        true,
-        |_, a| {
-            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(Value::from(re.replace_all(s(&a, 1), s(&a, 2)).into_owned()))
-        },
-    );
-    def(
-        map,
-        "mustRegexFind",
-        &[STR, STR],
-        None,
-        "string",
-        true,
-        |_, a| {
-            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(Value::str(
-                re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
-            ))
-        },
-    );
 }
