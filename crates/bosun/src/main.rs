@@ -47,6 +47,9 @@ struct TemplateArgs {
     /// Set values, always as strings.
     #[arg(long = "set-string")]
     set_string: Vec<String>,
+    /// Set values from files (`key=PATH`: the value is the file's contents).
+    #[arg(long = "set-file")]
+    set_file: Vec<String>,
     /// Print only the manifests from these templates (paths or globs relative to the chart).
     #[arg(short = 's', long = "show-only")]
     show_only: Vec<String>,
@@ -120,6 +123,8 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         value_files,
         set: args.set,
         set_string: args.set_string,
+        set_file: args.set_file,
+        read_file: Some(read_value_file),
         show_only: args.show_only,
         kube_version: args.kube_version,
         api_versions: args.api_versions,
@@ -141,6 +146,11 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         .write_all(output.stdout.as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::input(format!("writing output: {e}")))
+}
+
+/// Reads a `--set-file` file, failing in Go's words.
+fn read_value_file(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("open {path}: {}", io_error_text(&e)))
 }
 
 /// Go's wording of common I/O errors (`no such file or directory`), without Rust's

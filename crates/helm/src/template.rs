@@ -24,6 +24,11 @@ pub struct TemplateOptions {
     pub set: Vec<String>,
     /// `--set-string` flags in order.
     pub set_string: Vec<String>,
+    /// `--set-file` flags in order (`key=PATH`: the value is the file's contents).
+    pub set_file: Vec<String>,
+    /// How `--set-file` reads a file (the caller does the I/O); an error reads like Go's
+    /// (`open PATH: no such file or directory`).
+    pub read_file: Option<fn(&str) -> Result<String, String>>,
     /// `--show-only` paths or globs, relative to the chart (`templates/x.yaml`).
     pub show_only: Vec<String>,
     pub kube_version: Option<String>,
@@ -51,7 +56,7 @@ pub struct TemplateOutput {
 }
 
 /// Merges the user's value layers as Helm's `MergeValues` does: every `-f` file in order, then
-/// every `--set`, then every `--set-string`.
+/// every `--set`, then every `--set-string`, then every `--set-file`.
 pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     let base = Map::new();
     for (name, text) in &options.value_files {
@@ -69,6 +74,13 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     for flag in &options.set_string {
         strvals::parse_into(flag, &base, Typing::Strings)
             .map_err(|e| TemplateError::Input(format!("failed parsing --set-string data: {e}")))?;
+    }
+    for flag in &options.set_file {
+        let read = options.read_file.ok_or_else(|| {
+            TemplateError::Input("--set-file given without a way to read files".to_string())
+        })?;
+        strvals::parse_into_with(flag, &base, &|path| read(path).map(Value::from))
+            .map_err(|e| TemplateError::Input(format!("failed parsing --set-file data: {e}")))?;
     }
     Ok(base)
 }
