@@ -13,6 +13,9 @@ use crate::strvals::{self, Typing};
 use crate::values;
 use crate::yaml;
 
+/// Reads a file named in a flag; errors are Go-worded messages.
+pub type ReadFile = fn(&str) -> Result<String, String>;
+
 /// The flags of `helm template` that decide what is rendered.
 #[derive(Clone, Debug, Default)]
 pub struct TemplateOptions {
@@ -28,7 +31,7 @@ pub struct TemplateOptions {
     pub set_file: Vec<String>,
     /// How `--set-file` reads a file (the caller does the I/O); an error reads like Go's
     /// (`open PATH: no such file or directory`).
-    pub read_file: Option<fn(&str) -> Result<String, String>>,
+    pub read_file: Option<ReadFile>,
     /// `--show-only` paths or globs, relative to the chart (`templates/x.yaml`).
     pub show_only: Vec<String>,
     pub kube_version: Option<String>,
