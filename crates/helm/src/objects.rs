@@ -254,13 +254,16 @@ impl Object for Capabilities {
 
 /// `engine.files`: the chart's non-template files, with Helm's accessors.
 pub struct Files {
-    files: Vec<(String, Rc<[u8]>)>,
+    // Shared, because every method lookup (`.Files.Get`) hands the accessor its own handle.
+    files: Rc<[(String, Rc<[u8]>)]>,
 }
 
 impl Files {
     pub fn new(mut files: Vec<(String, Rc<[u8]>)>) -> Files {
         files.sort_by(|a, b| a.0.cmp(&b.0));
-        Files { files }
+        Files {
+            files: files.into(),
+        }
     }
 
     fn get(&self, name: &str) -> Option<&Rc<[u8]>> {
