@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod mesh;
+mod release;
+
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
 struct Cli {
@@ -22,6 +25,17 @@ enum Command {
         #[command(subcommand)]
         command: HelmCommand,
     },
+    /// Commands related to Istio manifests.
+    Manifest {
+        #[command(subcommand)]
+        command: ManifestCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum ManifestCommand {
+    /// Generate an Istio install manifest, as `istioctl manifest generate` does.
+    Generate(mesh::GenerateArgs),
 }
 
 #[derive(Subcommand)]
@@ -85,6 +99,9 @@ fn main() -> ExitCode {
         Command::Helm {
             command: HelmCommand::Template(args),
         } => helm_template(args),
+        Command::Manifest {
+            command: ManifestCommand::Generate(args),
+        } => mesh::manifest_generate(args).map_err(|e| Failure::input(e.0)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -155,7 +172,7 @@ fn read_value_file(path: &str) -> Result<String, String> {
 
 /// Go's wording of common I/O errors (`no such file or directory`), without Rust's
 /// `(os error 2)` suffix.
-fn io_error_text(e: &std::io::Error) -> String {
+pub(crate) fn io_error_text(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),

@@ -7,3 +7,9 @@
 //! (`values.Map`), so that layering and path access never lose fields; typed views are taken
 //! where a rule needs them. Pure logic: callers read files and pass their text. It must not
 //! render charts or talk to a cluster.
+
+pub mod component;
+pub mod merge;
+pub mod quantity;
+pub mod translate;
+pub mod tree;

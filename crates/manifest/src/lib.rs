@@ -4,3 +4,11 @@
 //!
 //! Pure logic: it renders through the `helm` crate from charts already loaded by the caller and
 //! must not talk to a cluster.
+
+pub mod generate;
+pub mod object;
+pub mod order;
+pub mod overlay;
+pub mod postprocess;
+pub mod render;
+pub mod smp;

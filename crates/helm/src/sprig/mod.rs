@@ -5,7 +5,7 @@
 //! template engine turns into `error calling NAME: MESSAGE`.
 
 mod conv;
-mod crypto;
+pub(crate) mod crypto;
 mod dicts;
 mod json;
 mod lists;

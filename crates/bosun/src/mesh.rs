@@ -1,0 +1,197 @@
+//! istioctl's mesh commands that need no cluster: `manifest generate` and `profile`. Reads the
+//! inputs and the install package from disk, hands them to `iop` and `manifest`, prints.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use clap::Args;
+use serde_json::Value;
+
+use crate::io_error_text;
+
+/// Flags shared by every command that builds an IstioOperator from inputs.
+#[derive(Args, Clone, Debug)]
+pub struct InputArgs {
+    /// IstioOperator files, layered in order (`-` for stdin, last only).
+    #[arg(short = 'f', long = "filename", value_delimiter = ',')]
+    pub filenames: Vec<String>,
+    /// Override an IstioOperator value (`components.pilot.k8s.replicaCount=2`,
+    /// `values.global.hub=x`, `profile=demo`); escape dots in keys with `\.`.
+    #[arg(short = 's', long = "set")]
+    pub set: Vec<String>,
+    /// The install package (charts and profiles) directory; the pinned release by default.
+    #[arg(short = 'd', long = "manifests", alias = "charts")]
+    pub manifests: Option<String>,
+    /// Control plane revision (`--set revision=REV`).
+    #[arg(short = 'r', long = "revision")]
+    pub revision: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Proceed even when validation fails (errors are printed as warnings).
+    #[arg(long)]
+    pub force: bool,
+    /// Write the manifest to this file instead of stdout.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+}
+
+/// A failure worded as istioctl words it (`Error: …` is added by main).
+pub struct MeshFailure(pub String);
+
+impl<E: std::fmt::Display> From<E> for MeshFailure {
+    fn from(e: E) -> MeshFailure {
+        MeshFailure(e.to_string())
+    }
+}
+
+/// Where charts and profiles come from: `--manifests`, `installPackagePath`, or the pinned
+/// release's copy in bosun's cache.
+pub struct InstallPackages {
+    default_dir: Option<PathBuf>,
+    charts: RefCell<BTreeMap<(String, String), Rc<helm::chart::Chart>>>,
+}
+
+impl InstallPackages {
+    pub fn new() -> InstallPackages {
+        InstallPackages {
+            default_dir: crate::release::default_manifests_dir(),
+            charts: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
+        if !install_package_path.is_empty() {
+            return Ok(PathBuf::from(install_package_path));
+        }
+        self.default_dir.clone().ok_or_else(|| {
+            format!(
+                "the Istio {} charts are not in bosun's cache and could not be fetched; pass --manifests DIR (an Istio release's manifests/ directory)",
+                crate::release::ISTIO_VERSION
+            )
+        })
+    }
+
+    pub fn read_profile(
+        &self,
+        install_package_path: &str,
+        profile: &str,
+    ) -> Result<String, String> {
+        let rel = format!("profiles/{profile}.yaml");
+        let dir = self.dir(install_package_path)?;
+        std::fs::read_to_string(dir.join(&rel))
+            .map_err(|e| format!("open {rel}: {}", io_error_text(&e)))
+    }
+
+    pub fn load_chart(
+        &self,
+        install_package_path: &str,
+        chart_dir: &str,
+    ) -> Result<Rc<helm::chart::Chart>, String> {
+        let key = (install_package_path.to_string(), chart_dir.to_string());
+        if let Some(c) = self.charts.borrow().get(&key) {
+            return Ok(c.clone());
+        }
+        let dir = self
+            .dir(install_package_path)?
+            .join("charts")
+            .join(chart_dir);
+        if !dir.is_dir() {
+            return Err("component does not exist".to_string());
+        }
+        let chart = Rc::new(helm::chart::load_dir(&dir).map_err(|e| e.to_string())?);
+        self.charts.borrow_mut().insert(key, chart.clone());
+        Ok(chart)
+    }
+}
+
+/// Reads the `-f` inputs (stdin for `-`).
+fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
+    let mut files = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let text = if name == "-" {
+            if i != names.len() - 1 {
+                return Err(MeshFailure(
+                    "merge inputs: stdin is only allowed as the last filename".to_string(),
+                ));
+            }
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| MeshFailure(format!("merge inputs: read stdin: {e}")))?;
+            s
+        } else {
+            let path = name.trim();
+            std::fs::read_to_string(path).map_err(|e| {
+                MeshFailure(format!("merge inputs: open {path}: {}", io_error_text(&e)))
+            })?
+        };
+        files.push(iop::merge::InputFile {
+            name: name.clone(),
+            text,
+        });
+    }
+    Ok(files)
+}
+
+/// istioctl's flag aliases: `--manifests` and `--revision` are `--set` flags in disguise.
+fn set_flags(input: &InputArgs) -> Vec<String> {
+    let mut flags = input.set.clone();
+    if let Some(m) = &input.manifests {
+        flags.push(format!("installPackagePath={m}"));
+    }
+    if let Some(r) = input
+        .revision
+        .as_deref()
+        .filter(|r| !r.is_empty() && *r != "default")
+    {
+        flags.push(format!("revision={r}"));
+    }
+    flags
+}
+
+/// The merged IstioOperator of the inputs.
+pub fn merged_input(input: &InputArgs, packages: &InstallPackages) -> Result<Value, MeshFailure> {
+    let files = read_inputs(&input.filenames)?;
+    let flags = set_flags(input);
+    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+    iop::merge::merge_inputs(&files, &flags, &read)
+        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))
+}
+
+pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
+    let packages = InstallPackages::new();
+    let merged = merged_input(&args.input, &packages)?;
+    let load = |path: &str, dir: &str| packages.load_chart(path, dir);
+    let generated = manifest::generate::generate(&merged, &load)?;
+    let mut stderr = std::io::stderr().lock();
+    for w in &generated.warnings {
+        let _ = writeln!(stderr, "❗ {w}");
+    }
+    let out = manifest::order::print_objects(&generated.sorted_objects());
+    match &args.output {
+        Some(path) => std::fs::write(path, out).map_err(|e| {
+            MeshFailure(format!(
+                "write manifest to {:?}: open {}: {}",
+                path.display().to_string(),
+                path.display(),
+                io_error_text(&e)
+            ))
+        }),
+        None => write_stdout(&out),
+    }
+}
+
+pub fn write_stdout(text: &str) -> Result<(), MeshFailure> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| MeshFailure(format!("writing output: {e}")))
+}

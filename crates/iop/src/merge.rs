@@ -1,0 +1,275 @@
+//! Layering the inputs into one IstioOperator, exactly as istioctl's `MergeInputs` does:
+//! the `default` profile ← the chosen profile ← every `-f` file in order ← every `--set` flag in
+//! order; then top-level fields translated into Helm values (`spec.hub` → `values.global.hub`,
+//! …), component enablement propagated into values, and the user's own `values` applied once
+//! more on top so that they win over those translations.
+
+use serde_json::{Map, Value};
+
+use crate::tree::{self, TreeError};
+
+/// One `-f` input, already read by the caller.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// The name as given on the command line (`-` for stdin).
+    pub name: String,
+    pub text: String,
+}
+
+/// Reads `profiles/NAME.yaml` from the install package at the given path ("" for the built-in
+/// charts); on failure returns Go's wording of the I/O error (`open profiles/x.yaml: …`).
+pub type ReadProfile<'a> = &'a dyn Fn(&str, &str) -> Result<String, String>;
+
+/// Why the inputs could not be merged. Messages are istioctl's; the CLI prefixes them with
+/// `merge inputs: ` as istioctl does.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    #[error("stdin is only allowed as the last filename")]
+    StdinNotLast,
+    #[error("unable to parse file: {message}")]
+    SplitFile { file: String, message: String },
+    #[error("contains multiple IstioOperator CRs, only one per file is supported")]
+    MultipleIstioOperators { file: String },
+    #[error("{message}")]
+    Yaml { file: String, message: String },
+    #[error("profile {name:?} not found: {message}")]
+    ProfileNotFound { name: String, message: String },
+    #[error("{file}: {message}")]
+    Profile { file: String, message: String },
+    #[error("{0}")]
+    Set(#[from] TreeError),
+}
+
+/// The skeleton every merge starts from.
+fn user_config_base() -> Value {
+    serde_json::json!({
+        "apiVersion": "install.istio.io/v1alpha1",
+        "kind": "IstioOperator",
+        "metadata": {},
+        "spec": {}
+    })
+}
+
+/// Parses one document as istioctl's `values.MapFromYaml` does (the first document; a null
+/// or empty one is an empty map).
+pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
+    let v = helm::yaml::from_yaml(text).map_err(|e| e.message)?;
+    match helm::json_value::to_json_value(&v).map_err(|e| e.to_string())? {
+        Value::Object(m) => Ok(m),
+        Value::Null => Ok(Map::new()),
+        other => Err(format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type values.Map",
+            json_kind(&other)
+        )),
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        _ => "object",
+    }
+}
+
+/// istioctl's `checkNoMultipleIOPs`: the file split at `---` lines, each part read as an
+/// object; more than one object with a kind is refused.
+fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
+    let mut objects = 0;
+    for part in split_yaml_documents(&file.text) {
+        let doc = map_from_yaml(&part).map_err(|message| MergeError::SplitFile {
+            file: file.name.clone(),
+            message,
+        })?;
+        if doc
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_some_and(|k| !k.is_empty())
+        {
+            objects += 1;
+        }
+    }
+    if objects > 1 {
+        return Err(MergeError::MultipleIstioOperators {
+            file: file.name.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Istio's `yml.SplitString`: parts between lines starting with `---`, trimmed, empty ones
+/// dropped. (A last line without a newline is always content.)
+pub fn split_yaml_documents(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut active = String::new();
+    let mut rest = text;
+    while let Some(nl) = rest.find('\n') {
+        let line = &rest[..=nl];
+        if line.starts_with("---") {
+            parts.push(std::mem::take(&mut active));
+        } else {
+            active.push_str(line);
+        }
+        rest = &rest[nl + 1..];
+    }
+    active.push_str(rest);
+    if !active.is_empty() {
+        parts.push(active);
+    }
+    parts
+        .iter()
+        .map(|p| p.trim_matches(|c: char| c.is_whitespace()).to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The profile layers: `default`, then the named one (when it is not `default`).
+pub fn read_profile(
+    install_package_path: &str,
+    profile: &str,
+    read: ReadProfile<'_>,
+) -> Result<Map<String, Value>, MergeError> {
+    let profile = if profile.is_empty() {
+        "default"
+    } else {
+        profile
+    };
+    let load = |name: &str| -> Result<Map<String, Value>, MergeError> {
+        let text =
+            read(install_package_path, name).map_err(|message| MergeError::ProfileNotFound {
+                name: name.to_string(),
+                message,
+            })?;
+        map_from_yaml(&text).map_err(|message| MergeError::Profile {
+            file: format!("profiles/{name}.yaml"),
+            message,
+        })
+    };
+    let mut base = load("default")?;
+    if profile != "default" {
+        let top = load(profile)?;
+        tree::merge_from(&mut base, &top);
+    }
+    Ok(base)
+}
+
+/// istioctl's `MergeInputs` (without cluster detection: `manifest generate` does not look at a
+/// cluster unless asked to, and bosun never does for rendering).
+pub fn merge_inputs(
+    files: &[InputFile],
+    set_flags: &[String],
+    read: ReadProfile<'_>,
+) -> Result<Value, MergeError> {
+    let mut user = user_config_base();
+    for (i, file) in files.iter().enumerate() {
+        if file.name == "-" && i != files.len() - 1 {
+            return Err(MergeError::StdinNotLast);
+        }
+        check_single_object(file)?;
+        let mut m = map_from_yaml(&file.text).map_err(|message| MergeError::Yaml {
+            file: file.name.clone(),
+            message,
+        })?;
+        // istioctl's "special hack to allow an empty spec".
+        if m.get("spec").is_some_and(Value::is_null) {
+            m.remove("spec");
+        }
+        tree::merge_from(as_map(&mut user), &m);
+    }
+    tree::set_spec_paths(&mut user, set_flags)?;
+
+    let install_package_path = tree::get_path_string(&user, "spec.installPackagePath");
+    let profile = tree::get_path_string(&user, "spec.profile");
+    let user_values = tree::get_path_map(&user, "spec.values").cloned();
+
+    let mut base = Value::Object(read_profile(&install_package_path, &profile, read)?);
+    // istioctl would add its compiled-in hub and tag here; a build without them (as the
+    // pinned istioctl is) adds nothing, and neither does bosun.
+    tree::merge_from(as_map(&mut base), user.as_object().expect("built as a map"));
+    translate_to_helm(&mut base)?;
+    if let Some(values) = user_values {
+        let layer = tree::make_map(Value::Object(values), &["spec", "values"]);
+        tree::merge_from(as_map(&mut base), &layer);
+    }
+    Ok(base)
+}
+
+fn as_map(v: &mut Value) -> &mut Map<String, Value> {
+    if !v.is_object() {
+        *v = Value::Object(Map::new());
+    }
+    v.as_object_mut().expect("just made a map")
+}
+
+/// istioctl's `translateIstioOperatorToHelm`.
+fn translate_to_helm(base: &mut Value) -> Result<(), MergeError> {
+    // istioctl walks a Go map here, so its order is random; the targets are distinct, so the
+    // order does not matter.
+    const TRANSLATIONS: &[(&str, &str)] = &[
+        ("spec.hub", "global.hub"),
+        ("spec.tag", "global.tag"),
+        ("spec.revision", "revision"),
+        ("spec.meshConfig", "meshConfig"),
+        ("spec.compatibilityVersion", "compatibilityVersion"),
+    ];
+    for (from, to) in TRANSLATIONS {
+        let Some(v) = tree::get_path(base, from).cloned() else {
+            continue;
+        };
+        if v.is_object() {
+            let layer = tree::make_map(v, &["spec", "values", "meshConfig"]);
+            tree::merge_from(as_map(base), &layer);
+        } else {
+            // istioctl formats the value with %v and parses it again as a --set flag.
+            let flag = format!("values.{to}={}", go_sprint(&v));
+            tree::set_spec_paths(base, &[flag])?;
+        }
+    }
+    let pilot = tree::get_path_bool(base, "spec.components.pilot.enabled");
+    tree::set_path(base, "spec.values.pilot.enabled", Value::Bool(pilot))?;
+    let cni = tree::get_path_bool(base, "spec.components.cni.enabled");
+    tree::set_path(base, "spec.values.pilot.cni.enabled", Value::Bool(cni))?;
+    let ns = tree::get_path_string(base, "spec.values.global.istioNamespace");
+    if !ns.is_empty() {
+        tree::set_path(base, "metadata.namespace", Value::String(ns))?;
+    }
+    Ok(())
+}
+
+/// Go's `fmt.Sprint` (`%v`) of a JSON value as istioctl holds it.
+pub fn go_sprint(v: &Value) -> String {
+    gotemplate::fmt::sprint_value(&helm::json_value::from_json_value(&normalize_floats(v)))
+}
+
+/// Numbers as Go holds them after a JSON decode into `any`: all `float64`.
+fn normalize_floats(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => n
+            .as_f64()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        Value::Array(items) => Value::Array(items.iter().map(normalize_floats).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), normalize_floats(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_documents_like_istio() {
+        assert_eq!(
+            split_yaml_documents("a: 1\n---\n\n--- # x\nb: 2\n---"),
+            vec!["a: 1", "b: 2\n---"]
+        );
+    }
+}

@@ -1,0 +1,511 @@
+//! istioctl's untyped IstioOperator tree (`operator/pkg/values.Map`): dotted paths with `\.`
+//! escapes and `[N]` / `[key:value]` list selectors, `--set` values typed by guessing, and the
+//! deep merge that layers one tree over another.
+//!
+//! The quirks are istioctl's and kept on purpose, because they decide what users get: a path is
+//! passed through Go's `filepath.Clean` first; `[key:value]` compares the element's field with
+//! the string `value` (so it only ever matches string fields); `--set` values become an `int`,
+//! a `float64`, a `bool` or a string, in that order of preference, except under the few paths
+//! istioctl always keeps as strings.
+
+use serde_json::{Map, Value};
+
+/// Why a path could not be set (istioctl panics on some of these; bosun reports them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TreeError {
+    #[error("element {0} not found")]
+    ElementNotFound(String),
+    #[error("unknown segment {0}")]
+    UnknownSegment(String),
+    #[error("cannot set {path}: {at} is {found}, not {wanted}")]
+    NotContainer {
+        path: String,
+        at: String,
+        found: &'static str,
+        wanted: &'static str,
+    },
+    #[error("cannot set an empty path")]
+    EmptyPath,
+}
+
+/// Paths whose `--set` values are never typed: tags like `1.20` must stay strings.
+const ALWAYS_STRING: &[&str] = &[
+    "spec.values.compatibilityVersion",
+    "spec.tag",
+    "spec.values.global.tag",
+    "spec.meshConfig.defaultConfig.proxyMetadata.",
+    "spec.values.meshConfig.defaultConfig.proxyMetadata.",
+    "spec.compatibilityVersion",
+];
+
+/// Go's `path/filepath.Clean` for `/`-separated paths.
+pub fn clean(path: &str) -> String {
+    if path.is_empty() {
+        return ".".to_string();
+    }
+    let rooted = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|p| *p != "..") {
+                    parts.pop();
+                } else if !rooted {
+                    parts.push("..");
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let joined = parts.join("/");
+    match (rooted, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    }
+}
+
+/// Splits `s` at every `sep` not preceded by a backslash (the backslash stays).
+fn split_escaped(s: &str, sep: char) -> Vec<String> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<char> = None;
+    for (i, c) in s.char_indices() {
+        if c == sep && (i == 0 || prev != Some('\\')) {
+            out.push(s[start..i].to_string());
+            start = i + c.len_utf8();
+        }
+        prev = Some(c);
+    }
+    out.push(s[start..].to_string());
+    out
+}
+
+/// istioctl's `splitPath`: `a.b\.c[0].d` → `a`, `b.c`, `[0]`, `d`.
+pub fn split_path(path: &str) -> Vec<String> {
+    let cleaned = clean(path);
+    let trimmed = cleaned.strip_prefix('.').unwrap_or(&cleaned);
+    let trimmed = trimmed.strip_suffix('.').unwrap_or(trimmed);
+    let mut out = Vec::new();
+    for seg in split_escaped(trimmed, '.') {
+        if seg.is_empty() {
+            continue;
+        }
+        let seg = seg.replace("\\.", ".");
+        match seg.find('[') {
+            Some(i) if i > 0 => {
+                out.push(seg[..i].to_string());
+                out.push(seg[i..].to_string());
+            }
+            _ => out.push(seg),
+        }
+    }
+    out
+}
+
+/// `[N]` → N (Go's `strconv.Atoi`: optional sign, decimal digits).
+fn index_selector(seg: &str) -> Option<i64> {
+    let inner = seg.strip_prefix('[')?.strip_suffix(']')?;
+    go_atoi(inner)
+}
+
+/// `[key:value]` → (key, value).
+fn kv_selector(seg: &str) -> Option<(&str, &str)> {
+    let inner = seg.strip_prefix('[')?.strip_suffix(']')?;
+    inner.split_once(':')
+}
+
+/// Go's `strconv.Atoi` on a 64-bit platform.
+pub fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i64>().ok()
+}
+
+/// Whether a list element's `key` field equals `value` as Go's `any == string` does: only a
+/// string field can match.
+fn element_matches(element: &Value, key: &str, value: &str) -> bool {
+    element
+        .as_object()
+        .and_then(|m| m.get(key))
+        .and_then(Value::as_str)
+        == Some(value)
+}
+
+/// istioctl's `GetPath`. (A `[key:value]` hit yields the list's first element, as istioctl's
+/// does; it reuses the index parsed, and failed to parse, for `[N]`.)
+pub fn get_path<'a>(root: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut cur = root;
+    for seg in split_path(path) {
+        if let Some(idx) = index_selector(&seg) {
+            let list = cur.as_array()?;
+            cur = usize::try_from(idx).ok().and_then(|i| list.get(i))?;
+        } else if let Some((k, v)) = kv_selector(&seg) {
+            let list = cur.as_array()?;
+            if !list.iter().any(|e| element_matches(e, k, v)) {
+                return None;
+            }
+            cur = list.first()?;
+        } else {
+            cur = cur.as_object()?.get(&seg)?;
+        }
+    }
+    Some(cur)
+}
+
+/// istioctl's `GetPathMap`: plain `.`-separated keys (no escapes, no selectors), maps only.
+pub fn get_path_map<'a>(root: &'a Value, path: &str) -> Option<&'a Map<String, Value>> {
+    let mut cur = root.as_object()?;
+    for key in path.split('.') {
+        cur = cur.get(key)?.as_object()?;
+    }
+    Some(cur)
+}
+
+/// istioctl's `GetPathString`: the string at `path`, or "" if absent or not a string.
+pub fn get_path_string(root: &Value, path: &str) -> String {
+    get_path(root, path)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// istioctl's `GetPathBool`: the bool at `path`, or false if absent or not a bool.
+pub fn get_path_bool(root: &Value, path: &str) -> bool {
+    get_path(root, path)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+fn kind_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
+
+/// istioctl's `SetPath`: creates missing maps and lists on the way; an index past the end of a
+/// list appends.
+pub fn set_path(root: &mut Value, path: &str, value: Value) -> Result<(), TreeError> {
+    let segs = split_path(path);
+    if segs.is_empty() {
+        return Err(TreeError::EmptyPath);
+    }
+    if root.is_null() {
+        *root = Value::Object(Map::new());
+    }
+    let Value::Object(map) = root else {
+        return Err(TreeError::NotContainer {
+            path: path.to_string(),
+            at: "the root".to_string(),
+            found: kind_name(root),
+            wanted: "a map",
+        });
+    };
+    set_recurse(map, &segs, value, path, 0)
+}
+
+fn set_recurse(
+    base: &mut Map<String, Value>,
+    segs: &[String],
+    value: Value,
+    full: &str,
+    depth: usize,
+) -> Result<(), TreeError> {
+    let seg = &segs[0];
+    let next_is_list = segs.len() >= 2 && segs[1].starts_with('[');
+    let here = || segs_prefix(full, depth + 1);
+    if next_is_list {
+        let last = segs.len() == 2;
+        let entry = base
+            .entry(seg.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let found = kind_name(entry);
+        let Value::Array(list) = entry else {
+            return Err(TreeError::NotContainer {
+                path: full.to_string(),
+                at: here(),
+                found,
+                wanted: "a list",
+            });
+        };
+        let index: i64 = if let Some((k, v)) = kv_selector(&segs[1]) {
+            match list.iter().position(|e| element_matches(e, k, v)) {
+                Some(i) => i as i64,
+                None => return Err(TreeError::ElementNotFound(segs[1].clone())),
+            }
+        } else if let Some(i) = index_selector(&segs[1]) {
+            i
+        } else {
+            return Err(TreeError::UnknownSegment(segs[1].clone()));
+        };
+        if index < 0 || index as usize >= list.len() {
+            if last {
+                list.push(value);
+            } else {
+                let mut fresh = Map::new();
+                set_recurse(&mut fresh, &segs[2..], value, full, depth + 2)?;
+                list.push(Value::Object(fresh));
+            }
+        } else {
+            if last {
+                // istioctl casts the element to a map and recurses with no segments left,
+                // which it cannot do; setting `a[0]=x` on an existing element is refused.
+                return Err(TreeError::UnknownSegment(segs[1].clone()));
+            }
+            let element = &mut list[index as usize];
+            if element.is_null() {
+                *element = Value::Object(Map::new());
+            }
+            let found = kind_name(element);
+            let Value::Object(m) = element else {
+                return Err(TreeError::NotContainer {
+                    path: full.to_string(),
+                    at: segs_prefix(full, depth + 2),
+                    found,
+                    wanted: "a map",
+                });
+            };
+            set_recurse(m, &segs[2..], value, full, depth + 2)?;
+        }
+        return Ok(());
+    }
+    if segs.len() == 1 {
+        base.insert(seg.clone(), value);
+        return Ok(());
+    }
+    let entry = base
+        .entry(seg.clone())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if entry.is_null() {
+        *entry = Value::Object(Map::new());
+    }
+    let found = kind_name(entry);
+    let Value::Object(m) = entry else {
+        return Err(TreeError::NotContainer {
+            path: full.to_string(),
+            at: here(),
+            found,
+            wanted: "a map",
+        });
+    };
+    set_recurse(m, &segs[1..], value, full, depth + 1)
+}
+
+/// The first `n` segments of `path`, joined again for messages.
+fn segs_prefix(path: &str, n: usize) -> String {
+    let segs = split_path(path);
+    let mut out = String::new();
+    for s in segs.iter().take(n) {
+        if !out.is_empty() && !s.starts_with('[') {
+            out.push('.');
+        }
+        out.push_str(s);
+    }
+    out
+}
+
+/// istioctl's `parseValue` for `--set` values: Go `int`, then `float64`, then `bool`, else the
+/// string with `\,` unescaped.
+pub fn parse_set_value(text: &str) -> Value {
+    if let Some(i) = go_atoi(text) {
+        return Value::from(i);
+    }
+    if let Some(f) = go_parse_float(text)
+        && let Some(n) = serde_json::Number::from_f64(f)
+    {
+        return Value::Number(n);
+    }
+    match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => return Value::Bool(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => return Value::Bool(false),
+        _ => {}
+    }
+    Value::String(text.replace("\\,", ","))
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for the forms people write (decimal, exponent, `_`-free
+/// hex floats excluded). Infinities and NaN parse in Go but JSON cannot hold them; callers keep
+/// such text as a string, as marshalling would fail in istioctl.
+fn go_parse_float(s: &str) -> Option<f64> {
+    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let lower = body.to_ascii_lowercase();
+    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
+        return None;
+    }
+    let mut seen_digit = false;
+    let mut seen_dot = false;
+    let mut seen_exp = false;
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'0'..=b'9' => seen_digit = true,
+            b'.' if !seen_dot && !seen_exp => seen_dot = true,
+            b'e' | b'E' if seen_digit && !seen_exp => {
+                seen_exp = true;
+                if i + 1 < bytes.len() && (bytes[i + 1] == b'+' || bytes[i + 1] == b'-') {
+                    i += 1;
+                }
+                if i + 1 >= bytes.len() {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        i += 1;
+    }
+    if !seen_digit {
+        return None;
+    }
+    s.parse::<f64>().ok()
+}
+
+/// istioctl's `getPV`: `path=value`, both trimmed; no `=` means the whole text is the path and
+/// the value is empty.
+pub fn split_set_flag(flag: &str) -> (String, String) {
+    match flag.split_once('=') {
+        Some((p, v)) => (p.trim().to_string(), v.trim().to_string()),
+        None => (flag.to_string(), String::new()),
+    }
+}
+
+/// The value istioctl stores for `--set path=text` (typed unless the path is always a string).
+pub fn typed_set_value(path: &str, text: &str) -> Value {
+    if ALWAYS_STRING.iter().any(|p| path.starts_with(p)) {
+        Value::String(text.to_string())
+    } else {
+        parse_set_value(text)
+    }
+}
+
+/// istioctl's `SetPaths`: each `path=value` flag set in order.
+pub fn set_paths<S: AsRef<str>>(root: &mut Value, flags: &[S]) -> Result<(), TreeError> {
+    for flag in flags {
+        let (path, text) = split_set_flag(flag.as_ref());
+        let value = typed_set_value(&path, &text);
+        set_path(root, &path, value)?;
+    }
+    Ok(())
+}
+
+/// istioctl's `SetSpecPaths`: [`set_paths`] with every path under `spec.`.
+pub fn set_spec_paths<S: AsRef<str>>(root: &mut Value, flags: &[S]) -> Result<(), TreeError> {
+    for flag in flags {
+        set_paths(root, &[format!("spec.{}", flag.as_ref())])?;
+    }
+    Ok(())
+}
+
+/// istioctl's `MergeFrom`: maps merge recursively; anything else (lists included) replaces.
+pub fn merge_from(base: &mut Map<String, Value>, other: &Map<String, Value>) {
+    for (k, v) in other {
+        if let Value::Object(om) = v
+            && let Some(Value::Object(bm)) = base.get_mut(k)
+        {
+            merge_from(bm, om);
+            continue;
+        }
+        base.insert(k.clone(), v.clone());
+    }
+}
+
+/// istioctl's `MakeMap`: `contents` nested under `path`.
+pub fn make_map(contents: Value, path: &[&str]) -> Map<String, Value> {
+    let mut cur = contents;
+    for key in path.iter().rev() {
+        let mut m = Map::new();
+        m.insert((*key).to_string(), cur);
+        cur = Value::Object(m);
+    }
+    match cur {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn split_path_handles_escapes_and_selectors() {
+        assert_eq!(split_path("a.b\\.c[0].d"), vec!["a", "b.c", "[0]", "d"]);
+        assert_eq!(
+            split_path("components.ingressGateways.[name:istio-ingressgateway].enabled"),
+            vec![
+                "components",
+                "ingressGateways",
+                "[name:istio-ingressgateway]",
+                "enabled"
+            ]
+        );
+        assert_eq!(split_path(".a.b."), vec!["a", "b"]);
+        assert_eq!(clean("a//b/./c/../d"), "a/b/d");
+    }
+
+    #[test]
+    fn set_values_are_typed_as_istioctl_types_them() {
+        assert_eq!(parse_set_value("3"), json!(3));
+        assert_eq!(parse_set_value("1.5"), json!(1.5));
+        assert_eq!(parse_set_value("True"), json!(true));
+        assert_eq!(parse_set_value("a\\,b"), json!("a,b"));
+        assert_eq!(parse_set_value("1e3"), json!(1000.0));
+        assert_eq!(typed_set_value("spec.tag", "1.20"), json!("1.20"));
+    }
+
+    #[test]
+    fn set_path_creates_and_appends() {
+        let mut v = json!({});
+        set_path(
+            &mut v,
+            "spec.components.ingressGateways[0].name",
+            json!("a"),
+        )
+        .unwrap();
+        set_path(
+            &mut v,
+            "spec.components.ingressGateways[5].name",
+            json!("b"),
+        )
+        .unwrap();
+        set_path(
+            &mut v,
+            "spec.components.ingressGateways.[name:b].enabled",
+            json!(true),
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"spec":{"components":{"ingressGateways":[{"name":"a"},{"name":"b","enabled":true}]}}})
+        );
+        assert_eq!(
+            set_path(
+                &mut v,
+                "spec.components.ingressGateways.[name:c].enabled",
+                json!(1)
+            ),
+            Err(TreeError::ElementNotFound("[name:c]".to_string()))
+        );
+        assert!(set_path(&mut v, "spec.components.ingressGateways.x", json!(1)).is_err());
+    }
+
+    #[test]
+    fn merge_replaces_lists_and_merges_maps() {
+        let mut a = json!({"a":{"b":1,"l":[1,2]}});
+        let b = json!({"a":{"c":2,"l":[3]}});
+        merge_from(a.as_object_mut().unwrap(), b.as_object().unwrap());
+        assert_eq!(a, json!({"a":{"b":1,"c":2,"l":[3]}}));
+    }
+}

@@ -1,0 +1,128 @@
+//! The whole of istioctl's `GenerateManifest` after the inputs are merged and validated: each
+//! component instance gets its values, its chart is rendered, its `k8s` settings and overlays
+//! are applied, and the objects are collected per component.
+
+use std::rc::Rc;
+
+use helm::chart::Chart;
+use iop::component::{self, Component, ComponentSpec};
+use serde_json::Value;
+
+use crate::object::Object;
+use crate::render::{self, RenderError};
+
+/// Loads `charts/DIR` of the install package at the given path ("" for the default one). The
+/// caller does the I/O (and may cache charts across calls).
+pub type LoadChart<'a> = &'a dyn Fn(&str, &str) -> Result<Rc<Chart>, String>;
+
+/// The objects of one component (all its instances, for gateways).
+#[derive(Debug, Clone)]
+pub struct ComponentObjects {
+    pub component: &'static Component,
+    pub objects: Vec<Object>,
+}
+
+/// What `manifest generate` produced.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// In istioctl's component order; components with no instance are absent.
+    pub components: Vec<ComponentObjects>,
+    /// The charts' `WARNING:` lines.
+    pub warnings: Vec<String>,
+}
+
+impl Generated {
+    /// Every object, in istioctl's output order.
+    pub fn sorted_objects(&self) -> Vec<Object> {
+        let mut all: Vec<Object> = self
+            .components
+            .iter()
+            .flat_map(|c| c.objects.iter().cloned())
+            .collect();
+        crate::order::sort_objects(&mut all);
+        all
+    }
+}
+
+/// Why generation failed; messages are istioctl's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    #[error("get component {component}: {source}")]
+    Component {
+        component: &'static str,
+        source: component::SpecError,
+    },
+    #[error("{0}")]
+    Values(#[from] iop::tree::TreeError),
+    #[error("helm render: load chart: {0}")]
+    LoadChart(String),
+    #[error("helm render: {0}")]
+    Render(#[from] RenderError),
+    #[error("post processing: {0}")]
+    PostProcess(#[from] crate::postprocess::PostProcessError),
+}
+
+/// Renders every component of the merged (and validated) IstioOperator.
+pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, GenerateError> {
+    let mut merged = merged.clone();
+    // After validation, unvalidatedValues apply on top of values.
+    if let Some(unvalidated) = iop::tree::get_path_map(&merged, "spec.unvalidatedValues").cloned() {
+        let layer = iop::tree::make_map(Value::Object(unvalidated), &["spec", "values"]);
+        if let Some(m) = merged.as_object_mut() {
+            iop::tree::merge_from(m, &layer);
+        }
+    }
+    let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
+    let mut out = Generated {
+        components: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for comp in component::ALL {
+        let specs = comp
+            .instances(&merged)
+            .map_err(|source| GenerateError::Component {
+                component: comp.name,
+                source,
+            })?;
+        if specs.is_empty() {
+            continue;
+        }
+        let chart =
+            load_chart(&install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
+        let mut objects = Vec::new();
+        for spec in specs {
+            objects.extend(render_instance(
+                comp,
+                &spec,
+                &merged,
+                &chart,
+                &mut out.warnings,
+            )?);
+        }
+        out.components.push(ComponentObjects {
+            component: comp,
+            objects,
+        });
+    }
+    Ok(out)
+}
+
+fn render_instance(
+    comp: &'static Component,
+    spec: &ComponentSpec,
+    merged: &Value,
+    chart: &Chart,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Object>, GenerateError> {
+    let values_tree = iop::translate::component_values(comp, spec, merged)?;
+    let empty = serde_json::Map::new();
+    let values = iop::tree::get_path_map(&values_tree, "spec.values").unwrap_or(&empty);
+    let rendered = render::render_chart(chart, values, &spec.namespace)?;
+    warnings.extend(rendered.warnings);
+    Ok(crate::postprocess::post_process(
+        comp,
+        spec,
+        rendered.objects,
+        &values_tree,
+    )?)
+}

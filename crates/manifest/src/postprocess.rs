@@ -1,0 +1,230 @@
+//! istioctl's post-processing of a component's rendered objects (`render/postprocess.go`):
+//! each `k8s` setting becomes a strategic merge patch on the component's workload, service,
+//! autoscaler or disruption budget; then `overlays` patch objects by kind and name.
+
+use iop::component::{Component, ComponentSpec};
+use serde_json::{Value, json};
+
+use crate::object::Object;
+
+/// Why post-processing failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PostProcessError {
+    #[error("patch: {0}")]
+    Patch(String),
+    #[error("{0}")]
+    Overlay(String),
+    #[error("{0}")]
+    Object(#[from] crate::object::ObjectError),
+}
+
+/// Where a `k8s` field lands: the object it patches and the patch that wraps its value.
+struct PatchTarget {
+    field: &'static str,
+    kind: Option<&'static str>,
+    wrap: fn(&str, Value) -> Value,
+}
+
+fn pod_spec(key: &str, v: Value) -> Value {
+    json!({"spec": {"template": {"spec": {key: v}}}})
+}
+
+fn container(container: &str, key: &str, v: Value) -> Value {
+    json!({"spec": {"template": {"spec": {"containers": [{"name": container, key: v}]}}}})
+}
+
+/// The patch table; `None` kind means the component's workload kind.
+const TARGETS: &[PatchTarget] = &[
+    PatchTarget {
+        field: "affinity",
+        kind: None,
+        wrap: |_, v| pod_spec("affinity", v),
+    },
+    PatchTarget {
+        field: "env",
+        kind: None,
+        wrap: |c, v| container(c, "env", v),
+    },
+    PatchTarget {
+        field: "hpaSpec",
+        kind: Some("HorizontalPodAutoscaler"),
+        wrap: |_, v| json!({"spec": v}),
+    },
+    PatchTarget {
+        field: "imagePullPolicy",
+        kind: None,
+        wrap: |c, v| container(c, "imagePullPolicy", v),
+    },
+    PatchTarget {
+        field: "nodeSelector",
+        kind: None,
+        wrap: |_, v| pod_spec("nodeSelector", v),
+    },
+    PatchTarget {
+        field: "podDisruptionBudget",
+        kind: Some("PodDisruptionBudget"),
+        wrap: |_, v| json!({"spec": v}),
+    },
+    PatchTarget {
+        field: "podAnnotations",
+        kind: None,
+        wrap: |_, v| json!({"spec": {"template": {"metadata": {"annotations": v}}}}),
+    },
+    PatchTarget {
+        field: "priorityClassName",
+        kind: None,
+        wrap: |_, v| pod_spec("priorityClassName", v),
+    },
+    PatchTarget {
+        field: "readinessProbe",
+        kind: None,
+        wrap: |c, v| container(c, "readinessProbe", v),
+    },
+    PatchTarget {
+        field: "replicaCount",
+        kind: None,
+        wrap: |_, v| json!({"spec": {"replicas": v}}),
+    },
+    PatchTarget {
+        field: "resources",
+        kind: None,
+        wrap: |c, v| container(c, "resources", v),
+    },
+    PatchTarget {
+        field: "strategy",
+        kind: None,
+        wrap: |_, v| json!({"spec": {"strategy": v}}),
+    },
+    PatchTarget {
+        field: "tolerations",
+        kind: None,
+        wrap: |_, v| pod_spec("tolerations", v),
+    },
+    PatchTarget {
+        field: "serviceAnnotations",
+        kind: Some("Service"),
+        wrap: |_, v| json!({"metadata": {"annotations": v}}),
+    },
+    PatchTarget {
+        field: "service",
+        kind: Some("Service"),
+        wrap: |_, v| json!({"spec": v}),
+    },
+    PatchTarget {
+        field: "securityContext",
+        kind: None,
+        wrap: |_, v| pod_spec("securityContext", v),
+    },
+];
+
+/// Applies the instance's `k8s` settings and overlays to its rendered objects.
+pub fn post_process(
+    comp: &Component,
+    spec: &ComponentSpec,
+    mut objects: Vec<Object>,
+    values: &Value,
+) -> Result<Vec<Object>, PostProcessError> {
+    let Some(k8s) = spec.k8s() else {
+        return Ok(objects);
+    };
+    let mut k8s = k8s.clone();
+    if comp.is_gateway() {
+        // Service ports of gateways are passed as Helm values instead, because strategic merge
+        // of service ports is broken (kubernetes#103544); istioctl blanks them here, which also
+        // makes `service` present for every gateway with a `k8s` block.
+        let service = k8s
+            .entry("service")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if !service.is_object() {
+            *service = Value::Object(Default::default());
+        }
+        service
+            .as_object_mut()
+            .expect("just made a map")
+            .insert("ports".to_string(), Value::Array(Vec::new()));
+    }
+    let mut resource_name = if spec.name.is_empty() {
+        comp.resource_name.to_string()
+    } else {
+        spec.name.clone()
+    };
+    if comp.name == "Pilot" {
+        let revision = iop::tree::get_path(values, "spec.values.revision")
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .unwrap_or("default");
+        if revision != "default" {
+            resource_name = format!("{resource_name}-{revision}");
+        }
+    }
+    let workload_kind = comp.resource_type.kind();
+
+    // Patches per object, in table order (istioctl walks a Go map, so its order is random;
+    // the patches touch distinct fields, so any order gives the same object).
+    let mut pending: Vec<Vec<(Value, bool)>> = vec![Vec::new(); objects.len()];
+    for target in TARGETS {
+        let Some(v) = k8s.get(target.field) else {
+            continue;
+        };
+        let Some(kind) = target.kind.or(workload_kind) else {
+            continue;
+        };
+        let patch = (target.wrap)(comp.container_name, v.clone());
+        for (i, obj) in objects.iter().enumerate() {
+            if obj.kind() == kind && obj.name() == resource_name {
+                pending[i].push((patch.clone(), target.field == "podDisruptionBudget"));
+            }
+        }
+    }
+    for (i, patches) in pending.into_iter().enumerate() {
+        if patches.is_empty() {
+            continue;
+        }
+        let mut value = objects[i].value.clone();
+        for (patch, is_pdb) in patches {
+            value = crate::smp::strategic_merge(&value, &patch)
+                .map_err(|e| PostProcessError::Patch(e.to_string()))?;
+            if is_pdb {
+                value = only_one_pdb_bound(value);
+            }
+        }
+        objects[i] = Object {
+            value: crate::object::integers_as_int64(value),
+        };
+    }
+
+    if let Some(overlays) = k8s.get("overlays").and_then(Value::as_array) {
+        for overlay in overlays {
+            let kind = overlay.get("kind").and_then(Value::as_str).unwrap_or("");
+            let name = overlay.get("name").and_then(Value::as_str).unwrap_or("");
+            let empty = Vec::new();
+            let patches = overlay
+                .get("patches")
+                .and_then(Value::as_array)
+                .unwrap_or(&empty);
+            for obj in objects.iter_mut() {
+                if obj.kind() != kind || obj.name() != name {
+                    continue;
+                }
+                let patched = crate::overlay::apply_patches(&obj.value, patches)
+                    .map_err(|e| PostProcessError::Overlay(e.to_string()))?;
+                *obj = Object {
+                    value: crate::object::integers_as_int64(patched),
+                };
+            }
+        }
+    }
+    Ok(objects)
+}
+
+/// A disruption budget may not have both bounds; Istio defaults `minAvailable`, so a user's
+/// `maxUnavailable` must drop it.
+fn only_one_pdb_bound(mut value: Value) -> Value {
+    if let Some(spec) = value.get_mut("spec").and_then(Value::as_object_mut)
+        && spec.contains_key("maxUnavailable")
+        && spec.contains_key("minAvailable")
+    {
+        spec.insert("minAvailable".to_string(), Value::Null);
+    }
+    value
+}
