@@ -1,0 +1,245 @@
+//! Parity with istioctl built from the pinned Istio (`scripts/fetch-istioctl`): for every case
+//! in tests/cases/manifest-generate/parity.txt (every built-in profile, every input of
+//! istioctl's own manifest-generate tests with the flags they use, and more), `bosun manifest
+//! generate` and `istioctl manifest generate` must produce the same set of objects with the
+//! same content, or fail alike. The test also reports how many outputs are byte-identical.
+//!
+//! `BOSUN_ISTIOCTL` and `BOSUN_ISTIO` may point at already fetched copies.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fetched(env: &str, script: &str) -> PathBuf {
+    if let Ok(path) = std::env::var(env) {
+        return PathBuf::from(path);
+    }
+    let out = Command::new(repo_root().join("scripts").join(script))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run scripts/{script}: {e}"));
+    assert!(
+        out.status.success(),
+        "scripts/{script} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+struct Case {
+    name: String,
+    args: Vec<String>,
+    gap: Option<String>,
+}
+
+fn cases(input_dir: &Path) -> Vec<Case> {
+    let path = repo_root().join("tests/cases/manifest-generate/parity.txt");
+    let text = std::fs::read_to_string(&path).expect("read parity.txt");
+    let mut gaps = BTreeMap::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("gap ") {
+            let (name, why) = rest.split_once(':').expect("gap NAME: why");
+            gaps.insert(name.trim().to_string(), why.trim().to_string());
+            continue;
+        }
+        let (name, args) = line.split_once(':').expect("NAME: ARGS");
+        let input = input_dir.display().to_string();
+        out.push(Case {
+            name: name.trim().to_string(),
+            args: args
+                .split_whitespace()
+                .map(|a| a.replace("$INPUT", &input))
+                .collect(),
+            gap: None,
+        });
+    }
+    for case in &mut out {
+        case.gap = gaps.remove(&case.name);
+    }
+    assert!(gaps.is_empty(), "gaps for unknown cases: {gaps:?}");
+    out
+}
+
+struct Run {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(bin: &Path, args: &[String], manifests: &Path) -> Run {
+    let out = Command::new(bin)
+        .arg("manifest")
+        .arg("generate")
+        .args(args)
+        .arg("--manifests")
+        .arg(manifests)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    Run {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The objects of a manifest by identity (a multi-map: duplicates are kept in order).
+fn objects(text: &str) -> Result<BTreeMap<String, Vec<serde_json::Value>>, String> {
+    let docs = helm::yaml::documents(text).map_err(|e| e.message)?;
+    let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    for doc in docs {
+        let v = helm::json_value::to_json_value(&doc).map_err(|e| e.to_string())?;
+        if v.is_null() {
+            continue;
+        }
+        let s = |p: &str| v.pointer(p).and_then(|x| x.as_str()).unwrap_or("").to_string();
+        let key = format!(
+            "{} {} {}/{}",
+            s("/apiVersion"),
+            s("/kind"),
+            s("/metadata/namespace"),
+            s("/metadata/name")
+        );
+        out.entry(key).or_default().push(v);
+    }
+    Ok(out)
+}
+
+/// The first path where two JSON values differ.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                let p = format!("{path}.{k}");
+                match (x.get(k), y.get(k)) {
+                    (Some(va), Some(vb)) => {
+                        if let Some(d) = first_difference(va, vb, &p) {
+                            return Some(d);
+                        }
+                    }
+                    (va, vb) => return Some(format!("{p}: istioctl {va:?}, bosun {vb:?}")),
+                }
+            }
+            None
+        }
+        (Array(x), Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]"))),
+        _ if a == b => None,
+        _ => Some(format!("{path}: istioctl {a}, bosun {b}")),
+    }
+}
+
+/// Compares one case; `Ok(byte_identical)` when the objects agree.
+fn compare(istioctl: &Run, bosun: &Run) -> Result<bool, String> {
+    match (istioctl.ok, bosun.ok) {
+        (false, false) => return Ok(istioctl.stderr.trim() == bosun.stderr.trim()),
+        (true, false) => return Err(format!("bosun failed: {}", bosun.stderr.trim())),
+        (false, true) => {
+            return Err(format!(
+                "istioctl failed but bosun succeeded: {}",
+                istioctl.stderr.trim()
+            ));
+        }
+        (true, true) => {}
+    }
+    let want = objects(&istioctl.stdout).map_err(|e| format!("istioctl output: {e}"))?;
+    let got = objects(&bosun.stdout).map_err(|e| format!("bosun output: {e}"))?;
+    let mut problems = Vec::new();
+    for (key, objs) in &want {
+        match got.get(key) {
+            None => problems.push(format!("missing {key}")),
+            Some(g) if g.len() != objs.len() => {
+                problems.push(format!("{key}: {} objects, want {}", g.len(), objs.len()))
+            }
+            Some(g) => {
+                for (a, b) in objs.iter().zip(g) {
+                    if let Some(d) = first_difference(a, b, "") {
+                        problems.push(format!("{key}: {d}"));
+                    }
+                }
+            }
+        }
+    }
+    for key in got.keys() {
+        if !want.contains_key(key) {
+            problems.push(format!("unexpected {key}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(istioctl.stdout == bosun.stdout)
+    } else {
+        problems.truncate(8);
+        Err(problems.join("\n    "))
+    }
+}
+
+#[test]
+fn manifest_generate_matches_istioctl() {
+    let istioctl = fetched("BOSUN_ISTIOCTL", "fetch-istioctl");
+    let istio = fetched("BOSUN_ISTIO", "fetch-istio");
+    let bosun = PathBuf::from(env!("CARGO_BIN_EXE_bosun"));
+    let manifests = istio.join("manifests");
+    let input = istio.join("operator/cmd/mesh/testdata/manifest-generate/input");
+    let cases = cases(&input);
+    assert!(cases.len() >= 50, "expected the parity cases");
+
+    let (mut equal, mut identical, mut failed_alike, mut gaps) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    let mut reworded = Vec::new();
+    for case in &cases {
+        let want = run(&istioctl, &case.args, &manifests);
+        let got = run(&bosun, &case.args, &manifests);
+        let result = compare(&want, &got);
+        match (&case.gap, result) {
+            (None, Ok(same_bytes)) => {
+                if want.ok {
+                    equal += 1;
+                    if same_bytes {
+                        identical += 1;
+                    }
+                } else {
+                    failed_alike += 1;
+                    if !same_bytes {
+                        reworded.push(format!(
+                            "{}:\n    istioctl: {}\n    bosun:    {}",
+                            case.name,
+                            want.stderr.trim(),
+                            got.stderr.trim()
+                        ));
+                    }
+                }
+            }
+            (None, Err(e)) => failures.push(format!("{}: {e}", case.name)),
+            (Some(_), Err(_)) => gaps += 1,
+            (Some(why), Ok(_)) => failures.push(format!(
+                "{}: recorded as a gap ({why}) but now matches; remove the gap line",
+                case.name
+            )),
+        }
+    }
+    eprintln!(
+        "istioctl parity: {} cases: {equal} with equal objects ({identical} byte-identical), {failed_alike} failing in both, {gaps} known gaps, {} differing",
+        cases.len(),
+        failures.len()
+    );
+    for r in &reworded {
+        eprintln!("  error worded differently: {r}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases differ from istioctl:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
