@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 
 	yaml2 "gopkg.in/yaml.v2"
@@ -102,6 +103,14 @@ func printSchema() {
 		}
 		rootIDs[gvk.GroupVersion().String()+"/"+gvk.Kind] = visit(reflect.TypeOf(obj).Elem())
 	}
+	// Every kind the scheme knows, so that a kind outside the table can be told apart from one
+	// scheme.Scheme.New refuses.
+	var known []string
+	for gvk := range scheme.Scheme.AllKnownTypes() {
+		known = append(known, gvk.GroupVersion().String()+"/"+gvk.Kind)
+	}
+	sort.Strings(known)
+	out["known"] = known
 	out["scheme"] = scheme.Scheme.Name()
 	out["roots"] = rootIDs
 	out["types"] = entries
