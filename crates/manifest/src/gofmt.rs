@@ -1,10 +1,11 @@
-//! Go's `fmt` rendering of decoded JSON values (`map[string]interface{}`, `[]interface{}`,
-//! `float64`, `string`, `bool`, nil), which strategicpatch puts into its error messages, and the
-//! number typing of the unstructured JSON round trip istioctl's objects go through.
+//! Go's `fmt` rendering of JSON values as k8s.io/apimachinery's `util/json` decodes them
+//! (`map[string]interface{}`, `[]interface{}`, `int64` for integer literals that fit, `float64`
+//! for other numbers, `string`, `bool`, nil), which strategicpatch puts into its error messages,
+//! and the number typing of that JSON round trip.
 
 use serde_json::{Map, Number, Value};
 
-/// `fmt.Sprint(v)` / `%v` of a value decoded by `encoding/json` (every number a `float64`).
+/// `fmt.Sprint(v)` / `%v` of such a value.
 pub(crate) fn sprint(v: &Value) -> String {
     let mut out = String::new();
     write_v(&mut out, v);
@@ -15,7 +16,10 @@ fn write_v(out: &mut String, v: &Value) {
     match v {
         Value::Null => out.push_str("<nil>"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&float_v(as_f64(n))),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&float_v(as_f64(n))),
+        },
         Value::String(s) => out.push_str(s),
         Value::Array(items) => {
             out.push('[');
@@ -73,6 +77,7 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "%!s(<nil>)",
         Value::Bool(_) => "bool",
+        Value::Number(n) if n.as_i64().is_some() => "int64",
         Value::Number(_) => "float64",
         Value::String(_) => "string",
         Value::Array(_) => "[]interface {}",
@@ -89,24 +94,9 @@ pub(crate) fn as_f64(n: &Number) -> f64 {
     n.as_f64().unwrap_or(f64::NAN)
 }
 
-/// Every number as the `float64` `encoding/json` decodes it into (integers past 2^53 lose
-/// precision exactly as they do in Go).
-pub(crate) fn to_go_json(v: &Value) -> Value {
-    match v {
-        Value::Number(n) => float_number(as_f64(n)),
-        Value::Array(items) => Value::Array(items.iter().map(to_go_json).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), to_go_json(v))).collect()),
-        other => other.clone(),
-    }
-}
-
-fn float_number(f: f64) -> Value {
-    Number::from_f64(f).map_or(Value::Null, Value::Number)
-}
-
-/// The numbers as unstructured holds them after `json.Marshal` and its own decoding: Go prints an
-/// integral float64 below 1e21 without exponent or fraction, and the decoder makes any such
-/// literal that fits an int64 an int64; everything else stays a float64.
+/// The numbers as they are after `json.Marshal` and util/json's decoding (which unstructured
+/// uses too): Go prints an integral float64 below 1e21 without exponent or fraction, and the
+/// decoder makes any integer literal that fits an int64 an int64; everything else is a float64.
 pub(crate) fn to_unstructured(v: &Value) -> Value {
     match v {
         Value::Number(n) => {
@@ -118,12 +108,18 @@ pub(crate) fn to_unstructured(v: &Value) -> Value {
         }
         Value::Array(items) => Value::Array(items.iter().map(to_unstructured).collect()),
         Value::Object(m) => {
-            let out: Map<String, Value> =
-                m.iter().map(|(k, v)| (k.clone(), to_unstructured(v))).collect();
+            let out: Map<String, Value> = m
+                .iter()
+                .map(|(k, v)| (k.clone(), to_unstructured(v)))
+                .collect();
             Value::Object(out)
         }
         other => other.clone(),
     }
+}
+
+fn float_number(f: f64) -> Value {
+    Number::from_f64(f).map_or(Value::Null, Value::Number)
 }
 
 /// One float64 after that round trip.
@@ -144,9 +140,14 @@ mod tests {
 
     #[test]
     fn prints_like_go() {
-        assert_eq!(sprint(&json!({"b": [1, "x"], "a": null})), "map[a:<nil> b:[1 x]]");
+        assert_eq!(
+            sprint(&json!({"b": [1, "x"], "a": null})),
+            "map[a:<nil> b:[1 x]]"
+        );
         assert_eq!(sprint(&json!(1000000.0)), "1e+06");
-        assert_eq!(sprint_s(&json!(5)), "%!s(float64=5)");
+        assert_eq!(sprint(&json!(1000000)), "1000000");
+        assert_eq!(sprint_s(&json!(5)), "%!s(int64=5)");
+        assert_eq!(sprint_s(&json!(0.5)), "%!s(float64=0.5)");
         assert_eq!(sprint_s(&json!({"a": true})), "map[a:%!s(bool=true)]");
     }
 
@@ -156,6 +157,9 @@ mod tests {
         assert_eq!(unstructured_number(1e6), json!(1000000));
         assert_eq!(unstructured_number(0.5), json!(0.5));
         assert!(unstructured_number(9.3e18).is_f64());
-        assert_eq!(unstructured_number(-9.223372036854775808e18), json!(i64::MIN));
+        assert_eq!(
+            unstructured_number(-9.223372036854775808e18),
+            json!(i64::MIN)
+        );
     }
 }

@@ -9,5 +9,5 @@ mod gofmt;
 pub mod overlay;
 pub mod smp;
 
-pub use overlay::{OverlayError, OverlayPatch, Overlaid, apply_overlay};
+pub use overlay::{Overlaid, OverlayError, OverlayPatch, apply_overlay};
 pub use smp::{ObjectKind, SmpError, strategic_merge};

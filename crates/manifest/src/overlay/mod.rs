@@ -40,13 +40,21 @@ pub struct Overlaid {
 pub enum OverlayError {
     /// A patch that istioctl skips, with tpath's message.
     #[error("overlay patch {index} (path {path:?}): {message}")]
-    Patch { index: usize, path: String, message: String },
+    Patch {
+        index: usize,
+        path: String,
+        message: String,
+    },
     /// The patched object is not one istioctl can use (it fails the whole render).
     #[error("overlay result: {message}")]
     Result { message: String },
     /// Input for which Go's tpath panics (istioctl crashes).
     #[error("overlay patch {index} (path {path:?}): {message} (Go's tpath panics here)")]
-    GoPanic { index: usize, path: String, message: String },
+    GoPanic {
+        index: usize,
+        path: String,
+        message: String,
+    },
 }
 
 impl OverlayError {
@@ -63,35 +71,57 @@ impl OverlayError {
 /// applyPatches: every patch in order against `object`.
 pub fn apply_overlay(object: &Value, patches: &[OverlayPatch]) -> Result<Overlaid, OverlayError> {
     let Value::Object(m) = object else {
-        return Err(OverlayError::Result { message: "the object is not a map".to_string() });
+        return Err(OverlayError::Result {
+            message: "the object is not a map".to_string(),
+        });
     };
     let mut root = Node::Map(MapNode::from_yaml(m));
     let mut skipped = Vec::new();
     for (index, p) in patches.iter().enumerate() {
         let value = p.value.as_ref().map_or(Node::Nil, Node::from_json);
         let elements = path::path_from_string(&p.path);
-        let outcome = get_path_context(&root, &elements).and_then(|mut frames| write_path_context(&mut frames, value).map(|()| frames));
+        let outcome = get_path_context(&root, &elements)
+            .and_then(|mut frames| write_path_context(&mut frames, value).map(|()| frames));
         match outcome {
             Ok(frames) => root = frames.into_iter().next().expect("root frame").node,
-            Err(Failure { message, frames, panic }) => {
+            Err(Failure {
+                message,
+                frames,
+                panic,
+            }) => {
                 if let Some(frames) = frames {
                     root = frames.into_iter().next().expect("root frame").node;
                 }
                 let path = p.path.clone();
                 skipped.push(if panic {
-                    OverlayError::GoPanic { index, path, message }
+                    OverlayError::GoPanic {
+                        index,
+                        path,
+                        message,
+                    }
                 } else {
-                    OverlayError::Patch { index, path, message }
+                    OverlayError::Patch {
+                        index,
+                        path,
+                        message,
+                    }
                 });
             }
         }
-        if skipped.last().is_some_and(|e| matches!(e, OverlayError::GoPanic { .. })) {
+        if skipped
+            .last()
+            .is_some_and(|e| matches!(e, OverlayError::GoPanic { .. }))
+        {
             return Err(skipped.pop().expect("just checked"));
         }
     }
     let object = root.to_json();
     // manifest.FromYaml decodes into unstructured, which insists on a string kind.
-    if !object.get("kind").and_then(Value::as_str).is_some_and(|k| !k.is_empty()) {
+    if !object
+        .get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| !k.is_empty())
+    {
         return Err(OverlayError::Result {
             message: format!("Object 'Kind' is missing in '{}'", go_json(&object)),
         });
@@ -115,7 +145,9 @@ fn to_template_value(v: &Value) -> gotemplate::Value {
         },
         Value::String(s) => T::String(s.as_str().into()),
         Value::Array(items) => T::List(List::new(items.iter().map(to_template_value).collect())),
-        Value::Object(m) => T::Map(TMap::from_entries(m.iter().map(|(k, v)| (k.as_str(), to_template_value(v))))),
+        Value::Object(m) => T::Map(TMap::from_entries(
+            m.iter().map(|(k, v)| (k.as_str(), to_template_value(v))),
+        )),
     }
 }
 
@@ -141,11 +173,20 @@ struct MapNode {
 
 impl MapNode {
     fn new(any_keyed: bool) -> MapNode {
-        MapNode { any_keyed, entries: BTreeMap::new() }
+        MapNode {
+            any_keyed,
+            entries: BTreeMap::new(),
+        }
     }
 
     fn from_yaml(m: &Map<String, Value>) -> MapNode {
-        MapNode { any_keyed: true, entries: m.iter().map(|(k, v)| (k.clone(), Node::from_yaml(v))).collect() }
+        MapNode {
+            any_keyed: true,
+            entries: m
+                .iter()
+                .map(|(k, v)| (k.clone(), Node::from_yaml(v)))
+                .collect(),
+        }
     }
 }
 
@@ -170,7 +211,10 @@ impl Node {
             Value::Array(items) => Node::List(items.iter().map(Node::from_json).collect()),
             Value::Object(m) => Node::Map(MapNode {
                 any_keyed: false,
-                entries: m.iter().map(|(k, v)| (k.clone(), Node::from_json(v))).collect(),
+                entries: m
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Node::from_json(v)))
+                    .collect(),
             }),
             other => Node::scalar(other),
         }
@@ -195,7 +239,11 @@ impl Node {
             T::List(l) => Node::List(l.items().iter().map(Node::from_template).collect()),
             T::Map(m) => Node::Map(MapNode {
                 any_keyed: false,
-                entries: m.entries().iter().map(|(k, v)| (k.to_string(), Node::from_template(v))).collect(),
+                entries: m
+                    .entries()
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), Node::from_template(v)))
+                    .collect(),
             }),
             _ => Node::Nil,
         }
@@ -210,7 +258,12 @@ impl Node {
             Node::Float(f) => unstructured_number(*f),
             Node::Str(s) => Value::String(s.clone()),
             Node::List(items) => Value::Array(items.iter().map(Node::to_json).collect()),
-            Node::Map(m) => Value::Object(m.entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            Node::Map(m) => Value::Object(
+                m.entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
+            ),
         }
     }
 
@@ -241,7 +294,11 @@ impl Node {
                 format!("[{}]", parts.join(" "))
             }
             Node::Map(m) => {
-                let parts: Vec<String> = m.entries.iter().map(|(k, v)| format!("{k}:{}", v.sprint())).collect();
+                let parts: Vec<String> = m
+                    .entries
+                    .iter()
+                    .map(|(k, v)| format!("{k}:{}", v.sprint()))
+                    .collect();
                 format!("map[{}]", parts.join(" "))
             }
         }
@@ -278,7 +335,11 @@ struct Failure {
 
 impl Failure {
     fn at(message: String) -> Failure {
-        Failure { message, frames: None, panic: false }
+        Failure {
+            message,
+            frames: None,
+            panic: false,
+        }
     }
 }
 
@@ -288,7 +349,12 @@ fn join(p: &[String]) -> String {
 
 /// getPathContext with createMissing.
 fn get_path_context(root: &Node, full: &[String]) -> Result<Vec<Frame>, Failure> {
-    let mut frames = vec![Frame { node: root.clone(), key: None, ptr: false, attached: true }];
+    let mut frames = vec![Frame {
+        node: root.clone(),
+        key: None,
+        ptr: false,
+        attached: true,
+    }];
     let mut i = 0;
     while i < full.len() {
         let pe = &full[i];
@@ -296,7 +362,11 @@ fn get_path_context(root: &Node, full: &[String]) -> Result<Vec<Frame>, Failure>
         let cur = frames.last_mut().expect("at least the root");
         if cur.node == Node::Nil {
             // The new node is not stored in the parent until the write carries it up.
-            cur.node = if path::is_n(pe) || path::is_kv(pe) { Node::List(Vec::new()) } else { Node::Map(MapNode::new(false)) };
+            cur.node = if path::is_n(pe) || path::is_kv(pe) {
+                Node::List(Vec::new())
+            } else {
+                Node::Map(MapNode::new(false))
+            };
             cur.ptr = false;
             cur.attached = false;
         }
@@ -309,32 +379,47 @@ fn get_path_context(root: &Node, full: &[String]) -> Result<Vec<Frame>, Failure>
                         (n as usize, list[n as usize].clone(), true)
                     };
                     cur.key = Some(Key::Index(idx));
-                    frames.push(Frame { node: found, key: None, ptr: false, attached });
+                    frames.push(Frame {
+                        node: found,
+                        key: None,
+                        ptr: false,
+                        attached,
+                    });
                     i += 1;
                     continue;
                 }
                 let mut matched = None;
                 for (idx, le) in list.iter().enumerate() {
                     if let Node::Map(lm) = le {
-                        let (k, v) = path::path_kv(pe).map_err(|e| Failure::at(format!("path {}: {e}", join(full))))?;
+                        let (k, v) = path::path_kv(pe)
+                            .map_err(|e| Failure::at(format!("path {}: {e}", join(full))))?;
                         if lm.entries.get(&k).unwrap_or(&Node::Nil).sprint() == v {
                             matched = Some((idx, le.clone(), Some(Key::Map(k))));
                             break;
                         }
                         continue;
                     }
-                    let v = path::path_v(pe).map_err(|e| Failure::at(format!("path {}: {e}", join(full))))?;
+                    let v = path::path_v(pe)
+                        .map_err(|e| Failure::at(format!("path {}: {e}", join(full))))?;
                     if matches_regex(&v, &le.sprint()) {
                         matched = Some((idx, le.clone(), None));
                         break;
                     }
                 }
                 let Some((idx, node, key)) = matched else {
-                    return Err(Failure::at(format!("path {}: element {pe} not found", join(full))));
+                    return Err(Failure::at(format!(
+                        "path {}: element {pe} not found",
+                        join(full)
+                    )));
                 };
                 let kv_terminal = key.is_some() && remain.len() == 1;
                 cur.key = Some(Key::Index(idx));
-                frames.push(Frame { node, key, ptr: false, attached: true });
+                frames.push(Frame {
+                    node,
+                    key,
+                    ptr: false,
+                    attached: true,
+                });
                 if kv_terminal {
                     return Ok(frames);
                 }
@@ -352,11 +437,20 @@ fn get_path_context(root: &Node, full: &[String]) -> Result<Vec<Frame>, Failure>
                 let node = m.entries[pe.as_str()].clone();
                 let ptr = matches!(node, Node::List(_));
                 cur.key = Some(Key::Map(pe.clone()));
-                frames.push(Frame { node, key: None, ptr, attached: true });
+                frames.push(Frame {
+                    node,
+                    key: None,
+                    ptr,
+                    attached: true,
+                });
                 i += 1;
             }
             other => {
-                return Err(Failure::at(format!("leaf type {} in non-leaf Node {}", other.go_type(), join(remain))));
+                return Err(Failure::at(format!(
+                    "leaf type {} in non-leaf Node {}",
+                    other.go_type(),
+                    join(remain)
+                )));
             }
         }
     }
@@ -381,10 +475,17 @@ fn write_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failur
     match (&mut parent.node, parent.key.clone()) {
         (Node::List(list), Some(Key::Index(idx))) => {
             if !parent.ptr {
-                return Err(Failure::at("deleteFromSlicePtr parent type is []interface {}, must be *[]interface{}".to_string()));
+                return Err(Failure::at(
+                    "deleteFromSlicePtr parent type is []interface {}, must be *[]interface{}"
+                        .to_string(),
+                ));
             }
             if idx >= list.len() {
-                return Err(Failure { message: format!("deleting index {idx} of a list of {}", list.len()), frames: None, panic: true });
+                return Err(Failure {
+                    message: format!("deleting index {idx} of a list of {}", list.len()),
+                    frames: None,
+                    panic: true,
+                });
             }
             list.remove(idx);
             // The shortened list is stored back into the grandparent map explicitly.
@@ -395,8 +496,14 @@ fn write_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failur
                     m.entries.insert(k, list_node);
                 }
                 (other, _) => {
-                    let t = if gp.ptr { "*interface {}" } else { other.go_type() };
-                    return Err(Failure::at(format!("cannot delete path: unsupported parent.parent type {t} for delete")));
+                    let t = if gp.ptr {
+                        "*interface {}"
+                    } else {
+                        other.go_type()
+                    };
+                    return Err(Failure::at(format!(
+                        "cannot delete path: unsupported parent.parent type {t} for delete"
+                    )));
                 }
             }
             carry_in_place(frames, l - 2);
@@ -408,8 +515,14 @@ fn write_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failur
             Ok(())
         }
         (other, _) => {
-            let t = if parent.ptr { "*interface {}" } else { other.go_type() };
-            Err(Failure::at(format!("cannot delete path: unsupported parent type {t} for delete")))
+            let t = if parent.ptr {
+                "*interface {}"
+            } else {
+                other.go_type()
+            };
+            Err(Failure::at(format!(
+                "cannot delete path: unsupported parent type {t} for delete"
+            )))
         }
     }
 }
@@ -450,7 +563,11 @@ fn set_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failure>
             }
             Err(message) => {
                 carry_in_place(frames, level);
-                return Err(Failure { message, frames: Some(frames.clone()), panic: false });
+                return Err(Failure {
+                    message,
+                    frames: Some(frames.clone()),
+                    panic: false,
+                });
             }
         }
         if level <= 1 {
@@ -463,7 +580,12 @@ fn set_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failure>
 }
 
 /// setValueContext for the frame at `level`; Ok(false) stops the upward writes.
-fn set_value_context(frames: &mut [Frame], level: usize, value: Node, leaf: bool) -> Result<bool, String> {
+fn set_value_context(
+    frames: &mut [Frame],
+    level: usize,
+    value: Node,
+    leaf: bool,
+) -> Result<bool, String> {
     if level == 0 {
         return Ok(false);
     }

@@ -113,7 +113,8 @@ pub(crate) fn remove_brackets(pe: &str) -> Option<&str> {
 
 fn valid_key(s: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new("^[a-zA-Z0-9_-]*$").expect("valid regex")).is_match(s)
+    RE.get_or_init(|| Regex::new("^[a-zA-Z0-9_-]*$").expect("valid regex"))
+        .is_match(s)
 }
 
 /// `[key:value]`.
@@ -176,7 +177,15 @@ mod tests {
     fn paths() {
         assert_eq!(
             path_from_string("spec.template.spec.containers.[name:istio-proxy].args[0]"),
-            ["spec", "template", "spec", "containers", "[name:istio-proxy]", "args", "[0]"]
+            [
+                "spec",
+                "template",
+                "spec",
+                "containers",
+                "[name:istio-proxy]",
+                "args",
+                "[0]"
+            ]
         );
         assert_eq!(
             path_from_string("metadata.annotations.sidecar\\.istio\\.io/inject"),

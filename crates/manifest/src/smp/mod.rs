@@ -4,16 +4,17 @@
 //! see [`schema`]), including the `$patch`, `$retainKeys`, `$setElementOrder/…` and
 //! `$deleteFromPrimitiveList/…` directives and `null` deleting a key.
 //!
-//! Values are handled as Go's `encoding/json` decodes them (every number a float64); the result
-//! has the number types unstructured gives after istioctl's JSON round trip (integral values
-//! that fit are `i64`, others `f64`).
+//! Values are handled as strategicpatch decodes JSON (k8s.io/apimachinery `util/json`: integer
+//! literals that fit are int64, other numbers float64, and the two are different types to it).
+//! An integral `f64` in the input counts as the integer it prints as in JSON, since istioctl
+//! hands strategicpatch JSON text; the result has the same number typing.
 
 mod schema;
 
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::gofmt::{sprint, sprint_s, to_go_json, to_unstructured, type_name};
+use crate::gofmt::{sprint, sprint_s, to_unstructured, type_name};
 use schema::{Meta, PatchMeta};
 
 const DIRECTIVE_MARKER: &str = "$patch";
@@ -41,7 +42,11 @@ pub struct ObjectKind {
 
 impl ObjectKind {
     pub fn new(group: &str, version: &str, kind: &str) -> ObjectKind {
-        ObjectKind { group: group.into(), version: version.into(), kind: kind.into() }
+        ObjectKind {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+        }
     }
 
     /// `group/version` as Kubernetes prints a GroupVersion (`v1` for the core group).
@@ -118,7 +123,7 @@ pub fn strategic_merge(
 
 /// handleUnmarshal: a JSON object, or null (which decodes to an empty map).
 fn document(v: &Value) -> Result<JMap, SmpError> {
-    match to_go_json(v) {
+    match to_unstructured(v) {
         Value::Object(m) => Ok(m),
         Value::Null => Ok(JMap::new()),
         _ => Err(err("", "invalid JSON document")),
@@ -126,19 +131,33 @@ fn document(v: &Value) -> Result<JMap, SmpError> {
 }
 
 fn err(path: &str, message: impl Into<String>) -> SmpError {
-    SmpError::Patch { path: display_path(path), message: message.into() }
+    SmpError::Patch {
+        path: display_path(path),
+        message: message.into(),
+    }
 }
 
 fn panic_err(path: &str, message: impl Into<String>) -> SmpError {
-    SmpError::GoPanic { path: display_path(path), message: message.into() }
+    SmpError::GoPanic {
+        path: display_path(path),
+        message: message.into(),
+    }
 }
 
 fn display_path(path: &str) -> String {
-    if path.is_empty() { "the top level".to_string() } else { path.to_string() }
+    if path.is_empty() {
+        "the top level".to_string()
+    } else {
+        path.to_string()
+    }
 }
 
 fn child(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 fn no_merge_key(m: &JMap, key: &str) -> String {
@@ -149,11 +168,18 @@ fn no_merge_key(m: &JMap, key: &str) -> String {
 }
 
 fn bad_arg_type(expected: &str, actual: &Value) -> String {
-    format!("expected a {expected}, but received a {}", type_name(actual))
+    format!(
+        "expected a {expected}, but received a {}",
+        type_name(actual)
+    )
 }
 
 fn bad_patch_type(t: &Value, m: &JMap) -> String {
-    format!("unknown patch type: {} in map: {}", sprint_s(t), sprint(&Value::Object(m.clone())))
+    format!(
+        "unknown patch type: {} in map: {}",
+        sprint_s(t),
+        sprint(&Value::Object(m.clone()))
+    )
 }
 
 /// Go's `reflect.TypeOf` identity for decoded JSON values.
@@ -161,6 +187,7 @@ fn bad_patch_type(t: &Value, m: &JMap) -> String {
 enum GoType {
     Nil,
     Bool,
+    Int,
     Float,
     Str,
     List,
@@ -171,6 +198,7 @@ fn go_type(v: &Value) -> GoType {
     match v {
         Value::Null => GoType::Nil,
         Value::Bool(_) => GoType::Bool,
+        Value::Number(n) if n.as_i64().is_some() => GoType::Int,
         Value::Number(_) => GoType::Float,
         Value::String(_) => GoType::Str,
         Value::Array(_) => GoType::List,
@@ -185,7 +213,12 @@ fn go_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Null, Value::Null) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        // int64 and float64 never compare equal as interfaces.
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => x.as_f64() == y.as_f64(),
+            _ => false,
+        },
         (Value::String(x), Value::String(y)) => x == y,
         _ => false,
     }
@@ -196,7 +229,12 @@ fn is_directive(v: &Value, name: &str) -> bool {
 }
 
 /// mergeMap.
-fn merge_map(mut original: JMap, mut patch: JMap, schema: Meta, path: &str) -> Result<JMap, SmpError> {
+fn merge_map(
+    mut original: JMap,
+    mut patch: JMap,
+    schema: Meta,
+    path: &str,
+) -> Result<JMap, SmpError> {
     if let Some(directive) = patch.get(DIRECTIVE_MARKER) {
         return handle_directive_in_merge_map(directive.clone(), patch, path);
     }
@@ -282,7 +320,11 @@ fn take_patch_value(original: &mut JMap, k: String, mut patch_v: Value) {
     }
 }
 
-fn handle_directive_in_merge_map(directive: Value, mut patch: JMap, path: &str) -> Result<JMap, SmpError> {
+fn handle_directive_in_merge_map(
+    directive: Value,
+    mut patch: JMap,
+    path: &str,
+) -> Result<JMap, SmpError> {
     if is_directive(&directive, REPLACE) {
         // The rest of the patch is taken as it is, nested directives and nulls included.
         patch.remove(DIRECTIVE_MARKER);
@@ -316,7 +358,10 @@ fn retain_keys_strategy(meta: &PatchMeta, path: &str) -> Result<(bool, String), 
         1 => Ok((false, s[0].clone())),
         2 if s[0] == RETAIN_KEYS_STRATEGY => Ok((true, s[1].clone())),
         2 if s[1] == RETAIN_KEYS_STRATEGY => Ok((true, s[0].clone())),
-        _ => Err(err(path, format!("unexpected patch strategy: [{}]", s.join(" ")))),
+        _ => Err(err(
+            path,
+            format!("unexpected patch strategy: [{}]", s.join(" ")),
+        )),
     }
 }
 
@@ -331,7 +376,10 @@ fn apply_retain_keys(original: &mut JMap, patch: &mut JMap, path: &str) -> Resul
     // Go keys a set by the list's values; only string values can match a field name.
     let keep: Vec<&str> = list.iter().filter_map(Value::as_str).collect();
     for (k, v) in patch.iter() {
-        if v.is_null() || k.starts_with(DELETE_FROM_PRIMITIVE_LIST) || k.starts_with(SET_ELEMENT_ORDER) {
+        if v.is_null()
+            || k.starts_with(DELETE_FROM_PRIMITIVE_LIST)
+            || k.starts_with(SET_ELEMENT_ORDER)
+        {
             continue;
         }
         if !keep.contains(&k.as_str()) {
@@ -344,8 +392,17 @@ fn apply_retain_keys(original: &mut JMap, patch: &mut JMap, path: &str) -> Resul
 
 /// mergePatchIntoOriginal: each `$setElementOrder/<key>` merges that list now and orders it by
 /// the directive, then the patch's order, then the original's.
-fn merge_patch_into_original(original: &mut JMap, patch: &mut JMap, schema: Meta, path: &str) -> Result<(), SmpError> {
-    let keys: Vec<String> = patch.keys().filter(|k| k.starts_with(SET_ELEMENT_ORDER)).cloned().collect();
+fn merge_patch_into_original(
+    original: &mut JMap,
+    patch: &mut JMap,
+    schema: Meta,
+    path: &str,
+) -> Result<(), SmpError> {
+    let keys: Vec<String> = patch
+        .keys()
+        .filter(|k| k.starts_with(SET_ELEMENT_ORDER))
+        .cloned()
+        .collect();
     for key in keys {
         let order_v = patch.remove(&key).expect("listed above");
         let Value::Array(order) = order_v else {
@@ -363,10 +420,17 @@ fn merge_patch_into_original(original: &mut JMap, patch: &mut JMap, schema: Meta
             Some(Value::Array(l)) => Some(l.clone()),
             Some(other) => return Err(err(&kpath, bad_arg_type("[]interface {}", other))),
         };
-        let (sub, meta) = schema.lookup_slice(&original_key).map_err(|m| err(&kpath, m))?;
+        let (sub, meta) = schema
+            .lookup_slice(&original_key)
+            .map_err(|m| err(&kpath, m))?;
         let (_, strategy) = retain_keys_strategy(&meta, &kpath)?;
         let merge_key = meta.merge_key.as_str();
-        validate_patch_with_set_order_list(patch_list.as_deref().unwrap_or(&[]), &order, merge_key, &kpath)?;
+        validate_patch_with_set_order_list(
+            patch_list.as_deref().unwrap_or(&[]),
+            &order,
+            merge_key,
+            &kpath,
+        )?;
 
         let original_values = original_list.clone().unwrap_or_default();
         let patch_values = patch_list.clone().unwrap_or_default();
@@ -376,7 +440,9 @@ fn merge_patch_into_original(original: &mut JMap, patch: &mut JMap, schema: Meta
                 Some(Value::Array(v)) => v,
                 _ => continue,
             },
-            (Some(o), Some(p)) => merge_slice_handler(o, p, sub, &strategy, merge_key, false, &kpath)?,
+            (Some(o), Some(p)) => {
+                merge_slice_handler(o, p, sub, &strategy, merge_key, false, &kpath)?
+            }
             (None, None) => continue,
         };
 
@@ -386,14 +452,27 @@ fn merge_patch_into_original(original: &mut JMap, patch: &mut JMap, schema: Meta
             partition_maps(merged, &order, merge_key, &kpath)?
         };
         let kind = slice_element_type(&[&original_values, &patch_values], &kpath)?;
-        let both = normalize_element_order(patch_items, server_only, &order, &original_values, merge_key, kind, &kpath)?;
+        let both = normalize_element_order(
+            patch_items,
+            server_only,
+            &order,
+            &original_values,
+            merge_key,
+            kind,
+            &kpath,
+        )?;
         original.insert(original_key.clone(), Value::Array(both));
         patch.remove(&original_key);
     }
     Ok(())
 }
 
-fn validate_patch_with_set_order_list(patch_list: &[Value], order: &[Value], merge_key: &str, path: &str) -> Result<(), SmpError> {
+fn validate_patch_with_set_order_list(
+    patch_list: &[Value],
+    order: &[Value],
+    merge_key: &str,
+    path: &str,
+) -> Result<(), SmpError> {
     if order.is_empty() || patch_list.is_empty() {
         return Ok(());
     }
@@ -404,7 +483,10 @@ fn validate_patch_with_set_order_list(patch_list: &[Value], order: &[Value], mer
     };
     let (mut pi, mut si) = (0, 0);
     while pi < non_delete.len() && si < order.len() {
-        if non_delete[pi].as_object().is_some_and(|m| m.contains_key(DIRECTIVE_MARKER)) {
+        if non_delete[pi]
+            .as_object()
+            .is_some_and(|m| m.contains_key(DIRECTIVE_MARKER))
+        {
             pi += 1;
             continue;
         }
@@ -426,14 +508,27 @@ fn validate_patch_with_set_order_list(patch_list: &[Value], order: &[Value], mer
     Ok(())
 }
 
-fn merge_key_value_equal(left: &Value, right: &Value, merge_key: &str, path: &str) -> Result<bool, SmpError> {
+fn merge_key_value_equal(
+    left: &Value,
+    right: &Value,
+    merge_key: &str,
+    path: &str,
+) -> Result<bool, SmpError> {
     if merge_key.is_empty() {
         return Ok(go_eq(left, right));
     }
-    let l = left.as_object().ok_or_else(|| err(path, bad_arg_type("map[string]interface {}", left)))?;
-    let r = right.as_object().ok_or_else(|| err(path, bad_arg_type("map[string]interface {}", right)))?;
-    let lv = l.get(merge_key).ok_or_else(|| err(path, no_merge_key(l, merge_key)))?;
-    let rv = r.get(merge_key).ok_or_else(|| err(path, no_merge_key(r, merge_key)))?;
+    let l = left
+        .as_object()
+        .ok_or_else(|| err(path, bad_arg_type("map[string]interface {}", left)))?;
+    let r = right
+        .as_object()
+        .ok_or_else(|| err(path, bad_arg_type("map[string]interface {}", right)))?;
+    let lv = l
+        .get(merge_key)
+        .ok_or_else(|| err(path, no_merge_key(l, merge_key)))?;
+    let rv = r
+        .get(merge_key)
+        .ok_or_else(|| err(path, no_merge_key(r, merge_key)))?;
     Ok(go_eq(lv, rv))
 }
 
@@ -477,10 +572,20 @@ fn merge_slice(
         (original, patch, merged)
     } else {
         if merge_key.is_empty() {
-            return Err(err(path, format!("cannot merge lists without merge key for {}", schema.name())));
+            return Err(err(
+                path,
+                format!("cannot merge lists without merge key for {}", schema.name()),
+            ));
         }
-        let (original, patch) = merge_slice_with_special_elements(original, patch, merge_key, path)?;
-        let merged = merge_slice_without_special_elements(original.clone(), &patch, merge_key, schema, path)?;
+        let (original, patch) =
+            merge_slice_with_special_elements(original, patch, merge_key, path)?;
+        let merged = merge_slice_without_special_elements(
+            original.clone(),
+            &patch,
+            merge_key,
+            schema,
+            path,
+        )?;
         (original, patch, merged)
     };
     let (patch_items, server_only) = if merge_key.is_empty() {
@@ -488,7 +593,15 @@ fn merge_slice(
     } else {
         partition_maps(merged, &patch, merge_key, path)?
     };
-    normalize_element_order(patch_items, server_only, &patch, &original, merge_key, kind, path)
+    normalize_element_order(
+        patch_items,
+        server_only,
+        &patch,
+        &original,
+        merge_key,
+        kind,
+        path,
+    )
 }
 
 /// mergeSliceWithSpecialElements: `$patch: delete` elements remove their match from the
@@ -502,7 +615,9 @@ fn merge_slice_with_special_elements(
     let mut plain = Vec::new();
     let mut replace = false;
     for v in patch {
-        let m = v.as_object().expect("elements are maps (checked by the element type)");
+        let m = v
+            .as_object()
+            .expect("elements are maps (checked by the element type)");
         match m.get(DIRECTIVE_MARKER) {
             None => plain.push(v),
             Some(d) if is_directive(d, DELETE) => {
@@ -513,7 +628,10 @@ fn merge_slice_with_special_elements(
             }
             Some(d) if is_directive(d, REPLACE) => replace = true,
             Some(d) if is_directive(d, MERGE) => {
-                return Err(err(path, "merging lists cannot yet be specified in the patch"));
+                return Err(err(
+                    path,
+                    "merging lists cannot yet be specified in the patch",
+                ));
             }
             Some(d) => return Err(err(path, bad_patch_type(d, m))),
         }
@@ -524,7 +642,12 @@ fn merge_slice_with_special_elements(
     Ok((original, plain))
 }
 
-fn delete_matching_entries(mut original: Vec<Value>, merge_key: &str, value: &Value, path: &str) -> Result<Vec<Value>, SmpError> {
+fn delete_matching_entries(
+    mut original: Vec<Value>,
+    merge_key: &str,
+    value: &Value,
+    path: &str,
+) -> Result<Vec<Value>, SmpError> {
     while let Some((_, i)) = find_map_by_key_value(&original, merge_key, value, path)? {
         original.remove(i);
     }
@@ -539,7 +662,9 @@ fn merge_slice_without_special_elements(
     path: &str,
 ) -> Result<Vec<Value>, SmpError> {
     for v in patch {
-        let m = v.as_object().expect("elements are maps (checked by the element type)");
+        let m = v
+            .as_object()
+            .expect("elements are maps (checked by the element type)");
         let Some(mv) = m.get(merge_key) else {
             return Err(err(path, no_merge_key(m, merge_key)));
         };
@@ -556,7 +681,12 @@ fn merge_slice_without_special_elements(
 }
 
 /// findMapInSliceBasedOnKeyValue: the first map whose merge key equals `value`.
-fn find_map_by_key_value(list: &[Value], key: &str, value: &Value, path: &str) -> Result<Option<(JMap, usize)>, SmpError> {
+fn find_map_by_key_value(
+    list: &[Value],
+    key: &str,
+    value: &Value,
+    path: &str,
+) -> Result<Option<(JMap, usize)>, SmpError> {
     for (i, v) in list.iter().enumerate() {
         let Some(m) = v.as_object() else {
             return Err(err(path, format!("value for key {i} is not a map")));
@@ -569,7 +699,10 @@ fn find_map_by_key_value(list: &[Value], key: &str, value: &Value, path: &str) -
 }
 
 fn delete_from_slice(current: Vec<Value>, to_delete: &[Value]) -> Vec<Value> {
-    current.into_iter().filter(|v| !to_delete.iter().any(|d| go_eq(d, v))).collect()
+    current
+        .into_iter()
+        .filter(|v| !to_delete.iter().any(|d| go_eq(d, v)))
+        .collect()
 }
 
 /// deduplicateScalars, with its own element order: a duplicate is overwritten by the last
@@ -594,10 +727,17 @@ fn deduplicate_scalars(mut s: Vec<Value>) -> Vec<Value> {
 }
 
 fn partition_primitives(original: Vec<Value>, by: &[Value]) -> (Vec<Value>, Vec<Value>) {
-    original.into_iter().partition(|v| by.iter().any(|b| go_eq(b, v)))
+    original
+        .into_iter()
+        .partition(|v| by.iter().any(|b| go_eq(b, v)))
 }
 
-fn partition_maps(original: Vec<Value>, by: &[Value], merge_key: &str, path: &str) -> Result<(Vec<Value>, Vec<Value>), SmpError> {
+fn partition_maps(
+    original: Vec<Value>,
+    by: &[Value],
+    merge_key: &str,
+    path: &str,
+) -> Result<(Vec<Value>, Vec<Value>), SmpError> {
     let (mut patch, mut server_only) = (Vec::new(), Vec::new());
     for v in original {
         let Some(m) = v.as_object() else {
@@ -636,7 +776,10 @@ fn slice_element_type(slices: &[&[Value]], path: &str) -> Result<GoType, SmpErro
                     let all: Vec<Value> = slices.iter().map(|s| Value::Array(s.to_vec())).collect();
                     return Err(err(
                         path,
-                        format!("list element types are not identical: {}", sprint(&Value::Array(all))),
+                        format!(
+                            "list element types are not identical: {}",
+                            sprint(&Value::Array(all))
+                        ),
                     ));
                 }
                 Some(_) => {}
@@ -646,7 +789,11 @@ fn slice_element_type(slices: &[&[Value]], path: &str) -> Result<GoType, SmpErro
     prev.ok_or_else(|| err(path, "no elements in any of the given slices"))
 }
 
-fn validate_merge_key_in_lists(merge_key: &str, lists: &[&[Value]], path: &str) -> Result<(), SmpError> {
+fn validate_merge_key_in_lists(
+    merge_key: &str,
+    lists: &[&[Value]],
+    path: &str,
+) -> Result<(), SmpError> {
     for list in lists {
         for item in list.iter() {
             let Some(m) = item.as_object() else {
@@ -661,13 +808,18 @@ fn validate_merge_key_in_lists(merge_key: &str, lists: &[&[Value]], path: &str) 
 }
 
 /// extractToDeleteItems: elements that are `$patch: delete` directives, split off.
-fn extract_to_delete_items(l: Vec<Value>, path: &str) -> Result<(Vec<Value>, Vec<Value>), SmpError> {
+fn extract_to_delete_items(
+    l: Vec<Value>,
+    path: &str,
+) -> Result<(Vec<Value>, Vec<Value>), SmpError> {
     let (mut keep, mut delete) = (Vec::new(), Vec::new());
     for v in l {
         let Some(m) = v.as_object() else {
             return Err(err(path, bad_arg_type("map[string]interface {}", &v)));
         };
-        if m.get(DIRECTIVE_MARKER).is_some_and(|d| is_directive(d, DELETE)) {
+        if m.get(DIRECTIVE_MARKER)
+            .is_some_and(|d| is_directive(d, DELETE))
+        {
             delete.push(v);
         } else {
             keep.push(v);
@@ -680,7 +832,10 @@ fn extract_to_delete_items(l: Vec<Value>, path: &str) -> Result<(Vec<Value>, Vec
 fn index_of(list: &[Value], item: &Value, merge_key: &str, kind: GoType) -> Option<usize> {
     let key_of = |v: &Value| -> Value {
         if kind == GoType::Map {
-            v.as_object().and_then(|m| m.get(merge_key)).cloned().unwrap_or(Value::Null)
+            v.as_object()
+                .and_then(|m| m.get(merge_key))
+                .cloned()
+                .unwrap_or(Value::Null)
         } else {
             v.clone()
         }
@@ -689,7 +844,13 @@ fn index_of(list: &[Value], item: &Value, merge_key: &str, kind: GoType) -> Opti
     list.iter().position(|v| go_eq(&want, &key_of(v)))
 }
 
-fn normalize_slice_order(to_sort: Vec<Value>, order: &[Value], merge_key: &str, kind: GoType, path: &str) -> Result<Vec<Value>, SmpError> {
+fn normalize_slice_order(
+    to_sort: Vec<Value>,
+    order: &[Value],
+    merge_key: &str,
+    kind: GoType,
+    path: &str,
+) -> Result<Vec<Value>, SmpError> {
     let (mut to_sort, to_delete) = if kind == GoType::Map {
         validate_merge_key_in_lists(merge_key, &[&to_sort, order], path)?;
         extract_to_delete_items(to_sort, path)?
@@ -728,12 +889,24 @@ fn normalize_element_order(
 ) -> Result<Vec<Value>, SmpError> {
     let patch = normalize_slice_order(patch, patch_order, merge_key, kind, path)?;
     let server_only = normalize_slice_order(server_only, server_order, merge_key, kind, path)?;
-    Ok(merge_sorted_slice(server_only, patch, server_order, merge_key, kind))
+    Ok(merge_sorted_slice(
+        server_only,
+        patch,
+        server_order,
+        merge_key,
+        kind,
+    ))
 }
 
 /// mergeSortedSlice: server-only items are placed before a patch item only when the live order
 /// puts them first; otherwise patch items come first.
-fn merge_sorted_slice(left: Vec<Value>, right: Vec<Value>, server_order: &[Value], merge_key: &str, kind: GoType) -> Vec<Value> {
+fn merge_sorted_slice(
+    left: Vec<Value>,
+    right: Vec<Value>,
+    server_order: &[Value],
+    merge_key: &str,
+    kind: GoType,
+) -> Vec<Value> {
     let mut out = Vec::with_capacity(left.len() + right.len());
     let (mut i, mut j) = (0, 0);
     while i < left.len() || j < right.len() {
@@ -765,9 +938,15 @@ fn remove_directives(v: Value) -> Option<Value> {
             if m.contains_key(DIRECTIVE_MARKER) {
                 return None;
             }
-            Some(Value::Object(m.into_iter().filter_map(|(k, v)| remove_directives(v).map(|v| (k, v))).collect()))
+            Some(Value::Object(
+                m.into_iter()
+                    .filter_map(|(k, v)| remove_directives(v).map(|v| (k, v)))
+                    .collect(),
+            ))
         }
-        Value::Array(items) => Some(Value::Array(items.into_iter().filter_map(remove_directives).collect())),
+        Value::Array(items) => Some(Value::Array(
+            items.into_iter().filter_map(remove_directives).collect(),
+        )),
         other => Some(other),
     }
 }

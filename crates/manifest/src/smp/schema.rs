@@ -88,8 +88,18 @@ fn parse(text: &str) -> Schema {
                 .unwrap_or_default(),
         })
         .collect();
-    let known = v["known"].as_array().expect("known").iter().map(s).collect();
-    Schema { scheme_name: s(&v["scheme"]), roots, known, types }
+    let known = v["known"]
+        .as_array()
+        .expect("known")
+        .iter()
+        .map(s)
+        .collect();
+    Schema {
+        scheme_name: s(&v["scheme"]),
+        roots,
+        known,
+        types,
+    }
 }
 
 impl Schema {
@@ -134,7 +144,10 @@ impl Meta {
             .or_else(|| t.fields.iter().find(|f| f.name.eq_ignore_ascii_case(key)));
         match field {
             Some(f) => Ok((
-                Meta { schema: self.schema, ty: f.ty },
+                Meta {
+                    schema: self.schema,
+                    ty: f.ty,
+                },
                 PatchMeta {
                     strategies: f.strategy.split(',').map(str::to_string).collect(),
                     merge_key: f.merge_key.clone(),
@@ -177,7 +190,13 @@ impl Meta {
                 ));
             }
         };
-        Ok((Meta { schema: self.schema, ty: elem }, meta))
+        Ok((
+            Meta {
+                schema: self.schema,
+                ty: elem,
+            },
+            meta,
+        ))
     }
 }
 
@@ -199,6 +218,9 @@ mod tests {
         assert_eq!(args.strategies, [""]);
         assert!(pod.lookup_struct("Containers").is_ok());
         let err = pod.lookup_struct("nope").err().unwrap();
-        assert_eq!(err, "unable to find api field in struct PodSpec for the json field \"nope\"");
+        assert_eq!(
+            err,
+            "unable to find api field in struct PodSpec for the json field \"nope\""
+        );
     }
 }
