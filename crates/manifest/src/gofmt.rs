@@ -158,7 +158,7 @@ mod tests {
         assert_eq!(unstructured_number(0.5), json!(0.5));
         assert!(unstructured_number(9.3e18).is_f64());
         assert_eq!(
-            unstructured_number(-9.223372036854775808e18),
+            unstructured_number(-9.223_372_036_854_776e18),
             json!(i64::MIN)
         );
     }

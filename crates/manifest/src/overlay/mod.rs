@@ -117,13 +117,17 @@ pub fn apply_overlay(object: &Value, patches: &[OverlayPatch]) -> Result<Overlai
     }
     let object = root.to_json();
     // manifest.FromYaml decodes into unstructured, which insists on a string kind.
-    if !object
+    if object
         .get("kind")
         .and_then(Value::as_str)
-        .is_some_and(|k| !k.is_empty())
+        .is_none_or(str::is_empty)
     {
         return Err(OverlayError::Result {
-            message: format!("Object 'Kind' is missing in '{}'", go_json(&object)),
+            // sigs.k8s.io/yaml wraps the decoder's error twice.
+            message: format!(
+                "error unmarshaling JSON: while decoding JSON: Object 'Kind' is missing in '{}'",
+                go_json(&object)
+            ),
         });
     }
     Ok(Overlaid { object, skipped })
@@ -463,7 +467,7 @@ fn matches_regex(pattern: &str, s: &str) -> bool {
 }
 
 /// WritePathContext.
-fn write_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failure> {
+fn write_path_context(frames: &mut [Frame], value: Node) -> Result<(), Failure> {
     if value != Node::Nil {
         return set_path_context(frames, value);
     }
@@ -549,7 +553,7 @@ fn store_child(parent: &mut Frame, node: Node) {
 }
 
 /// setPathContext: write the value, then each parent into its parent, up to the root.
-fn set_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failure> {
+fn set_path_context(frames: &mut [Frame], value: Node) -> Result<(), Failure> {
     let mut level = frames.len() - 1;
     let mut value = value;
     let mut leaf = true;
@@ -565,7 +569,7 @@ fn set_path_context(frames: &mut Vec<Frame>, value: Node) -> Result<(), Failure>
                 carry_in_place(frames, level);
                 return Err(Failure {
                     message,
-                    frames: Some(frames.clone()),
+                    frames: Some(frames.to_vec()),
                     panic: false,
                 });
             }

@@ -574,7 +574,10 @@ fn merge_slice(
         if merge_key.is_empty() {
             return Err(err(
                 path,
-                format!("cannot merge lists without merge key for {}", schema.name()),
+                format!(
+                    "cannot merge lists without merge key for {}",
+                    schema.kind_name()
+                ),
             ));
         }
         let (original, patch) =

@@ -120,7 +120,7 @@ impl Meta {
     }
 
     /// `Name()`: the kind of the type (strategicpatch names lists by it in one error).
-    pub(crate) fn name(&self) -> &'static str {
+    pub(crate) fn kind_name(&self) -> &'static str {
         &self.entry(self.ty).kind
     }
 
@@ -186,7 +186,7 @@ impl Meta {
             _ => {
                 return Err(format!(
                     "expected slice or array type, but got: {}",
-                    self.name()
+                    self.kind_name()
                 ));
             }
         };
@@ -213,7 +213,7 @@ mod tests {
         let (c, meta) = pod.lookup_slice("containers").unwrap();
         assert_eq!(meta.strategies, ["merge"]);
         assert_eq!(meta.merge_key, "name");
-        assert_eq!(c.name(), "struct");
+        assert_eq!(c.kind_name(), "struct");
         let (_, args) = c.lookup_slice("args").unwrap();
         assert_eq!(args.strategies, [""]);
         assert!(pod.lookup_struct("Containers").is_ok());
