@@ -1,7 +1,7 @@
 //! Strategic merge patch as istioctl applies its `k8s` settings: the semantics of
 //! `k8s.io/apimachinery/pkg/util/strategicpatch.StrategicMergePatch(original, patch, typed)` with
 //! `typed` from `scheme.Scheme.New(gvk)` (merge keys and strategies from the Go struct tags,
-//! see [`schema`]), including the `$patch`, `$retainKeys`, `$setElementOrder/…` and
+//! held in the generated table of the `schema` module), including the `$patch`, `$retainKeys`, `$setElementOrder/…` and
 //! `$deleteFromPrimitiveList/…` directives and `null` deleting a key.
 //!
 //! Values are handled as strategicpatch decodes JSON (k8s.io/apimachinery `util/json`: integer
