@@ -6,6 +6,8 @@ use iop::component::{Component, ComponentSpec};
 use serde_json::{Value, json};
 
 use crate::object::Object;
+use crate::overlay::OverlayPatch;
+use crate::smp::ObjectKind;
 
 /// Why post-processing failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -181,9 +183,10 @@ pub fn post_process(
             continue;
         }
         let mut value = objects[i].value.clone();
+        let kind = object_kind(&objects[i]);
         for (patch, is_pdb) in patches {
-            value = crate::smp::strategic_merge(&value, &patch)
-                .map_err(|e| PostProcessError::Patch(e.to_string()))?;
+            value = crate::smp::strategic_merge(&kind, &value, &patch)
+                .map_err(|e| PostProcessError::Patch(e.go_message()))?;
             if is_pdb {
                 value = only_one_pdb_bound(value);
             }
@@ -197,24 +200,47 @@ pub fn post_process(
         for overlay in overlays {
             let kind = overlay.get("kind").and_then(Value::as_str).unwrap_or("");
             let name = overlay.get("name").and_then(Value::as_str).unwrap_or("");
-            let empty = Vec::new();
-            let patches = overlay
+            let patches: Vec<OverlayPatch> = overlay
                 .get("patches")
                 .and_then(Value::as_array)
-                .unwrap_or(&empty);
+                .map(|list| list.iter().map(overlay_patch).collect())
+                .unwrap_or_default();
             for obj in objects.iter_mut() {
                 if obj.kind() != kind || obj.name() != name {
                     continue;
                 }
-                let patched = crate::overlay::apply_patches(&obj.value, patches)
-                    .map_err(|e| PostProcessError::Overlay(e.to_string()))?;
+                // istioctl collects the errors of single patches and then drops them, so a
+                // patch whose path does not resolve is skipped silently; so is it here.
+                let patched = crate::overlay::apply_overlay(&obj.value, &patches)
+                    .map_err(|e| PostProcessError::Overlay(e.go_message().to_string()))?;
                 *obj = Object {
-                    value: crate::object::integers_as_int64(patched),
+                    value: crate::object::integers_as_int64(patched.object),
                 };
             }
         }
     }
     Ok(objects)
+}
+
+fn object_kind(obj: &Object) -> ObjectKind {
+    let version = obj
+        .api_version()
+        .rsplit_once('/')
+        .map(|(_, v)| v)
+        .unwrap_or(obj.api_version());
+    ObjectKind::new(obj.group(), version, obj.kind())
+}
+
+/// An overlay patch as istioctl decodes it: a missing or null `value` deletes.
+fn overlay_patch(p: &Value) -> OverlayPatch {
+    OverlayPatch {
+        path: p
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        value: p.get("value").filter(|v| !v.is_null()).cloned(),
+    }
 }
 
 /// A disruption budget may not have both bounds; Istio defaults `minAvailable`, so a user's
