@@ -7,3 +7,6 @@
 //! (`values.Map`), so that layering and path access never lose fields; typed views are taken
 //! where a rule needs them. Pure logic: callers read files and pass their text. It must not
 //! render charts or talk to a cluster.
+
+pub mod source;
+pub mod validate;

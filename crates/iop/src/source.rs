@@ -243,7 +243,8 @@ mod tests {
 
     #[test]
     fn later_layers_replace_scalars_and_lists_with_their_subtrees_and_merge_maps() {
-        let profile = "spec:\n  hub: a\n  values:\n    global:\n      x: 1\n    list:\n    - p: 1\n";
+        let profile =
+            "spec:\n  hub: a\n  values:\n    global:\n      x: 1\n    list:\n    - p: 1\n";
         let file = "spec:\n  values:\n    list: []\n    global:\n      z: 2\n";
         let mut sm = SourceMap::new();
         sm.push(Layer::profile("default", "profiles/default.yaml", profile).unwrap());
