@@ -115,8 +115,9 @@ fn check_k8s(cx: &mut Ctx, k: &Value, p: &[PathSeg]) {
     for f in ["podAnnotations", "serviceAnnotations"] {
         if let Some(a) = k.get(f).and_then(Value::as_object) {
             for name in a.keys() {
+                // ValidateAnnotations checks keys lowercased.
                 for msg in qualified_name(&name.to_lowercase()) {
-                    invalid(cx, &key(p, f), name, &msg);
+                    invalid(cx, &key(&key(p, f), name), name, &msg);
                 }
             }
         }
@@ -289,15 +290,17 @@ fn label_value(v: &str) -> Vec<String> {
     errs
 }
 
-/// ValidateLabels: keys and values, each error at the map's path.
+/// ValidateLabels: keys and values. Kubernetes names the map; the entry is named here, so the
+/// error points at the offending line.
 fn labels_map(cx: &mut Ctx, m: &serde_json::Map<String, Value>, p: &[PathSeg]) {
     for (k, v) in m {
+        let kp = key(p, k);
         for msg in qualified_name(k) {
-            invalid(cx, p, k, &msg);
+            invalid(cx, &kp, k, &msg);
         }
         if let Some(v) = v.as_str() {
             for msg in label_value(v) {
-                invalid(cx, p, v, &msg);
+                invalid(cx, &kp, v, &msg);
             }
         }
     }
@@ -634,16 +637,10 @@ fn env_var(cx: &mut Ctx, e: &Value, p: &[PathSeg]) {
             let src = &from[set[0]];
             let sp = key(&fp, set[0]);
             match set[0] {
-                "fieldRef" => {
-                    if s(src, "fieldPath").unwrap_or_default().is_empty() {
-                        cx.error(&key(&sp, "fieldPath"), "Required value");
-                    }
-                }
-                "resourceFieldRef" => {
-                    if s(src, "resource").unwrap_or_default().is_empty() {
-                        cx.error(&key(&sp, "resource"), "Required value");
-                    }
-                }
+                "fieldRef" if s(src, "fieldPath").unwrap_or_default().is_empty() => cx.error(&key(&sp, "fieldPath"), "Required value"),
+                "resourceFieldRef" if s(src, "resource").unwrap_or_default().is_empty() => cx.error(&key(&sp, "resource"), "Required value"),
+                // Set: nothing more to check (and not the `key` of the selectors below).
+                "fieldRef" | "resourceFieldRef" => {}
                 _ => {
                     if s(src, "key").unwrap_or_default().is_empty() {
                         cx.error(&key(&sp, "key"), "Required value");
@@ -916,10 +913,8 @@ fn int_or_percent(cx: &mut Ctx, v: &Value, p: &[PathSeg], max_100: bool) {
                 "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
             ),
         },
-        Value::Number(_) => {
-            if v.as_f64().is_some_and(|x| x < 0.0) {
-                invalid_num(cx, p, v, "must be greater than or equal to 0");
-            }
+        Value::Number(_) if v.as_f64().is_some_and(|x| x < 0.0) => {
+            invalid_num(cx, p, v, "must be greater than or equal to 0")
         }
         _ => {}
     }

@@ -127,26 +127,10 @@ pub(crate) fn check_go(cx: &mut Ctx, v: &Value, r: &GoRef, path: &[PathSeg]) {
             }
             None => want(cx, "map"),
         },
-        "string" | "time" | "duration" => {
-            if !v.is_string() {
-                want(cx, "string")
-            }
-        }
-        "bytes" => {
-            if !v.is_string() {
-                want(cx, "[]byte (a base64 string)")
-            }
-        }
-        "bool" => {
-            if !v.is_boolean() {
-                want(cx, "bool")
-            }
-        }
-        "float32" | "float64" => {
-            if !v.is_number() {
-                want(cx, kind)
-            }
-        }
+        "string" | "time" | "duration" if !v.is_string() => want(cx, "string"),
+        "bytes" if !v.is_string() => want(cx, "[]byte (a base64 string)"),
+        "bool" if !v.is_boolean() => want(cx, "bool"),
+        "float32" | "float64" if !v.is_number() => want(cx, kind),
         "quantity" => match v {
             Value::String(s) => super::k8s::check_quantity(cx, s.trim(), path),
             Value::Number(n) => super::k8s::check_quantity(cx, &n.to_string(), path),
@@ -308,16 +292,8 @@ fn check_single(cx: &mut Ctx, v: &Value, f: &ProtoField, path: &[PathSeg]) {
             }
             check_message(cx, v, f.message.as_deref().unwrap_or_default(), path)
         }
-        "struct" => {
-            if !v.is_object() {
-                want(cx, "google.protobuf.Struct (an object)")
-            }
-        }
-        "list" => {
-            if !v.is_array() {
-                want(cx, "google.protobuf.ListValue (a list)")
-            }
-        }
+        "struct" if !v.is_object() => want(cx, "google.protobuf.Struct (an object)"),
+        "list" if !v.is_array() => want(cx, "google.protobuf.ListValue (a list)"),
         "map" => match v.as_object() {
             Some(m) => {
                 let val = f.value.as_deref().expect("map value");
@@ -327,21 +303,9 @@ fn check_single(cx: &mut Ctx, v: &Value, f: &ProtoField, path: &[PathSeg]) {
             }
             None => want(cx, "map"),
         },
-        "bool" => {
-            if !v.is_boolean() {
-                want(cx, "bool")
-            }
-        }
-        "string" => {
-            if !v.is_string() {
-                want(cx, "string")
-            }
-        }
-        "bytes" => {
-            if !v.is_string() {
-                want(cx, "bytes (a base64 string)")
-            }
-        }
+        "bool" if !v.is_boolean() => want(cx, "bool"),
+        "string" if !v.is_string() => want(cx, "string"),
+        "bytes" if !v.is_string() => want(cx, "bytes (a base64 string)"),
         "duration" => match v.as_str() {
             Some(s) if super::k8s::go_duration(s) => {}
             Some(s) => cx.error(
