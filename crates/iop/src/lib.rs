@@ -11,5 +11,7 @@
 pub mod component;
 pub mod merge;
 pub mod quantity;
+pub mod source;
 pub mod translate;
 pub mod tree;
+pub mod validate;

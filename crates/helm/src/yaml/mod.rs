@@ -10,9 +10,12 @@
 mod emit;
 mod gofmt;
 mod libyaml;
+mod positions;
 mod read;
 
 use gotemplate::{Map, Value};
+
+pub use positions::{Mark, PathSeg, Position, Shape};
 
 /// A YAML error, with the message Helm would print (go-yaml's text, wrapped as
 /// `sigs.k8s.io/yaml` wraps it) and the 1-based line and column when go-yaml names a line.
@@ -64,6 +67,13 @@ pub fn read_values_bytes(input: &[u8]) -> Result<Map, YamlError> {
 /// v2 `Decoder` loop). An empty stream has no documents; an empty document is nil.
 pub fn documents(text: &str) -> Result<Vec<Value>, YamlError> {
     read::documents_bytes(text.as_bytes())
+}
+
+/// Where every node of the document [`from_yaml`] reads sits in `text`: each node's path, the
+/// 1-based line and column of its key (mapping entries) and of its value, and its shape;
+/// parents before children, in document order. Fails exactly as [`from_yaml`] fails.
+pub fn positions(text: &str) -> Result<Vec<Position>, YamlError> {
+    positions::positions(text.as_bytes())
 }
 
 /// `sigs.k8s.io/yaml.Marshal` (Helm's `toYaml` before it trims): JSON, read back by go-yaml v2

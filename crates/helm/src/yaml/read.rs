@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::YamlError;
 use super::gofmt::format_float;
-use super::libyaml::{ErrorKind, Event, EventKind, ParseError, Parser};
+use super::libyaml::{ErrorKind, Event, EventKind, Mark, ParseError, Parser};
 
 pub(crate) const STR_TAG: &str = "tag:yaml.org,2002:str";
 pub(crate) const BOOL_TAG: &str = "tag:yaml.org,2002:bool";
@@ -94,7 +94,7 @@ impl Fail {
 // ---------------------------------------------------------------------------------------------
 // The node tree, as go-yaml's parser builds it from the event stream.
 
-enum NodeKind {
+pub(super) enum NodeKind {
     Document(Option<usize>),
     Scalar {
         value: String,
@@ -110,14 +110,16 @@ enum NodeKind {
     },
 }
 
-struct Node {
-    kind: NodeKind,
+pub(super) struct Node {
+    pub(super) kind: NodeKind,
+    /// Where the node starts (for an alias, the `*name`), for [`super::positions`].
+    pub(super) mark: Mark,
 }
 
-struct TreeParser {
+pub(super) struct TreeParser {
     parser: Parser,
     peeked: Option<Event>,
-    nodes: Vec<Node>,
+    pub(super) nodes: Vec<Node>,
     anchors: HashMap<String, usize>,
     started: bool,
 }
@@ -138,7 +140,7 @@ fn event_name(k: &EventKind) -> &'static str {
 }
 
 impl TreeParser {
-    fn new(input: &[u8]) -> TreeParser {
+    pub(super) fn new(input: &[u8]) -> TreeParser {
         // go-yaml parses an empty buffer as a single newline.
         let input: &[u8] = if input.is_empty() { b"\n" } else { input };
         TreeParser {
@@ -177,9 +179,9 @@ impl TreeParser {
         Ok(ev)
     }
 
-    fn add(&mut self, kind: NodeKind, anchor: Option<String>) -> usize {
+    fn add(&mut self, kind: NodeKind, anchor: Option<String>, mark: Mark) -> usize {
         let id = self.nodes.len();
-        self.nodes.push(Node { kind });
+        self.nodes.push(Node { kind, mark });
         if let Some(a) = anchor {
             self.anchors.insert(a, id);
         }
@@ -187,7 +189,7 @@ impl TreeParser {
     }
 
     /// go-yaml's `parser.parse()`: the next node, or `None` at the end of the stream.
-    fn parse(&mut self) -> Result<Option<usize>, Fail> {
+    pub(super) fn parse(&mut self) -> Result<Option<usize>, Fail> {
         if !self.started {
             self.expect("stream start")?;
             self.started = true;
@@ -196,6 +198,7 @@ impl TreeParser {
         match &ev.kind {
             EventKind::Scalar { .. } => {
                 let ev = self.take()?;
+                let mark = ev.start;
                 let EventKind::Scalar {
                     anchor,
                     tag,
@@ -214,19 +217,21 @@ impl TreeParser {
                     tag,
                     implicit: plain_implicit,
                 };
-                Ok(Some(self.add(kind, anchor)))
+                Ok(Some(self.add(kind, anchor, mark)))
             }
             EventKind::Alias { anchor } => {
                 let name = anchor.clone();
+                let mark = ev.start;
                 let Some(&target) = self.anchors.get(&name) else {
                     return Err(Fail::yaml(format!("unknown anchor '{name}' referenced")));
                 };
                 self.take()?;
-                Ok(Some(self.add(NodeKind::Alias { name, target }, None)))
+                Ok(Some(self.add(NodeKind::Alias { name, target }, None, mark)))
             }
             EventKind::MappingStart { anchor } => {
                 let anchor = anchor.clone();
-                let id = self.add(NodeKind::Mapping(Vec::new()), anchor);
+                let mark = ev.start;
+                let id = self.add(NodeKind::Mapping(Vec::new()), anchor, mark);
                 self.take()?;
                 let mut children = Vec::new();
                 while self.peek()?.kind != EventKind::MappingEnd {
@@ -241,7 +246,8 @@ impl TreeParser {
             }
             EventKind::SequenceStart { anchor } => {
                 let anchor = anchor.clone();
-                let id = self.add(NodeKind::Sequence(Vec::new()), anchor);
+                let mark = ev.start;
+                let id = self.add(NodeKind::Sequence(Vec::new()), anchor, mark);
                 self.take()?;
                 let mut children = Vec::new();
                 while self.peek()?.kind != EventKind::SequenceEnd {
@@ -264,8 +270,9 @@ impl TreeParser {
                         context_mark: Default::default(),
                     }));
                 }
+                let mark = ev.start;
                 self.anchors.clear();
-                let id = self.add(NodeKind::Document(None), None);
+                let id = self.add(NodeKind::Document(None), None, mark);
                 self.take()?;
                 let child = self.parse()?;
                 self.expect("document end")?;
@@ -670,7 +677,7 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
 // ---------------------------------------------------------------------------------------------
 // The decoder: go-yaml v2's decode.go for an `interface{}` target.
 
-struct Decoder<'a> {
+pub(super) struct Decoder<'a> {
     nodes: &'a [Node],
     active_aliases: HashSet<usize>,
     decode_count: u64,
@@ -691,7 +698,7 @@ fn allowed_alias_ratio(decode_count: u64) -> f64 {
 }
 
 impl<'a> Decoder<'a> {
-    fn new(nodes: &'a [Node]) -> Decoder<'a> {
+    pub(super) fn new(nodes: &'a [Node]) -> Decoder<'a> {
         Decoder {
             nodes,
             active_aliases: HashSet::new(),
@@ -729,7 +736,7 @@ impl<'a> Decoder<'a> {
         self.active_aliases.remove(&id);
     }
 
-    fn unmarshal(&mut self, id: usize) -> Result<YVal, Fail> {
+    pub(super) fn unmarshal(&mut self, id: usize) -> Result<YVal, Fail> {
         self.count()?;
         let nodes = self.nodes;
         match &nodes[id].kind {
@@ -829,7 +836,7 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
-    fn is_merge(&self, id: usize) -> bool {
+    pub(super) fn is_merge(&self, id: usize) -> bool {
         matches!(&self.nodes[id].kind,
             NodeKind::Scalar { value, tag, implicit } if value == "<<" && (*implicit || tag == MERGE_TAG))
     }
@@ -954,7 +961,7 @@ pub(crate) fn go_lossy_utf8(b: &[u8]) -> String {
     }
 }
 
-fn key_string(k: &YVal, v: &YVal) -> Result<String, Fail> {
+pub(super) fn key_string(k: &YVal, v: &YVal) -> Result<String, Fail> {
     Ok(match k {
         YVal::Str(s) => go_lossy_utf8(s),
         YVal::Int(i) => i.to_string(),

@@ -1,0 +1,296 @@
+//! Where each value of the merged IstioOperator came from: the profile, a `-f` file (with line
+//! and column), or a `--set` flag. Layers are added in the order istioctl merges them (profile,
+//! then files in order, then flags); a later layer's record for a path replaces the earlier
+//! one, and when the later value is not a mapping (a scalar or a list, which replace rather
+//! than merge) everything recorded under that path goes too.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use helm::yaml::{Mark, PathSeg, Shape};
+
+/// Where one value came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A profile (`spec.profile`, or the default one), read from `file`.
+    Profile {
+        name: String,
+        file: String,
+        line: usize,
+        col: usize,
+    },
+    /// A `-f` file.
+    File {
+        file: String,
+        line: usize,
+        col: usize,
+    },
+    /// A `--set` flag, as given (`values.global.hub=foo`).
+    SetFlag { flag: String },
+}
+
+impl Origin {
+    /// The file, line and column, when the value came from a file.
+    pub fn location(&self) -> Option<(&str, usize, usize)> {
+        match self {
+            Origin::Profile {
+                file, line, col, ..
+            }
+            | Origin::File { file, line, col } => Some((file, *line, *col)),
+            Origin::SetFlag { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Profile {
+                name,
+                file,
+                line,
+                col,
+            } => write!(f, "{file}:{line}:{col} (profile {name})"),
+            Origin::File { file, line, col } => write!(f, "{file}:{line}:{col}"),
+            Origin::SetFlag { flag } => write!(f, "--set {flag}"),
+        }
+    }
+}
+
+/// A file that could not be read as YAML.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {source}")]
+pub struct SourceError {
+    pub file: String,
+    #[source]
+    pub source: helm::yaml::YamlError,
+}
+
+/// One layer: records in document order (parents before children).
+#[derive(Clone, Debug, Default)]
+pub struct Layer {
+    records: Vec<(Vec<PathSeg>, Shape, Origin)>,
+}
+
+impl Layer {
+    /// Every node of an IstioOperator file's first document, attributed to `-f file`.
+    pub fn file(file: &str, text: &str) -> Result<Layer, SourceError> {
+        Layer::from_text(file, text, |m| Origin::File {
+            file: file.to_string(),
+            line: m.line,
+            col: m.column,
+        })
+    }
+
+    /// Every node of profile `name`'s file.
+    pub fn profile(name: &str, file: &str, text: &str) -> Result<Layer, SourceError> {
+        Layer::from_text(file, text, |m| Origin::Profile {
+            name: name.to_string(),
+            file: file.to_string(),
+            line: m.line,
+            col: m.column,
+        })
+    }
+
+    /// A `--set` flag that sets `path` (from the document root, e.g. `spec.values.global.hub`).
+    /// What it sets replaces whatever was recorded under the path.
+    pub fn set_flag(flag: &str, path: Vec<PathSeg>) -> Layer {
+        Layer {
+            records: vec![(
+                path,
+                Shape::Scalar,
+                Origin::SetFlag {
+                    flag: flag.to_string(),
+                },
+            )],
+        }
+    }
+
+    fn from_text(
+        file: &str,
+        text: &str,
+        origin: impl Fn(Mark) -> Origin,
+    ) -> Result<Layer, SourceError> {
+        let positions = helm::yaml::positions(text).map_err(|source| SourceError {
+            file: file.to_string(),
+            source,
+        })?;
+        Ok(Layer {
+            records: positions
+                .into_iter()
+                .map(|p| {
+                    let o = origin(p.mark());
+                    (p.path, p.shape, o)
+                })
+                .collect(),
+        })
+    }
+}
+
+/// The origin of every recorded path of the merged IstioOperator.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    records: BTreeMap<Vec<PathSeg>, Origin>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a layer on top of the earlier ones.
+    pub fn push(&mut self, layer: Layer) {
+        for (path, shape, origin) in layer.records {
+            if shape != Shape::Mapping {
+                self.remove_under(&path);
+            }
+            self.records.insert(path, origin);
+        }
+    }
+
+    /// [`Layer::file`] pushed.
+    pub fn push_file(&mut self, file: &str, text: &str) -> Result<(), SourceError> {
+        self.push(Layer::file(file, text)?);
+        Ok(())
+    }
+
+    /// Removes the records strictly under `path` (paths sort after their prefix, contiguously).
+    fn remove_under(&mut self, path: &[PathSeg]) {
+        let under: Vec<Vec<PathSeg>> = self
+            .records
+            .range(path.to_vec()..)
+            .skip_while(|(p, _)| p.as_slice() == path)
+            .take_while(|(p, _)| p.starts_with(path))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for p in under {
+            self.records.remove(&p);
+        }
+    }
+
+    /// The origin of `path`, or of its nearest recorded ancestor (a value the merge created
+    /// inside something a layer set, or a default, is attributed to what set its parent).
+    pub fn lookup(&self, path: &[PathSeg]) -> Option<&Origin> {
+        (0..=path.len())
+            .rev()
+            .find_map(|n| self.records.get(&path[..n]))
+    }
+
+    /// The origin recorded for exactly `path`.
+    pub fn get(&self, path: &[PathSeg]) -> Option<&Origin> {
+        self.records.get(path)
+    }
+
+    /// Every record, in path order (what `profile dump --explain` prints).
+    pub fn iter(&self) -> impl Iterator<Item = (&[PathSeg], &Origin)> {
+        self.records.iter().map(|(p, o)| (p.as_slice(), o))
+    }
+}
+
+/// A path from dotted text (`spec.components.pilot.k8s`, `a.b[0].c`): for tests and callers that
+/// name paths in istioctl's way. Keys cannot contain `.` or `[` here.
+pub fn path(text: &str) -> Vec<PathSeg> {
+    let mut out = Vec::new();
+    for part in text.split('.').filter(|s| !s.is_empty()) {
+        let mut rest = part;
+        if let Some(i) = rest.find('[') {
+            if i > 0 {
+                out.push(PathSeg::Key(rest[..i].to_string()));
+            }
+            rest = &rest[i..];
+            while let Some(r) = rest.strip_prefix('[') {
+                let end = r.find(']').unwrap_or(r.len());
+                match r[..end].parse() {
+                    Ok(n) => out.push(PathSeg::Index(n)),
+                    Err(_) => out.push(PathSeg::Key(r[..end].to_string())),
+                }
+                rest = r.get(end + 1..).unwrap_or("");
+            }
+        } else {
+            out.push(PathSeg::Key(rest.to_string()));
+        }
+    }
+    out
+}
+
+/// A path as istioctl prints field paths: dotted keys, `[i]` for list items, and relative to
+/// `spec` when under it (`components.pilot.k8s.replicaCount`, `values.global.hub`).
+pub fn dotted(p: &[PathSeg]) -> String {
+    let p = match p.first() {
+        Some(PathSeg::Key(k)) if k == "spec" && p.len() > 1 => &p[1..],
+        _ => p,
+    };
+    let mut out = String::new();
+    for seg in p {
+        match seg {
+            PathSeg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            PathSeg::Index(i) => {
+                out.push_str(&format!("[{i}]"));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_layers_replace_scalars_and_lists_with_their_subtrees_and_merge_maps() {
+        let profile =
+            "spec:\n  hub: a\n  values:\n    global:\n      x: 1\n    list:\n    - p: 1\n";
+        let file = "spec:\n  values:\n    list: []\n    global:\n      z: 2\n";
+        let mut sm = SourceMap::new();
+        sm.push(Layer::profile("default", "profiles/default.yaml", profile).unwrap());
+        sm.push(Layer::file("my.yaml", file).unwrap());
+        fn at_in(sm: &SourceMap, p: &str) -> Option<String> {
+            sm.lookup(&path(p)).map(|o| o.to_string())
+        }
+        let at = |p: &str| at_in(&sm, p);
+        assert_eq!(
+            at("spec.hub").as_deref(),
+            Some("profiles/default.yaml:2:3 (profile default)")
+        );
+        assert_eq!(
+            at("spec.values.global.x").as_deref(),
+            Some("profiles/default.yaml:5:7 (profile default)")
+        );
+        assert_eq!(at("spec.values.global.z").as_deref(), Some("my.yaml:5:7"));
+        assert_eq!(at("spec.values.list").as_deref(), Some("my.yaml:3:5"));
+        // The profile's list item is gone: its path now falls back to the file's list.
+        assert!(sm.get(&path("spec.values.list[0].p")).is_none());
+        assert_eq!(at("spec.values.list[0].p").as_deref(), Some("my.yaml:3:5"));
+        sm.push(Layer::set_flag(
+            "values.global=foo",
+            path("spec.values.global"),
+        ));
+        assert_eq!(
+            at_in(&sm, "spec.values.global.z").as_deref(),
+            Some("--set values.global=foo")
+        );
+        assert!(sm.get(&path("spec.values.global.x")).is_none());
+        assert_eq!(at_in(&sm, "spec.other").as_deref(), Some("my.yaml:1:1"));
+    }
+
+    #[test]
+    fn lookup_without_any_record_is_none_and_bad_yaml_names_the_file() {
+        assert!(SourceMap::new().lookup(&path("spec")).is_none());
+        let e = Layer::file("bad.yaml", "a: [\n").unwrap_err();
+        assert!(e.to_string().starts_with("bad.yaml: "), "{e}");
+    }
+
+    #[test]
+    fn paths_print_as_istioctl_prints_them() {
+        let p = path("spec.components.ingressGateways[1].k8s.env[0].name");
+        assert_eq!(p[3], PathSeg::Index(1));
+        assert_eq!(dotted(&p), "components.ingressGateways[1].k8s.env[0].name");
+        assert_eq!(dotted(&path("metadata.name")), "metadata.name");
+        assert_eq!(dotted(&path("spec")), "spec");
+    }
+}

@@ -1,0 +1,360 @@
+//! Shape checks from the two generated schemas (scripts/gen-values-schema): the IstioOperator
+//! as istioctl decodes it (Go's encoding/json into operator/pkg/apis types, unknown fields
+//! disallowed), and `spec.values` as its jsonpb decoder reads values_types.proto.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Ctx, child, kind_name};
+use crate::source::PathSeg;
+
+/// A Go type as reflected: `kind` is a Go kind (`string`, `int32`, `struct`, `list`, `map`, …)
+/// or one of the types with their own JSON decoding (`quantity`, `intOrString`, `any`, …).
+#[derive(Deserialize, Debug)]
+pub(crate) struct GoRef {
+    pub kind: String,
+    #[serde(rename = "type")]
+    pub ty: Option<String>,
+    pub items: Option<Box<GoRef>>,
+    pub values: Option<Box<GoRef>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct GoSchema {
+    pub root: String,
+    pub types: BTreeMap<String, BTreeMap<String, GoRef>>,
+}
+
+/// A field of values_types.proto, keyed by its JSON name.
+#[derive(Deserialize, Debug)]
+pub(crate) struct ProtoField {
+    pub kind: String,
+    pub message: Option<String>,
+    #[serde(rename = "enum")]
+    pub enum_name: Option<String>,
+    pub value: Option<Box<ProtoField>>,
+    #[serde(default)]
+    pub repeated: bool,
+    #[serde(default)]
+    pub deprecated: bool,
+    pub proto: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ProtoMessage {
+    #[serde(rename = "fullName")]
+    pub full_name: String,
+    pub fields: BTreeMap<String, ProtoField>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ProtoSchema {
+    pub root: String,
+    pub messages: BTreeMap<String, ProtoMessage>,
+    pub enums: BTreeMap<String, Vec<String>>,
+}
+
+pub(crate) static GO: LazyLock<GoSchema> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../iop_schema.json")).expect("iop_schema.json")
+});
+
+pub(crate) static PROTO: LazyLock<ProtoSchema> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("../values_schema.json")).expect("values_schema.json")
+});
+
+/// Hooks for fields whose JSON the generic walk does not judge (checked elsewhere or not at
+/// all), by Go struct type and field.
+fn skipped(ty: &str, field: &str) -> bool {
+    // `values` has its own (proto) schema; meshConfig is Istio's MeshConfig proto, which this
+    // validator does not carry; unvalidatedValues is exempt by definition.
+    ty == "apis.IstioOperatorSpec" && matches!(field, "values" | "meshConfig" | "unvalidatedValues")
+}
+
+fn int_range(kind: &str) -> Option<(f64, f64)> {
+    Some(match kind {
+        "int8" => (i8::MIN as f64, i8::MAX as f64),
+        "int16" => (i16::MIN as f64, i16::MAX as f64),
+        "int32" => (i32::MIN as f64, i32::MAX as f64),
+        "int" | "int64" => (i64::MIN as f64, i64::MAX as f64),
+        "uint8" => (0.0, u8::MAX as f64),
+        "uint16" => (0.0, u16::MAX as f64),
+        "uint32" => (0.0, u32::MAX as f64),
+        "uint" | "uint64" => (0.0, u64::MAX as f64),
+        _ => return None,
+    })
+}
+
+/// Checks `v` against the Go type `r` as encoding/json would decode it.
+pub(crate) fn check_go(cx: &mut Ctx, v: &Value, r: &GoRef, path: &[PathSeg]) {
+    // encoding/json leaves any Go value alone on a JSON null.
+    if v.is_null() {
+        return;
+    }
+    let kind = r.kind.as_str();
+    let want = |cx: &mut Ctx, what: &str| {
+        cx.error(
+            path,
+            format!(
+                "cannot unmarshal {} into a field of type {what}",
+                kind_name(v)
+            ),
+        )
+    };
+    match kind {
+        "any" => {}
+        "struct" => {
+            let ty = r.ty.as_deref().unwrap_or_default();
+            check_struct(cx, v, ty, path);
+        }
+        "list" => match v.as_array() {
+            Some(items) => {
+                let item = r.items.as_deref().expect("list items");
+                for (i, it) in items.iter().enumerate() {
+                    check_go(cx, it, item, &child(path, PathSeg::Index(i)));
+                }
+            }
+            None => want(cx, "list"),
+        },
+        "map" => match v.as_object() {
+            Some(m) => {
+                let val = r.values.as_deref().expect("map values");
+                for (k, it) in m {
+                    check_go(cx, it, val, &child(path, PathSeg::Key(k.clone())));
+                }
+            }
+            None => want(cx, "map"),
+        },
+        "string" | "time" | "duration" if !v.is_string() => want(cx, "string"),
+        "bytes" if !v.is_string() => want(cx, "[]byte (a base64 string)"),
+        "bool" if !v.is_boolean() => want(cx, "bool"),
+        "float32" | "float64" if !v.is_number() => want(cx, kind),
+        "quantity" => match v {
+            Value::String(s) => super::k8s::check_quantity(cx, s.trim(), path),
+            Value::Number(n) => super::k8s::check_quantity(cx, &n.to_string(), path),
+            _ => want(cx, "resource.Quantity (a string or number)"),
+        },
+        "intOrString" => match v {
+            Value::String(_) => {}
+            Value::Number(_) => check_int(cx, v, "int32", path),
+            _ => want(cx, "intstr.IntOrString (an integer or string)"),
+        },
+        k if int_range(k).is_some() => check_int(cx, v, k, path),
+        _ => {}
+    }
+}
+
+/// An integer of Go kind `kind`: a JSON number, integral, in range.
+fn check_int(cx: &mut Ctx, v: &Value, kind: &str, path: &[PathSeg]) {
+    let (lo, hi) = int_range(kind).expect("integer kind");
+    let Some(f) = v.as_f64() else {
+        cx.error(
+            path,
+            format!(
+                "cannot unmarshal {} into a field of type {kind}",
+                kind_name(v)
+            ),
+        );
+        return;
+    };
+    if f.fract() != 0.0 || f < lo || f > hi {
+        cx.error(
+            path,
+            format!(
+                "cannot unmarshal number {} into a field of type {kind}",
+                super::num(v)
+            ),
+        );
+    }
+}
+
+/// A Go struct: every key must name a field (encoding/json matches names case-insensitively,
+/// but istioctl reads the merged tree by exact names, so a differently cased key is ignored
+/// there: it is reported as unknown, with the field it resembles).
+pub(crate) fn check_struct(cx: &mut Ctx, v: &Value, ty: &str, path: &[PathSeg]) {
+    let Some(m) = v.as_object() else {
+        cx.error(
+            path,
+            format!(
+                "cannot unmarshal {} into a field of type object",
+                kind_name(v)
+            ),
+        );
+        return;
+    };
+    let Some(fields) = GO.types.get(ty) else {
+        return;
+    };
+    for (k, fv) in m {
+        let p = child(path, PathSeg::Key(k.clone()));
+        match fields.get(k.as_str()) {
+            Some(r) => {
+                if !skipped(ty, k) {
+                    check_go(cx, fv, r, &p);
+                }
+            }
+            None => {
+                let near = fields.keys().find(|f| f.eq_ignore_ascii_case(k));
+                match near {
+                    Some(f) => {
+                        cx.error(&p, format!("unknown field \"{k}\" (did you mean \"{f}\"?)"))
+                    }
+                    None => cx.error(&p, format!("unknown field \"{k}\"")),
+                }
+            }
+        }
+    }
+}
+
+/// The root IstioOperator type.
+pub(crate) fn root_type() -> &'static str {
+    &GO.root
+}
+
+/// Checks `spec.values` against values_types.proto as jsonpb reads it.
+pub(crate) fn check_values(cx: &mut Ctx, v: &Value, path: &[PathSeg]) {
+    check_message(cx, v, &PROTO.root, path);
+}
+
+fn check_message(cx: &mut Ctx, v: &Value, msg: &str, path: &[PathSeg]) {
+    let Some(m) = v.as_object() else {
+        cx.error(
+            path,
+            format!("cannot unmarshal {} into a message", kind_name(v)),
+        );
+        return;
+    };
+    let Some(def) = PROTO.messages.get(msg) else {
+        return;
+    };
+    for (k, fv) in m {
+        let p = child(path, PathSeg::Key(k.clone()));
+        // jsonpb matches a field by its proto name or its JSON name.
+        let field = def
+            .fields
+            .get(k.as_str())
+            .or_else(|| def.fields.values().find(|f| f.proto.as_deref() == Some(k)));
+        let Some(f) = field else {
+            cx.error(&p, format!("unknown field \"{k}\" in {}", def.full_name));
+            continue;
+        };
+        if f.deprecated && !fv.is_null() {
+            cx.warn(
+                &p,
+                "is deprecated (so marked in Istio's values API)".to_string(),
+            );
+        }
+        check_field(cx, fv, f, &p);
+    }
+}
+
+fn check_field(cx: &mut Ctx, v: &Value, f: &ProtoField, path: &[PathSeg]) {
+    // jsonpb skips a null for every field (google.protobuf.Value takes it as its null).
+    if v.is_null() {
+        return;
+    }
+    if f.repeated {
+        let Some(items) = v.as_array() else {
+            cx.error(
+                path,
+                format!("cannot unmarshal {} into a repeated field", kind_name(v)),
+            );
+            return;
+        };
+        for (i, it) in items.iter().enumerate() {
+            let p = child(path, PathSeg::Index(i));
+            // A null list element is decoded as the element type's zero or rejected by jsonpb;
+            // only messages and Value take it.
+            check_single(cx, it, f, &p);
+        }
+        return;
+    }
+    check_single(cx, v, f, path);
+}
+
+fn check_single(cx: &mut Ctx, v: &Value, f: &ProtoField, path: &[PathSeg]) {
+    let want = |cx: &mut Ctx, what: &str| {
+        cx.error(
+            path,
+            format!(
+                "cannot unmarshal {} into a field of type {what}",
+                kind_name(v)
+            ),
+        )
+    };
+    match f.kind.as_str() {
+        "value" | "any" => {}
+        "message" => {
+            if v.is_null() {
+                return;
+            }
+            check_message(cx, v, f.message.as_deref().unwrap_or_default(), path)
+        }
+        "struct" if !v.is_object() => want(cx, "google.protobuf.Struct (an object)"),
+        "list" if !v.is_array() => want(cx, "google.protobuf.ListValue (a list)"),
+        "map" => match v.as_object() {
+            Some(m) => {
+                let val = f.value.as_deref().expect("map value");
+                for (k, it) in m {
+                    check_single(cx, it, val, &child(path, PathSeg::Key(k.clone())));
+                }
+            }
+            None => want(cx, "map"),
+        },
+        "bool" if !v.is_boolean() => want(cx, "bool"),
+        "string" if !v.is_string() => want(cx, "string"),
+        "bytes" if !v.is_string() => want(cx, "bytes (a base64 string)"),
+        "duration" => match v.as_str() {
+            Some(s) if super::k8s::go_duration(s) => {}
+            Some(s) => cx.error(
+                path,
+                format!("bad Duration: time: invalid duration \"{s}\""),
+            ),
+            None => want(cx, "google.protobuf.Duration (a string such as \"1s\")"),
+        },
+        "float" | "double" => {
+            let ok = v.is_number()
+                || v.as_str().is_some_and(|s| {
+                    s.parse::<f64>().is_ok() || matches!(s, "NaN" | "Infinity" | "-Infinity")
+                });
+            if !ok {
+                want(cx, &f.kind)
+            }
+        }
+        "enum" => {
+            let name = f.enum_name.as_deref().unwrap_or_default();
+            let values = PROTO.enums.get(name).map(Vec::as_slice).unwrap_or_default();
+            match v {
+                Value::String(s) if values.iter().any(|e| e == s) => {}
+                Value::String(s) => cx.error(
+                    path,
+                    format!(
+                        "unknown value \"{s}\" for enum istio.operator.v1alpha1.{name} (supported values: {})",
+                        values.join(", ")
+                    ),
+                ),
+                Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => {}
+                _ => want(cx, &format!("enum {name}")),
+            }
+        }
+        "intOrString" => match v {
+            Value::String(_) => {}
+            Value::Number(_) => check_int(cx, v, "int32", path),
+            _ => want(cx, "IntOrString (an integer or string)"),
+        },
+        k if int_range(k).is_some() => {
+            // jsonpb takes integers quoted too.
+            if let Some(s) = v.as_str() {
+                match s.parse::<f64>() {
+                    Ok(n) => check_int(cx, &serde_json::json!(n), k, path),
+                    Err(_) => want(cx, k),
+                }
+            } else {
+                check_int(cx, v, k, path)
+            }
+        }
+        _ => {}
+    }
+}
