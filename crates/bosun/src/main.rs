@@ -62,6 +62,27 @@ struct TemplateArgs {
     /// Include the chart's CRDs (`crds/`) in the output.
     #[arg(long = "include-crds")]
     include_crds: bool,
+    /// Set values from JSON (`a.b=[1,2]`, or a whole JSON object).
+    #[arg(long = "set-json")]
+    set_json: Vec<String>,
+    /// Set literal string values (everything after the first `=`).
+    #[arg(long = "set-literal")]
+    set_literal: Vec<String>,
+    /// Set `.Release.IsUpgrade` instead of `.Release.IsInstall`.
+    #[arg(long = "is-upgrade")]
+    is_upgrade: bool,
+    /// Leave hooks out of the output.
+    #[arg(long = "no-hooks")]
+    no_hooks: bool,
+    /// Leave test hooks out of the output.
+    #[arg(long = "skip-tests")]
+    skip_tests: bool,
+    /// Write the documents to files below this directory instead of stdout.
+    #[arg(long = "output-dir")]
+    output_dir: Option<String>,
+    /// With --output-dir, write below DIR/NAME.
+    #[arg(long = "release-name")]
+    release_name: bool,
 }
 
 /// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures.
@@ -129,6 +150,13 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         kube_version: args.kube_version,
         api_versions: args.api_versions,
         include_crds: args.include_crds,
+        set_json: args.set_json,
+        set_literal: args.set_literal,
+        is_upgrade: args.is_upgrade,
+        no_hooks: args.no_hooks,
+        skip_tests: args.skip_tests,
+        output_dir: args.output_dir,
+        use_release_name: args.release_name,
     };
     let output = helm::template::template(&chart, &options).map_err(|e| match e {
         helm::template::TemplateError::Input(message) => Failure::input(message),
@@ -142,10 +170,37 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         let _ = writeln!(stderr, "level=INFO msg={warning:?}");
     }
     let mut stdout = std::io::stdout().lock();
+    for file in &output.files {
+        let path = write_output_file(file)?;
+        let _ = writeln!(stdout, "wrote {path}");
+    }
     stdout
         .write_all(output.stdout.as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::input(format!("writing output: {e}")))
+}
+
+/// Writes one `--output-dir` file as helm does (directories created, `DIR/NAME` created or
+/// appended to; a hook also appends to a file left from before). Returns the path written.
+fn write_output_file(file: &helm::template::OutputFile) -> Result<String, Failure> {
+    let path = format!("{}/{}", file.dir, file.name);
+    let target = PathBuf::from(&path);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            Failure::input(format!("mkdir {}: {}", parent.display(), io_error_text(&e)))
+        })?;
+    }
+    let append = file.append || (file.hook && target.exists());
+    let result = if append {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&target)
+            .and_then(|mut f| f.write_all(file.data.as_bytes()))
+    } else {
+        std::fs::write(&target, file.data.as_bytes())
+    };
+    result.map_err(|e| Failure::input(format!("open {path}: {}", io_error_text(&e))))?;
+    Ok(path)
 }
 
 /// Reads a `--set-file` file, failing in Go's words.

@@ -6,8 +6,10 @@
 //! Istio; it must not talk to a cluster (`lookup` returns empty, as in `helm template`).
 
 pub mod chart;
+pub mod deps;
 pub mod engine;
 pub mod funcs;
+pub mod ignore;
 pub mod json_read;
 pub mod manifest;
 pub mod objects;

@@ -10,7 +10,7 @@ mod dicts;
 mod json;
 mod lists;
 mod paths;
-mod semver;
+pub mod semver;
 mod strings;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
