@@ -150,7 +150,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let user = user_values(options)?;
     deps::check_dependencies(chart).map_err(|e| {
         TemplateError::Input(format!(
-            "an error occurred while checking for chart dependencies. You may need to run 'helm dependency build' to fetch missing dependencies: {e}"
+            "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {e}"
         ))
     })?;
     let mut chart = chart.clone();
