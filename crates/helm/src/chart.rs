@@ -607,8 +607,8 @@ mod tests {
         let chart = load_archive(&data).unwrap();
         assert_eq!(chart.metadata.name, "demo");
         assert_eq!(chart.templates[0].path, "templates/x.yaml");
-        let crds: Vec<&str> = chart.crds().map(|f| f.path.as_str()).collect();
-        assert_eq!(crds, ["crds/b.yaml", "crds/a.yaml"]);
+        let crds: Vec<String> = chart.crd_objects("demo").into_iter().map(|(n, _)| n).collect();
+        assert_eq!(crds, ["demo/crds/b.yaml", "demo/crds/a.yaml"]);
     }
 
     #[test]

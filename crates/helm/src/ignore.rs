@@ -191,8 +191,8 @@ mod tests {
         assert!(!r.ignore("secret", false));
         assert!(r.ignore("templates/.hidden", false));
         assert!(!r.ignore("templates/shown", false));
-        assert_eq!(Rules::parse("a/**"), Err(IgnoreError::DoubleStar));
-        assert_eq!(Rules::parse("[a"), Err(IgnoreError::BadPattern));
+        assert_eq!(Rules::parse("a/**").unwrap_err(), IgnoreError::DoubleStar);
+        assert_eq!(Rules::parse("[a").unwrap_err(), IgnoreError::BadPattern);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod chart;
 pub mod deps;
 pub mod engine;
 pub mod funcs;
+pub mod glob;
 pub mod ignore;
 pub mod json_read;
 pub mod manifest;

@@ -11,6 +11,7 @@ mod json;
 mod lists;
 mod paths;
 pub mod semver;
+pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
