@@ -174,9 +174,6 @@ fn coalesce_values(
                             .dependencies
                             .iter()
                             .any(|d| d.metadata.name.as_str() == &*key);
-                    if !merge {
-                        clean_nil_values(src);
-                    }
                     coalesce_tables(
                         &user,
                         src,
@@ -191,15 +188,8 @@ fn coalesce_values(
                 )),
             },
             Some(_) => {}
+            // Helm 4.1.4 keeps the chart's own nulls (later Helm versions drop them).
             None => {
-                if !merge {
-                    if matches!(default, Value::Nil) {
-                        continue;
-                    }
-                    if let Value::Map(m) = &default {
-                        clean_nil_values(m);
-                    }
-                }
                 dest.insert(key, default);
             }
         }
@@ -252,18 +242,6 @@ fn coalesce_tables(dst: &Map, src: &Map, prefix: &str, merge: bool, warnings: &m
                 )),
                 _ => {}
             },
-        }
-    }
-}
-
-fn clean_nil_values(map: &Map) {
-    for (key, value) in map.entries() {
-        match value {
-            Value::Nil => {
-                map.remove(&key);
-            }
-            Value::Map(m) => clean_nil_values(&m),
-            _ => {}
         }
     }
 }
