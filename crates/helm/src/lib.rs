@@ -14,6 +14,7 @@ pub mod ignore;
 pub mod json_read;
 pub mod manifest;
 pub mod objects;
+pub mod schema;
 pub mod sprig;
 pub mod strvals;
 pub mod template;

@@ -8,6 +8,7 @@ use gotemplate::{Map, Value};
 use crate::chart::Chart;
 use crate::engine::{self, RenderContext, RenderError};
 use crate::deps;
+use crate::schema;
 use crate::manifest::{self, Manifest};
 use crate::objects::{self, Capabilities, KubeVersion, VersionSet};
 use crate::strvals::{self, Typing};
@@ -159,6 +160,11 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let (coalesced, coalesce_warnings) =
         values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
     warnings.extend(coalesce_warnings);
+    schema::validate_chart(&chart, &coalesced).map_err(|e| {
+        TemplateError::Input(format!(
+            "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+        ))
+    })?;
     let kube_version = match &options.kube_version {
         Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).map_err(TemplateError::Input)?,
