@@ -617,7 +617,9 @@ fn add_out_tree(mut r: RunResult, out: Option<&Path>) -> RunResult {
     let mut text = String::from_utf8_lossy(&r.stdout).replace(&shown, OUT_DIR);
     let mut files = Vec::new();
     fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, Vec<u8>)>) {
-        let Ok(entries) = fs::read_dir(dir) else { return };
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {

@@ -108,7 +108,10 @@ impl Dependency {
             ("Alias", Value::str(&self.alias)),
             ("Condition", Value::str(&self.condition)),
             ("Enabled", Value::Bool(self.enabled)),
-            ("ImportValues", Value::List(List::new(self.import_values.clone()))),
+            (
+                "ImportValues",
+                Value::List(List::new(self.import_values.clone())),
+            ),
             ("Name", Value::str(&self.name)),
             ("Repository", Value::str(&self.repository)),
             ("Tags", Value::List(List::new(tags))),
@@ -145,8 +148,7 @@ impl Chart {
         let mut schema = None;
         let mut templates = Vec::new();
         let mut others = Vec::new();
-        let mut subcharts: std::collections::BTreeMap<String, Vec<ChartFile>> =
-            Default::default();
+        let mut subcharts: std::collections::BTreeMap<String, Vec<ChartFile>> = Default::default();
         for file in &files {
             if file.path == "Chart.yaml" {
                 metadata = Some(parse_metadata(&file.text())?);
@@ -249,8 +251,9 @@ impl Chart {
     /// `.Chart` as templates see it: Helm 4 exposes the metadata as a plain map.
     pub fn metadata_value(&self, is_root: bool) -> Value {
         let m = &self.metadata;
-        let strings =
-            |items: &[String]| Value::List(List::new(items.iter().map(|s| Value::str(s)).collect()));
+        let strings = |items: &[String]| {
+            Value::List(List::new(items.iter().map(|s| Value::str(s)).collect()))
+        };
         let annotations = Map::named("map[string]string");
         for (k, v) in &m.annotations {
             annotations.insert(k.as_str(), Value::str(v));
@@ -346,7 +349,9 @@ fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
                 ));
             };
             let tags = match d.get("tags") {
-                Some(Value::List(l)) => l.items().iter().map(|t| text_of(Some(t.clone()))).collect(),
+                Some(Value::List(l)) => {
+                    l.items().iter().map(|t| text_of(Some(t.clone()))).collect()
+                }
                 _ => Vec::new(),
             };
             let import_values = match d.get("import-values") {
@@ -607,7 +612,11 @@ mod tests {
         let chart = load_archive(&data).unwrap();
         assert_eq!(chart.metadata.name, "demo");
         assert_eq!(chart.templates[0].path, "templates/x.yaml");
-        let crds: Vec<String> = chart.crd_objects("demo").into_iter().map(|(n, _)| n).collect();
+        let crds: Vec<String> = chart
+            .crd_objects("demo")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(crds, ["demo/crds/b.yaml", "demo/crds/a.yaml"]);
     }
 

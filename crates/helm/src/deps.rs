@@ -25,12 +25,7 @@ pub fn check_dependencies(chart: &Chart) -> Result<(), String> {
         .metadata
         .dependencies
         .iter()
-        .filter(|d| {
-            !chart
-                .dependencies
-                .iter()
-                .any(|c| c.metadata.name == d.name)
-        })
+        .filter(|d| !chart.dependencies.iter().any(|c| c.metadata.name == d.name))
         .map(|d| d.name.as_str())
         .collect();
     if missing.is_empty() {
@@ -67,17 +62,16 @@ fn process_enabled(
         return Ok(());
     }
     let loaded = std::mem::take(&mut chart.dependencies);
-    let mut used: Vec<Chart> = loaded
-        .iter()
-        .filter(|c| {
-            !chart
-                .metadata
-                .dependencies
-                .iter()
-                .any(|r| c.metadata.name == r.name && compatible(&r.version, &c.metadata.version))
-        })
-        .cloned()
-        .collect();
+    let mut used: Vec<Chart> =
+        loaded
+            .iter()
+            .filter(|c| {
+                !chart.metadata.dependencies.iter().any(|r| {
+                    c.metadata.name == r.name && compatible(&r.version, &c.metadata.version)
+                })
+            })
+            .cloned()
+            .collect();
     for req in &mut chart.metadata.dependencies {
         if let Some(found) = loaded
             .iter()
@@ -207,9 +201,8 @@ fn process_import_values(chart: &mut Chart) -> Result<(), ValuesError> {
         for spec in &req.import_values {
             let (child, parent) = match spec {
                 Value::Map(m) => {
-                    let show = |k: &str| {
-                        gotemplate::fmt::sprint_value(&m.get(k).unwrap_or(Value::Nil))
-                    };
+                    let show =
+                        |k: &str| gotemplate::fmt::sprint_value(&m.get(k).unwrap_or(Value::Nil));
                     (show("child"), show("parent"))
                 }
                 Value::String(s) => (format!("exports.{s}"), ".".to_string()),

@@ -77,7 +77,8 @@ fn parse(chars: &[char], pos: &mut usize, nested: bool) -> Option<Vec<Token>> {
                     if c == ']' {
                         break;
                     }
-                    if chars.get(*pos) == Some(&'-') && chars.get(*pos + 1).is_some_and(|&h| h != ']')
+                    if chars.get(*pos) == Some(&'-')
+                        && chars.get(*pos + 1).is_some_and(|&h| h != ']')
                     {
                         let hi = chars[*pos + 1];
                         *pos += 2;
@@ -119,10 +120,12 @@ fn match_tokens(tokens: &[Token], name: &[char]) -> bool {
     match first {
         Token::Literal(c) => name.first() == Some(c) && match_tokens(rest, &name[1..]),
         Token::One => name.first().is_some_and(|&c| c != '/') && match_tokens(rest, &name[1..]),
-        Token::Class { negate, ranges } => name.first().is_some_and(|&c| {
-            let inside = ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
-            inside != *negate
-        }) && match_tokens(rest, &name[1..]),
+        Token::Class { negate, ranges } => {
+            name.first().is_some_and(|&c| {
+                let inside = ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
+                inside != *negate
+            }) && match_tokens(rest, &name[1..])
+        }
         Token::Any(cross) => {
             for k in 0..=name.len() {
                 if match_tokens(rest, &name[k..]) {

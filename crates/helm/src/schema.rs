@@ -29,10 +29,10 @@ pub struct SchemaError(pub String);
 /// schema over `values[SUBCHART]`.
 pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
     let mut out = String::new();
-    if let Some(schema) = &chart.schema {
-        if let Err(e) = validate_single(values, schema) {
-            out.push_str(&format!("{}:\n{}", chart.metadata.name, e.0));
-        }
+    if let Some(schema) = &chart.schema
+        && let Err(e) = validate_single(values, schema)
+    {
+        out.push_str(&format!("{}:\n{}", chart.metadata.name, e.0));
     }
     for sub in &chart.dependencies {
         let name = sub.metadata.name.as_str();
@@ -275,7 +275,9 @@ impl Validator<'_> {
                     .copied()
                     .filter(|o| wanted.iter().any(|w| w == o))
                     .collect();
-                return Some(self.error(location, format!("got {got}, want {}", want.join(" or "))));
+                return Some(
+                    self.error(location, format!("got {got}, want {}", want.join(" or "))),
+                );
             }
         }
         // const
@@ -309,11 +311,12 @@ impl Validator<'_> {
         // $ref
         if let Some(Value::String(r)) = s.get("$ref") {
             let err = self.resolve(&r).and_then(|target| {
-                self.validate(&target, v, location, depth + 1).map(|e| VError {
-                    location: location.clone(),
-                    kind: Kind::Reference,
-                    causes: vec![e],
-                })
+                self.validate(&target, v, location, depth + 1)
+                    .map(|e| VError {
+                        location: location.clone(),
+                        kind: Kind::Reference,
+                        causes: vec![e],
+                    })
             });
             if self.draft < 2019 {
                 return err;
@@ -391,16 +394,13 @@ impl Validator<'_> {
                 .collect();
             match missing.len() {
                 0 => {}
-                1 => errors.push(self.error(
-                    location,
-                    format!("missing property {}", quote(&missing[0])),
-                )),
+                1 => errors
+                    .push(self.error(location, format!("missing property {}", quote(&missing[0])))),
                 _ => {
                     let shown: Vec<String> = missing.iter().map(|m| quote(m)).collect();
-                    errors.push(self.error(
-                        location,
-                        format!("missing properties {}", shown.join(", ")),
-                    ));
+                    errors.push(
+                        self.error(location, format!("missing properties {}", shown.join(", "))),
+                    );
                 }
             }
         }
@@ -472,9 +472,8 @@ impl Validator<'_> {
             'outer: for i in 0..arr.len() {
                 for j in i + 1..arr.len() {
                     if equals(&arr[i], &arr[j]) {
-                        errors.push(
-                            self.error(location, format!("items at {i} and {j} are equal")),
-                        );
+                        errors
+                            .push(self.error(location, format!("items at {i} and {j} are equal")));
                         break 'outer;
                     }
                 }
@@ -486,7 +485,13 @@ impl Validator<'_> {
                 Some(Value::List(schemas)) => {
                     let n = schemas.len().min(arr.len());
                     for (i, item) in arr[..n].iter().enumerate() {
-                        errors.extend(self.child(&schemas.items()[i], item, location, i.to_string(), depth));
+                        errors.extend(self.child(
+                            &schemas.items()[i],
+                            item,
+                            location,
+                            i.to_string(),
+                            depth,
+                        ));
                     }
                     evaluated = n;
                 }
@@ -502,7 +507,10 @@ impl Validator<'_> {
                 Some(Value::Bool(false)) if evaluated != arr.len() && s.contains_key("items") => {
                     errors.push(self.error(
                         location,
-                        format!("last {} additionalItem(s) not allowed", arr.len() - evaluated),
+                        format!(
+                            "last {} additionalItem(s) not allowed",
+                            arr.len() - evaluated
+                        ),
                     ));
                 }
                 Some(schema @ Value::Map(_)) => {
@@ -516,7 +524,13 @@ impl Validator<'_> {
             if let Some(Value::List(prefix)) = s.get("prefixItems") {
                 evaluated = prefix.len().min(arr.len());
                 for (i, item) in arr[..evaluated].iter().enumerate() {
-                    errors.extend(self.child(&prefix.items()[i], item, location, i.to_string(), depth));
+                    errors.extend(self.child(
+                        &prefix.items()[i],
+                        item,
+                        location,
+                        i.to_string(),
+                        depth,
+                    ));
                 }
             }
             if let Some(schema) = s.get("items") {
@@ -560,13 +574,21 @@ impl Validator<'_> {
                 if got <= min {
                     errors.push(self.error(
                         location,
-                        format!("exclusiveMinimum: got {}, want {}", show_number(got), show_number(min)),
+                        format!(
+                            "exclusiveMinimum: got {}, want {}",
+                            show_number(got),
+                            show_number(min)
+                        ),
                     ));
                 }
             } else if got < min {
                 errors.push(self.error(
                     location,
-                    format!("minimum: got {}, want {}", show_number(got), show_number(min)),
+                    format!(
+                        "minimum: got {}, want {}",
+                        show_number(got),
+                        show_number(min)
+                    ),
                 ));
             }
         }
@@ -575,13 +597,21 @@ impl Validator<'_> {
                 if got >= max {
                     errors.push(self.error(
                         location,
-                        format!("exclusiveMaximum: got {}, want {}", show_number(got), show_number(max)),
+                        format!(
+                            "exclusiveMaximum: got {}, want {}",
+                            show_number(got),
+                            show_number(max)
+                        ),
                     ));
                 }
             } else if got > max {
                 errors.push(self.error(
                     location,
-                    format!("maximum: got {}, want {}", show_number(got), show_number(max)),
+                    format!(
+                        "maximum: got {}, want {}",
+                        show_number(got),
+                        show_number(max)
+                    ),
                 ));
             }
         }
@@ -591,7 +621,11 @@ impl Validator<'_> {
             {
                 errors.push(self.error(
                     location,
-                    format!("exclusiveMinimum: got {}, want {}", show_number(got), show_number(min)),
+                    format!(
+                        "exclusiveMinimum: got {}, want {}",
+                        show_number(got),
+                        show_number(min)
+                    ),
                 ));
             }
             if let Some(max) = bound("exclusiveMaximum")
@@ -599,7 +633,11 @@ impl Validator<'_> {
             {
                 errors.push(self.error(
                     location,
-                    format!("exclusiveMaximum: got {}, want {}", show_number(got), show_number(max)),
+                    format!(
+                        "exclusiveMaximum: got {}, want {}",
+                        show_number(got),
+                        show_number(max)
+                    ),
                 ));
             }
         }
@@ -609,7 +647,11 @@ impl Validator<'_> {
         {
             errors.push(self.error(
                 location,
-                format!("multipleOf: got {}, want {}", show_number(got), show_number(m)),
+                format!(
+                    "multipleOf: got {}, want {}",
+                    show_number(got),
+                    show_number(m)
+                ),
             ));
         }
     }

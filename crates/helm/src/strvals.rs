@@ -534,8 +534,10 @@ impl Parser<'_> {
 
 /// Go's `unicode.IsSpace`.
 fn gotemplate_is_space(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}')
-        || (c > '\u{FF}' && c.is_whitespace())
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}'
+    ) || (c > '\u{FF}' && c.is_whitespace())
 }
 
 fn set(data: &Map, key: &str, value: Value) {

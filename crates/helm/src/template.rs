@@ -6,11 +6,11 @@ use std::rc::Rc;
 use gotemplate::{Map, Value};
 
 use crate::chart::Chart;
-use crate::engine::{self, RenderContext, RenderError};
 use crate::deps;
-use crate::schema;
+use crate::engine::{self, RenderContext, RenderError};
 use crate::manifest::{self, Manifest};
 use crate::objects::{self, Capabilities, KubeVersion, VersionSet};
+use crate::schema;
 use crate::strvals::{self, Typing};
 use crate::values;
 use crate::yaml;
@@ -139,9 +139,8 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
             .map_err(|e| TemplateError::Input(format!("failed parsing --set-file data: {e}")))?;
     }
     for flag in &options.set_literal {
-        strvals::parse_literal_into(flag, &base).map_err(|e| {
-            TemplateError::Input(format!("failed parsing --set-literal data: {e}"))
-        })?;
+        strvals::parse_literal_into(flag, &base)
+            .map_err(|e| TemplateError::Input(format!("failed parsing --set-literal data: {e}")))?;
     }
     Ok(base)
 }
