@@ -80,6 +80,9 @@ struct TemplateArgs {
     /// Write the documents to files below this directory instead of stdout.
     #[arg(long = "output-dir")]
     output_dir: Option<String>,
+    /// Render the release name from this template (Go text/template with Sprig).
+    #[arg(long = "name-template")]
+    name_template: Option<String>,
     /// With --output-dir, write below DIR/NAME.
     #[arg(long = "release-name")]
     release_name: bool,
@@ -121,9 +124,19 @@ fn main() -> ExitCode {
 }
 
 fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
-    let (name, chart_path) = match args.args.as_slice() {
-        [chart] => ("release-name".to_string(), chart.clone()),
-        [name, chart] => (name.clone(), chart.clone()),
+    let (name, chart_path) = match (args.args.as_slice(), &args.name_template) {
+        ([_, _], Some(_)) => {
+            return Err(Failure::input(
+                "cannot set --name-template and also specify a name",
+            ));
+        }
+        ([chart], Some(template)) => {
+            let name = helm::template::name_from_template(template)
+                .map_err(|e| Failure::input(e.to_string()))?;
+            (name, chart.clone())
+        }
+        ([chart], None) => ("release-name".to_string(), chart.clone()),
+        ([name, chart], None) => (name.clone(), chart.clone()),
         _ => unreachable!("clap allows one or two positional arguments"),
     };
     let chart_dir = PathBuf::from(&chart_path);

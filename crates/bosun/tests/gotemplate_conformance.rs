@@ -62,6 +62,8 @@ struct Case {
     chart: Option<Vec<u8>>,
     set: Vec<String>,
     args: Vec<String>,
+    /// The `release` section: the NAME argument (`None`: `rel`; empty: no NAME argument).
+    release: Option<String>,
     /// `tgz ARCHIVE` sections: (archive path, directory packed into it), both relative to the
     /// chart; the directory is removed once packed.
     archives: Vec<(String, String)>,
@@ -149,6 +151,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
             set: Vec::new(),
             args: Vec::new(),
             archives: Vec::new(),
+            release: None,
             expect: Expect::Error(Vec::new()),
             gap: None,
             output_span: None,
@@ -239,6 +242,9 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                     }
                     case.archives.push((archive.trim().to_string(), dir));
                 }
+                ("release", None) => {
+                    case.release = Some(text_only("release")?.trim().to_string());
+                }
                 ("values", None) => case.values = Some(content),
                 ("chart", None) => case.chart = Some(content),
                 ("set", None) => {
@@ -290,7 +296,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                     return Err(err(
                         hdr,
                         format!(
-                            "unknown section `{key}` (known: template, file PATH, tgz ARCHIVE, values, chart, \
+                            "unknown section `{key}` (known: template, file PATH, tgz ARCHIVE, values, chart, release, \
                              set, args, output, error; `:q` suffix for template/file/values/chart/output)"
                         ),
                     ));
@@ -568,11 +574,13 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
 }
 
 fn template_args(case: &Case, chart: &Path) -> Vec<String> {
-    let mut a = vec![
-        "template".to_string(),
-        RELEASE.to_string(),
-        chart.display().to_string(),
-    ];
+    let mut a = vec!["template".to_string()];
+    match case.release.as_deref() {
+        None => a.push(RELEASE.to_string()),
+        Some("") => {}
+        Some(name) => a.push(name.to_string()),
+    }
+    a.push(chart.display().to_string());
     for s in &case.set {
         a.push("--set".into());
         a.push(s.clone());

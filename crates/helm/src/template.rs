@@ -145,14 +145,57 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     Ok(base)
 }
 
+/// `--name-template`: the release name rendered by Go's text/template with Sprig's functions
+/// (not Helm's), on nil data.
+pub fn name_from_template(text: &str) -> Result<String, TemplateError> {
+    let mut set = gotemplate::Templates::new(crate::sprig::sprig_funcs());
+    set.parse("name-template", text)
+        .map_err(|e| TemplateError::Input(e.to_string()))?;
+    set.execute("name-template", Value::Nil)
+        .map_err(|e| TemplateError::Input(e.to_string()))
+}
+
+/// Helm's `ValidateReleaseName`, worded as `helm install`'s name check.
+pub fn validate_release_name(name: &str) -> Result<(), TemplateError> {
+    let valid = name.len() <= 53
+        && name.split('.').all(|part| {
+            let b = part.as_bytes();
+            let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+            !b.is_empty()
+                && ok(&b[0])
+                && ok(&b[b.len() - 1])
+                && b.iter().all(|c| ok(c) || *c == b'-')
+        });
+    let why = if name.is_empty() {
+        "no name provided".to_string()
+    } else if !valid {
+        format!(
+            "release name {name:?}: invalid release name, must match regex {} and the length must not be longer than 53",
+            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(TemplateError::Input(format!(
+        "release name check failed: {why}"
+    )))
+}
+
 /// Renders `chart` as `helm template RELEASE CHART [flags]` prints it.
 pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutput, TemplateError> {
     let user = user_values(options)?;
+    if !matches!(chart.metadata.chart_type.as_str(), "" | "application") {
+        return Err(TemplateError::Input(format!(
+            "{} charts are not installable",
+            chart.metadata.chart_type
+        )));
+    }
     deps::check_dependencies(chart).map_err(|e| {
         TemplateError::Input(format!(
             "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {e}"
         ))
     })?;
+    validate_release_name(&options.release_name)?;
     let mut chart = chart.clone();
     let mut warnings = deps::process_dependencies(&mut chart, &user)
         .map_err(|e| TemplateError::Input(e.to_string()))?;
