@@ -83,6 +83,9 @@ struct TemplateArgs {
     /// Render the release name from this template (Go text/template with Sprig).
     #[arg(long = "name-template")]
     name_template: Option<String>,
+    /// Do not validate values against values.schema.json.
+    #[arg(long = "skip-schema-validation")]
+    skip_schema_validation: bool,
     /// With --output-dir, write below DIR/NAME.
     #[arg(long = "release-name")]
     release_name: bool,
@@ -170,6 +173,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         skip_tests: args.skip_tests,
         output_dir: args.output_dir,
         use_release_name: args.release_name,
+        skip_schema_validation: args.skip_schema_validation,
     };
     let output = helm::template::template(&chart, &options).map_err(|e| match e {
         helm::template::TemplateError::Input(message) => Failure::input(message),

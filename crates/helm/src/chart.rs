@@ -149,14 +149,22 @@ impl Chart {
         let mut templates = Vec::new();
         let mut others = Vec::new();
         let mut subcharts: std::collections::BTreeMap<String, Vec<ChartFile>> = Default::default();
+        let requirements = files
+            .iter()
+            .find(|f| f.path == "requirements.yaml")
+            .map(ChartFile::text);
         for file in &files {
             if file.path == "Chart.yaml" {
-                metadata = Some(parse_metadata(&file.text())?);
+                metadata = Some(parse_metadata(&file.text(), requirements.as_deref())?);
             }
         }
+        let v1 = metadata.as_ref().is_some_and(|m| m.api_version == "v1");
         for file in files {
             match file.path.as_str() {
                 "Chart.yaml" | "Chart.lock" => {}
+                // Dependencies (and their lock) of Helm's v1 layout; v1 charts also keep them
+                // as files.
+                "requirements.yaml" | "requirements.lock" if !v1 => {}
                 "values.yaml" => {
                     values =
                         yaml::values_from_yaml(&file.text()).map_err(|e| ChartError::Yaml {
@@ -301,17 +309,26 @@ impl Chart {
     }
 }
 
-fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
-    let yaml_error = |message: String| ChartError::Yaml {
-        file: "Chart.yaml".to_string(),
-        message,
+/// Chart.yaml, with the `dependencies` of a `requirements.yaml` (Helm's v1 layout) replacing
+/// its own when there is one, validated as Helm's loader validates it.
+fn parse_metadata(text: &str, requirements: Option<&str>) -> Result<Metadata, ChartError> {
+    let read = |file: &str, text: &str| {
+        let yaml_error = |message: String| ChartError::Yaml {
+            file: file.to_string(),
+            message,
+        };
+        match yaml::from_yaml(text).map_err(|e| yaml_error(e.to_string()))? {
+            Value::Map(m) => Ok(m),
+            Value::Nil | Value::Invalid => Ok(Map::new()),
+            _ => Err(yaml_error(format!("{file} is not a map"))),
+        }
     };
-    let doc = yaml::from_yaml(text).map_err(|e| yaml_error(e.to_string()))?;
-    let map = match doc {
-        Value::Map(m) => m,
-        Value::Nil | Value::Invalid => Map::new(),
-        _ => return Err(yaml_error("Chart.yaml is not a map".to_string())),
-    };
+    let map = read("Chart.yaml", text)?;
+    if let Some(requirements) = requirements
+        && let Some(deps) = read("requirements.yaml", requirements)?.get("dependencies")
+    {
+        map.insert("dependencies", deps);
+    }
     let string = |key: &str| match map.get(key) {
         Some(Value::String(s)) => s.to_string(),
         Some(Value::Float(f)) => gotemplate::fmt::print_value(&Value::Float(f)),

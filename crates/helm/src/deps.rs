@@ -231,3 +231,71 @@ fn process_import_values(chart: &mut Chart) -> Result<(), ValuesError> {
     chart.values = merged.retyped(Some("common.Values"));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chart::ChartFile;
+
+    fn chart(files: &[(&str, &str)]) -> Chart {
+        Chart::from_files(
+            files
+                .iter()
+                .map(|(p, t)| ChartFile {
+                    path: p.to_string(),
+                    data: std::rc::Rc::from(t.as_bytes()),
+                })
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    const SUB: &str = "apiVersion: v2\nname: sub\nversion: 0.1.0\n";
+
+    #[test]
+    fn conditions_tags_and_aliases() {
+        let parent = "apiVersion: v2\nname: p\nversion: 1.0.0\ndependencies:\n- name: sub\n  version: 0.1.0\n  alias: one\n  condition: one.enabled,x\n- name: sub\n  version: 0.1.0\n  alias: two\n  tags: [t]\n";
+        let base = chart(&[("Chart.yaml", parent), ("charts/sub/Chart.yaml", SUB)]);
+        let names = |user: &str| {
+            let mut c = base.clone();
+            let user = crate::yaml::values_from_yaml(user).unwrap();
+            process_dependencies(&mut c, &user).unwrap();
+            c.dependencies
+                .iter()
+                .map(|d| d.metadata.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(""), ["one", "two"]);
+        assert_eq!(names("one: {enabled: false}"), ["two"]);
+        assert_eq!(names("one: {enabled: 1}\nx: false"), ["two"]);
+        assert_eq!(names("tags: {t: false}"), ["one"]);
+    }
+
+    #[test]
+    fn missing_dependencies_are_named() {
+        let parent =
+            "apiVersion: v2\nname: p\nversion: 1.0.0\ndependencies:\n- name: a\n- name: b\n";
+        let c = chart(&[("Chart.yaml", parent)]);
+        assert_eq!(
+            check_dependencies(&c).unwrap_err(),
+            "found in Chart.yaml, but missing in charts/ directory: a, b"
+        );
+    }
+
+    #[test]
+    fn globals_flow_down_and_the_parent_wins() {
+        let parent = "apiVersion: v2\nname: p\nversion: 1.0.0\n";
+        let c = chart(&[
+            ("Chart.yaml", parent),
+            ("values.yaml", "global: {g: p}\n"),
+            ("charts/sub/Chart.yaml", SUB),
+            ("charts/sub/values.yaml", "global: {g: s, h: s}\nx: 1\n"),
+        ]);
+        let (values, _) = values::coalesce_chart(&c, &Map::new()).unwrap();
+        let json = crate::yaml::to_json(&Value::Map(values)).unwrap();
+        assert_eq!(
+            json,
+            r#"{"global":{"g":"p"},"sub":{"global":{"g":"p","h":"s"},"x":1}}"#
+        );
+    }
+}

@@ -14,7 +14,9 @@
 //! patternProperties, additionalProperties, required, min/maxProperties, items (schema or
 //! array), prefixItems, additionalItems, min/maxItems, uniqueItems, min/maxLength, pattern,
 //! minimum, maximum, exclusiveMinimum/Maximum (numbers and draft-4 booleans), multipleOf,
-//! not, allOf, anyOf, oneOf, if/then/else. Others are ignored.
+//! contains (min/maxContains), propertyNames, dependencies, dependentRequired,
+//! dependentSchemas, not, allOf, anyOf, oneOf, if/then/else. Others (format, which is only an
+//! annotation by default, unevaluated*, remote `$ref`s) are ignored.
 
 use gotemplate::{Map, Value};
 
@@ -60,7 +62,14 @@ pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
 pub fn validate_single(values: &Map, schema_json: &[u8]) -> Result<(), SchemaError> {
     let text = String::from_utf8_lossy(schema_json);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let schema = crate::json_read::from_json(text).map_err(SchemaError)?;
+    // The library decodes with a json.Decoder, which words a truncated document as io's EOF.
+    let schema = crate::json_read::from_json(text).map_err(|e| {
+        SchemaError(if e == "unexpected end of JSON input" {
+            "unexpected EOF".to_string()
+        } else {
+            e
+        })
+    })?;
     let draft = match &schema {
         Value::Map(m) => match m.get("$schema") {
             Some(Value::String(s)) if s.contains("draft-04") => 4,
@@ -198,6 +207,27 @@ fn equals(a: &Value, b: &Value) -> bool {
             },
         },
     }
+}
+
+/// `properties 'a', 'b' required, if 'x' exists`, when some of `required` are missing.
+fn required_message(obj: &Map, name: &str, required: &Value) -> Option<String> {
+    let Value::List(required) = required else {
+        return None;
+    };
+    let missing: Vec<String> = required
+        .items()
+        .iter()
+        .filter_map(|r| r.as_str())
+        .filter(|r| !obj.contains_key(r))
+        .map(quote)
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "properties {} required, if {} exists",
+            missing.join(", "),
+            quote(name)
+        )
+    })
 }
 
 fn show_number(f: f64) -> String {
@@ -404,6 +434,28 @@ impl Validator<'_> {
                 }
             }
         }
+        if self.draft < 2019
+            && let Some(Value::Map(dependencies)) = s.get("dependencies")
+        {
+            for (name, dependency) in dependencies.entries() {
+                if !obj.contains_key(&name) {
+                    continue;
+                }
+                match &dependency {
+                    Value::List(_) => {
+                        if let Some(message) = required_message(obj, &name, &dependency) {
+                            errors.push(self.error(location, message));
+                        }
+                    }
+                    schema => errors.extend(self.validate(
+                        schema,
+                        &Value::Map(obj.clone()),
+                        location,
+                        depth + 1,
+                    )),
+                }
+            }
+        }
         let properties = match s.get("properties") {
             Some(Value::Map(p)) => Some(p),
             _ => None,
@@ -446,6 +498,50 @@ impl Validator<'_> {
                 location,
                 format!("additional properties {} not allowed", shown.join(", ")),
             ));
+        }
+        if self.draft == 4 {
+            return;
+        }
+        if let Some(names) = s.get("propertyNames") {
+            for name in obj.keys() {
+                if let Some(e) =
+                    self.validate(&names, &Value::str(&name), &mut Vec::new(), depth + 1)
+                {
+                    let causes = match e.kind {
+                        Kind::Group => e.causes,
+                        _ => vec![e],
+                    };
+                    errors.push(VError {
+                        location: Vec::new(),
+                        kind: Kind::Message(format!("invalid propertyName {}", quote(&name))),
+                        causes,
+                    });
+                }
+            }
+        }
+        if self.draft == 6 {
+            return;
+        }
+        if let Some(Value::Map(dependent)) = s.get("dependentSchemas") {
+            for (name, schema) in dependent.entries() {
+                if obj.contains_key(&name) {
+                    errors.extend(self.validate(
+                        &schema,
+                        &Value::Map(obj.clone()),
+                        location,
+                        depth + 1,
+                    ));
+                }
+            }
+        }
+        if let Some(Value::Map(dependent)) = s.get("dependentRequired") {
+            for (name, required) in dependent.entries() {
+                if obj.contains_key(&name)
+                    && let Some(message) = required_message(obj, &name, &required)
+                {
+                    errors.push(self.error(location, message));
+                }
+            }
         }
     }
 
@@ -537,6 +633,65 @@ impl Validator<'_> {
                 for (i, item) in arr[evaluated..].iter().enumerate() {
                     errors.extend(self.child(&schema, item, location, i.to_string(), depth));
                 }
+            }
+        }
+        if let Some(contains) = s.get("contains") {
+            let mut failed = Vec::new();
+            let mut matched = Vec::new();
+            for (i, item) in arr.iter().enumerate() {
+                match self.child(&contains, item, location, i.to_string(), depth) {
+                    Some(e) => failed.push(e),
+                    None => matched.push(i.to_string()),
+                }
+            }
+            let min = if self.draft >= 2019 {
+                count("minContains")
+            } else {
+                None
+            };
+            let max = if self.draft >= 2019 {
+                count("maxContains")
+            } else {
+                None
+            };
+            let with_causes = |message: String, causes: Vec<VError>| VError {
+                location: location.clone(),
+                kind: Kind::Message(message),
+                causes,
+            };
+            match min {
+                Some(min) if matched.len() < min => {
+                    let message = if matched.is_empty() {
+                        format!(
+                            "min {min} items required to match contains schema, but none matched"
+                        )
+                    } else {
+                        format!(
+                            "min {min} items required to match contains schema, but matched {} items at {}",
+                            matched.len(),
+                            matched.join(" ")
+                        )
+                    };
+                    errors.push(with_causes(message, failed));
+                }
+                Some(_) => {}
+                None if matched.is_empty() => errors.push(with_causes(
+                    "no items match contains schema".to_string(),
+                    failed,
+                )),
+                None => {}
+            }
+            if let Some(max) = max
+                && matched.len() > max
+            {
+                errors.push(self.error(
+                    location,
+                    format!(
+                        "max {max} items required to match contains schema, but matched {} items at {}",
+                        matched.len(),
+                        matched.join(" ")
+                    ),
+                ));
             }
         }
     }

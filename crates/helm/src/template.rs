@@ -54,6 +54,8 @@ pub struct TemplateOptions {
     pub output_dir: Option<String>,
     /// `--release-name`: with `--output-dir`, write below `DIR/RELEASE`.
     pub use_release_name: bool,
+    /// `--skip-schema-validation`: do not check values against `values.schema.json`.
+    pub skip_schema_validation: bool,
 }
 
 /// One file `--output-dir` writes: `---\n# Source: NAME\nDOC\n` created, or appended to
@@ -202,11 +204,13 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let (coalesced, coalesce_warnings) =
         values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
     warnings.extend(coalesce_warnings);
-    schema::validate_chart(&chart, &coalesced).map_err(|e| {
-        TemplateError::Input(format!(
-            "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
-        ))
-    })?;
+    if !options.skip_schema_validation {
+        schema::validate_chart(&chart, &coalesced).map_err(|e| {
+            TemplateError::Input(format!(
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+            ))
+        })?;
+    }
     let kube_version = match &options.kube_version {
         Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).map_err(TemplateError::Input)?,
