@@ -184,7 +184,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
     })?;
     let mut stderr = std::io::stderr().lock();
     for warning in &output.warnings {
-        let _ = writeln!(stderr, "level=INFO msg={warning:?}");
+        let _ = writeln!(stderr, "{warning}");
     }
     let mut stdout = std::io::stdout().lock();
     for file in &output.files {

@@ -17,6 +17,7 @@
 use gotemplate::{Map, Value};
 
 use crate::chart::{Chart, Dependency};
+use crate::log::LogLine;
 use crate::values::{self, ValuesError};
 
 /// Helm's `CheckDependencies`: every dependency of Chart.yaml must be in `charts/`.
@@ -40,10 +41,10 @@ pub fn check_dependencies(chart: &Chart) -> Result<(), String> {
 
 /// Resolves `chart`'s dependencies in place for the user's values `user`; returns the warnings
 /// Helm logs.
-pub fn process_dependencies(chart: &mut Chart, user: &Map) -> Result<Vec<String>, ValuesError> {
+pub fn process_dependencies(chart: &mut Chart, user: &Map) -> Result<Vec<LogLine>, ValuesError> {
     let mut warnings = Vec::new();
     process_enabled(chart, user, "", &mut warnings)?;
-    process_import_values(chart)?;
+    process_import_values(chart, &mut warnings)?;
     Ok(warnings)
 }
 
@@ -56,7 +57,7 @@ fn process_enabled(
     chart: &mut Chart,
     user: &Map,
     path: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<LogLine>,
 ) -> Result<(), ValuesError> {
     if chart.metadata.dependencies.is_empty() {
         return Ok(());
@@ -115,7 +116,7 @@ fn process_enabled(
     Ok(())
 }
 
-fn process_tags(reqs: &mut [Dependency], cvals: &Map, warnings: &mut Vec<String>) {
+fn process_tags(reqs: &mut [Dependency], cvals: &Map, warnings: &mut Vec<LogLine>) {
     let Some(Value::Map(tags)) = cvals.get("tags") else {
         return;
     };
@@ -125,9 +126,9 @@ fn process_tags(reqs: &mut [Dependency], cvals: &Map, warnings: &mut Vec<String>
             match tags.get(tag) {
                 Some(Value::Bool(true)) => has_true = true,
                 Some(Value::Bool(false)) => has_false = true,
-                Some(_) => warnings.push(format!(
-                    "returned non-bool value tag={tag} chart={}",
-                    req.name
+                Some(_) => warnings.push(LogLine::warn(
+                    "returned non-bool value",
+                    &[("tag", tag), ("chart", &req.name)],
                 )),
                 None => {}
             }
@@ -140,7 +141,7 @@ fn process_conditions(
     reqs: &mut [Dependency],
     cvals: &Map,
     path: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<LogLine>,
 ) {
     for req in reqs {
         for condition in req.condition.trim().split(',') {
@@ -152,9 +153,9 @@ fn process_conditions(
                     req.enabled = b;
                     break;
                 }
-                warnings.push(format!(
-                    "returned non-bool value path={condition} chart={}",
-                    req.name
+                warnings.push(LogLine::warn(
+                    "returned non-bool value",
+                    &[("path", condition), ("chart", &req.name)],
                 ));
             }
         }
@@ -187,9 +188,24 @@ pub fn table(values: &Map, path: &str) -> Option<Map> {
     Some(table)
 }
 
-fn process_import_values(chart: &mut Chart) -> Result<(), ValuesError> {
+/// The first element of a dotted path that is not a table (Helm's `ErrNoTable` names it).
+fn table_miss(values: &Map, path: &str) -> String {
+    let mut table = values.clone();
+    for part in path.split('.') {
+        match table.get(part) {
+            Some(Value::Map(m)) => table = m,
+            _ => return part.to_string(),
+        }
+    }
+    String::new()
+}
+
+fn process_import_values(
+    chart: &mut Chart,
+    warnings: &mut Vec<LogLine>,
+) -> Result<(), ValuesError> {
     for sub in &mut chart.dependencies {
-        process_import_values(sub)?;
+        process_import_values(sub, warnings)?;
     }
     if chart.metadata.dependencies.is_empty() {
         return Ok(());
@@ -212,7 +228,18 @@ fn process_import_values(chart: &mut Chart) -> Result<(), ValuesError> {
                 ("child", Value::str(&child)),
                 ("parent", Value::str(&parent)),
             ])));
-            let Some(found) = table(&cvals, &format!("{}.{child}", req.name)) else {
+            let path = format!("{}.{child}", req.name);
+            let Some(found) = table(&cvals, &path) else {
+                let missing = table_miss(&cvals, &path);
+                let error = format!("{missing:?} is not a table");
+                warnings.push(if matches!(spec, Value::Map(_)) {
+                    LogLine::warn(
+                        "ImportValues missing table from chart",
+                        &[("chart", &req.name), ("error", &error)],
+                    )
+                } else {
+                    LogLine::warn("ImportValues missing table", &[("error", &error)])
+                });
                 continue;
             };
             let placed = if parent == "." {

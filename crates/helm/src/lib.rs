@@ -12,6 +12,7 @@ pub mod funcs;
 pub mod glob;
 pub mod ignore;
 pub mod json_read;
+pub mod log;
 pub mod manifest;
 pub mod objects;
 pub mod schema;

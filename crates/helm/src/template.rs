@@ -93,7 +93,7 @@ pub struct TemplateOutput {
     /// The files `--output-dir` writes, in order.
     pub files: Vec<OutputFile>,
     /// What Helm logs on stderr while rendering (for example skipped values).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::log::LogLine>,
 }
 
 /// Merges the user's value layers as Helm's `MergeValues` does: every `-f` file in order, then
@@ -203,7 +203,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         .map_err(|e| TemplateError::Input(e.to_string()))?;
     let (coalesced, coalesce_warnings) =
         values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
-    warnings.extend(coalesce_warnings);
+    warnings.extend(coalesce_warnings.into_iter().map(crate::log::LogLine::info));
     if !options.skip_schema_validation {
         schema::validate_chart(&chart, &coalesced).map_err(|e| {
             TemplateError::Input(format!(
