@@ -76,6 +76,33 @@ struct TemplateArgs {
     /// Include the chart's CRDs (`crds/`) in the output.
     #[arg(long = "include-crds")]
     include_crds: bool,
+    /// Set values from JSON (`a.b=[1,2]`, or a whole JSON object).
+    #[arg(long = "set-json")]
+    set_json: Vec<String>,
+    /// Set literal string values (everything after the first `=`).
+    #[arg(long = "set-literal")]
+    set_literal: Vec<String>,
+    /// Set `.Release.IsUpgrade` instead of `.Release.IsInstall`.
+    #[arg(long = "is-upgrade")]
+    is_upgrade: bool,
+    /// Leave hooks out of the output.
+    #[arg(long = "no-hooks")]
+    no_hooks: bool,
+    /// Leave test hooks out of the output.
+    #[arg(long = "skip-tests")]
+    skip_tests: bool,
+    /// Write the documents to files below this directory instead of stdout.
+    #[arg(long = "output-dir")]
+    output_dir: Option<String>,
+    /// Render the release name from this template (Go text/template with Sprig).
+    #[arg(long = "name-template")]
+    name_template: Option<String>,
+    /// Do not validate values against values.schema.json.
+    #[arg(long = "skip-schema-validation")]
+    skip_schema_validation: bool,
+    /// With --output-dir, write below DIR/NAME.
+    #[arg(long = "release-name")]
+    release_name: bool,
 }
 
 /// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures.
@@ -117,9 +144,19 @@ fn main() -> ExitCode {
 }
 
 fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
-    let (name, chart_path) = match args.args.as_slice() {
-        [chart] => ("release-name".to_string(), chart.clone()),
-        [name, chart] => (name.clone(), chart.clone()),
+    let (name, chart_path) = match (args.args.as_slice(), &args.name_template) {
+        ([_, _], Some(_)) => {
+            return Err(Failure::input(
+                "cannot set --name-template and also specify a name",
+            ));
+        }
+        ([chart], Some(template)) => {
+            let name = helm::template::name_from_template(template)
+                .map_err(|e| Failure::input(e.to_string()))?;
+            (name, chart.clone())
+        }
+        ([chart], None) => ("release-name".to_string(), chart.clone()),
+        ([name, chart], None) => (name.clone(), chart.clone()),
         _ => unreachable!("clap allows one or two positional arguments"),
     };
     let chart_dir = PathBuf::from(&chart_path);
@@ -146,6 +183,14 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         kube_version: args.kube_version,
         api_versions: args.api_versions,
         include_crds: args.include_crds,
+        set_json: args.set_json,
+        set_literal: args.set_literal,
+        is_upgrade: args.is_upgrade,
+        no_hooks: args.no_hooks,
+        skip_tests: args.skip_tests,
+        output_dir: args.output_dir,
+        use_release_name: args.release_name,
+        skip_schema_validation: args.skip_schema_validation,
     };
     let output = helm::template::template(&chart, &options).map_err(|e| match e {
         helm::template::TemplateError::Input(message) => Failure::input(message),
@@ -156,13 +201,40 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
     })?;
     let mut stderr = std::io::stderr().lock();
     for warning in &output.warnings {
-        let _ = writeln!(stderr, "level=INFO msg={warning:?}");
+        let _ = writeln!(stderr, "{warning}");
     }
     let mut stdout = std::io::stdout().lock();
+    for file in &output.files {
+        let path = write_output_file(file)?;
+        let _ = writeln!(stdout, "wrote {path}");
+    }
     stdout
         .write_all(output.stdout.as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::input(format!("writing output: {e}")))
+}
+
+/// Writes one `--output-dir` file as helm does (directories created, `DIR/NAME` created or
+/// appended to; a hook also appends to a file left from before). Returns the path written.
+fn write_output_file(file: &helm::template::OutputFile) -> Result<String, Failure> {
+    let path = format!("{}/{}", file.dir, file.name);
+    let target = PathBuf::from(&path);
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            Failure::input(format!("mkdir {}: {}", parent.display(), io_error_text(&e)))
+        })?;
+    }
+    let append = file.append || (file.hook && target.exists());
+    let result = if append {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&target)
+            .and_then(|mut f| f.write_all(file.data.as_bytes()))
+    } else {
+        std::fs::write(&target, file.data.as_bytes())
+    };
+    result.map_err(|e| Failure::input(format!("open {path}: {}", io_error_text(&e))))?;
+    Ok(path)
 }
 
 /// Reads a `--set-file` file, failing in Go's words.

@@ -33,6 +33,8 @@ const CASE_TPL: &str = "templates/_case.tpl";
 const WRAPPER: &str = "out: {{ include \"conformance/templates/_case.tpl\" . | printf \"%q\" }}\n";
 const WRAPPER_SOURCE: &str = "# Source: conformance/templates/case.yaml";
 const CHART_YAML: &str = "apiVersion: v2\nname: conformance\nversion: 0.1.0\n";
+/// In `args`: a directory of each side's own, for `--output-dir` (see `with_out_dir`).
+const OUT_DIR: &str = "__OUT__";
 
 // ---------------------------------------------------------------------------------------------
 // Case files
@@ -60,6 +62,11 @@ struct Case {
     chart: Option<Vec<u8>>,
     set: Vec<String>,
     args: Vec<String>,
+    /// The `release` section: the NAME argument (`None`: `rel`; empty: no NAME argument).
+    release: Option<String>,
+    /// `tgz ARCHIVE` sections: (archive path, directory packed into it), both relative to the
+    /// chart; the directory is removed once packed.
+    archives: Vec<(String, String)>,
     expect: Expect,
     /// Why bosun is known to differ from helm here (a `-- gap --` section). helm is still
     /// checked against the recorded expectation; bosun's difference is reported as skipped, and
@@ -143,6 +150,8 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
             chart: None,
             set: Vec::new(),
             args: Vec::new(),
+            archives: Vec::new(),
+            release: None,
             expect: Expect::Error(Vec::new()),
             gap: None,
             output_span: None,
@@ -191,7 +200,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 raw.clone().into_bytes()
             };
             let dup_key = match (kind, quoted) {
-                ("file", Some(p)) => format!("file {p}"),
+                ("file" | "tgz", Some(p)) => format!("{kind} {p}"),
                 _ => kind.to_string(),
             };
             if !seen.insert(dup_key.clone()) {
@@ -220,6 +229,21 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                         ));
                     }
                     case.files.push((path.to_string(), content));
+                }
+                ("tgz", Some(archive)) => {
+                    let dir = text_only("tgz")?.trim().to_string();
+                    let bad = |p: &str| {
+                        p.is_empty()
+                            || p.starts_with('/')
+                            || p.split('/').any(|c| c == ".." || c.is_empty())
+                    };
+                    if bad(archive.trim()) || bad(&dir) || !archive.trim().ends_with(".tgz") {
+                        return Err(err(hdr, format!("bad tgz section {archive:?} / {dir:?}")));
+                    }
+                    case.archives.push((archive.trim().to_string(), dir));
+                }
+                ("release", None) => {
+                    case.release = Some(text_only("release")?.trim().to_string());
                 }
                 ("values", None) => case.values = Some(content),
                 ("chart", None) => case.chart = Some(content),
@@ -272,7 +296,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                     return Err(err(
                         hdr,
                         format!(
-                            "unknown section `{key}` (known: template, file PATH, values, chart, \
+                            "unknown section `{key}` (known: template, file PATH, tgz ARCHIVE, values, chart, release, \
                              set, args, output, error; `:q` suffix for template/file/values/chart/output)"
                         ),
                     ));
@@ -528,15 +552,35 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
         }
         fs::write(path, content)?;
     }
+    for (archive, packed) in &case.archives {
+        let source = chart.join(packed);
+        let (parent, base) = match packed.rsplit_once('/') {
+            Some((p, b)) => (chart.join(p), b.to_string()),
+            None => (chart.clone(), packed.clone()),
+        };
+        let status = Command::new("tar")
+            .arg("-czf")
+            .arg(chart.join(archive))
+            .arg("-C")
+            .arg(&parent)
+            .arg(&base)
+            .status()?;
+        if !status.success() {
+            return Err(std::io::Error::other(format!("tar failed for {archive}")));
+        }
+        fs::remove_dir_all(source)?;
+    }
     Ok(chart)
 }
 
 fn template_args(case: &Case, chart: &Path) -> Vec<String> {
-    let mut a = vec![
-        "template".to_string(),
-        RELEASE.to_string(),
-        chart.display().to_string(),
-    ];
+    let mut a = vec!["template".to_string()];
+    match case.release.as_deref() {
+        None => a.push(RELEASE.to_string()),
+        Some("") => {}
+        Some(name) => a.push(name.to_string()),
+    }
+    a.push(chart.display().to_string());
     for s in &case.set {
         a.push("--set".into());
         a.push(s.clone());
@@ -558,6 +602,50 @@ fn command(program: &[String], args: &[String], kubeconfig: &Path) -> Command {
     }
     c.env("KUBECONFIG", kubeconfig);
     c
+}
+
+/// `__OUT__` in the arguments: a directory of this side's own (`DIR/out-TAG`), for
+/// `--output-dir`. Returns the arguments and that directory if it is used.
+fn with_out_dir(args: &[String], dir: &Path, tag: &str) -> (Vec<String>, Option<PathBuf>) {
+    if !args.iter().any(|a| a.contains(OUT_DIR)) {
+        return (args.to_vec(), None);
+    }
+    let out = dir.join(format!("out-{tag}"));
+    let shown = out.display().to_string();
+    let args = args.iter().map(|a| a.replace(OUT_DIR, &shown)).collect();
+    (args, Some(out))
+}
+
+/// After a run with `__OUT__`: the directory's path in stdout is written back as `__OUT__`,
+/// and every file below it (sorted by path) is appended to stdout as `== out PATH ==` and its
+/// content, so cases compare the tree too.
+fn add_out_tree(mut r: RunResult, out: Option<&Path>) -> RunResult {
+    let Some(out) = out else { return r };
+    let shown = out.display().to_string();
+    let mut text = String::from_utf8_lossy(&r.stdout).replace(&shown, OUT_DIR);
+    let mut files = Vec::new();
+    fn walk(root: &Path, dir: &Path, files: &mut Vec<(String, Vec<u8>)>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, files);
+            } else {
+                let rel = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+                files.push((rel, fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    walk(out, out, &mut files);
+    files.sort();
+    for (path, data) in files {
+        text.push_str(&format!("== out {path} ==\n"));
+        text.push_str(&String::from_utf8_lossy(&data));
+    }
+    r.stdout = text.into_bytes();
+    r
 }
 
 /// The wrapped case's decoded output, from helm's (or bosun's) whole stdout.
@@ -676,14 +764,17 @@ fn run_case(case: &Case, cfg: &Config, dir: &Path) -> Outcome {
         }
     };
     let args = template_args(case, &chart);
-    let helm = cfg
-        .helm
-        .as_ref()
-        .map(|h| run_with_timeout(command(h, &args, &cfg.kubeconfig), dir, "helm", cfg.timeout));
+    let helm = cfg.helm.as_ref().map(|h| {
+        let (args, out) = with_out_dir(&args, dir, "helm");
+        let r = run_with_timeout(command(h, &args, &cfg.kubeconfig), dir, "helm", cfg.timeout);
+        add_out_tree(r, out.as_deref())
+    });
     let bosun = cfg.bosun.as_ref().map(|b| {
+        let (args, out) = with_out_dir(&args, dir, "bosun");
         let mut a = vec!["helm".to_string()];
-        a.extend(args.iter().cloned());
-        run_with_timeout(command(b, &a, &cfg.kubeconfig), dir, "bosun", cfg.timeout)
+        a.extend(args);
+        let r = run_with_timeout(command(b, &a, &cfg.kubeconfig), dir, "bosun", cfg.timeout);
+        add_out_tree(r, out.as_deref())
     });
     if let Some(h) = &helm {
         o.bless = check_expect(case, "helm", h, &mut o.failures);

@@ -22,6 +22,14 @@ pub enum ChartError {
     MissingChartYaml,
     #[error("{0}")]
     Archive(String),
+    #[error("{0}")]
+    Ignore(String),
+    #[error("error unpacking subchart {name} in {parent}: {source}")]
+    Subchart {
+        name: String,
+        parent: String,
+        source: Box<ChartError>,
+    },
 }
 
 /// A file of the chart, by its path relative to the chart root (`templates/x.yaml`).
@@ -55,6 +63,61 @@ pub struct Metadata {
     pub keywords: Vec<String>,
     pub sources: Vec<String>,
     pub annotations: Vec<(String, String)>,
+    pub maintainers: Vec<Maintainer>,
+    /// `dependencies:` of Chart.yaml (after loading: only the enabled ones, aliases applied, as
+    /// Helm's `ProcessDependencies` leaves them).
+    pub dependencies: Vec<Dependency>,
+}
+
+/// One `maintainers:` entry.
+#[derive(Clone, Debug, Default)]
+pub struct Maintainer {
+    pub name: String,
+    pub email: String,
+    pub url: String,
+}
+
+/// One `dependencies:` entry of Chart.yaml (Helm's `chart.Dependency`).
+#[derive(Clone, Debug, Default)]
+pub struct Dependency {
+    pub name: String,
+    pub version: String,
+    pub repository: String,
+    pub condition: String,
+    pub tags: Vec<String>,
+    pub enabled: bool,
+    /// `import-values`: strings or `{child, parent}` maps, as written.
+    pub import_values: Vec<Value>,
+    pub alias: String,
+}
+
+impl Dependency {
+    /// The name the subchart goes by in its parent: the alias if there is one.
+    pub fn key(&self) -> &str {
+        if self.alias.is_empty() {
+            &self.name
+        } else {
+            &self.alias
+        }
+    }
+
+    /// As `.Chart.Dependencies` shows it (Helm 4 turns the struct into a map).
+    pub fn as_value(&self) -> Value {
+        let tags = self.tags.iter().map(|t| Value::str(t)).collect();
+        Value::Map(Map::from_entries([
+            ("Alias", Value::str(&self.alias)),
+            ("Condition", Value::str(&self.condition)),
+            ("Enabled", Value::Bool(self.enabled)),
+            (
+                "ImportValues",
+                Value::List(List::new(self.import_values.clone())),
+            ),
+            ("Name", Value::str(&self.name)),
+            ("Repository", Value::str(&self.repository)),
+            ("Tags", Value::List(List::new(tags))),
+            ("Version", Value::str(&self.version)),
+        ]))
+    }
 }
 
 #[derive(Clone)]
@@ -62,24 +125,46 @@ pub struct Chart {
     pub metadata: Metadata,
     /// values.yaml, parsed.
     pub values: Map,
+    /// values.schema.json, as written.
+    pub schema: Option<Rc<[u8]>>,
     /// Everything under `templates/` (NOTES.txt and partials included), sorted by path.
     pub templates: Vec<ChartFile>,
     /// The other files, for `.Files` (Chart.yaml, values.yaml and templates excluded), in the
     /// order they were loaded (an archive's order, a directory's lexical walk), which decides
     /// the order of CRDs as in Helm.
     pub files: Vec<ChartFile>,
+    /// The subcharts found in `charts/` (directories and archives), by name; after
+    /// [`crate::deps::process_dependencies`], the enabled ones in Helm's order, aliases renamed.
+    pub dependencies: Vec<Chart>,
 }
 
 impl Chart {
-    /// Builds a chart from its files (paths relative to the chart root, `/`-separated).
+    /// Builds a chart from its files (paths relative to the chart root, `/`-separated), with
+    /// Helm's `LoadFiles` rules: `charts/NAME/...` and `charts/NAME.tgz` are subcharts (names
+    /// starting with `_` or `.` are skipped), `charts/*.prov` stay plain files.
     pub fn from_files(files: Vec<ChartFile>) -> Result<Chart, ChartError> {
         let mut metadata = None;
         let mut values = Map::named("common.Values");
+        let mut schema = None;
         let mut templates = Vec::new();
         let mut others = Vec::new();
+        let mut subcharts: std::collections::BTreeMap<String, Vec<ChartFile>> = Default::default();
+        let requirements = files
+            .iter()
+            .find(|f| f.path == "requirements.yaml")
+            .map(ChartFile::text);
+        for file in &files {
+            if file.path == "Chart.yaml" {
+                metadata = Some(parse_metadata(&file.text(), requirements.as_deref())?);
+            }
+        }
+        let v1 = metadata.as_ref().is_some_and(|m| m.api_version == "v1");
         for file in files {
             match file.path.as_str() {
-                "Chart.yaml" => metadata = Some(parse_metadata(&file.text())?),
+                "Chart.yaml" | "Chart.lock" => {}
+                // Dependencies (and their lock) of Helm's v1 layout; v1 charts also keep them
+                // as files.
+                "requirements.yaml" | "requirements.lock" if !v1 => {}
                 "values.yaml" => {
                     values =
                         yaml::values_from_yaml(&file.text()).map_err(|e| ChartError::Yaml {
@@ -87,38 +172,95 @@ impl Chart {
                             message: e.to_string(),
                         })?;
                 }
+                "values.schema.json" => schema = Some(file.data.clone()),
                 path if path.starts_with("templates/") => templates.push(file),
+                path if path.starts_with("charts/") && !path.ends_with(".prov") => {
+                    let rest = &path["charts/".len()..];
+                    let name = rest.split('/').next().unwrap_or_default().to_string();
+                    subcharts.entry(name).or_default().push(ChartFile {
+                        path: rest.to_string(),
+                        data: file.data,
+                    });
+                }
                 _ => others.push(file),
             }
         }
         let metadata = metadata.ok_or(ChartError::MissingChartYaml)?;
         templates.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut dependencies = Vec::new();
+        for (name, files) in subcharts {
+            if name.starts_with(['_', '.']) {
+                continue;
+            }
+            let unpack = |source: ChartError| ChartError::Subchart {
+                name: name.clone(),
+                parent: metadata.name.clone(),
+                source: Box::new(source),
+            };
+            let sub = if name.ends_with(".tgz") {
+                let file = &files[0];
+                if file.path != name {
+                    return Err(ChartError::Archive(format!(
+                        "error unpacking subchart tar in {}: expected {name}, got {}",
+                        metadata.name, file.path
+                    )));
+                }
+                load_archive(&file.data).map_err(unpack)?
+            } else {
+                let inner = files
+                    .into_iter()
+                    .filter_map(|f| {
+                        let (_, rest) = f.path.split_once('/')?;
+                        Some(ChartFile {
+                            path: rest.to_string(),
+                            data: f.data,
+                        })
+                    })
+                    .collect();
+                Chart::from_files(inner).map_err(unpack)?
+            };
+            dependencies.push(sub);
+        }
         Ok(Chart {
             metadata,
             values,
+            schema,
             templates,
             files: others,
+            dependencies,
         })
     }
 
-    /// The files of `crds/` that Helm installs as CRDs (`.yaml`, `.yml`, `.json`), by path.
-    pub fn crds(&self) -> impl Iterator<Item = &ChartFile> {
-        self.files.iter().filter(|f| {
-            f.path.starts_with("crds/")
-                && [".yaml", ".yml", ".json"]
-                    .iter()
-                    .any(|ext| f.path.ends_with(ext))
-        })
+    /// `library` charts only lend their partials.
+    pub fn is_library(&self) -> bool {
+        self.metadata.chart_type == "library"
+    }
+
+    /// The files of `crds/` that Helm installs as CRDs (`.yaml`, `.yml`, `.json`, any case), of
+    /// this chart and then of its subcharts, depth first, each named by its full path
+    /// (`parent/charts/sub/crds/x.yaml`); `full_path` is this chart's (`parent/charts/sub`).
+    pub fn crd_objects(&self, full_path: &str) -> Vec<(String, ChartFile)> {
+        let mut out: Vec<(String, ChartFile)> = self
+            .files
+            .iter()
+            .filter(|f| {
+                let ext = f.path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+                f.path.starts_with("crds/")
+                    && matches!(ext.as_deref(), Some("yaml" | "yml" | "json"))
+            })
+            .map(|f| (format!("{full_path}/{}", f.path), f.clone()))
+            .collect();
+        for dep in &self.dependencies {
+            out.extend(dep.crd_objects(&format!("{full_path}/charts/{}", dep.metadata.name)));
+        }
+        out
     }
 
     /// `.Chart` as templates see it: Helm 4 exposes the metadata as a plain map.
     pub fn metadata_value(&self, is_root: bool) -> Value {
         let m = &self.metadata;
         let strings = |items: &[String]| {
-            Value::List(List::typed(
-                items.iter().map(|s| Value::str(s)).collect(),
-                "string",
-            ))
+            Value::List(List::new(items.iter().map(|s| Value::str(s)).collect()))
         };
         let annotations = Map::named("map[string]string");
         for (k, v) in &m.annotations {
@@ -131,7 +273,9 @@ impl Chart {
             ("Condition", Value::str(&m.condition)),
             (
                 "Dependencies",
-                Value::List(List::typed(vec![], "*chart.Dependency")),
+                Value::List(List::new(
+                    m.dependencies.iter().map(Dependency::as_value).collect(),
+                )),
             ),
             ("Deprecated", Value::Bool(m.deprecated)),
             ("Description", Value::str(&m.description)),
@@ -142,7 +286,18 @@ impl Chart {
             ("KubeVersion", Value::str(&m.kube_version)),
             (
                 "Maintainers",
-                Value::List(List::typed(vec![], "*chart.Maintainer")),
+                Value::List(List::new(
+                    m.maintainers
+                        .iter()
+                        .map(|x| {
+                            Value::Map(Map::from_entries([
+                                ("Email", Value::str(&x.email)),
+                                ("Name", Value::str(&x.name)),
+                                ("URL", Value::str(&x.url)),
+                            ]))
+                        })
+                        .collect(),
+                )),
             ),
             ("Name", Value::str(&m.name)),
             ("Sources", strings(&m.sources)),
@@ -154,17 +309,26 @@ impl Chart {
     }
 }
 
-fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
-    let yaml_error = |message: String| ChartError::Yaml {
-        file: "Chart.yaml".to_string(),
-        message,
+/// Chart.yaml, with the `dependencies` of a `requirements.yaml` (Helm's v1 layout) replacing
+/// its own when there is one, validated as Helm's loader validates it.
+fn parse_metadata(text: &str, requirements: Option<&str>) -> Result<Metadata, ChartError> {
+    let read = |file: &str, text: &str| {
+        let yaml_error = |message: String| ChartError::Yaml {
+            file: file.to_string(),
+            message,
+        };
+        match yaml::from_yaml(text).map_err(|e| yaml_error(e.to_string()))? {
+            Value::Map(m) => Ok(m),
+            Value::Nil | Value::Invalid => Ok(Map::new()),
+            _ => Err(yaml_error(format!("{file} is not a map"))),
+        }
     };
-    let doc = yaml::from_yaml(text).map_err(|e| yaml_error(e.to_string()))?;
-    let map = match doc {
-        Value::Map(m) => m,
-        Value::Nil | Value::Invalid => Map::new(),
-        _ => return Err(yaml_error("Chart.yaml is not a map".to_string())),
-    };
+    let map = read("Chart.yaml", text)?;
+    if let Some(requirements) = requirements
+        && let Some(deps) = read("requirements.yaml", requirements)?.get("dependencies")
+    {
+        map.insert("dependencies", deps);
+    }
     let string = |key: &str| match map.get(key) {
         Some(Value::String(s)) => s.to_string(),
         Some(Value::Float(f)) => gotemplate::fmt::print_value(&Value::Float(f)),
@@ -187,8 +351,61 @@ fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
             .collect(),
         _ => Vec::new(),
     };
+    let text_of = |v: Option<Value>| match v {
+        Some(Value::String(s)) => s.to_string(),
+        Some(Value::Float(f)) => gotemplate::fmt::print_value(&Value::Float(f)),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => String::new(),
+    };
+    let mut dependencies = Vec::new();
+    if let Some(Value::List(list)) = map.get("dependencies") {
+        for item in list.items() {
+            let Value::Map(d) = item else {
+                return Err(ChartError::Invalid(
+                    "dependencies must not contain empty or null nodes".to_string(),
+                ));
+            };
+            let tags = match d.get("tags") {
+                Some(Value::List(l)) => {
+                    l.items().iter().map(|t| text_of(Some(t.clone()))).collect()
+                }
+                _ => Vec::new(),
+            };
+            let import_values = match d.get("import-values") {
+                Some(Value::List(l)) => l.items().to_vec(),
+                _ => Vec::new(),
+            };
+            dependencies.push(Dependency {
+                name: text_of(d.get("name")),
+                version: text_of(d.get("version")),
+                repository: text_of(d.get("repository")),
+                condition: text_of(d.get("condition")),
+                tags,
+                enabled: matches!(d.get("enabled"), Some(Value::Bool(true))),
+                import_values,
+                alias: text_of(d.get("alias")),
+            });
+        }
+    }
+    let mut maintainers = Vec::new();
+    if let Some(Value::List(list)) = map.get("maintainers") {
+        for item in list.items() {
+            if let Value::Map(m) = item {
+                maintainers.push(Maintainer {
+                    name: text_of(m.get("name")),
+                    email: text_of(m.get("email")),
+                    url: text_of(m.get("url")),
+                });
+            }
+        }
+    }
+    let mut api_version = string("apiVersion");
+    if api_version.is_empty() {
+        // Helm's loader takes a Chart.yaml without apiVersion for a v1 chart.
+        api_version = "v1".to_string();
+    }
     let metadata = Metadata {
-        api_version: string("apiVersion"),
+        api_version,
         name: string("name"),
         version: string("version"),
         app_version: string("appVersion"),
@@ -203,21 +420,61 @@ fn parse_metadata(text: &str) -> Result<Metadata, ChartError> {
         keywords: strings("keywords"),
         sources: strings("sources"),
         annotations,
+        maintainers,
+        dependencies,
     };
-    if metadata.api_version.is_empty() {
-        return Err(ChartError::Invalid(
-            "chart.metadata.apiVersion is required".to_string(),
-        ));
-    }
     if metadata.name.is_empty() {
         return Err(ChartError::Invalid(
             "chart.metadata.name is required".to_string(),
         ));
     }
+    if metadata.name == "." || metadata.name == ".." {
+        return Err(ChartError::Invalid(format!(
+            "chart.metadata.name {:?} is not allowed",
+            metadata.name
+        )));
+    }
+    if metadata.name.contains('/') {
+        return Err(ChartError::Invalid(format!(
+            "chart.metadata.name {:?} is invalid",
+            metadata.name
+        )));
+    }
     if metadata.version.is_empty() {
         return Err(ChartError::Invalid(
             "chart.metadata.version is required".to_string(),
         ));
+    }
+    if !crate::sprig::semver::is_valid_version(&metadata.version) {
+        return Err(ChartError::Invalid(format!(
+            "chart.metadata.version {:?} is invalid",
+            metadata.version
+        )));
+    }
+    if !matches!(metadata.chart_type.as_str(), "" | "application" | "library") {
+        return Err(ChartError::Invalid(
+            "chart.metadata.type must be application or library".to_string(),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for dep in &metadata.dependencies {
+        if !dep.alias.is_empty()
+            && !dep
+                .alias
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            return Err(ChartError::Invalid(format!(
+                "dependency {:?} has disallowed characters in the alias",
+                dep.name
+            )));
+        }
+        if !seen.insert(dep.key().to_string()) {
+            return Err(ChartError::Invalid(format!(
+                "more than one dependency with name or alias {:?}",
+                dep.key()
+            )));
+        }
     }
     Ok(metadata)
 }
@@ -272,14 +529,32 @@ pub fn load_archive(data: &[u8]) -> Result<Chart, ChartError> {
     Chart::from_files(files)
 }
 
-/// Loads a chart directory (every file below it, `.helmignore` not yet honoured).
+/// Loads a chart directory as Helm's `LoadDir` does: every file below it in lexical order,
+/// except what `.helmignore` (and Helm's default `templates/.?*`) excludes, a UTF-8 BOM dropped
+/// from every file.
 pub fn load_dir(dir: &Path) -> Result<Chart, ChartError> {
+    let ignore_file = dir.join(".helmignore");
+    let mut rules = if ignore_file.is_file() {
+        let text = std::fs::read_to_string(&ignore_file).map_err(|source| ChartError::Io {
+            path: ignore_file.clone(),
+            source,
+        })?;
+        crate::ignore::Rules::parse(&text).map_err(|e| ChartError::Ignore(e.to_string()))?
+    } else {
+        crate::ignore::Rules::default()
+    };
+    rules.add_defaults();
     let mut files = Vec::new();
-    collect(dir, dir, &mut files)?;
+    collect(dir, dir, &rules, &mut files)?;
     Chart::from_files(files)
 }
 
-fn collect(root: &Path, dir: &Path, out: &mut Vec<ChartFile>) -> Result<(), ChartError> {
+fn collect(
+    root: &Path,
+    dir: &Path,
+    rules: &crate::ignore::Rules,
+    out: &mut Vec<ChartFile>,
+) -> Result<(), ChartError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ChartError::Io { path, source }
@@ -291,18 +566,27 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<ChartFile>) -> Result<(), Char
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
-        let file_type = entry.file_type().map_err(io(&path))?;
-        if file_type.is_dir() {
-            collect(root, &path, out)?;
+        let relative = path.strip_prefix(root).unwrap_or(&path);
+        let rel: Vec<String> = relative
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let rel = rel.join("/");
+        // Symbolic links are followed, as Helm's walk does.
+        let is_dir = std::fs::metadata(&path).map_err(io(&path))?.is_dir();
+        if rules.ignore(&rel, is_dir) {
+            continue;
+        }
+        if is_dir {
+            collect(root, &path, rules, out)?;
         } else {
             let data = std::fs::read(&path).map_err(io(&path))?;
-            let relative = path.strip_prefix(root).unwrap_or(&path);
-            let rel: Vec<String> = relative
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
+            let data = data
+                .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+                .unwrap_or(&data)
+                .to_vec();
             out.push(ChartFile {
-                path: rel.join("/"),
+                path: rel,
                 data: Rc::from(data),
             });
         }
@@ -345,8 +629,12 @@ mod tests {
         let chart = load_archive(&data).unwrap();
         assert_eq!(chart.metadata.name, "demo");
         assert_eq!(chart.templates[0].path, "templates/x.yaml");
-        let crds: Vec<&str> = chart.crds().map(|f| f.path.as_str()).collect();
-        assert_eq!(crds, ["crds/b.yaml", "crds/a.yaml"]);
+        let crds: Vec<String> = chart
+            .crd_objects("demo")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(crds, ["demo/crds/b.yaml", "demo/crds/a.yaml"]);
     }
 
     #[test]

@@ -28,54 +28,103 @@ pub struct RenderContext {
     pub capabilities: Value,
 }
 
-/// Renders every template of `chart` with `values` (already coalesced). Returns the output of
-/// each executed file by its full name (`chart/templates/x.yaml`), NOTES.txt included.
+/// A template of the render, with the root it executes with (shared by its chart's templates).
+struct Renderable {
+    name: String,
+    text: String,
+    root: Map,
+    base_path: String,
+}
+
+/// Renders every template of `chart` and of its subcharts with `values` (already coalesced).
+/// Returns the output of each executed file by its full name (`chart/templates/x.yaml`,
+/// `chart/charts/sub/templates/y.yaml`), NOTES.txt included.
 pub fn render(
     chart: &Chart,
     values: &Map,
     context: &RenderContext,
 ) -> Result<BTreeMap<String, String>, RenderError> {
-    let chart_name = &chart.metadata.name;
-    let root = Map::from_entries([
-        ("Chart", chart.metadata_value(true)),
-        ("Files", files_value(chart)),
-        ("Release", Value::Map(context.release.clone())),
-        ("Capabilities", context.capabilities.clone()),
-        ("Values", Value::Map(values.clone())),
-        ("Subcharts", Value::Map(Map::new())),
-    ]);
-    let mut named: Vec<(String, String)> = chart
-        .templates
-        .iter()
-        .map(|t| (format!("{chart_name}/{}", t.path), t.text()))
-        .collect();
-    sort_for_parsing(&mut named);
+    let mut all = Vec::new();
+    collect(chart, None, &chart.metadata.name, values, context, &mut all);
+    all.sort_by(|a, b| parse_order(&a.name, &b.name));
 
     let mut set = Templates::new(funcs::helm_funcs());
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
-    for (name, text) in &named {
-        set.parse(name, text)
-            .map_err(|e| cleanup_parse_error(name, &e.to_string()))?;
+    for t in &all {
+        set.parse(&t.name, &t.text)
+            .map_err(|e| cleanup_parse_error(&t.name, &e.to_string()))?;
     }
 
-    let base_path = format!("{chart_name}/templates");
     let mut rendered = BTreeMap::new();
-    for (name, _) in &named {
-        if is_partial(name) {
+    for t in &all {
+        if is_partial(&t.name) {
             continue;
         }
         let template = Map::from_entries([
-            ("Name", Value::str(name)),
-            ("BasePath", Value::str(&base_path)),
+            ("Name", Value::str(&t.name)),
+            ("BasePath", Value::str(&t.base_path)),
         ]);
-        root.insert("Template", Value::Map(template));
+        t.root.insert("Template", Value::Map(template));
         let out = set
-            .execute(name, Value::Map(root.clone()))
+            .execute(&t.name, Value::Map(t.root.clone()))
             .map_err(|e| reformat_exec_error(&e.to_string()))?;
-        rendered.insert(name.clone(), out.replace("<no value>", ""));
+        rendered.insert(t.name.clone(), out.replace("<no value>", ""));
     }
     Ok(rendered)
+}
+
+/// Helm's `recAllTpls`: the root of `chart` (its `.Values` is the parent's `.Values.NAME`
+/// table, shared, or an empty map), its subcharts' roots under `.Subcharts`, and its
+/// templates (a library chart's partials only) named below `full_path`.
+fn collect(
+    chart: &Chart,
+    parent: Option<&Map>,
+    full_path: &str,
+    root_values: &Map,
+    context: &RenderContext,
+    out: &mut Vec<Renderable>,
+) -> Map {
+    let values = match parent {
+        None => root_values.clone(),
+        Some(parent) => match parent.get("Values") {
+            Some(Value::Map(v)) => match v.get(&chart.metadata.name) {
+                Some(Value::Map(own)) => own.retyped(Some("common.Values")),
+                _ => Map::named("common.Values"),
+            },
+            _ => Map::named("common.Values"),
+        },
+    };
+    let subcharts = Map::new();
+    let root = Map::from_entries([
+        ("Chart", chart.metadata_value(parent.is_none())),
+        ("Files", files_value(chart)),
+        ("Release", Value::Map(context.release.clone())),
+        ("Capabilities", context.capabilities.clone()),
+        ("Values", Value::Map(values)),
+        ("Subcharts", Value::Map(subcharts.clone())),
+    ]);
+    for sub in &chart.dependencies {
+        let sub_path = format!("{full_path}/charts/{}", sub.metadata.name);
+        let sub_root = collect(sub, Some(&root), &sub_path, root_values, context, out);
+        subcharts.insert(sub.metadata.name.as_str(), Value::Map(sub_root));
+    }
+    let base_path = format!("{full_path}/templates");
+    for t in &chart.templates {
+        if chart.is_library() && !is_partial(&t.path) {
+            continue;
+        }
+        let name = format!("{full_path}/{}", t.path);
+        // A later chart of the same full name (two aliases cannot collide) replaces it.
+        out.retain(|r: &Renderable| r.name != name);
+        out.push(Renderable {
+            name,
+            text: t.text(),
+            root: root.clone(),
+            base_path: base_path.clone(),
+        });
+    }
+    root
 }
 
 fn files_value(chart: &Chart) -> Value {
@@ -95,11 +144,14 @@ pub fn is_partial(name: &str) -> bool {
 }
 
 /// Helm's `sortTemplates`: more `/` first; equal depth in reverse lexical order.
+fn parse_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let depth = |s: &str| s.bytes().filter(|&c| c == b'/').count();
+    depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
+}
+
+#[cfg(test)]
 fn sort_for_parsing(named: &mut [(String, String)]) {
-    named.sort_by(|(a, _), (b, _)| {
-        let depth = |s: &str| s.bytes().filter(|&c| c == b'/').count();
-        depth(b).cmp(&depth(a)).then_with(|| b.cmp(a))
-    });
+    named.sort_by(|(a, _), (b, _)| parse_order(a, b));
 }
 
 /// Helm's `cleanupParseError`: `parse error at (LOCATION): MESSAGE`, from Go's

@@ -257,6 +257,19 @@ pub fn from_json(text: &str) -> Result<Value, String> {
     Ok(v)
 }
 
+/// `json.Decoder.Decode` of the first value of `chars` (what follows it is left alone):
+/// the value and how many chars it took (Go's `InputOffset`).
+pub fn from_json_prefix(chars: &[char]) -> Result<(Value, usize), String> {
+    let text: String = chars.iter().collect();
+    let mut p = Parser {
+        chars: chars.to_vec(),
+        pos: 0,
+        _text: &text,
+    };
+    let v = p.value()?;
+    Ok((v, p.pos))
+}
+
 /// The kind word `encoding/json` uses in "cannot unmarshal KIND into Go value" errors.
 pub fn json_kind(v: &Value) -> &'static str {
     match v {

@@ -6,12 +6,17 @@
 //! Istio; it must not talk to a cluster (`lookup` returns empty, as in `helm template`).
 
 pub mod chart;
+pub mod deps;
 pub mod engine;
 pub mod funcs;
+pub mod glob;
+pub mod ignore;
 pub mod json_read;
 pub mod json_value;
+pub mod log;
 pub mod manifest;
 pub mod objects;
+pub mod schema;
 pub mod sprig;
 pub mod strvals;
 pub mod template;

@@ -77,6 +77,8 @@ pub struct Manifest {
     pub source: String,
     pub content: String,
     pub kind: String,
+    /// A hook's events (`helm.sh/hook`, split on commas, trimmed, lower-cased).
+    pub events: Vec<String>,
 }
 
 /// Helm's `SplitManifests`: the documents of one rendered file, in order, surrounding blanks
@@ -117,17 +119,23 @@ pub fn sort_manifests(
                     "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
                 ))
             })?;
-            let manifest = Manifest {
+            let mut manifest = Manifest {
                 source: path.clone(),
                 content: doc,
                 kind,
+                events: Vec::new(),
             };
             match hook {
                 None => generic.push(manifest),
                 Some(events) => {
-                    let known = events
+                    manifest.events = events
                         .split(',')
-                        .all(|e| HOOK_EVENTS.contains(&e.trim().to_ascii_lowercase().as_str()));
+                        .map(|e| e.trim().to_ascii_lowercase())
+                        .collect();
+                    let known = manifest
+                        .events
+                        .iter()
+                        .all(|e| HOOK_EVENTS.contains(&e.as_str()));
                     if known {
                         hooks.push(manifest);
                     }
@@ -208,6 +216,7 @@ mod tests {
             source: String::new(),
             content: kind.into(),
             kind: kind.into(),
+            events: vec![],
         };
         let mut list = vec![
             m("Zed"),

@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use gotemplate::{ArgType, Func, List, Object, Value};
+use gotemplate::{ArgType, Func, FuncError, List, Map, Object, Value};
 
 /// Helm 4.1.4's identity, as `.Capabilities.HelmVersion` shows it.
 pub const HELM_VERSION: &str = "v4.1.4";
@@ -274,15 +274,36 @@ impl Files {
     }
 
     fn accessor(
-        imp: impl Fn(&Files, &str) -> Value + 'static,
+        imp: impl Fn(&Files, &str) -> Result<Value, FuncError> + 'static,
         files: Rc<Files>,
         result: &'static str,
     ) -> Rc<Func> {
         let mut f = Func::new(vec![ArgType::String], None, result, move |_, args| {
-            Ok(imp(&files, args[0].as_str().unwrap_or_default()))
+            imp(&files, args[0].as_str().unwrap_or_default())
         });
         f.returns_error = false;
         Rc::new(f)
+    }
+
+    /// A method without arguments.
+    fn getter(
+        imp: impl Fn(&Files) -> Result<Value, FuncError> + 'static,
+        files: Rc<Files>,
+    ) -> Rc<Func> {
+        let mut f = Func::new(vec![], None, "string", move |_, _| imp(&files));
+        f.returns_error = false;
+        Rc::new(f)
+    }
+
+    /// `AsConfig`/`AsSecrets`: the files by base name (a later path wins), as YAML.
+    fn as_yaml(&self, encode: impl Fn(&[u8]) -> String) -> Result<Value, FuncError> {
+        let map = Map::named("map[string]string");
+        for (path, data) in self.files.iter() {
+            let base = path.rsplit('/').next().unwrap_or(path);
+            map.insert(base, Value::str(&encode(data)));
+        }
+        let text = crate::yaml::to_yaml(&Value::Map(map)).map_err(|e| FuncError::new(e.message))?;
+        Ok(Value::str(text.strip_suffix('\n').unwrap_or(&text)))
     }
 }
 
@@ -306,36 +327,61 @@ impl Object for Files {
                     let data = files
                         .get(name)
                         .map(|d| String::from_utf8_lossy(d).into_owned());
-                    Value::from(data.unwrap_or_default())
+                    Ok(Value::from(data.unwrap_or_default()))
                 },
                 this,
                 "string",
             )),
             "GetBytes" => Some(Files::accessor(
                 |files, name| {
-                    Value::Bytes(
+                    Ok(Value::Bytes(
                         files
                             .get(name)
                             .cloned()
                             .unwrap_or_else(|| Rc::from(&[][..])),
-                    )
+                    ))
                 },
                 this,
                 "[]uint8",
             )),
             "Lines" => Some(Files::accessor(
                 |files, name| {
-                    let text = files
-                        .get(name)
-                        .map(|d| String::from_utf8_lossy(d).into_owned());
-                    let lines: Vec<Value> = match text {
-                        None => vec![],
-                        Some(text) => text.split('\n').map(Value::str).collect(),
+                    let Some(data) = files.get(name) else {
+                        return Ok(Value::List(List::typed(vec![], "string")));
                     };
-                    Value::List(List::typed(lines, "string"))
+                    let text = String::from_utf8_lossy(data);
+                    if text.is_empty() {
+                        // Helm indexes the last byte of the file without a check.
+                        return Err(FuncError::new("runtime error: index out of range [-1]"));
+                    }
+                    let text = text.strip_suffix('\n').unwrap_or(&text);
+                    let lines = text.split('\n').map(Value::str).collect();
+                    Ok(Value::List(List::typed(lines, "string")))
                 },
                 this,
                 "[]string",
+            )),
+            "Glob" => Some(Files::accessor(
+                |files, pattern| {
+                    let matcher = crate::glob::Glob::compile(pattern);
+                    let subset = files
+                        .files
+                        .iter()
+                        .filter(|(path, _)| matcher.matches(path))
+                        .cloned()
+                        .collect();
+                    Ok(Value::Object(Rc::new(Files::new(subset))))
+                },
+                this,
+                "engine.files",
+            )),
+            "AsConfig" => Some(Files::getter(
+                |files| files.as_yaml(|data| String::from_utf8_lossy(data).into_owned()),
+                this,
+            )),
+            "AsSecrets" => Some(Files::getter(
+                |files| files.as_yaml(crate::sprig::base64_encode),
+                this,
             )),
             _ => None,
         }
@@ -355,6 +401,15 @@ impl Object for Files {
 
     fn is_true(&self) -> bool {
         !self.files.is_empty()
+    }
+
+    /// The `map[string][]byte` itself, for `range` and `index`.
+    fn as_value(&self) -> Option<Value> {
+        let map = Map::named("engine.files");
+        for (path, data) in self.files.iter() {
+            map.insert(path.as_str(), Value::Bytes(data.clone()));
+        }
+        Some(Value::Map(map))
     }
 
     fn len(&self) -> Option<usize> {

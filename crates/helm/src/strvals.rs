@@ -39,12 +39,192 @@ pub fn parse_into_with(
         chars: text.chars().collect(),
         pos: 0,
         read,
+        json: false,
     };
     loop {
         match parser.key(dest, 0) {
             Ok(()) => continue,
             Err(Stop::Eof) => return Ok(()),
             Err(Stop::Error(e)) => return Err(e),
+        }
+    }
+}
+
+/// Parses one `--set-json` argument of the `KEY=JSON[,KEY=JSON]...` form into `dest`: each
+/// value is one JSON document (Go's `json.Decoder`), an empty value is `null`.
+pub fn parse_json_into(text: &str, dest: &Map) -> Result<(), StrvalsError> {
+    let mut parser = Parser {
+        chars: text.chars().collect(),
+        pos: 0,
+        read: &|raw| Ok(Value::str(raw)),
+        json: true,
+    };
+    loop {
+        match parser.key(dest, 0) {
+            Ok(()) => continue,
+            Err(Stop::Eof) => return Ok(()),
+            Err(Stop::Error(e)) => return Err(e),
+        }
+    }
+}
+
+/// Parses one `--set-literal` argument into `dest`: the key path up to the first `=`, and all
+/// the rest, commas and backslashes included, as one string.
+pub fn parse_literal_into(text: &str, dest: &Map) -> Result<(), StrvalsError> {
+    let mut p = LiteralParser {
+        chars: text.chars().collect(),
+        pos: 0,
+    };
+    loop {
+        match p.key(dest, 0) {
+            Ok(()) => continue,
+            Err(Stop::Eof) => return Ok(()),
+            Err(Stop::Error(e)) => return Err(e),
+        }
+    }
+}
+
+struct LiteralParser {
+    chars: Vec<char>,
+    pos: usize,
+}
+
+impl LiteralParser {
+    fn until(&mut self, stop: &[char]) -> (String, Option<char>) {
+        let mut out = String::new();
+        while let Some(&c) = self.chars.get(self.pos) {
+            self.pos += 1;
+            if stop.contains(&c) {
+                return (out, Some(c));
+            }
+            out.push(c);
+        }
+        (out, None)
+    }
+
+    fn rest(&mut self) -> String {
+        let rest: String = self.chars[self.pos..].iter().collect();
+        self.pos = self.chars.len();
+        rest
+    }
+
+    fn conversion(found: &Value, want: &str) -> Stop {
+        Stop::Error(StrvalsError(format!(
+            "unable to parse key: interface conversion: interface {{}} is {}, not {want}",
+            found.type_name()
+        )))
+    }
+
+    fn key(&mut self, data: &Map, level: usize) -> Result<(), Stop> {
+        let (key, last) = self.until(&['=', '[', '.']);
+        match last {
+            None if key.is_empty() => Err(Stop::Eof),
+            None => fail(format!("key {key:?} has no value")),
+            Some('=') => {
+                let value = self.rest();
+                set(data, &key, Value::str(&value));
+                Ok(())
+            }
+            Some('.') => {
+                let level = level + 1;
+                if level > MAX_NESTED_NAME_LEVEL {
+                    return fail(format!(
+                        "value name nested level is greater than maximum supported nested level of {MAX_NESTED_NAME_LEVEL}"
+                    ));
+                }
+                let inner = match data.get(&key) {
+                    None => Map::new(),
+                    Some(Value::Map(m)) => m,
+                    Some(other) => {
+                        return Err(Self::conversion(&other, "map[string]interface {}"));
+                    }
+                };
+                let result = self.key(&inner, level);
+                if result.is_ok() && inner.is_empty() {
+                    return fail(format!("key map {key:?} has no value"));
+                }
+                if !inner.is_empty() {
+                    set(data, &key, Value::Map(inner));
+                }
+                result
+            }
+            Some(_) => {
+                let index = self.index()?;
+                let list = match data.get(&key) {
+                    None => Vec::new(),
+                    Some(Value::List(l)) => l.items().to_vec(),
+                    Some(other) => return Err(Self::conversion(&other, "[]interface {}")),
+                };
+                let (list, result) = self.list_item(list, index, level);
+                set(data, &key, Value::List(List::new(list)));
+                result
+            }
+        }
+    }
+
+    fn index(&mut self) -> Result<i64, Stop> {
+        let (text, last) = self.until(&[']']);
+        if last.is_none() {
+            return fail("error parsing index: EOF");
+        }
+        text.parse::<i64>().or_else(|_| {
+            fail(format!(
+                "error parsing index: strconv.Atoi: parsing {text:?}: invalid syntax"
+            ))
+        })
+    }
+
+    fn list_item(
+        &mut self,
+        mut list: Vec<Value>,
+        index: i64,
+        level: usize,
+    ) -> (Vec<Value>, Result<(), Stop>) {
+        if index < 0 {
+            return (list, fail(format!("negative {index} index not allowed")));
+        }
+        let (text, last) = self.until(&['[', '.', '=']);
+        if !text.is_empty() {
+            return (
+                list,
+                fail(format!("unexpected data at end of array index: {text:?}")),
+            );
+        }
+        match last {
+            None => (list, Err(Stop::Eof)),
+            Some('=') => {
+                let value = self.rest();
+                set_index(list, index, Value::str(&value))
+            }
+            Some('.') => {
+                let i = index as usize;
+                let inner = match list.get(i) {
+                    Some(Value::Map(m)) => m.clone(),
+                    _ => Map::new(),
+                };
+                if i < list.len() {
+                    list[i] = Value::Map(inner.clone());
+                }
+                if let Err(e) = self.key(&inner, level) {
+                    return (list, Err(e));
+                }
+                set_index(list, index, Value::Map(inner))
+            }
+            Some(_) => {
+                let next = match self.index() {
+                    Ok(n) => n,
+                    Err(e) => return (list, Err(e)),
+                };
+                let current = match list.get(index as usize) {
+                    Some(Value::List(l)) => l.items().to_vec(),
+                    _ => Vec::new(),
+                };
+                let (inner, result) = self.list_item(current, next, level);
+                if result.is_err() {
+                    return (list, result);
+                }
+                set_index(list, index, Value::list(inner))
+            }
         }
     }
 }
@@ -92,6 +272,8 @@ struct Parser<'r> {
     chars: Vec<char>,
     pos: usize,
     read: &'r dyn Fn(&str) -> Result<Value, String>,
+    /// `--set-json`: values are JSON documents.
+    json: bool,
 }
 
 /// The outcome of reading a value list: a list, or "not a list" (no `{`), or end of input.
@@ -102,6 +284,33 @@ enum ValList {
 }
 
 impl Parser<'_> {
+    /// Helm's `emptyVal`: skips blanks; true at the end of input or after a comma.
+    fn empty_val(&mut self) -> bool {
+        while let Some(&c) = self.chars.get(self.pos) {
+            if c == ',' {
+                self.pos += 1;
+                return true;
+            }
+            if !gotemplate_is_space(c) {
+                return false;
+            }
+            self.pos += 1;
+        }
+        true
+    }
+
+    /// A `--set-json` value: `None` for an empty one (null).
+    fn json_value(&mut self) -> Result<Value, Stop> {
+        if self.empty_val() {
+            return Ok(Value::Nil);
+        }
+        let (value, used) = crate::json_read::from_json_prefix(&self.chars[self.pos..])
+            .map_err(|e| Stop::Error(StrvalsError(e)))?;
+        self.pos += used;
+        self.empty_val();
+        Ok(value)
+    }
+
     fn value(&self, raw: &str) -> Result<Value, Stop> {
         (self.read)(raw).map_err(|e| Stop::Error(StrvalsError(e)))
     }
@@ -158,6 +367,11 @@ impl Parser<'_> {
                 let (list, result) = self.list_item(list, index, level);
                 set(data, &key, Value::List(List::new(list)));
                 result
+            }
+            Some('=') if self.json => {
+                let value = self.json_value()?;
+                set(data, &key, value);
+                Ok(())
             }
             Some('=') => match self.val_list()? {
                 ValList::List(items) => {
@@ -240,6 +454,10 @@ impl Parser<'_> {
         }
         match last {
             None => (list, Err(Stop::Eof)),
+            Some('=') if self.json => match self.json_value() {
+                Ok(value) => set_index(list, index, value),
+                Err(e) => (list, Err(e)),
+            },
             Some('=') => {
                 let value = match self.val_list() {
                     Err(e) => return (list, Err(e)),
@@ -312,6 +530,14 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// Go's `unicode.IsSpace`.
+fn gotemplate_is_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}'
+    ) || (c > '\u{FF}' && c.is_whitespace())
 }
 
 fn set(data: &Map, key: &str, value: Value) {

@@ -6,9 +6,11 @@ use std::rc::Rc;
 use gotemplate::{Map, Value};
 
 use crate::chart::Chart;
+use crate::deps;
 use crate::engine::{self, RenderContext, RenderError};
-use crate::manifest;
+use crate::manifest::{self, Manifest};
 use crate::objects::{self, Capabilities, KubeVersion, VersionSet};
+use crate::schema;
 use crate::strvals::{self, Typing};
 use crate::values;
 use crate::yaml;
@@ -38,6 +40,38 @@ pub struct TemplateOptions {
     pub api_versions: Vec<String>,
     /// `--include-crds`: print the chart's `crds/` files first, as they are.
     pub include_crds: bool,
+    /// `--set-json` flags in order.
+    pub set_json: Vec<String>,
+    /// `--set-literal` flags in order.
+    pub set_literal: Vec<String>,
+    /// `--is-upgrade`: `.Release.IsUpgrade` instead of `.Release.IsInstall`.
+    pub is_upgrade: bool,
+    /// `--no-hooks`: leave hooks out.
+    pub no_hooks: bool,
+    /// `--skip-tests`: leave `test` hooks out.
+    pub skip_tests: bool,
+    /// `--output-dir`: write the documents to files below this directory instead of stdout.
+    pub output_dir: Option<String>,
+    /// `--release-name`: with `--output-dir`, write below `DIR/RELEASE`.
+    pub use_release_name: bool,
+    /// `--skip-schema-validation`: do not check values against `values.schema.json`.
+    pub skip_schema_validation: bool,
+}
+
+/// One file `--output-dir` writes: `---\n# Source: NAME\nDOC\n` created, or appended to
+/// an earlier write of the same run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputFile {
+    /// The directory (`DIR` or `DIR/RELEASE`, as given).
+    pub dir: String,
+    /// The source name (`chart/templates/x.yaml`), the path below `dir`.
+    pub name: String,
+    /// The framed document.
+    pub data: String,
+    /// Append to the file (written before in this run) instead of creating it.
+    pub append: bool,
+    /// A hook: Helm also appends when the file exists from before.
+    pub hook: bool,
 }
 
 /// Why `helm template` failed. Helm adds a hint about `--debug` after rendering failures only.
@@ -53,13 +87,17 @@ pub enum TemplateError {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TemplateOutput {
+    /// With `--output-dir`, what follows the `wrote FILE` lines (which the caller prints as it
+    /// writes [`TemplateOutput::files`]).
     pub stdout: String,
+    /// The files `--output-dir` writes, in order.
+    pub files: Vec<OutputFile>,
     /// What Helm logs on stderr while rendering (for example skipped values).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::log::LogLine>,
 }
 
 /// Merges the user's value layers as Helm's `MergeValues` does: every `-f` file in order, then
-/// every `--set`, then every `--set-string`, then every `--set-file`.
+/// every `--set-json`, then every `--set`, `--set-string`, `--set-file`, `--set-literal`.
 pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     let base = Map::new();
     for (name, text) in &options.value_files {
@@ -69,6 +107,23 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
             ))
         })?;
         values::merge_into(&base, &layer);
+    }
+    for flag in &options.set_json {
+        let trimmed = flag.trim_matches(crate::manifest::is_go_space);
+        if trimmed.starts_with('{') {
+            match crate::json_read::from_json(trimmed) {
+                Ok(Value::Map(m)) => values::merge_into(&base, &m),
+                _ => {
+                    return Err(TemplateError::Input(format!(
+                        "failed parsing --set-json data JSON: {flag}"
+                    )));
+                }
+            }
+        } else {
+            strvals::parse_json_into(flag, &base).map_err(|_| {
+                TemplateError::Input(format!("failed parsing --set-json data {flag}"))
+            })?;
+        }
     }
     for flag in &options.set {
         strvals::parse_into(flag, &base, Typing::Inferred)
@@ -85,17 +140,90 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
         strvals::parse_into_with(flag, &base, &|path| read(path).map(Value::from))
             .map_err(|e| TemplateError::Input(format!("failed parsing --set-file data: {e}")))?;
     }
+    for flag in &options.set_literal {
+        strvals::parse_literal_into(flag, &base)
+            .map_err(|e| TemplateError::Input(format!("failed parsing --set-literal data: {e}")))?;
+    }
     Ok(base)
+}
+
+/// `--name-template`: the release name rendered by Go's text/template with Sprig's functions
+/// (not Helm's), on nil data.
+pub fn name_from_template(text: &str) -> Result<String, TemplateError> {
+    let mut set = gotemplate::Templates::new(crate::sprig::sprig_funcs());
+    set.parse("name-template", text)
+        .map_err(|e| TemplateError::Input(e.to_string()))?;
+    set.execute("name-template", Value::Nil)
+        .map_err(|e| TemplateError::Input(e.to_string()))
+}
+
+/// Helm's `ValidateReleaseName`, worded as `helm install`'s name check.
+pub fn validate_release_name(name: &str) -> Result<(), TemplateError> {
+    let valid = name.len() <= 53
+        && name.split('.').all(|part| {
+            let b = part.as_bytes();
+            let ok = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+            !b.is_empty()
+                && ok(&b[0])
+                && ok(&b[b.len() - 1])
+                && b.iter().all(|c| ok(c) || *c == b'-')
+        });
+    let why = if name.is_empty() {
+        "no name provided".to_string()
+    } else if !valid {
+        format!(
+            "release name {name:?}: invalid release name, must match regex {} and the length must not be longer than 53",
+            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(TemplateError::Input(format!(
+        "release name check failed: {why}"
+    )))
 }
 
 /// Renders `chart` as `helm template RELEASE CHART [flags]` prints it.
 pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutput, TemplateError> {
     let user = user_values(options)?;
-    let (coalesced, warnings) = values::coalesce(&chart.metadata.name, &user, &chart.values);
+    if !matches!(chart.metadata.chart_type.as_str(), "" | "application") {
+        return Err(TemplateError::Input(format!(
+            "{} charts are not installable",
+            chart.metadata.chart_type
+        )));
+    }
+    deps::check_dependencies(chart).map_err(|e| {
+        TemplateError::Input(format!(
+            "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {e}"
+        ))
+    })?;
+    validate_release_name(&options.release_name)?;
+    let mut chart = chart.clone();
+    let mut warnings = deps::process_dependencies(&mut chart, &user)
+        .map_err(|e| TemplateError::Input(e.to_string()))?;
+    let (coalesced, coalesce_warnings) =
+        values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
+    warnings.extend(coalesce_warnings.into_iter().map(crate::log::LogLine::info));
+    if !options.skip_schema_validation {
+        schema::validate_chart(&chart, &coalesced).map_err(|e| {
+            TemplateError::Input(format!(
+                "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
+            ))
+        })?;
+    }
     let kube_version = match &options.kube_version {
         Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).map_err(TemplateError::Input)?,
     };
+    let required = &chart.metadata.kube_version;
+    if !required.is_empty()
+        && !crate::sprig::semver::semver_compare(required, &kube_version.version).unwrap_or(false)
+    {
+        return Err(TemplateError::Input(format!(
+            "chart requires kubeVersion: {required} which is incompatible with Kubernetes {}",
+            kube_version.version
+        )));
+    }
     let mut api_versions: Vec<String> = objects::DEFAULT_API_VERSIONS
         .iter()
         .map(|s| s.to_string())
@@ -106,8 +234,8 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         api_versions: Rc::new(VersionSet::new(api_versions)),
     };
     let release = Map::from_entries([
-        ("IsInstall", Value::Bool(true)),
-        ("IsUpgrade", Value::Bool(false)),
+        ("IsInstall", Value::Bool(!options.is_upgrade)),
+        ("IsUpgrade", Value::Bool(options.is_upgrade)),
         ("Name", Value::str(&options.release_name)),
         ("Namespace", Value::str(&options.namespace)),
         ("Revision", Value::int(1)),
@@ -117,19 +245,66 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         release,
         capabilities: Value::Object(Rc::new(capabilities)),
     };
-    let rendered = engine::render(chart, &values::as_values(&coalesced), &context)?;
+    let root_values = coalesced.retyped(Some("common.Values"));
+    let rendered = engine::render(&chart, &root_values, &context)?;
     let (manifests, hooks) = manifest::sort_manifests(&rendered)?;
+    let hooks: Vec<Manifest> = if options.no_hooks {
+        Vec::new()
+    } else {
+        hooks
+            .into_iter()
+            .filter(|h| !(options.skip_tests && h.events.iter().any(|e| e == "test")))
+            .collect()
+    };
+    let crds = if options.include_crds {
+        chart.crd_objects(&chart.metadata.name)
+    } else {
+        Vec::new()
+    };
+
+    if let Some(dir) = &options.output_dir {
+        let dir = if options.use_release_name {
+            clean_path(&format!("{dir}/{}", options.release_name))
+        } else {
+            dir.clone()
+        };
+        let mut files = Vec::new();
+        let mut written = std::collections::HashSet::new();
+        let mut write = |name: &str, data: String, hook: bool| {
+            let append = !written.insert(name.to_string());
+            files.push(OutputFile {
+                dir: dir.clone(),
+                name: name.to_string(),
+                data: format!("---\n# Source: {name}\n{data}\n"),
+                append,
+                hook,
+            });
+        };
+        for (name, file) in &crds {
+            write(name, file.text(), false);
+        }
+        for m in &manifests {
+            write(&m.source, m.content.clone(), false);
+        }
+        for h in &hooks {
+            write(&h.source, h.content.clone(), true);
+        }
+        // Helm still prints the (empty) manifest buffer.
+        let stdout = if options.show_only.is_empty() {
+            "\n".to_string()
+        } else {
+            show_only("\n", &options.show_only)?
+        };
+        return Ok(TemplateOutput {
+            stdout,
+            files,
+            warnings,
+        });
+    }
 
     let mut framed = String::new();
-    if options.include_crds {
-        for crd in chart.crds() {
-            framed.push_str(&format!(
-                "---\n# Source: {}/{}\n{}\n",
-                chart.metadata.name,
-                crd.path,
-                crd.text()
-            ));
-        }
+    for (name, crd) in &crds {
+        framed.push_str(&format!("---\n# Source: {name}\n{}\n", crd.text()));
     }
     framed.push_str(&manifest::frame(&manifests));
     let mut all = framed.trim_matches(manifest::is_go_space).to_string();
@@ -140,7 +315,33 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     } else {
         show_only(&all, &options.show_only)?
     };
-    Ok(TemplateOutput { stdout, warnings })
+    Ok(TemplateOutput {
+        stdout,
+        files: Vec::new(),
+        warnings,
+    })
+}
+
+/// Go's `filepath.Clean` for the simple paths `--output-dir` joins.
+fn clean_path(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            _ => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_string(),
+        (false, false) => joined,
+    }
 }
 
 /// `--show-only`: the documents whose source matches each pattern (Go's `filepath.Match`), in

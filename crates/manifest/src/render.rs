@@ -41,7 +41,8 @@ pub fn render_chart(
     namespace: &str,
 ) -> Result<Rendered, RenderError> {
     let user = helm::json_value::from_json_map(values);
-    let (coalesced, _) = helm::values::coalesce(&chart.metadata.name, &user, &chart.values);
+    let (coalesced, _) = helm::values::coalesce_chart(chart, &user)
+        .map_err(|e| RenderError::Values(e.to_string()))?;
     let kube_version = KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::Values)?;
     let capabilities = Capabilities {
         kube_version: Rc::new(kube_version),
@@ -61,7 +62,7 @@ pub fn render_chart(
         release,
         capabilities: Value::Object(Rc::new(capabilities)),
     };
-    let files = engine::render(chart, &helm::values::as_values(&coalesced), &context)?;
+    let files = engine::render(chart, &coalesced.retyped(Some("common.Values")), &context)?;
 
     let mut out = Rendered::default();
     // The engine's map is ordered by name, which is the order istioctl sorts them in.
@@ -80,9 +81,9 @@ pub fn render_chart(
             }
         }
     }
-    let mut crds: Vec<_> = chart.crds().collect();
-    crds.sort_by(|a, b| a.path.cmp(&b.path));
-    for crd in crds {
+    let mut crds: Vec<_> = chart.crd_objects(&chart.metadata.name);
+    crds.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+    for (_, crd) in crds {
         for doc in iop::merge::split_yaml_documents(&crd.text()) {
             if let Some(obj) = Object::from_yaml(&doc)? {
                 out.objects.push(obj);

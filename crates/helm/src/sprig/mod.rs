@@ -10,7 +10,8 @@ mod dicts;
 mod json;
 mod lists;
 mod paths;
-mod semver;
+pub mod semver;
+pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};

@@ -292,6 +292,11 @@ fn compare_pre_release(a: &str, b: &str) -> Ordering {
     compare(&va, &vb)
 }
 
+/// Whether `text` is a version Masterminds' `semver.NewVersion` accepts.
+pub fn is_valid_version(text: &str) -> bool {
+    parse_version(text).is_ok()
+}
+
 /// Sprig's `semverCompare CONSTRAINT VERSION`.
 pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
     let ors = parse_constraints(constraint)?;
