@@ -156,18 +156,63 @@ fn set_flags(input: &InputArgs) -> Vec<String> {
     flags
 }
 
-/// The merged IstioOperator of the inputs.
-pub fn merged_input(input: &InputArgs, packages: &InstallPackages) -> Result<Value, MeshFailure> {
+/// The merged IstioOperator of the inputs, validated: errors fail (or, with `force`, are
+/// printed as warnings, as istioctl does); warnings are printed.
+pub fn validated_input(
+    input: &InputArgs,
+    packages: &InstallPackages,
+    force: bool,
+) -> Result<Value, MeshFailure> {
     let files = read_inputs(&input.filenames)?;
     let flags = set_flags(input);
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    iop::merge::merge_inputs(&files, &flags, &read)
-        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))
+    let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)
+        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    let report = iop::validate::validate(&merged, &sources);
+    let text_of = |issue: &iop::validate::Issue| -> String {
+        match &issue.origin {
+            Some(iop::source::Origin::File { file, .. }) => files
+                .iter()
+                .find(|f| &f.name == file)
+                .map(|f| f.text.clone())
+                .unwrap_or_default(),
+            Some(iop::source::Origin::Profile { name, .. }) => {
+                let path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
+                packages.read_profile(&path, name).unwrap_or_default()
+            }
+            _ => String::new(),
+        }
+    };
+    let mut stderr = std::io::stderr().lock();
+    for w in &report.warnings {
+        let shown = iop::validate::render(w, &text_of(w));
+        let _ = write!(stderr, "{}", shown.replacen("error: ", "warning: ", 1));
+    }
+    if !report.errors.is_empty() {
+        for e in &report.errors {
+            let _ = write!(stderr, "{}", iop::validate::render(e, &text_of(e)));
+        }
+        let n = report.errors.len();
+        let summary = format!(
+            "the IstioOperator is invalid ({n} error{})",
+            if n == 1 { "" } else { "s" }
+        );
+        if !force {
+            return Err(MeshFailure(format!(
+                "{summary}; fix it, or pass --force to proceed"
+            )));
+        }
+        let _ = writeln!(
+            stderr,
+            "spec invalid; continuing because of --force: {summary}"
+        );
+    }
+    Ok(merged)
 }
 
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let packages = InstallPackages::new();
-    let merged = merged_input(&args.input, &packages)?;
+    let merged = validated_input(&args.input, &packages, args.force)?;
     let load = |path: &str, dir: &str| packages.load_chart(path, dir);
     let generated = manifest::generate::generate(&merged, &load)?;
     let mut stderr = std::io::stderr().lock();

@@ -122,7 +122,8 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
     use serde_json::Value::*;
     match (a, b) {
         (Object(x), Object(y)) => {
-            for k in x.keys().chain(y.keys()) {
+            let only_in_y = y.keys().filter(|k| !x.contains_key(*k));
+            for k in x.keys().chain(only_in_y) {
                 let p = format!("{path}.{k}");
                 match (x.get(k), y.get(k)) {
                     (Some(va), Some(vb)) => {
@@ -141,7 +142,17 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) ->
             .enumerate()
             .find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]"))),
         _ if a == b => None,
-        _ => Some(format!("{path}: istioctl {a}, bosun {b}")),
+        _ => {
+            let short = |v: &serde_json::Value| {
+                let t = v.to_string();
+                if t.len() > 200 {
+                    format!("{}…", &t[..t.floor_char_boundary(200)])
+                } else {
+                    t
+                }
+            };
+            Some(format!("{path}: istioctl {}, bosun {}", short(a), short(b)))
+        }
     }
 }
 

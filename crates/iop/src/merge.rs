@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::source::{self, Layer, PathSeg, SourceMap};
 use crate::tree::{self, TreeError};
 
 /// One `-f` input, already read by the caller.
@@ -155,6 +156,94 @@ pub fn read_profile(
     Ok(base)
 }
 
+/// [`merge_inputs`], also recording where every value came from: the profiles' and files'
+/// lines and columns, and the `--set` flags (what `validate` points at and `profile dump
+/// --explain` prints). A file that cannot be read for positions fails as it would to merge.
+pub fn merge_inputs_traced(
+    files: &[InputFile],
+    set_flags: &[String],
+    read: ReadProfile<'_>,
+) -> Result<(Value, SourceMap), MergeError> {
+    let merged = merge_inputs(files, set_flags, read)?;
+    let mut sources = SourceMap::new();
+    let install_package_path = tree::get_path_string(&merged, "spec.installPackagePath");
+    let profile = tree::get_path_string(&merged, "spec.profile");
+    let profile = if profile.is_empty() {
+        "default"
+    } else {
+        &profile
+    };
+    let mut profiles = vec!["default"];
+    if profile != "default" {
+        profiles.push(profile);
+    }
+    for name in profiles {
+        let file = format!("profiles/{name}.yaml");
+        if let Ok(text) = read(&install_package_path, name)
+            && let Ok(layer) = Layer::profile(name, &file, &text)
+        {
+            sources.push(layer);
+        }
+    }
+    for file in files {
+        let layer = Layer::file(&file.name, &file.text).map_err(|e| MergeError::Yaml {
+            file: file.name.clone(),
+            message: e.source.message,
+        })?;
+        sources.push(layer);
+    }
+    for flag in set_flags {
+        let (path, _) = tree::split_set_flag(flag);
+        let segs = resolve_segments(&merged, &format!("spec.{path}"));
+        sources.push(Layer::set_flag(flag, segs));
+    }
+    for (from, to) in TRANSLATIONS {
+        let to = format!("spec.values.{to}");
+        sources.alias(&source::path(from), &resolve_segments(&merged, &to));
+    }
+    Ok((merged, sources))
+}
+
+/// An istioctl path as positions in the merged tree: `[N]` past the end is the element that
+/// was appended, `[key:value]` the element that matches.
+fn resolve_segments(tree_root: &Value, path: &str) -> Vec<PathSeg> {
+    let mut out = Vec::new();
+    let mut cur = Some(tree_root);
+    for seg in tree::split_path(path) {
+        let list = cur.and_then(Value::as_array);
+        let inner = seg.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
+        let index = match inner {
+            Some(inner) => match (tree::go_atoi(inner), inner.split_once(':')) {
+                (Some(i), _) => {
+                    let len = list.map_or(0, Vec::len);
+                    Some(if i < 0 || i as usize >= len {
+                        len.saturating_sub(1)
+                    } else {
+                        i as usize
+                    })
+                }
+                (None, Some((k, v))) => list.and_then(|l| {
+                    l.iter()
+                        .position(|e| e.get(k).and_then(Value::as_str) == Some(v))
+                }),
+                (None, None) => None,
+            },
+            None => None,
+        };
+        match index {
+            Some(i) => {
+                out.push(PathSeg::Index(i));
+                cur = list.and_then(|l| l.get(i));
+            }
+            None => {
+                cur = cur.and_then(|c| c.get(&seg));
+                out.push(PathSeg::Key(seg));
+            }
+        }
+    }
+    out
+}
+
 /// istioctl's `MergeInputs` (without cluster detection: `manifest generate` does not look at a
 /// cluster unless asked to, and bosun never does for rendering).
 pub fn merge_inputs(
@@ -203,17 +292,18 @@ fn as_map(v: &mut Value) -> &mut Map<String, Value> {
     v.as_object_mut().expect("just made a map")
 }
 
+/// Top-level fields istioctl copies into values. istioctl walks a Go map here, so its order is
+/// random; the targets are distinct, so the order does not matter.
+const TRANSLATIONS: &[(&str, &str)] = &[
+    ("spec.hub", "global.hub"),
+    ("spec.tag", "global.tag"),
+    ("spec.revision", "revision"),
+    ("spec.meshConfig", "meshConfig"),
+    ("spec.compatibilityVersion", "compatibilityVersion"),
+];
+
 /// istioctl's `translateIstioOperatorToHelm`.
 fn translate_to_helm(base: &mut Value) -> Result<(), MergeError> {
-    // istioctl walks a Go map here, so its order is random; the targets are distinct, so the
-    // order does not matter.
-    const TRANSLATIONS: &[(&str, &str)] = &[
-        ("spec.hub", "global.hub"),
-        ("spec.tag", "global.tag"),
-        ("spec.revision", "revision"),
-        ("spec.meshConfig", "meshConfig"),
-        ("spec.compatibilityVersion", "compatibilityVersion"),
-    ];
     for (from, to) in TRANSLATIONS {
         let Some(v) = tree::get_path(base, from).cloned() else {
             continue;

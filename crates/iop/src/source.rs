@@ -176,6 +176,28 @@ impl SourceMap {
             .find_map(|n| self.records.get(&path[..n]))
     }
 
+    /// Records for `to` what is recorded for `from` and under it (for values the merge copies,
+    /// such as `spec.hub` into `spec.values.global.hub`); earlier records under `to` go.
+    pub fn alias(&mut self, from: &[PathSeg], to: &[PathSeg]) {
+        let copies: Vec<(Vec<PathSeg>, Origin)> = self
+            .records
+            .range(from.to_vec()..)
+            .take_while(|(p, _)| p.starts_with(from))
+            .map(|(p, o)| {
+                let mut q = to.to_vec();
+                q.extend_from_slice(&p[from.len()..]);
+                (q, o.clone())
+            })
+            .collect();
+        if copies.is_empty() {
+            return;
+        }
+        self.remove_under(to);
+        for (p, o) in copies {
+            self.records.insert(p, o);
+        }
+    }
+
     /// The origin recorded for exactly `path`.
     pub fn get(&self, path: &[PathSeg]) -> Option<&Origin> {
         self.records.get(path)

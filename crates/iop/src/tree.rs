@@ -288,7 +288,10 @@ fn set_recurse(
         .entry(seg.clone())
         .or_insert_with(|| Value::Object(Map::new()));
     if entry.is_null() {
-        *entry = Value::Object(Map::new());
+        // istioctl descends into a fresh map that it never attaches to a key holding null,
+        // so the value is silently dropped (a file with `values:` and nothing under it
+        // really does keep every later `values.*` setting out). Kept for parity.
+        return Ok(());
     }
     let found = kind_name(entry);
     let Value::Object(m) = entry else {

@@ -196,16 +196,28 @@ fn is_digit(c: char) -> bool {
 
 /// `keyList.Less` for two string keys.
 fn key_less(a: &str, b: &str) -> bool {
+    // Most keys are ASCII: compare their bytes without collecting characters.
+    if a.is_ascii() && b.is_ascii() {
+        return key_less_in(a.as_bytes(), b.as_bytes(), |c| c as char);
+    }
     let ar: Vec<char> = a.chars().collect();
     let br: Vec<char> = b.chars().collect();
+    key_less_in(&ar, &br, |c| c)
+}
+
+fn key_less_in<T: Copy + PartialEq + PartialOrd>(
+    ar: &[T],
+    br: &[T],
+    ch: impl Fn(T) -> char,
+) -> bool {
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
             i += 1;
             continue;
         }
-        let al = is_letter(ar[i]);
-        let bl = is_letter(br[i]);
+        let al = is_letter(ch(ar[i]));
+        let bl = is_letter(ch(br[i]));
         if al && bl {
             return ar[i] < br[i];
         }
@@ -213,10 +225,10 @@ fn key_less(a: &str, b: &str) -> bool {
             return bl;
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
+        if ch(ar[i]) == '0' || ch(br[i]) == '0' {
             let mut j = i as isize - 1;
-            while j >= 0 && is_digit(ar[j as usize]) {
-                if ar[j as usize] != '0' {
+            while j >= 0 && is_digit(ch(ar[j as usize])) {
+                if ch(ar[j as usize]) != '0' {
                     an = 1;
                     bn = 1;
                     break;
@@ -225,13 +237,17 @@ fn key_less(a: &str, b: &str) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && is_digit(ar[ai]) {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+        while ai < ar.len() && is_digit(ch(ar[ai])) {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(ch(ar[ai]) as i64 - '0' as i64);
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && is_digit(br[bi]) {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+        while bi < br.len() && is_digit(ch(br[bi])) {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(ch(br[bi]) as i64 - '0' as i64);
             bi += 1;
         }
         if an != bn {
@@ -669,11 +685,16 @@ impl Emitter {
                     self.write_indicator(b"}", false, false, false);
                 } else {
                     self.increase_indent(false, false);
-                    let mut entries: Vec<&(YVal, YVal)> = m.entries.iter().collect();
-                    sort_keys(&mut entries, &|a: &&(YVal, YVal), b: &&(YVal, YVal)| {
-                        key_less(&yval_key_str(&a.0), &yval_key_str(&b.0))
-                    });
-                    for (k, v) in entries {
+                    // Each key's text once, not once per comparison.
+                    let mut entries: Vec<(String, &(YVal, YVal))> =
+                        m.entries.iter().map(|e| (yval_key_str(&e.0), e)).collect();
+                    sort_keys(
+                        &mut entries,
+                        &|a: &(String, &(YVal, YVal)), b: &(String, &(YVal, YVal))| {
+                            key_less(&a.0, &b.0)
+                        },
+                    );
+                    for (_, (k, v)) in entries {
                         self.write_indent();
                         if check_simple_key(k) {
                             self.emit_node(k, true, true);
