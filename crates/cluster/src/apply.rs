@@ -1,0 +1,339 @@
+//! Server-side apply of arbitrary objects.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use kube::core::{ApiResource, GroupVersionKind, Status};
+use kube::discovery::{self, ApiCapabilities, Scope};
+use serde_json::Value;
+
+use crate::{Client, Error, FieldConflict};
+
+/// Which object, as a person reads it: `ConfigMap istio-system/istio`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ObjectRef {
+    pub api_version: String,
+    pub kind: String,
+    /// `None` for cluster-scoped objects (and for namespaced ones that name none before the
+    /// kind is resolved).
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, self.name),
+            None => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// What an apply did to one object, judged by its `resourceVersion` before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The object did not exist.
+    Created,
+    /// It existed and the apply changed it.
+    Configured,
+    /// It existed and the apply left it as it was (no write happened).
+    Unchanged,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Created => "created",
+            Outcome::Configured => "configured",
+            Outcome::Unchanged => "unchanged",
+        })
+    }
+}
+
+/// One applied object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub object: ObjectRef,
+    pub outcome: Outcome,
+    /// The object's `resourceVersion` after the apply.
+    pub resource_version: String,
+}
+
+/// What [`Client::apply`] did, one entry per object in input order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApplyReport {
+    pub objects: Vec<Applied>,
+}
+
+impl ApplyReport {
+    /// How many objects had this outcome.
+    pub fn count(&self, outcome: Outcome) -> usize {
+        self.objects.iter().filter(|a| a.outcome == outcome).count()
+    }
+
+    /// Whether any object was created or changed.
+    pub fn changed(&self) -> bool {
+        self.objects.iter().any(|a| a.outcome != Outcome::Unchanged)
+    }
+}
+
+/// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
+/// kept, so a kind that appears later (a CRD just established) is looked up again.
+pub(crate) type DiscoveryCache =
+    Arc<Mutex<HashMap<GroupVersionKind, (ApiResource, ApiCapabilities)>>>;
+
+struct Parsed {
+    gvk: GroupVersionKind,
+    object: ObjectRef,
+}
+
+fn parse(index: usize, obj: &Value) -> Result<Parsed, Error> {
+    let invalid = |reason: &str| Error::InvalidObject {
+        index,
+        reason: reason.to_string(),
+    };
+    let map = obj
+        .as_object()
+        .ok_or_else(|| invalid("not a JSON object"))?;
+    let field = |name: &str| {
+        map.get(name)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let api_version = field("apiVersion").ok_or_else(|| invalid("no apiVersion"))?;
+    let kind = field("kind").ok_or_else(|| invalid("no kind"))?;
+    let meta = map.get("metadata").and_then(Value::as_object);
+    let meta_str = |name: &str| {
+        meta.and_then(|m| m.get(name))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let name = meta_str("name").ok_or_else(|| invalid(&format!("{kind} has no metadata.name")))?;
+    if meta_str("generateName").is_some() && meta_str("name").is_none() {
+        return Err(invalid("generateName cannot be applied"));
+    }
+    let (group, version) = match api_version.split_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
+    };
+    Ok(Parsed {
+        gvk: GroupVersionKind::gvk(group, version, kind),
+        object: ObjectRef {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace: meta_str("namespace").map(str::to_string),
+            name: name.to_string(),
+        },
+    })
+}
+
+/// The field-manager conflicts in a failed apply's status, if it is one.
+fn conflicts(status: &Status) -> Vec<FieldConflict> {
+    if status.code != 409 {
+        return Vec::new();
+    }
+    let Some(details) = &status.details else {
+        return Vec::new();
+    };
+    details
+        .causes
+        .iter()
+        .filter(|c| c.reason == "FieldManagerConflict")
+        .map(|c| FieldConflict {
+            manager: manager_of(&c.message),
+            field: c.field.clone(),
+            message: c.message.clone(),
+        })
+        .collect()
+}
+
+/// The manager named in an API server conflict message: `conflict with "kubectl" using v1`.
+fn manager_of(message: &str) -> String {
+    let rest = message.strip_prefix("conflict with ").unwrap_or(message);
+    match rest.strip_prefix('"').and_then(|r| r.split_once('"')) {
+        Some((name, _)) => name.to_string(),
+        None => rest.to_string(),
+    }
+}
+
+impl Client {
+    async fn resolve(&self, parsed: &Parsed) -> Result<(ApiResource, Scope), Error> {
+        if let Some((ar, caps)) = self
+            .discovery
+            .lock()
+            .expect("discovery cache")
+            .get(&parsed.gvk)
+        {
+            return Ok((ar.clone(), caps.scope.clone()));
+        }
+        let unknown = || Error::UnknownKind {
+            object: Box::new(parsed.object.clone()),
+            api_version: parsed.object.api_version.clone(),
+            kind: parsed.object.kind.clone(),
+        };
+        match discovery::pinned_kind(&self.kube, &parsed.gvk).await {
+            Ok((ar, caps)) => {
+                let scope = caps.scope.clone();
+                self.discovery
+                    .lock()
+                    .expect("discovery cache")
+                    .insert(parsed.gvk.clone(), (ar.clone(), caps));
+                Ok((ar, scope))
+            }
+            Err(kube::Error::Discovery(_)) => Err(unknown()),
+            // An unknown group version is a plain-text 404, which kube-rs wraps in a Status
+            // with code 404 (and a reason of its own, so `is_not_found` misses it).
+            Err(kube::Error::Api(status)) if status.code == 404 => Err(unknown()),
+            Err(source) => Err(Error::Discovery {
+                object: Box::new(parsed.object.clone()),
+                api_version: parsed.object.api_version.clone(),
+                source,
+            }),
+        }
+    }
+
+    /// Server-side applies `objects` in order with `field_manager`, stopping at the first
+    /// failure. With `force`, fields owned by other managers are taken over; without it such
+    /// fields fail the apply with [`Error::Conflict`].
+    ///
+    /// Each object's kind is resolved through discovery (cached per client). Namespaced objects
+    /// without a namespace go to [`Client::default_namespace`]; a namespace on a cluster-scoped
+    /// object is dropped, as kubectl does. The outcome compares `resourceVersion` before (one
+    /// GET) and after.
+    pub async fn apply(
+        &self,
+        objects: &[Value],
+        field_manager: &str,
+        force: bool,
+    ) -> Result<ApplyReport, Error> {
+        let mut report = ApplyReport::default();
+        let mut params = PatchParams::apply(field_manager);
+        if force {
+            params = params.force();
+        }
+        for (index, obj) in objects.iter().enumerate() {
+            let mut parsed = parse(index, obj)?;
+            let (ar, scope) = self.resolve(&parsed).await?;
+            let mut body = obj.clone();
+            let api: Api<DynamicObject> = match scope {
+                Scope::Namespaced => {
+                    let ns = parsed
+                        .object
+                        .namespace
+                        .get_or_insert_with(|| self.default_namespace().to_string())
+                        .clone();
+                    Api::namespaced_with(self.kube.clone(), &ns, &ar)
+                }
+                Scope::Cluster => {
+                    parsed.object.namespace = None;
+                    if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+                        meta.remove("namespace");
+                    }
+                    Api::all_with(self.kube.clone(), &ar)
+                }
+            };
+            let object = parsed.object;
+            let before = api
+                .get_opt(&object.name)
+                .await
+                .map_err(|source| Error::Api {
+                    object: Box::new(object.clone()),
+                    action: "reading it before applying",
+                    source,
+                })?;
+            let after = match api.patch(&object.name, &params, &Patch::Apply(&body)).await {
+                Ok(after) => after,
+                Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
+                    return Err(Error::Conflict {
+                        conflicts: conflicts(&status),
+                        object: Box::new(object),
+                    });
+                }
+                Err(source) => {
+                    return Err(Error::Api {
+                        object: Box::new(object),
+                        action: "server-side apply",
+                        source,
+                    });
+                }
+            };
+            let resource_version = after.metadata.resource_version.unwrap_or_default();
+            let outcome = match before.and_then(|b| b.metadata.resource_version) {
+                None => Outcome::Created,
+                Some(rv) if rv == resource_version => Outcome::Unchanged,
+                Some(_) => Outcome::Configured,
+            };
+            report.objects.push(Applied {
+                object,
+                outcome,
+                resource_version,
+            });
+        }
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_core_and_grouped_kinds() {
+        let p = parse(0, &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "n"}})).unwrap();
+        assert_eq!(p.gvk, GroupVersionKind::gvk("", "v1", "ConfigMap"));
+        assert_eq!(p.object.to_string(), "ConfigMap n/a");
+        let p = parse(
+            0,
+            &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}),
+        )
+        .unwrap();
+        assert_eq!(p.gvk, GroupVersionKind::gvk("apps", "v1", "Deployment"));
+        assert_eq!(p.object.to_string(), "Deployment d");
+    }
+
+    #[test]
+    fn rejects_objects_without_identity() {
+        for (obj, want) in [
+            (json!([]), "object #3: not a JSON object"),
+            (json!({"kind": "ConfigMap"}), "object #3: no apiVersion"),
+            (json!({"apiVersion": "v1"}), "object #3: no kind"),
+            (
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}}),
+                "object #3: ConfigMap has no metadata.name",
+            ),
+        ] {
+            assert_eq!(parse(3, &obj).err().unwrap().to_string(), want);
+        }
+    }
+
+    #[test]
+    fn reads_conflicts_from_status() {
+        let status: Status = serde_json::from_value(json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Conflict", "code": 409,
+            "message": "Apply failed with 1 conflict: conflict with \"other\": .data.k",
+            "details": {"causes": [{"reason": "FieldManagerConflict", "message": "conflict with \"other\" using v1", "field": ".data.k"}]}
+        }))
+        .unwrap();
+        let got = conflicts(&status);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].manager, "other");
+        assert_eq!(got[0].field, ".data.k");
+        let err = Error::Conflict {
+            object: Box::new(ObjectRef {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: Some("n".into()),
+                name: "c".into(),
+            }),
+            conflicts: got,
+        };
+        assert_eq!(
+            err.to_string(),
+            "ConfigMap n/c: server-side apply conflicts with field manager \"other\" on .data.k (re-apply with force to take them over)"
+        );
+        assert_eq!(err.conflicting_managers(), ["other"]);
+    }
+}

@@ -1,0 +1,60 @@
+use std::path::Path;
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::Error;
+
+/// A connection to one cluster. Cheap to clone: clones share the HTTP connection pool and the
+/// discovery cache.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) kube: kube::Client,
+    pub(crate) discovery: crate::apply::DiscoveryCache,
+}
+
+impl Client {
+    /// A client for the current context of the kubeconfig file at `path`.
+    pub async fn from_kubeconfig(path: impl AsRef<Path>) -> Result<Client, Error> {
+        let path = path.as_ref();
+        let kubeconfig = Kubeconfig::read_from(path).map_err(|source| Error::Kubeconfig {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let config =
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .map_err(|source| Error::Kubeconfig {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+        Self::from_config(config)
+    }
+
+    /// A client found the way kubectl finds one: `$KUBECONFIG`, then `~/.kube/config`, then the
+    /// in-cluster service account.
+    pub async fn from_env() -> Result<Client, Error> {
+        let config = kube::Config::infer()
+            .await
+            .map_err(|e| Error::InferConfig(Box::new(e)))?;
+        Self::from_config(config)
+    }
+
+    /// A client for an already built kube-rs configuration.
+    pub fn from_config(config: kube::Config) -> Result<Client, Error> {
+        let kube = kube::Client::try_from(config).map_err(Error::Connect)?;
+        Ok(Client {
+            kube,
+            discovery: Default::default(),
+        })
+    }
+
+    /// The underlying kube-rs client, for what this crate does not wrap yet.
+    pub fn kube(&self) -> &kube::Client {
+        &self.kube
+    }
+
+    /// The namespace that namespaced objects without one go to (the kubeconfig context's).
+    pub fn default_namespace(&self) -> &str {
+        self.kube.default_namespace()
+    }
+}

@@ -1,0 +1,95 @@
+use std::path::PathBuf;
+
+use crate::ObjectRef;
+
+/// One field that another field manager owns, from a server-side apply conflict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldConflict {
+    /// The field manager that owns the field (for example `kubectl-client-side-apply`).
+    pub manager: String,
+    /// The field's path as the API server prints it (for example `.data.key`).
+    pub field: String,
+    /// The API server's own words for this conflict.
+    pub message: String,
+}
+
+/// Errors from cluster I/O.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("reading kubeconfig {}: {source}", path.display())]
+    Kubeconfig {
+        path: PathBuf,
+        #[source]
+        source: kube::config::KubeconfigError,
+    },
+    #[error("finding cluster configuration: {0}")]
+    InferConfig(#[source] Box<kube::config::InferConfigError>),
+    #[error("creating the cluster client: {0}")]
+    Connect(#[source] kube::Error),
+    #[error("object #{index}: {reason}")]
+    InvalidObject { index: usize, reason: String },
+    #[error("{object}: the API server serves no kind {kind} in {api_version}")]
+    UnknownKind {
+        object: Box<ObjectRef>,
+        api_version: String,
+        kind: String,
+    },
+    #[error("{object}: discovery of {api_version} failed: {source}")]
+    Discovery {
+        object: Box<ObjectRef>,
+        api_version: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error(
+        "{object}: server-side apply conflicts with field manager{} {} on {} (re-apply with force to take them over)",
+        if managers(conflicts).len() == 1 { "" } else { "s" },
+        managers(conflicts).join(", "),
+        conflicts.iter().map(|c| c.field.as_str()).collect::<Vec<_>>().join(", ")
+    )]
+    Conflict {
+        object: Box<ObjectRef>,
+        conflicts: Vec<FieldConflict>,
+    },
+    #[error("{object}: {action}: {source}")]
+    Api {
+        object: Box<ObjectRef>,
+        action: &'static str,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("{what}: not {condition} after {waited:?}{}", last.as_deref().map(|l| format!(" ({l})")).unwrap_or_default())]
+    Timeout {
+        what: String,
+        condition: &'static str,
+        waited: std::time::Duration,
+        /// Why it is not there yet, as last seen (a condition's reason and message).
+        last: Option<String>,
+    },
+}
+
+fn managers(conflicts: &[FieldConflict]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in conflicts {
+        let quoted = format!("{:?}", c.manager);
+        if !names.contains(&quoted) {
+            names.push(quoted);
+        }
+    }
+    names
+}
+
+impl Error {
+    /// The field managers a [`Error::Conflict`] names, each once, in the server's order.
+    pub fn conflicting_managers(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        if let Error::Conflict { conflicts, .. } = self {
+            for c in conflicts {
+                if !out.contains(&c.manager.as_str()) {
+                    out.push(&c.manager);
+                }
+            }
+        }
+        out
+    }
+}

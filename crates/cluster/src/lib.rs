@@ -1,0 +1,26 @@
+//! All of bosun's cluster I/O lives here, and only here: the kube-rs client, server-side apply,
+//! and (as they arrive) dependency waits, readiness, prune, uninstall, verify and webhook overlap
+//! checks. Other crates render; this one talks to the API server and must not render.
+//!
+//! What exists so far:
+//! - [`Client`]: a connection built from a kubeconfig file ([`Client::from_kubeconfig`]) or the
+//!   usual inference ([`Client::from_env`]: `KUBECONFIG`, `~/.kube/config`, in-cluster).
+//! - [`Client::apply`]: server-side apply of arbitrary objects (any kind the server serves,
+//!   custom resources included), resolved through discovery, with a per-object
+//!   [`Outcome`] (created / configured / unchanged) and field-manager conflicts as a typed
+//!   [`Error::Conflict`] naming the other managers.
+//! - [`Client::wait_crd_established`]: waits until a CustomResourceDefinition is served.
+//!
+//! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
+//! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
+
+mod apply;
+mod client;
+mod error;
+#[cfg(feature = "testenv")]
+pub mod testenv;
+mod wait;
+
+pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
+pub use client::Client;
+pub use error::{Error, FieldConflict};
