@@ -7,7 +7,7 @@
 //!    (what `scripts/testenv up` writes; `scripts/test` exports it). Any other `KUBECONFIG` is
 //!    ignored, so tests never write to a cluster someone uses for real work.
 //! 3. Otherwise `scripts/testenv up` is run (building the binaries the first time, which takes
-//!    10-20 minutes). If this process started the control plane, it stops it at exit
+//!    3-10 minutes on 2 cores). If this process started the control plane, it stops it at exit
 //!    (`scripts/testenv down`) unless `BOSUN_TESTENV_KEEP` is set.
 //!
 //! There is no kubelet or controller manager: tests that need "ready" set status themselves.
