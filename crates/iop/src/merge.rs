@@ -251,6 +251,32 @@ pub fn merge_inputs(
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<Value, MergeError> {
+    let (mut base, user_values) = layer(files, set_flags, read)?;
+    translate_to_helm(&mut base)?;
+    if let Some(values) = user_values {
+        let layer = tree::make_map(Value::Object(values), &["spec", "values"]);
+        tree::merge_from(as_map(&mut base), &layer);
+    }
+    Ok(base)
+}
+
+/// The inputs layered (profiles ← files ← `--set` flags) as [`merge_inputs`] layers them, but
+/// before istioctl's translation of top-level fields into Helm values: the IstioOperator the
+/// user's inputs describe, which is what `profile dump` prints.
+pub fn layer_inputs(
+    files: &[InputFile],
+    set_flags: &[String],
+    read: ReadProfile<'_>,
+) -> Result<Value, MergeError> {
+    Ok(layer(files, set_flags, read)?.0)
+}
+
+/// The layered tree and the user's own `values` (re-applied after translation).
+fn layer(
+    files: &[InputFile],
+    set_flags: &[String],
+    read: ReadProfile<'_>,
+) -> Result<(Value, Option<Map<String, Value>>), MergeError> {
     let mut user = user_config_base();
     for (i, file) in files.iter().enumerate() {
         if file.name == "-" && i != files.len() - 1 {
@@ -277,12 +303,7 @@ pub fn merge_inputs(
     // istioctl would add its compiled-in hub and tag here; a build without them (as the
     // pinned istioctl is) adds nothing, and neither does bosun.
     tree::merge_from(as_map(&mut base), user.as_object().expect("built as a map"));
-    translate_to_helm(&mut base)?;
-    if let Some(values) = user_values {
-        let layer = tree::make_map(Value::Object(values), &["spec", "values"]);
-        tree::merge_from(as_map(&mut base), &layer);
-    }
-    Ok(base)
+    Ok((base, user_values))
 }
 
 fn as_map(v: &mut Value) -> &mut Map<String, Value> {
