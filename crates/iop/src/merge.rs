@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::source::{self, Layer, PathSeg, SourceMap};
+use crate::source::{self, Layer, Origin, PathSeg, SourceMap};
 use crate::tree::{self, TreeError};
 
 /// One `-f` input, already read by the caller.
@@ -198,8 +198,16 @@ pub fn merge_inputs_traced(
         sources.push(Layer::set_flag(flag, segs));
     }
     for (from, to) in TRANSLATIONS {
-        let to = format!("spec.values.{to}");
-        sources.alias(&source::path(from), &resolve_segments(&merged, &to));
+        let to = resolve_segments(&merged, &format!("spec.values.{to}"));
+        // The user's own values are applied again after the translation, so a value a file or
+        // flag set at the target itself keeps its origin.
+        let user_set = matches!(
+            sources.get(&to),
+            Some(Origin::File { .. } | Origin::SetFlag { .. })
+        );
+        if !user_set {
+            sources.alias(&source::path(from), &to);
+        }
     }
     Ok((merged, sources))
 }

@@ -232,7 +232,15 @@ fn render_change(out: &mut String, c: &Change) {
             let _ = writeln!(out, "    {path}: (text)");
             let ol: Vec<&str> = o.split('\n').collect();
             let nl: Vec<&str> = n.split('\n').collect();
+            let mut line = 1;
+            let mut in_hunk = false;
             for chunk in iop::profile::diff_chunks(&ol, &nl) {
+                let edits = !chunk.deleted.is_empty() || !chunk.added.is_empty();
+                if edits && !in_hunk {
+                    let _ = writeln!(out, "      @@ line {line}");
+                }
+                in_hunk = edits && chunk.equal.is_empty();
+                line += chunk.deleted.len() + chunk.equal.len();
                 for l in chunk.deleted {
                     let _ = writeln!(out, "      -{l}");
                 }
