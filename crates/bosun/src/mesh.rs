@@ -54,14 +54,15 @@ impl<E: std::fmt::Display> From<E> for MeshFailure {
 /// Where charts and profiles come from: `--manifests`, `installPackagePath`, or the pinned
 /// release's copy in bosun's cache.
 pub struct InstallPackages {
-    default_dir: Option<PathBuf>,
+    /// The pinned release's `manifests/`, located (and fetched) on first use.
+    default_dir: RefCell<Option<Result<PathBuf, String>>>,
     charts: RefCell<BTreeMap<(String, String), Rc<helm::chart::Chart>>>,
 }
 
 impl InstallPackages {
     pub fn new() -> InstallPackages {
         InstallPackages {
-            default_dir: crate::release::default_manifests_dir(),
+            default_dir: RefCell::new(None),
             charts: RefCell::new(BTreeMap::new()),
         }
     }
@@ -70,12 +71,10 @@ impl InstallPackages {
         if !install_package_path.is_empty() {
             return Ok(PathBuf::from(install_package_path));
         }
-        self.default_dir.clone().ok_or_else(|| {
-            format!(
-                "the Istio {} charts are not in bosun's cache and could not be fetched; pass --manifests DIR (an Istio release's manifests/ directory)",
-                crate::release::ISTIO_VERSION
-            )
-        })
+        self.default_dir
+            .borrow_mut()
+            .get_or_insert_with(crate::release::manifests_dir)
+            .clone()
     }
 
     pub fn read_profile(

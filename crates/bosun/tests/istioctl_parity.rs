@@ -52,11 +52,15 @@ fn cases(input_dir: &Path) -> Vec<Case> {
         }
         let (name, args) = line.split_once(':').expect("NAME: ARGS");
         let input = input_dir.display().to_string();
+        let own = repo_root()
+            .join("tests/cases/manifest-generate/inputs")
+            .display()
+            .to_string();
         out.push(Case {
             name: name.trim().to_string(),
             args: args
                 .split_whitespace()
-                .map(|a| a.replace("$INPUT", &input))
+                .map(|a| a.replace("$INPUT", &input).replace("$CASES", &own))
                 .collect(),
             gap: None,
         });
