@@ -89,12 +89,7 @@ pub fn profile(command: ProfileCommand) -> Result<(), MeshFailure> {
 fn package_dir(manifests: Option<&str>) -> Result<PathBuf, MeshFailure> {
     match manifests {
         Some(m) => Ok(PathBuf::from(m)),
-        None => crate::release::default_manifests_dir().ok_or_else(|| {
-            MeshFailure(format!(
-                "the Istio {} charts are not in bosun's cache and could not be fetched; pass --manifests DIR",
-                crate::release::ISTIO_VERSION
-            ))
-        }),
+        None => crate::release::manifests_dir().map_err(MeshFailure),
     }
 }
 
