@@ -60,18 +60,8 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
         Value::Null => Ok(Map::new()),
         other => Err(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type values.Map",
-            json_kind(&other)
+            tree::json_type(&other)
         )),
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        _ => "object",
     }
 }
 
@@ -363,7 +353,7 @@ pub fn go_sprint(v: &Value) -> String {
 }
 
 /// Numbers as Go holds them after a JSON decode into `any`: all `float64`.
-fn normalize_floats(v: &Value) -> Value {
+pub fn normalize_floats(v: &Value) -> Value {
     match v {
         Value::Number(n) => n
             .as_f64()

@@ -119,7 +119,7 @@ pub fn dump(layered: &Value, config_path: &str, format: Format) -> Result<String
         let spec = layered.get("spec").unwrap_or(&Value::Null);
         config_subtree(spec, config_path)?
     };
-    let node = as_go_decoded(node);
+    let node = crate::merge::normalize_floats(node);
     Ok(match format {
         Format::Yaml => format!("{}\n", to_yaml(&node)?),
         Format::Json => format!("{}\n", go_json_indent(&to_json(&node)?, "    ")),
@@ -191,24 +191,6 @@ fn go_flag_value(v: &Value) -> String {
         Value::Object(m) if m.is_empty() => "map[]".to_string(),
         Value::Array(a) if a.is_empty() => "[]".to_string(),
         other => gotemplate::fmt::sprint_value(&helm::json_value::from_json_value(other)),
-    }
-}
-
-/// The tree as Go holds it after a JSON round trip: every number a float64.
-fn as_go_decoded(v: &Value) -> Value {
-    match v {
-        Value::Number(n) => n
-            .as_f64()
-            .and_then(serde_json::Number::from_f64)
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        Value::Array(items) => Value::Array(items.iter().map(as_go_decoded).collect()),
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| (k.clone(), as_go_decoded(v)))
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }
 
@@ -297,7 +279,7 @@ pub fn explain(
             config_prefix(spec, config_path),
         )
     };
-    let node = as_go_decoded(node);
+    let node = crate::merge::normalize_floats(node);
     let mut found = Vec::new();
     let mut start = vec![PathSeg::Key("spec".to_string())];
     start.extend(prefix);
@@ -357,8 +339,8 @@ fn config_prefix(spec: &Value, path: &str) -> Vec<PathSeg> {
 /// `profile diff`'s output and whether the profiles differ: both documents as YAML, diffed line
 /// by line.
 pub fn diff(a: &Value, b: &Value) -> Result<(String, bool), ProfileError> {
-    let ay = to_yaml(&as_go_decoded(a))?;
-    let by = to_yaml(&as_go_decoded(b))?;
+    let ay = to_yaml(&crate::merge::normalize_floats(a))?;
+    let by = to_yaml(&crate::merge::normalize_floats(b))?;
     let d = line_diff(&ay, &by);
     if d.is_empty() {
         Ok(("Profiles are identical\n".to_string(), false))
@@ -498,7 +480,7 @@ mod tests {
     fn flags_are_sorted_quoted_and_escaped() {
         let v = json!({"values": {"a.b": "x\"y", "n": 1000000, "f": 0.5, "t": true, "z": null,
             "l": [{"name": "p"}], "e": {}}});
-        let flags: Vec<String> = leaves(&as_go_decoded(&v))
+        let flags: Vec<String> = leaves(&crate::merge::normalize_floats(&v))
             .into_iter()
             .map(|l| l.flag)
             .collect();

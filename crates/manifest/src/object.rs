@@ -41,7 +41,7 @@ impl Object {
             },
             other => Err(ObjectError::Yaml(format!(
                 "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_type(other)
+                iop::tree::json_type(other)
             ))),
         }
     }
@@ -94,16 +94,6 @@ impl Object {
     pub fn to_yaml(&self) -> String {
         helm::yaml::to_yaml(&helm::json_value::from_json_value(&self.value))
             .expect("a JSON tree always has a YAML form")
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        _ => "object",
     }
 }
 

@@ -5,11 +5,11 @@
 //! template engine turns into `error calling NAME: MESSAGE`.
 
 mod conv;
-pub(crate) mod crypto;
+pub mod crypto;
 mod dicts;
 mod json;
 mod lists;
-mod paths;
+pub mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
