@@ -13,6 +13,7 @@ mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
+mod text;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
 
@@ -30,6 +31,7 @@ pub fn sprig_funcs() -> FuncMap {
     semver::register(&mut map);
     json::register(&mut map);
     paths::register(&mut map);
+    text::register(&mut map);
     map
 }
 
