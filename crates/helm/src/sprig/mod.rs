@@ -9,6 +9,7 @@ pub(crate) mod crypto;
 mod dicts;
 mod json;
 mod lists;
+mod math;
 mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
@@ -32,6 +33,7 @@ pub fn sprig_funcs() -> FuncMap {
     json::register(&mut map);
     paths::register(&mut map);
     text::register(&mut map);
+    math::register(&mut map);
     map
 }
 
