@@ -6,6 +6,7 @@
 
 mod conv;
 pub(crate) mod crypto;
+mod date;
 mod dicts;
 mod json;
 mod lists;
@@ -34,6 +35,7 @@ pub fn sprig_funcs() -> FuncMap {
     paths::register(&mut map);
     text::register(&mut map);
     math::register(&mut map);
+    date::register(&mut map);
     map
 }
 
