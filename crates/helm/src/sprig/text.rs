@@ -705,14 +705,13 @@ pub(super) fn register(map: &mut FuncMap) {
     def(map, "adler32sum", &[STR], None, "string", false, |_, a| {
         Ok(Value::from(adler32(s(&a, 0).as_bytes()).to_string()))
     });
-    let charsets: [(&str, fn() -> Vec<u8>); 4] = [
-        ("randAlpha", || ALPHA.to_vec()),
-        ("randNumeric", || DIGITS.to_vec()),
-        ("randAlphaNum", || [ALPHA, DIGITS].concat()),
-        ("randAscii", || (32u8..127).collect()),
+    let charsets = [
+        ("randAlpha", ALPHA.to_vec()),
+        ("randNumeric", DIGITS.to_vec()),
+        ("randAlphaNum", [ALPHA, DIGITS].concat()),
+        ("randAscii", (32u8..127).collect()),
     ];
     for (name, set) in charsets {
-        let set = set();
         map.insert(
             name,
             gotemplate::Func::new(vec![INT], None, "string", move |_, a| {

@@ -298,9 +298,8 @@ fn to_string(u: &Url) -> String {
     if !u.opaque.is_empty() {
         out.push_str(&u.opaque);
     } else {
-        if (!u.scheme.is_empty() || !u.host.is_empty() || u.user.is_some())
-            && !(u.omit_host && u.host.is_empty() && u.user.is_none())
-        {
+        let has_authority = !u.host.is_empty() || u.user.is_some();
+        if has_authority || (!u.scheme.is_empty() && !u.omit_host) {
             if !u.host.is_empty() || !u.path.is_empty() || u.user.is_some() {
                 out.push_str("//");
             }
