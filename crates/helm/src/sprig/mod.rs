@@ -6,13 +6,17 @@
 
 mod conv;
 pub mod crypto;
+mod date;
 mod dicts;
 mod json;
 mod lists;
+mod math;
 pub mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
+mod text;
+mod url;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
 
@@ -30,6 +34,10 @@ pub fn sprig_funcs() -> FuncMap {
     semver::register(&mut map);
     json::register(&mut map);
     paths::register(&mut map);
+    text::register(&mut map);
+    math::register(&mut map);
+    date::register(&mut map);
+    url::register(&mut map);
     map
 }
 
