@@ -16,6 +16,7 @@ pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
 mod text;
+mod toml;
 mod url;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
@@ -38,6 +39,7 @@ pub fn sprig_funcs() -> FuncMap {
     math::register(&mut map);
     date::register(&mut map);
     url::register(&mut map);
+    toml::register(&mut map);
     map
 }
 
