@@ -137,6 +137,14 @@ fn register_yaml_json(map: &mut FuncMap) {
     });
     to_yaml.returns_error = false;
     map.insert("toYaml", to_yaml);
+    let mut to_yaml_pretty = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        let text = crate::yaml::to_yaml_pretty(&args[0]).unwrap_or_default();
+        Ok(Value::from(
+            text.strip_suffix('\n').unwrap_or(&text).to_string(),
+        ))
+    });
+    to_yaml_pretty.returns_error = false;
+    map.insert("toYamlPretty", to_yaml_pretty);
     // Helm's `mustToYaml` panics where `toYaml` gives "".
     let mut must_to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
         crate::yaml::to_yaml(&args[0])

@@ -10,6 +10,9 @@ use gotemplate::Value;
 use regex::Regex;
 
 use super::YamlError;
+
+#[path = "emit_v3.rs"]
+pub(crate) mod v3;
 use super::gofmt::{format_float, json_float};
 use super::read::{STR_TAG, YMap, YVal, decode_first, resolve_plain};
 

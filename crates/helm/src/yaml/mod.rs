@@ -88,3 +88,9 @@ pub fn to_yaml(v: &Value) -> Result<String, YamlError> {
 pub fn to_json(v: &Value) -> Result<String, YamlError> {
     emit::to_json(v)
 }
+
+/// go-yaml v3's `Encoder` with `SetIndent(2)` (Helm's `toYamlPretty` before it trims); `None`
+/// for values bosun cannot encode that way (Go structs, funcs).
+pub fn to_yaml_pretty(v: &Value) -> Option<String> {
+    emit::v3::to_yaml_pretty(v)
+}
