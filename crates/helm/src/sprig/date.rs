@@ -1727,6 +1727,43 @@ fn duration_round(d: i64) -> String {
     "0s".to_string()
 }
 
+/// A `time.Time` for a calendar date and clock time as a decoder builds one (BurntSushi/toml's
+/// `time.ParseInLocation`): `offset` `None` is a local date-time in a fixed zone named `zone`
+/// (at the local offset); `Some(0)` with `utc` is UTC; another offset is the local zone when it
+/// has that offset at that instant, else an unnamed fixed zone.
+pub(super) fn decoded_time(
+    date: (i64, i64, i64),
+    clock: (i64, i64, i64, i64),
+    offset: Option<(i64, bool)>,
+    zone: &str,
+) -> Value {
+    let wall =
+        days_from_civil(date.0, date.1, date.2) * 86_400 + clock.0 * 3600 + clock.1 * 60 + clock.2;
+    let (secs, loc) = match offset {
+        Some((_, true)) => (wall, utc()),
+        Some((off, false)) => {
+            let secs = wall - off;
+            let local = local();
+            if local.lookup(secs).offset == off {
+                (secs, local)
+            } else {
+                (secs, Rc::new(Location::fixed("", off)))
+            }
+        }
+        None => {
+            let off = local().lookup(Time::now().secs).offset;
+            (wall - off, Rc::new(Location::fixed(zone, off)))
+        }
+    };
+    Time {
+        secs,
+        nanos: clock.3,
+        loc,
+        mono: None,
+    }
+    .to_value()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1773,41 +1810,4 @@ mod tests {
         );
         assert_eq!(format(&t, "02/01/06 15h .000"), "04/07/23 09h .000");
     }
-}
-
-/// A `time.Time` for a calendar date and clock time as a decoder builds one (BurntSushi/toml's
-/// `time.ParseInLocation`): `offset` `None` is a local date-time in a fixed zone named `zone`
-/// (at the local offset); `Some(0)` with `utc` is UTC; another offset is the local zone when it
-/// has that offset at that instant, else an unnamed fixed zone.
-pub(super) fn decoded_time(
-    date: (i64, i64, i64),
-    clock: (i64, i64, i64, i64),
-    offset: Option<(i64, bool)>,
-    zone: &str,
-) -> Value {
-    let wall =
-        days_from_civil(date.0, date.1, date.2) * 86_400 + clock.0 * 3600 + clock.1 * 60 + clock.2;
-    let (secs, loc) = match offset {
-        Some((_, true)) => (wall, utc()),
-        Some((off, false)) => {
-            let secs = wall - off;
-            let local = local();
-            if local.lookup(secs).offset == off {
-                (secs, local)
-            } else {
-                (secs, Rc::new(Location::fixed("", off)))
-            }
-        }
-        None => {
-            let off = local().lookup(Time::now().secs).offset;
-            (wall - off, Rc::new(Location::fixed(zone, off)))
-        }
-    };
-    Time {
-        secs,
-        nanos: clock.3,
-        loc,
-        mono: None,
-    }
-    .to_value()
 }
