@@ -6,7 +6,7 @@
 
 mod conv;
 pub(crate) mod crypto;
-mod dicts;
+pub(crate) mod dicts;
 mod json;
 mod lists;
 mod paths;

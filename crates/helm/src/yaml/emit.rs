@@ -4,6 +4,7 @@
 //! documents use. libyaml 0.2's emitter differs from go-yaml's in places, so this does not use
 //! it.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use gotemplate::Value;
@@ -596,6 +597,23 @@ impl Emitter {
         *i += w;
     }
 
+    /// Copy the run of ASCII bytes at `*i` that `ordinary` accepts, one column each: what
+    /// calling [`Emitter::write`] on each of them would do, in one copy.
+    fn write_run(&mut self, s: &[u8], i: &mut usize, ordinary: impl Fn(u8) -> bool) {
+        let start = *i;
+        let mut end = start;
+        while end < s.len() && s[end] < 0x80 && ordinary(s[end]) {
+            end += 1;
+        }
+        if end == start {
+            self.write(s, i);
+            return;
+        }
+        self.out.extend_from_slice(&s[start..end]);
+        self.column += (end - start) as i64;
+        *i = end;
+    }
+
     fn write_all(&mut self, s: &[u8]) {
         let mut i = 0;
         while i < s.len() {
@@ -686,11 +704,11 @@ impl Emitter {
                 } else {
                     self.increase_indent(false, false);
                     // Each key's text once, not once per comparison.
-                    let mut entries: Vec<(String, &(YVal, YVal))> =
+                    let mut entries: Vec<(Cow<'_, str>, &(YVal, YVal))> =
                         m.entries.iter().map(|e| (yval_key_str(&e.0), e)).collect();
                     sort_keys(
                         &mut entries,
-                        &|a: &(String, &(YVal, YVal)), b: &(String, &(YVal, YVal))| {
+                        &|a: &(Cow<'_, str>, &(YVal, YVal)), b: &(Cow<'_, str>, &(YVal, YVal))| {
                             key_less(&a.0, &b.0)
                         },
                     );
@@ -784,7 +802,7 @@ impl Emitter {
                 if breaks {
                     self.write_indent();
                 }
-                self.write(value, &mut i);
+                self.write_run(value, &mut i, |c| !matches!(c, b' ' | b'\n' | b'\r'));
                 self.indention = false;
                 spaces = false;
                 breaks = false;
@@ -827,8 +845,12 @@ impl Emitter {
                 }
                 if value[i] == b'\'' {
                     self.put(b'\'');
+                    self.write(value, &mut i);
+                } else {
+                    self.write_run(value, &mut i, |c| {
+                        !matches!(c, b' ' | b'\n' | b'\r' | b'\'')
+                    });
                 }
-                self.write(value, &mut i);
                 self.indention = false;
                 spaces = false;
                 breaks = false;
@@ -915,7 +937,9 @@ impl Emitter {
                 }
                 spaces = true;
             } else {
-                self.write(value, &mut i);
+                self.write_run(value, &mut i, |c| {
+                    (0x21..=0x7E).contains(&c) && c != b'"' && c != b'\\'
+                });
                 spaces = false;
             }
         }
@@ -973,7 +997,7 @@ impl Emitter {
                 if breaks {
                     self.write_indent();
                 }
-                self.write(value, &mut i);
+                self.write_run(value, &mut i, |c| c != b'\n' && c != b'\r');
                 self.indention = false;
                 breaks = false;
             }
@@ -981,20 +1005,23 @@ impl Emitter {
     }
 }
 
-fn yval_key_str(k: &YVal) -> String {
+fn yval_key_str(k: &YVal) -> Cow<'_, str> {
     match k {
-        YVal::Str(s) => String::from_utf8_lossy(s).into_owned(),
+        YVal::Str(s) => String::from_utf8_lossy(s),
         other => scalar_text(other).0,
     }
 }
 
 /// The text and the encoder's requested style of a scalar.
-fn scalar_text(v: &YVal) -> (String, Style) {
+fn scalar_text(v: &YVal) -> (Cow<'_, str>, Style) {
     match v {
-        YVal::Nil => ("null".to_string(), Style::Plain),
-        YVal::Bool(b) => (b.to_string(), Style::Plain),
-        YVal::Int(i) => (i.to_string(), Style::Plain),
-        YVal::Uint(u) => (u.to_string(), Style::Plain),
+        YVal::Nil => (Cow::Borrowed("null"), Style::Plain),
+        YVal::Bool(b) => (
+            Cow::Borrowed(if *b { "true" } else { "false" }),
+            Style::Plain,
+        ),
+        YVal::Int(i) => (Cow::Owned(i.to_string()), Style::Plain),
+        YVal::Uint(u) => (Cow::Owned(u.to_string()), Style::Plain),
         YVal::Float(f) => {
             let s = match format_float(*f, 'g', 64).as_str() {
                 "+Inf" => ".inf".to_string(),
@@ -1002,10 +1029,10 @@ fn scalar_text(v: &YVal) -> (String, Style) {
                 "NaN" => ".nan".to_string(),
                 s => s.to_string(),
             };
-            (s, Style::Plain)
+            (Cow::Owned(s), Style::Plain)
         }
         YVal::Str(s) => {
-            let s = String::from_utf8_lossy(s).into_owned();
+            let s = String::from_utf8_lossy(s);
             let style = string_style(&s);
             (s, style)
         }
@@ -1020,8 +1047,9 @@ fn check_simple_key(k: &YVal) -> bool {
         YVal::Map(m) => m.entries.is_empty(),
         scalar => {
             let (text, _) = scalar_text(scalar);
-            let a = analyze_scalar(text.as_bytes());
-            !a.multiline && text.len() <= 128
+            let b = text.as_bytes();
+            // The analysis's `multiline` is whether any character is a line break.
+            b.len() <= 128 && !(0..b.len()).any(|i| is_break(b, i))
         }
     }
 }
@@ -1037,22 +1065,94 @@ pub(crate) fn marshal(v: &YVal) -> String {
 
 /// `sigs.k8s.io/yaml.Marshal`.
 pub(crate) fn to_yaml(v: &Value) -> Result<String, YamlError> {
-    // json.Marshal first, for its errors (NaN, infinities, unsupported types).
-    let mut json = String::new();
-    json_value(&mut json, v).map_err(|e| YamlError {
-        message: format!("error marshaling into JSON: {e}"),
-        line: None,
-        column: None,
-    })?;
-    let y = match json_to_yval(v) {
-        Ok(y) => y,
+    to_yaml_tree(v).map(|(text, _)| text)
+}
+
+/// Whether `encoding/json.Marshal` fails on the value (NaN, infinities, unsupported types).
+fn json_fails(v: &Value) -> bool {
+    match v {
+        Value::Float(f) => !f.is_finite(),
+        Value::List(l) => l.items().iter().any(json_fails),
+        Value::Map(m) => m.with_entries(|e| e.values().any(json_fails)),
+        Value::Object(o) => match o.as_value() {
+            Some(inner) => json_fails(&inner),
+            None => true,
+        },
+        Value::Func(_) => true,
+        _ => false,
+    }
+}
+
+/// [`to_yaml`], and the tree go-yaml wrote when it came straight from the value (not from
+/// reading the JSON text back).
+pub(crate) fn to_yaml_tree(v: &Value) -> Result<(String, Option<YVal>), YamlError> {
+    let marshal_json = || {
+        let mut json = String::new();
+        json_value(&mut json, v).map_err(|e| YamlError {
+            message: format!("error marshaling into JSON: {e}"),
+            line: None,
+            column: None,
+        })?;
+        Ok::<String, YamlError>(json)
+    };
+    // json.Marshal first, for its errors; its text is needed only when it fails or when
+    // go-yaml would read a string of it differently.
+    if json_fails(v) {
+        marshal_json()?;
+    }
+    match json_to_yval(v) {
+        Ok(y) => {
+            let text = marshal(&y);
+            Ok((text, Some(y)))
+        }
         // A string go-yaml's reader takes differently: read the JSON text back as go-yaml does;
         // its errors come back as go-yaml wrote them.
-        Err(()) => decode_first(json.as_bytes()).map_err(|f| YamlError {
-            message: f.message,
-            line: f.line,
-            column: f.column,
-        })?,
-    };
-    Ok(marshal(&y))
+        Err(()) => {
+            let json = marshal_json()?;
+            let y = decode_first(json.as_bytes()).map_err(|f| YamlError {
+                message: f.message,
+                line: f.line,
+                column: f.column,
+            })?;
+            Ok((marshal(&y), None))
+        }
+    }
+}
+
+/// A JSON tree as go-yaml reads its `encoding/json` text back, or `None` when a string would
+/// read differently (then the caller takes the general path).
+fn serde_to_yval(v: &serde_json::Value) -> Option<YVal> {
+    Some(match v {
+        serde_json::Value::Null => YVal::Nil,
+        serde_json::Value::Bool(b) => YVal::Bool(*b),
+        serde_json::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                resolve_plain(&i.to_string())
+            } else if let Some(u) = n.as_u64() {
+                resolve_plain(&u.to_string())
+            } else {
+                resolve_plain(&json_float(n.as_f64()?))
+            }
+        }
+        serde_json::Value::String(s) => json_string_to_yval(s).ok()?,
+        serde_json::Value::Array(items) => {
+            YVal::Seq(items.iter().map(serde_to_yval).collect::<Option<_>>()?)
+        }
+        serde_json::Value::Object(m) => {
+            let mut out = YMap::default();
+            for (k, v) in m {
+                out.set(json_string_to_yval(k).ok()?, serde_to_yval(v)?);
+            }
+            YVal::Map(out)
+        }
+    })
+}
+
+/// `sigs.k8s.io/yaml.Marshal` of a JSON tree whose integers are Go integers and other numbers
+/// float64s (as [`crate::json_value::from_json_value`] reads them).
+pub(crate) fn json_tree_to_yaml(v: &serde_json::Value) -> Result<String, YamlError> {
+    match serde_to_yval(v) {
+        Some(y) => Ok(marshal(&y)),
+        None => to_yaml(&crate::json_value::from_json_value(v)),
+    }
 }

@@ -1010,6 +1010,32 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
     })
 }
 
+/// [`to_json_value`] and then [`crate::json_value::to_json_value`] in one step, for a decoded
+/// document that converts without error (`None` otherwise: the caller takes the general path
+/// for its error).
+pub(crate) fn yval_to_serde(v: &YVal) -> Option<serde_json::Value> {
+    let number = |f: f64| serde_json::Number::from_f64(f).map(serde_json::Value::Number);
+    Some(match v {
+        YVal::Nil => serde_json::Value::Null,
+        YVal::Bool(b) => serde_json::Value::Bool(*b),
+        YVal::Int(i) => number(*i as f64)?,
+        YVal::Uint(u) => number(*u as f64)?,
+        YVal::Float(f) => number(*f)?,
+        YVal::Str(s) => serde_json::Value::String(go_lossy_utf8(s)),
+        YVal::Seq(items) => {
+            serde_json::Value::Array(items.iter().map(yval_to_serde).collect::<Option<_>>()?)
+        }
+        YVal::Map(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in &m.entries {
+                let ks = key_string(k, v).ok()?;
+                out.insert(ks, yval_to_serde(v)?);
+            }
+            serde_json::Value::Object(out)
+        }
+    })
+}
+
 /// `json.Marshal`'s rejection of NaN and infinities, found in its (sorted) order.
 pub(crate) fn check_json_floats(v: &Value) -> Result<(), Fail> {
     match v {

@@ -1,0 +1,130 @@
+//! Remembering YAML work within one render, where a result is a pure function of its input.
+//!
+//! Istio's `base` chart reads each CRD of a 1 MB file with `fromYaml` twice and writes it back
+//! with `toYaml`; istioctl then reads every rendered document again. [`YamlMemo`] lets a second
+//! `fromYaml` of the same text copy the first result instead of parsing, and lets a reader of
+//! the rendered output take the tree behind a `toYaml` result instead of parsing its text.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use gotemplate::{Map, Value};
+
+use super::YamlError;
+use super::read::YVal;
+
+/// Texts shorter than this are cheap to parse again; remembering them would only cost memory.
+const MIN_LEN: usize = 4096;
+
+/// Integers beyond this do not survive the float64 step of a re-read unchanged.
+const EXACT_INT: i64 = 1 << 53;
+
+/// A per-render memo of `fromYaml` results and `toYaml` outputs (cheap to clone: shared).
+#[derive(Clone, Default)]
+pub struct YamlMemo(Rc<RefCell<Inner>>);
+
+#[derive(Default)]
+struct Inner {
+    /// `fromYaml` input → its result (never handed out itself: templates mutate results).
+    parsed: HashMap<Rc<str>, Map>,
+    /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
+    /// and whether reading the text back is known to give that tree again.
+    emitted: HashMap<Rc<str>, (Rc<YVal>, bool)>,
+}
+
+impl YamlMemo {
+    pub fn new() -> YamlMemo {
+        YamlMemo::default()
+    }
+
+    /// `fromYaml`'s parse: [`super::from_yaml`], with large map results remembered and every
+    /// call given its own deep copy (as a fresh parse would be).
+    pub fn from_yaml(&self, text: &Rc<str>) -> Result<Value, YamlError> {
+        if text.len() < MIN_LEN {
+            return super::from_yaml(text);
+        }
+        if let Some(m) = self.0.borrow().parsed.get(text) {
+            return Ok(crate::sprig::dicts::deep_copy(&Value::Map(m.clone())));
+        }
+        let v = super::from_yaml(text)?;
+        if let Value::Map(_) = &v
+            && let Value::Map(kept) = crate::sprig::dicts::deep_copy(&v)
+        {
+            self.0.borrow_mut().parsed.insert(text.clone(), kept);
+        }
+        Ok(v)
+    }
+
+    /// `toYaml` before Helm trims the final newline: [`super::to_yaml`], remembering large
+    /// outputs with the tree they were written from.
+    pub fn to_yaml(&self, v: &Value) -> Result<String, YamlError> {
+        let (text, tree) = super::emit::to_yaml_tree(v)?;
+        if text.len() >= MIN_LEN
+            && let Some(tree) = tree
+        {
+            let trimmed = text.strip_suffix('\n').unwrap_or(&text);
+            // A reader that trims the document (as istioctl's splitter does) must still see
+            // exactly this text, and reading it without the newline must be the same read.
+            if trimmed.trim_end() == trimmed && !trimmed.starts_with(char::is_whitespace) {
+                let safe = round_trips(&tree);
+                self.0
+                    .borrow_mut()
+                    .emitted
+                    .insert(Rc::from(trimmed), (Rc::new(tree), safe));
+            }
+        }
+        Ok(text)
+    }
+
+    /// What `sigs.k8s.io/yaml.Unmarshal` of `text` into `interface{}` gives, as a JSON tree
+    /// (every number a float64), when `text` is exactly a remembered `toYaml` output whose
+    /// re-read is known to give back the tree it was written from; `None` otherwise.
+    pub fn emitted_json(&self, text: &str) -> Option<serde_json::Value> {
+        let inner = self.0.borrow();
+        let (tree, safe) = inner.emitted.get(text)?;
+        if !safe {
+            return None;
+        }
+        let json = super::read::yval_to_serde(tree)?;
+        // Debug builds (all the tests) check the shortcut against a real read.
+        #[cfg(debug_assertions)]
+        {
+            let real = super::from_yaml_json(text).expect("a toYaml output reads back");
+            assert_eq!(json, real, "memoized toYaml tree differs from its re-read");
+        }
+        Some(json)
+    }
+}
+
+/// Whether go-yaml reads the emitter's text of `v` back as `v` (up to the float64 step), by
+/// properties that make each scalar's style unambiguous: keys short single-line strings;
+/// strings printable, with no line break other than `\n` and none at the end (a trimmed
+/// document loses a final one); integers exact as float64; floats finite.
+fn round_trips(v: &YVal) -> bool {
+    match v {
+        YVal::Nil | YVal::Bool(_) => true,
+        YVal::Int(i) => i.abs() <= EXACT_INT,
+        YVal::Uint(u) => *u <= EXACT_INT as u64,
+        YVal::Float(f) => f.is_finite() && (f.fract() != 0.0 || f.abs() < EXACT_INT as f64),
+        YVal::Str(s) => safe_string(s),
+        YVal::Seq(items) => items.iter().all(round_trips),
+        YVal::Map(m) => m.entries.iter().all(|(k, v)| {
+            matches!(k, YVal::Str(s) if s.len() <= 128 && safe_string(s) && !s.contains(&b'\n'))
+                && round_trips(v)
+        }),
+    }
+}
+
+fn safe_string(s: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(s) else {
+        return false;
+    };
+    !text.ends_with('\n')
+        && text.chars().all(|c| {
+            c == '\n'
+                || (' '..='~').contains(&c)
+                || (c > '\u{a0}' && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
+                    && !('\u{fff0}'..='\u{ffff}').contains(&c)
+        })
+}
