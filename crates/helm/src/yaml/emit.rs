@@ -167,14 +167,14 @@ fn json_to_yval(v: &Value) -> Result<YVal, ()> {
             YVal::Seq(items?)
         }
         Value::Map(m) => {
-            let mut out = YMap::default();
-            m.with_entries(|entries| -> Result<(), ()> {
-                for (k, v) in entries {
-                    out.set(json_string_to_yval(k)?, json_to_yval(v)?);
-                }
-                Ok(())
+            // Distinct string keys stay distinct: json_string_to_yval keeps a string as it is.
+            let entries = m.with_entries(|entries| -> Result<Vec<(YVal, YVal)>, ()> {
+                entries
+                    .iter()
+                    .map(|(k, v)| Ok((json_string_to_yval(k)?, json_to_yval(v)?)))
+                    .collect()
             })?;
-            YVal::Map(out)
+            YVal::Map(YMap::from_distinct(entries))
         }
         Value::Object(o) => match o.as_value() {
             Some(v) => json_to_yval(&v)?,
@@ -1139,11 +1139,11 @@ fn serde_to_yval(v: &serde_json::Value) -> Option<YVal> {
             YVal::Seq(items.iter().map(serde_to_yval).collect::<Option<_>>()?)
         }
         serde_json::Value::Object(m) => {
-            let mut out = YMap::default();
-            for (k, v) in m {
-                out.set(json_string_to_yval(k).ok()?, serde_to_yval(v)?);
-            }
-            YVal::Map(out)
+            let entries = m
+                .iter()
+                .map(|(k, v)| Some((json_string_to_yval(k).ok()?, serde_to_yval(v)?)))
+                .collect::<Option<Vec<_>>>()?;
+            YVal::Map(YMap::from_distinct(entries))
         }
     })
 }

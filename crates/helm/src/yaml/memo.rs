@@ -30,7 +30,7 @@ struct Inner {
     parsed: HashMap<Rc<str>, Map>,
     /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
     /// and whether reading the text back is known to give that tree again.
-    emitted: HashMap<Rc<str>, (Rc<YVal>, bool)>,
+    emitted: HashMap<Rc<str>, (YVal, bool)>,
 }
 
 impl YamlMemo {
@@ -71,7 +71,7 @@ impl YamlMemo {
                 self.0
                     .borrow_mut()
                     .emitted
-                    .insert(Rc::from(trimmed), (Rc::new(tree), safe));
+                    .insert(Rc::from(trimmed), (tree, safe));
             }
         }
         Ok(text)
@@ -80,13 +80,13 @@ impl YamlMemo {
     /// What `sigs.k8s.io/yaml.Unmarshal` of `text` into `interface{}` gives, as a JSON tree
     /// (every number a float64), when `text` is exactly a remembered `toYaml` output whose
     /// re-read is known to give back the tree it was written from; `None` otherwise.
+    /// The entry is used up (a rendered document is read once; a repeat reads the text).
     pub fn emitted_json(&self, text: &str) -> Option<serde_json::Value> {
-        let inner = self.0.borrow();
-        let (tree, safe) = inner.emitted.get(text)?;
+        let (tree, safe) = self.0.borrow_mut().emitted.remove(text)?;
         if !safe {
             return None;
         }
-        let json = super::read::yval_to_serde(tree)?;
+        let json = super::read::yval_to_serde(&tree)?;
         // Debug builds (all the tests) check the shortcut against a real read.
         #[cfg(debug_assertions)]
         {

@@ -342,6 +342,16 @@ enum KeyRepr {
 }
 
 impl YMap {
+    /// A map of entries whose keys are already distinct (they come from a Go map), built
+    /// without the key index: only the emitter reads such a map, and never sets into it.
+    pub(crate) fn from_distinct(entries: Vec<(YVal, YVal)>) -> YMap {
+        YMap {
+            entries,
+            index: HashMap::new(),
+            nan_count: 0,
+        }
+    }
+
     /// Go's `m[k] = v`.
     pub(crate) fn set(&mut self, k: YVal, v: YVal) {
         let repr = match &k {
