@@ -8,6 +8,7 @@
 //! back by go-yaml v2, then go-yaml v2's encoder and emitter (ported, for its exact styles).
 
 mod emit;
+mod fast;
 mod gofmt;
 mod libyaml;
 mod memo;

@@ -1064,6 +1064,52 @@ pub(crate) fn check_json_floats(v: &Value) -> Result<(), Fail> {
 
 /// go-yaml's `Unmarshal` into `interface{}`: the first document, or nil.
 pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
+    if let Some(v) = super::fast::decode(input) {
+        // Debug builds (all the tests) check the fast reader against libyaml's reading.
+        #[cfg(debug_assertions)]
+        match decode_general(input) {
+            Ok(general) => assert!(
+                same_yval(&v, &general),
+                "fast YAML reader differs on {:?}",
+                String::from_utf8_lossy(input)
+            ),
+            Err(e) => panic!(
+                "fast YAML reader accepted what go-yaml rejects ({}): {:?}",
+                e.message,
+                String::from_utf8_lossy(input)
+            ),
+        }
+        return Ok(v);
+    }
+    decode_general(input)
+}
+
+/// Structural equality of decoded values (entries in order, floats by bits).
+#[cfg(debug_assertions)]
+fn same_yval(a: &YVal, b: &YVal) -> bool {
+    match (a, b) {
+        (YVal::Nil, YVal::Nil) => true,
+        (YVal::Bool(x), YVal::Bool(y)) => x == y,
+        (YVal::Int(x), YVal::Int(y)) => x == y,
+        (YVal::Uint(x), YVal::Uint(y)) => x == y,
+        (YVal::Float(x), YVal::Float(y)) => x.to_bits() == y.to_bits(),
+        (YVal::Str(x), YVal::Str(y)) => x == y,
+        (YVal::Seq(x), YVal::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_yval(a, b))
+        }
+        (YVal::Map(x), YVal::Map(y)) => {
+            x.entries.len() == y.entries.len()
+                && x.entries
+                    .iter()
+                    .zip(&y.entries)
+                    .all(|(a, b)| same_yval(&a.0, &b.0) && same_yval(&a.1, &b.1))
+        }
+        _ => false,
+    }
+}
+
+/// [`decode_first`] through libyaml's events and go-yaml's decoder.
+fn decode_general(input: &[u8]) -> Result<YVal, Fail> {
     let mut p = TreeParser::new(input);
     let Some(root) = p.parse()? else {
         return Ok(YVal::Nil);
