@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gotemplate::{Map, Value};
+use gotemplate::Value;
 
 use super::YamlError;
 use super::read::YVal;
@@ -26,8 +26,8 @@ pub struct YamlMemo(Rc<RefCell<Inner>>);
 
 #[derive(Default)]
 struct Inner {
-    /// `fromYaml` input → its result (never handed out itself: templates mutate results).
-    parsed: HashMap<Rc<str>, Map>,
+    /// `fromYaml` input → go-yaml's decoded tree of it.
+    parsed: HashMap<Rc<str>, YVal>,
     /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
     /// and whether reading the text back is known to give that tree again.
     emitted: HashMap<Rc<str>, (YVal, bool)>,
@@ -38,20 +38,20 @@ impl YamlMemo {
         YamlMemo::default()
     }
 
-    /// `fromYaml`'s parse: [`super::from_yaml`], with large map results remembered and every
-    /// call given its own deep copy (as a fresh parse would be).
+    /// `fromYaml`'s parse: [`super::from_yaml`], with the decoded tree of large texts kept, so
+    /// that a repeat only converts it again (each call gets fresh maps, as a parse would).
     pub fn from_yaml(&self, text: &Rc<str>) -> Result<Value, YamlError> {
         if text.len() < MIN_LEN {
             return super::from_yaml(text);
         }
-        if let Some(m) = self.0.borrow().parsed.get(text) {
-            return Ok(crate::sprig::dicts::deep_copy(&Value::Map(m.clone())));
+        if let Some(tree) = self.0.borrow().parsed.get(text) {
+            return super::read::json_round_trip(tree);
         }
-        let v = super::from_yaml(text)?;
-        if let Value::Map(_) = &v
-            && let Value::Map(kept) = crate::sprig::dicts::deep_copy(&v)
-        {
-            self.0.borrow_mut().parsed.insert(text.clone(), kept);
+        let tree = super::read::decode_first(text.as_bytes())
+            .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
+        let v = super::read::json_round_trip(&tree)?;
+        if let YVal::Map(_) = tree {
+            self.0.borrow_mut().parsed.insert(text.clone(), tree);
         }
         Ok(v)
     }

@@ -1119,7 +1119,7 @@ fn decode_general(input: &[u8]) -> Result<YVal, Fail> {
 }
 
 /// sigs.k8s.io/yaml's `yamlToJSON` step for one decoded document.
-fn json_round_trip(y: &YVal) -> Result<Value, YamlError> {
+pub(crate) fn json_round_trip(y: &YVal) -> Result<Value, YamlError> {
     const PREFIX: &str = "error converting YAML to JSON: ";
     let v = to_json_value(y).map_err(|f| f.into_error(PREFIX))?;
     check_json_floats(&v).map_err(|f| f.into_error(PREFIX))?;
