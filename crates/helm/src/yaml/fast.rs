@@ -159,12 +159,12 @@ impl Reader<'_> {
     }
 
     fn mapping(&mut self, col: usize, mut start: Option<usize>) -> Option<YVal> {
-        let mut out = YMap::default();
+        let mut entries = Vec::new();
         loop {
             let c = start.take().unwrap_or(self.pos + col);
             let (key, after) = self.key(c)?;
             let value = self.value_after(after, col)?;
-            out.set(key, value);
+            entries.push((key, value));
             self.skip_blank_lines()?;
             if self.pos >= self.s.len() {
                 break;
@@ -177,7 +177,7 @@ impl Reader<'_> {
                 return None;
             }
         }
-        Some(YVal::Map(out))
+        Some(YVal::Map(build_map(entries)))
     }
 
     fn sequence(&mut self, col: usize) -> Option<YVal> {
@@ -404,6 +404,33 @@ impl Reader<'_> {
         }
         Some(YVal::Str(out.into()))
     }
+}
+
+/// The map of string-keyed entries in document order: without a key index when the keys are
+/// distinct (the usual case; nothing sets into a decoded map), else as go-yaml's `m[k] = v`
+/// builds it (a repeated key keeps its first place and takes the last value).
+fn build_map(entries: Vec<(YVal, YVal)>) -> YMap {
+    fn key(e: &(YVal, YVal)) -> &[u8] {
+        match &e.0 {
+            YVal::Str(s) => s,
+            _ => unreachable!("the fast reader's keys are strings"),
+        }
+    }
+    let distinct = if entries.len() <= 16 {
+        (1..entries.len()).all(|i| (0..i).all(|j| key(&entries[i]) != key(&entries[j])))
+    } else {
+        let mut keys: Vec<_> = entries.iter().map(key).collect();
+        keys.sort_unstable();
+        keys.windows(2).all(|w| w[0] != w[1])
+    };
+    if distinct {
+        return YMap::from_distinct(entries);
+    }
+    let mut out = YMap::default();
+    for (k, v) in entries {
+        out.set(k, v);
+    }
+    out
 }
 
 fn trim_end(s: &[u8]) -> &[u8] {

@@ -27,10 +27,55 @@ pub struct YamlMemo(Rc<RefCell<Inner>>);
 #[derive(Default)]
 struct Inner {
     /// `fromYaml` input → go-yaml's decoded tree of it.
-    parsed: HashMap<Rc<str>, YVal>,
+    parsed: TextMap<YVal>,
     /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
     /// and whether reading the text back is known to give that tree again.
-    emitted: HashMap<Rc<str>, (YVal, bool)>,
+    emitted: TextMap<(YVal, bool)>,
+}
+
+/// A map keyed by large texts (a CRD is 60 KB): the hash samples a text (its length, its ends
+/// and bytes spread over the middle) instead of reading all of it; equality compares it whole.
+struct TextMap<V>(HashMap<u64, Vec<(Rc<str>, V)>>);
+
+impl<V> Default for TextMap<V> {
+    fn default() -> TextMap<V> {
+        TextMap(HashMap::new())
+    }
+}
+
+impl<V> TextMap<V> {
+    fn get(&self, text: &str) -> Option<&V> {
+        let bucket = self.0.get(&sample_hash(text.as_bytes()))?;
+        bucket.iter().find(|(k, _)| &**k == text).map(|(_, v)| v)
+    }
+
+    fn insert(&mut self, text: Rc<str>, value: V) {
+        let bucket = self.0.entry(sample_hash(text.as_bytes())).or_default();
+        match bucket.iter_mut().find(|(k, _)| *k == text) {
+            Some(slot) => slot.1 = value,
+            None => bucket.push((text, value)),
+        }
+    }
+
+    fn remove(&mut self, text: &str) -> Option<V> {
+        let bucket = self.0.get_mut(&sample_hash(text.as_bytes()))?;
+        let i = bucket.iter().position(|(k, _)| &**k == text)?;
+        Some(bucket.swap_remove(i).1)
+    }
+}
+
+fn sample_hash(b: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut state = std::collections::hash_map::DefaultHasher::new();
+    let n = b.len();
+    n.hash(&mut state);
+    b[..n.min(64)].hash(&mut state);
+    b[n.saturating_sub(64)..].hash(&mut state);
+    let step = (n / 64).max(1);
+    for i in (0..n).step_by(step) {
+        state.write_u8(b[i]);
+    }
+    state.finish()
 }
 
 impl YamlMemo {

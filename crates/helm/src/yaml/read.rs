@@ -342,8 +342,8 @@ enum KeyRepr {
 }
 
 impl YMap {
-    /// A map of entries whose keys are already distinct (they come from a Go map), built
-    /// without the key index: only the emitter reads such a map, and never sets into it.
+    /// A map of entries whose keys are already distinct (from a Go map, or checked), built
+    /// without the key index: such a map is only read (emitted, converted), never set into.
     pub(crate) fn from_distinct(entries: Vec<(YVal, YVal)>) -> YMap {
         YMap {
             entries,
