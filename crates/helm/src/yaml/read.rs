@@ -325,8 +325,34 @@ impl YVal {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct YMap {
     pub entries: Vec<(YVal, YVal)>,
-    index: HashMap<KeyRepr, usize>,
+    /// Built on the first `set` (boxed: most maps are only read, and a small map keeps trees
+    /// of 1 MB documents small).
+    index: Option<Box<KeyIndex>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct KeyIndex {
+    slots: HashMap<KeyRepr, usize>,
     nan_count: u64,
+}
+
+impl KeyIndex {
+    fn repr(&mut self, k: &YVal) -> KeyRepr {
+        match k {
+            YVal::Nil => KeyRepr::Nil,
+            YVal::Bool(b) => KeyRepr::Bool(*b),
+            YVal::Int(i) => KeyRepr::Int(*i),
+            YVal::Uint(u) => KeyRepr::Uint(*u),
+            YVal::Float(f) if f.is_nan() => {
+                self.nan_count += 1;
+                KeyRepr::NaN(self.nan_count)
+            }
+            // +0 and -0 are the same key.
+            YVal::Float(f) => KeyRepr::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+            YVal::Str(s) => KeyRepr::Str(s.clone()),
+            YVal::Seq(_) | YVal::Map(_) => unreachable!("checked by the decoder"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -342,36 +368,30 @@ enum KeyRepr {
 }
 
 impl YMap {
-    /// A map of entries whose keys are already distinct (from a Go map, or checked), built
-    /// without the key index: such a map is only read (emitted, converted), never set into.
+    /// A map of entries whose keys are already distinct (from a Go map, or checked).
     pub(crate) fn from_distinct(entries: Vec<(YVal, YVal)>) -> YMap {
         YMap {
             entries,
-            index: HashMap::new(),
-            nan_count: 0,
+            index: None,
         }
     }
 
     /// Go's `m[k] = v`.
     pub(crate) fn set(&mut self, k: YVal, v: YVal) {
-        let repr = match &k {
-            YVal::Nil => KeyRepr::Nil,
-            YVal::Bool(b) => KeyRepr::Bool(*b),
-            YVal::Int(i) => KeyRepr::Int(*i),
-            YVal::Uint(u) => KeyRepr::Uint(*u),
-            YVal::Float(f) if f.is_nan() => {
-                self.nan_count += 1;
-                KeyRepr::NaN(self.nan_count)
+        let entries = &self.entries;
+        let index = self.index.get_or_insert_with(|| {
+            let mut ix = KeyIndex::default();
+            for (i, (key, _)) in entries.iter().enumerate() {
+                let r = ix.repr(key);
+                ix.slots.insert(r, i);
             }
-            // +0 and -0 are the same key.
-            YVal::Float(f) => KeyRepr::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
-            YVal::Str(s) => KeyRepr::Str(s.clone()),
-            YVal::Seq(_) | YVal::Map(_) => unreachable!("checked by the decoder"),
-        };
-        match self.index.get(&repr) {
+            Box::new(ix)
+        });
+        let repr = index.repr(&k);
+        match index.slots.get(&repr) {
             Some(&i) => self.entries[i].1 = v,
             None => {
-                self.index.insert(repr, self.entries.len());
+                index.slots.insert(repr, self.entries.len());
                 self.entries.push((k, v));
             }
         }
@@ -996,6 +1016,14 @@ pub(super) fn key_string(k: &YVal, v: &YVal) -> Result<String, Fail> {
     })
 }
 
+/// [`go_lossy_utf8`] as a shared string, copied once.
+fn json_str(b: &[u8]) -> Rc<str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Rc::from(s),
+        Err(_) => Rc::from(go_lossy_utf8(b)),
+    }
+}
+
 /// `convertToJSONableObject` and the JSON round trip: numbers become float64, keys strings.
 pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
     Ok(match v {
@@ -1004,7 +1032,7 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
         YVal::Int(i) => Value::Float(*i as f64),
         YVal::Uint(u) => Value::Float(*u as f64),
         YVal::Float(f) => Value::Float(*f),
-        YVal::Str(s) => Value::from(go_lossy_utf8(s)),
+        YVal::Str(s) => Value::String(json_str(s)),
         YVal::Seq(items) => {
             let out: Result<Vec<Value>, Fail> = items.iter().map(to_json_value).collect();
             Value::List(List::new(out?))
@@ -1012,7 +1040,10 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
         YVal::Map(m) => {
             let out = Map::new();
             for (k, v) in &m.entries {
-                let ks = key_string(k, v)?;
+                let ks: Rc<str> = match k {
+                    YVal::Str(s) => json_str(s),
+                    _ => key_string(k, v)?.into(),
+                };
                 out.insert(ks, to_json_value(v)?);
             }
             Value::Map(out)
