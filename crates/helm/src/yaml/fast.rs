@@ -9,9 +9,21 @@ use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_untyped_pub};
 
 /// go-yaml's value for one document, when it is in the subset.
 pub(super) fn decode(input: &[u8]) -> Option<YVal> {
-    // ASCII without tabs, carriage returns or other controls: no BOM, no other line breaks.
-    if input.iter().any(|&b| b >= 0x80 || (b < 0x20 && b != b'\n')) {
+    // No tabs, carriage returns or other controls; UTF-8 only with characters libyaml takes as
+    // they are (no BOM, no NEL or other line breaks, no C1 controls or noncharacters).
+    if input.iter().any(|&b| b < 0x20 && b != b'\n') {
         return None;
+    }
+    if !input.is_ascii() {
+        let text = std::str::from_utf8(input).ok()?;
+        let plain = |c: char| {
+            c.is_ascii()
+                || matches!(c, '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}'
+                    | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
+        };
+        if !text.chars().all(plain) {
+            return None;
+        }
     }
     let mut p = Reader {
         s: input,
@@ -78,16 +90,17 @@ impl Reader<'_> {
         self.at(self.pos + self.indent()) == b'\n'
     }
 
-    /// Skips blank lines; a document marker, directive or comment line gives up.
+    /// Skips blank lines and comment lines (between nodes, where the scanner skips them
+    /// whatever their indentation); a document marker or directive gives up.
     fn skip_blank_lines(&mut self) -> Option<()> {
         while self.pos < self.s.len() {
-            if self.is_blank_line() {
+            let ind = self.indent();
+            let c = self.at(self.pos + ind);
+            if c == b'\n' || c == b'#' {
                 self.next_line();
                 continue;
             }
-            let ind = self.indent();
-            let c = self.at(self.pos + ind);
-            if c == b'#' || (ind == 0 && matches!(c, b'-' | b'.' | b'%') && self.is_marker()) {
+            if ind == 0 && matches!(c, b'-' | b'.' | b'%') && self.is_marker() {
                 return None;
             }
             return Some(());
@@ -216,7 +229,7 @@ impl Reader<'_> {
     /// The value after `key:` (at `after`) of a mapping at column `col`.
     fn value_after(&mut self, after: usize, col: usize) -> Option<YVal> {
         let q = after + self.s[after..].iter().take_while(|&&b| b == b' ').count();
-        if self.at(q) == b'\n' {
+        if self.at(q) == b'\n' || (q > after && self.at(q) == b'#') {
             return self.nested(col, true);
         }
         self.scalar(q, col)
@@ -268,8 +281,22 @@ impl Reader<'_> {
             | b':' | b'-' => return None,
             _ => {}
         }
-        let mut text = plain_line(rest)?.to_vec();
+        let (first, commented) = match rest.windows(2).position(|w| w == b" #") {
+            Some(n) => (&rest[..n], true),
+            None => (rest, false),
+        };
+        let mut text = plain_line(first)?.to_vec();
         self.next_line();
+        if commented {
+            // A comment ends the scalar; a more indented line after it is not a continuation.
+            let save = self.pos;
+            self.skip_blank_lines()?;
+            if self.pos < self.s.len() && self.indent() > col {
+                return None;
+            }
+            self.pos = save;
+            return Some(resolve_plain_text(text));
+        }
         // Continuation lines (more indented than the collection) fold into the scalar.
         let mut breaks = 0;
         let mut look = self.pos;
@@ -302,13 +329,7 @@ impl Reader<'_> {
             look = (le + 1).min(self.s.len());
             self.pos = look;
         }
-        let s = std::str::from_utf8(&text).ok()?;
-        let (tag, v) = resolve_untyped_pub("", s);
-        Some(if tag == TIMESTAMP_TAG {
-            YVal::Str(text.into())
-        } else {
-            v
-        })
+        Some(resolve_plain_text(text))
     }
 
     fn single_quoted(&mut self, q: usize, col: usize) -> Option<YVal> {
@@ -353,31 +374,41 @@ impl Reader<'_> {
             }
         }
         let le = self.line_end(i);
-        if !self.s[i..le].iter().all(|&b| b == b' ') {
+        if !rest_is_empty(&self.s[i..le]) {
             return None;
         }
         self.pos = (le + 1).min(self.s.len());
         Some(YVal::Str(out.into()))
     }
 
-    /// `|` or `|-` and the lines of the block after it.
+    /// `|` or `|-`, perhaps with an indentation indicator (`|2-`, as the emitter writes for
+    /// text that starts with a space), and the lines of the block after it.
     fn literal(&mut self, head: &[u8], col: usize) -> Option<YVal> {
-        let keep_last = match trim_end(head) {
-            b"|" => true,
-            b"|-" => false,
+        let (explicit, keep_last) = match trim_end(head) {
+            b"|" => (None, true),
+            b"|-" => (None, false),
+            [b'|', d @ b'1'..=b'9'] => (Some(usize::from(d - b'0')), true),
+            [b'|', d @ b'1'..=b'9', b'-'] => (Some(usize::from(d - b'0')), false),
             _ => return None,
         };
         self.next_line();
-        if self.pos >= self.s.len() || self.is_blank_line() {
+        if self.pos >= self.s.len() {
             return None;
         }
-        let n = self.indent();
-        if n <= col {
+        // libyaml: the indicator counts from the enclosing collection's indentation; without
+        // one, the first line decides (leading blank lines would take part: left to libyaml).
+        let n = match explicit {
+            Some(d) => col + d,
+            None if self.is_blank_line() => return None,
+            None => self.indent(),
+        };
+        if n <= col || (!self.is_blank_line() && self.indent() < n) {
             return None;
         }
         let mut out = Vec::new();
         let mut pending = 0usize;
         let mut last_had_break = false;
+        let mut seen_content = false;
         while self.pos < self.s.len() {
             let le = self.line_end(self.pos);
             let line = &self.s[self.pos..le];
@@ -395,9 +426,13 @@ impl Reader<'_> {
                 }
                 pending = 0;
                 out.extend_from_slice(&line[n..]);
+                seen_content = true;
                 last_had_break = le < self.s.len();
             }
             self.pos = (le + 1).min(self.s.len());
+        }
+        if !seen_content {
+            return None;
         }
         if keep_last && last_had_break {
             out.push(b'\n');
@@ -431,6 +466,25 @@ fn build_map(entries: Vec<(YVal, YVal)>) -> YMap {
         out.set(k, v);
     }
     out
+}
+
+/// An untagged plain scalar's value, as go-yaml's decoder resolves it (timestamps stay text).
+fn resolve_plain_text(text: Vec<u8>) -> YVal {
+    let Ok(s) = std::str::from_utf8(&text) else {
+        return YVal::Str(text.into());
+    };
+    let (tag, v) = resolve_untyped_pub("", s);
+    if tag == TIMESTAMP_TAG {
+        YVal::Str(text.into())
+    } else {
+        v
+    }
+}
+
+/// What may follow a closed scalar on its line: spaces, then perhaps a comment.
+fn rest_is_empty(rest: &[u8]) -> bool {
+    let n = rest.iter().take_while(|&&b| b == b' ').count();
+    n == rest.len() || (n > 0 && rest[n] == b'#')
 }
 
 fn trim_end(s: &[u8]) -> &[u8] {
@@ -472,7 +526,7 @@ fn double_quoted(rest: &[u8]) -> Option<Vec<u8>> {
             }
         }
     }
-    if !rest[i + 1..].iter().all(|&b| b == b' ') {
+    if !rest_is_empty(&rest[i + 1..]) {
         return None;
     }
     Some(out)
@@ -517,6 +571,11 @@ mod tests {
             "a:\n  text\n",
             "a: 'x'\nb: 'y' z\n",
             "a: |2\n   x\n",
+            "a:\n  b: |2-\n     lead\n    next\n  c: |1\n    x\n",
+            "- |2\n   x\n- b\n",
+            "a:\n  b: |2-\n\n\n      x\n     y\n  c: |2\n\n  d: 1\n",
+            "a: b # note\nc: 'd' # note\ne: \"f\" # g\nh: # empty\n  i: 1\n# between\nj: k # x\n   more\n",
+            "a: é ü 中\nb: \u{2028}x\n",
             "a: >\n  x\n",
             "",
             "\n\n",
