@@ -54,14 +54,15 @@ impl<E: std::fmt::Display> From<E> for MeshFailure {
 /// Where charts and profiles come from: `--manifests`, `installPackagePath`, or the pinned
 /// release's copy in bosun's cache.
 pub struct InstallPackages {
-    default_dir: Option<PathBuf>,
+    /// The pinned release's `manifests/`, located (and fetched) on first use.
+    default_dir: RefCell<Option<Result<PathBuf, String>>>,
     charts: RefCell<BTreeMap<(String, String), Rc<helm::chart::Chart>>>,
 }
 
 impl InstallPackages {
     pub fn new() -> InstallPackages {
         InstallPackages {
-            default_dir: crate::release::default_manifests_dir(),
+            default_dir: RefCell::new(None),
             charts: RefCell::new(BTreeMap::new()),
         }
     }
@@ -70,12 +71,10 @@ impl InstallPackages {
         if !install_package_path.is_empty() {
             return Ok(PathBuf::from(install_package_path));
         }
-        self.default_dir.clone().ok_or_else(|| {
-            format!(
-                "the Istio {} charts are not in bosun's cache and could not be fetched; pass --manifests DIR (an Istio release's manifests/ directory)",
-                crate::release::ISTIO_VERSION
-            )
-        })
+        self.default_dir
+            .borrow_mut()
+            .get_or_insert_with(crate::release::manifests_dir)
+            .clone()
     }
 
     pub fn read_profile(
@@ -112,7 +111,7 @@ impl InstallPackages {
 }
 
 /// Reads the `-f` inputs (stdin for `-`).
-fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
+pub(crate) fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
     let mut files = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let text = if name == "-" {
@@ -141,7 +140,7 @@ fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailu
 }
 
 /// istioctl's flag aliases: `--manifests` and `--revision` are `--set` flags in disguise.
-fn set_flags(input: &InputArgs) -> Vec<String> {
+pub(crate) fn set_flags(input: &InputArgs) -> Vec<String> {
     let mut flags = input.set.clone();
     if let Some(m) = &input.manifests {
         flags.push(format!("installPackagePath={m}"));
@@ -169,29 +168,10 @@ pub fn validated_input(
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)
         .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
     let report = iop::validate::validate(&merged, &sources);
-    let text_of = |issue: &iop::validate::Issue| -> String {
-        match &issue.origin {
-            Some(iop::source::Origin::File { file, .. }) => files
-                .iter()
-                .find(|f| &f.name == file)
-                .map(|f| f.text.clone())
-                .unwrap_or_default(),
-            Some(iop::source::Origin::Profile { name, .. }) => {
-                let path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
-                packages.read_profile(&path, name).unwrap_or_default()
-            }
-            _ => String::new(),
-        }
-    };
+    print_warnings(&report, &files, &merged, packages);
     let mut stderr = std::io::stderr().lock();
-    for w in &report.warnings {
-        let shown = iop::validate::render(w, &text_of(w));
-        let _ = write!(stderr, "{}", shown.replacen("error: ", "warning: ", 1));
-    }
     if !report.errors.is_empty() {
-        for e in &report.errors {
-            let _ = write!(stderr, "{}", iop::validate::render(e, &text_of(e)));
-        }
+        print_errors(&report, &files, &merged, packages);
         let n = report.errors.len();
         let summary = format!(
             "the IstioOperator is invalid ({n} error{})",
@@ -208,6 +188,58 @@ pub fn validated_input(
         );
     }
     Ok(merged)
+}
+
+/// The text of the file an issue points into (a `-f` input or a profile), for its caret.
+fn issue_text(
+    issue: &iop::validate::Issue,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) -> String {
+    match &issue.origin {
+        Some(iop::source::Origin::File { file, .. }) => files
+            .iter()
+            .find(|f| &f.name == file)
+            .map(|f| f.text.clone())
+            .unwrap_or_default(),
+        Some(iop::source::Origin::Profile { name, .. }) => {
+            let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
+            packages.read_profile(&path, name).unwrap_or_default()
+        }
+        _ => String::new(),
+    }
+}
+
+/// Prints a report's warnings on stderr, each with its line and caret.
+pub(crate) fn print_warnings(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) {
+    let mut stderr = std::io::stderr().lock();
+    for w in &report.warnings {
+        let shown = iop::validate::render(w, &issue_text(w, files, merged, packages));
+        let _ = write!(stderr, "{}", shown.replacen("error: ", "warning: ", 1));
+    }
+}
+
+/// Prints a report's errors on stderr, each with its line and caret.
+pub(crate) fn print_errors(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) {
+    let mut stderr = std::io::stderr().lock();
+    for e in &report.errors {
+        let _ = write!(
+            stderr,
+            "{}",
+            iop::validate::render(e, &issue_text(e, files, merged, packages))
+        );
+    }
 }
 
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {

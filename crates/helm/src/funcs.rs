@@ -29,6 +29,12 @@ pub fn helm_funcs() -> FuncMap {
 pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
     let mut map = crate::sprig::sprig_funcs();
     register_yaml_json(&mut map, memo);
+    // Without `--enable-dns` (bosun has no such flag) Helm replaces Sprig's DNS lookup.
+    let mut no_dns = Func::new(vec![ArgType::String], None, "string", |_, _| {
+        Ok(Value::str(""))
+    });
+    no_dns.returns_error = false;
+    map.insert("getHostByName", no_dns);
     let included: Rc<RefCell<HashMap<String, usize>>> = Rc::default();
     map.insert(
         "include",
@@ -138,6 +144,19 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     });
     to_yaml.returns_error = false;
     map.insert("toYaml", to_yaml);
+    // Helm's `mustToYaml` panics where `toYaml` gives "".
+    let mut must_to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        crate::yaml::to_yaml(&args[0])
+            .map(|text| Value::from(text.strip_suffix('\n').unwrap_or(&text).to_string()))
+            .map_err(|e| FuncError::new(e.message))
+    });
+    must_to_yaml.returns_error = false;
+    map.insert("mustToYaml", must_to_yaml);
+    // Sprig's `mustFromJson` (Helm replaces only `fromJson`): any JSON value, or the error.
+    let must_from_json = Func::new(vec![ArgType::String], None, "interface {}", |_, args| {
+        crate::json_read::from_json(args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
+    });
+    map.insert("mustFromJson", must_from_json);
     let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
         Ok(Value::from(
             crate::yaml::to_json(&args[0]).unwrap_or_default(),

@@ -96,7 +96,7 @@ impl Object {
             },
             other => Err(ObjectError::Yaml(format!(
                 "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_type(other)
+                iop::tree::json_type(other)
             ))),
         }
     }
@@ -153,16 +153,6 @@ impl Object {
             return c.1.clone();
         }
         helm::yaml::json_to_yaml(&self.value).expect("a JSON tree always has a YAML form")
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        _ => "object",
     }
 }
 

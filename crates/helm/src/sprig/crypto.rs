@@ -7,7 +7,8 @@ use super::{def, s};
 const STR: ArgType = ArgType::String;
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub(crate) fn b64_encode(data: &[u8]) -> String {
+/// Go's `base64.StdEncoding.EncodeToString`.
+pub fn b64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [

@@ -5,14 +5,18 @@
 //! template engine turns into `error calling NAME: MESSAGE`.
 
 mod conv;
-pub(crate) mod crypto;
+pub mod crypto;
+mod date;
 pub(crate) mod dicts;
 mod json;
 mod lists;
-mod paths;
+mod math;
+pub mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
+mod text;
+mod url;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
 
@@ -30,6 +34,10 @@ pub fn sprig_funcs() -> FuncMap {
     semver::register(&mut map);
     json::register(&mut map);
     paths::register(&mut map);
+    text::register(&mut map);
+    math::register(&mut map);
+    date::register(&mut map);
+    url::register(&mut map);
     map
 }
 
