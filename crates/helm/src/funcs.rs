@@ -21,8 +21,14 @@ fn warn_wrap(msg: &str) -> FuncError {
 
 /// Every function Helm adds on top of Go's builtins, for one render.
 pub fn helm_funcs() -> FuncMap {
+    helm_funcs_with(&crate::yaml::YamlMemo::new())
+}
+
+/// [`helm_funcs`] whose `fromYaml` and `toYaml` share `memo` (so that the caller can look up
+/// what `toYaml` wrote).
+pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
     let mut map = crate::sprig::sprig_funcs();
-    register_yaml_json(&mut map);
+    register_yaml_json(&mut map, memo);
     // Without `--enable-dns` (bosun has no such flag) Helm replaces Sprig's DNS lookup.
     let mut no_dns = Func::new(vec![ArgType::String], None, "string", |_, _| {
         Ok(Value::str(""))
@@ -128,9 +134,10 @@ pub fn go_kind(value: &Value) -> &'static str {
 }
 
 /// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).
-fn register_yaml_json(map: &mut FuncMap) {
-    let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
-        Ok(Value::from(match crate::yaml::to_yaml(&args[0]) {
+fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
+    let memo_to = memo.clone();
+    let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", move |_, args| {
+        Ok(Value::from(match memo_to.to_yaml(&args[0]) {
             Ok(text) => text.strip_suffix('\n').unwrap_or(&text).to_string(),
             Err(_) => String::new(),
         }))
@@ -165,14 +172,18 @@ fn register_yaml_json(map: &mut FuncMap) {
     });
     to_json.returns_error = false;
     map.insert("toJson", to_json);
+    let memo_from = memo.clone();
     let mut from_yaml = Func::new(
         vec![ArgType::String],
         None,
         "map[string]interface {}",
-        |_, args| {
-            let text = args[0].as_str().unwrap_or_default();
+        move |_, args| {
             let out = Map::new();
-            match crate::yaml::from_yaml(text) {
+            let parsed = match &args[0] {
+                Value::String(text) => memo_from.from_yaml(text),
+                other => crate::yaml::from_yaml(other.as_str().unwrap_or_default()),
+            };
+            match parsed {
                 Ok(Value::Map(m)) => return Ok(Value::Map(m)),
                 Ok(Value::Nil) => {}
                 Ok(other) => {

@@ -130,7 +130,7 @@ pub fn read_objects(file: &str, text: &str) -> Result<Vec<Object>, DiffError> {
             if o.kind() == "List"
                 && let Some(items) = o.value.get("items").and_then(Value::as_array)
             {
-                out.extend(items.iter().map(|v| Object { value: v.clone() }));
+                out.extend(items.iter().map(|v| Object::new(v.clone())));
                 continue;
             }
             out.push(o);

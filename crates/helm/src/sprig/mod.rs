@@ -7,7 +7,7 @@
 mod conv;
 pub mod crypto;
 mod date;
-mod dicts;
+pub(crate) mod dicts;
 mod json;
 mod lists;
 mod math;
