@@ -831,12 +831,10 @@ fn create_certificate(
         use sha2::Digest;
         sha2::Sha256::digest(&public_bits)[..20].to_vec()
     });
-    if let Some(p) = parent {
-        if p.spki != signer.spki() {
-            return Err(fail(
-                "x509: provided PrivateKey doesn't match parent's PublicKey".into(),
-            ));
-        }
+    if parent.is_some_and(|p| p.spki != signer.spki()) {
+        return Err(fail(
+            "x509: provided PrivateKey doesn't match parent's PublicKey".into(),
+        ));
     }
     // Key usage bits, low bit first: digitalSignature, keyEncipherment, (CA) keyCertSign.
     let key_usage: &[u8] = if t.is_ca {
