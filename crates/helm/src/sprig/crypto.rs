@@ -35,7 +35,7 @@ fn b64_value(c: u8) -> Option<u32> {
 
 /// Go's `base64.StdEncoding.DecodeString`: the bytes decoded before an error, and the error's
 /// input offset (`illegal base64 data at input byte N`). `\r` and `\n` are ignored.
-fn b64_decode(src: &[u8]) -> (Vec<u8>, Option<usize>) {
+pub(super) fn b64_decode(src: &[u8]) -> (Vec<u8>, Option<usize>) {
     let mut out = Vec::new();
     let mut si = 0;
     let is_nl = |c: u8| c == b'\n' || c == b'\r';

@@ -9,6 +9,7 @@ pub mod crypto;
 mod date;
 pub(crate) mod dicts;
 mod json;
+mod keys;
 mod lists;
 mod math;
 pub mod paths;
@@ -32,6 +33,7 @@ pub fn sprig_funcs() -> FuncMap {
     dicts::register(&mut map);
     lists::register(&mut map);
     crypto::register(&mut map);
+    keys::register(&mut map);
     semver::register(&mut map);
     json::register(&mut map);
     paths::register(&mut map);
