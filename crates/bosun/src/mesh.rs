@@ -2,10 +2,8 @@
 //! inputs and the install package from disk, hands them to `iop` and `manifest`, prints.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::rc::Rc;
 
 use clap::Args;
 use serde_json::Value;
@@ -56,18 +54,16 @@ impl<E: std::fmt::Display> From<E> for MeshFailure {
 pub struct InstallPackages {
     /// The pinned release's `manifests/`, located (and fetched) on first use.
     default_dir: RefCell<Option<Result<PathBuf, String>>>,
-    charts: RefCell<BTreeMap<(String, String), Rc<helm::chart::Chart>>>,
 }
 
 impl InstallPackages {
     pub fn new() -> InstallPackages {
         InstallPackages {
             default_dir: RefCell::new(None),
-            charts: RefCell::new(BTreeMap::new()),
         }
     }
 
-    fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
+    pub fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
         if !install_package_path.is_empty() {
             return Ok(PathBuf::from(install_package_path));
         }
@@ -87,27 +83,25 @@ impl InstallPackages {
         std::fs::read_to_string(dir.join(&rel))
             .map_err(|e| format!("open {rel}: {}", io_error_text(&e)))
     }
+}
 
-    pub fn load_chart(
-        &self,
-        install_package_path: &str,
-        chart_dir: &str,
-    ) -> Result<Rc<helm::chart::Chart>, String> {
-        let key = (install_package_path.to_string(), chart_dir.to_string());
-        if let Some(c) = self.charts.borrow().get(&key) {
-            return Ok(c.clone());
-        }
-        let dir = self
-            .dir(install_package_path)?
-            .join("charts")
-            .join(chart_dir);
-        if !dir.is_dir() {
-            return Err("component does not exist".to_string());
-        }
-        let chart = Rc::new(helm::chart::load_dir(&dir).map_err(|e| e.to_string())?);
-        self.charts.borrow_mut().insert(key, chart.clone());
-        Ok(chart)
+/// Loads `charts/CHART_DIR` of the install package at `install_package_path`, or of the
+/// pinned release (`default_dir`) when the path is empty. Thread-safe: it shares nothing.
+fn load_chart_dir(
+    default_dir: &std::path::Path,
+    install_package_path: &str,
+    chart_dir: &str,
+) -> Result<helm::chart::Chart, String> {
+    let root = if install_package_path.is_empty() {
+        default_dir.to_path_buf()
+    } else {
+        PathBuf::from(install_package_path)
+    };
+    let dir = root.join("charts").join(chart_dir);
+    if !dir.is_dir() {
+        return Err("component does not exist".to_string());
     }
+    helm::chart::load_dir(&dir).map_err(|e| e.to_string())
 }
 
 /// Reads the `-f` inputs (stdin for `-`).
@@ -245,7 +239,8 @@ pub(crate) fn print_errors(
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let packages = InstallPackages::new();
     let merged = validated_input(&args.input, &packages, args.force)?;
-    let load = |path: &str, dir: &str| packages.load_chart(path, dir);
+    let default_dir = packages.dir("")?;
+    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
     let generated = manifest::generate::generate(&merged, &load)?;
     let mut stderr = std::io::stderr().lock();
     for w in &generated.warnings {

@@ -2,7 +2,7 @@
 //! JSON with integers as int64 and other numbers as float64), and its YAML form as istioctl
 //! prints it (`sigs.k8s.io/yaml.Marshal` of the object).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -13,7 +13,7 @@ pub struct Object {
     /// When the object was read from a document that a `toYaml` of this render wrote: the tree
     /// as read and the object's YAML form, so that printing an unchanged object need not write
     /// it again.
-    canonical: Option<Rc<(Value, String)>>,
+    canonical: Option<Arc<(Value, String)>>,
 }
 
 impl PartialEq for Object {
@@ -80,7 +80,7 @@ impl Object {
                         // the object as read writes the same text again.
                         let yaml = format!("{}\n", skip_comment_lines(text));
                         debug_assert_eq!(helm::yaml::json_to_yaml(&json).as_ref(), Ok(&yaml));
-                        Some(Rc::new((json.clone(), yaml)))
+                        Some(Arc::new((json.clone(), yaml)))
                     } else {
                         None
                     };
