@@ -408,6 +408,28 @@ struct Analysis {
     block_allowed: bool,
 }
 
+/// Whether byte `c` of a scalar is a YAML indicator there: (in flow context, in block context),
+/// as libyaml's `yaml_emitter_analyze_scalar` decides.
+#[inline]
+fn indicators(c: u8, first: bool, preceded_by_ws: bool, followed_by_ws: bool) -> (bool, bool) {
+    if first {
+        match c {
+            b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+            | b'"' | b'%' | b'@' | b'`' => (true, true),
+            b'?' | b':' => (true, followed_by_ws),
+            b'-' if followed_by_ws => (true, true),
+            _ => (false, false),
+        }
+    } else {
+        match c {
+            b',' | b'?' | b'[' | b']' | b'{' | b'}' => (true, false),
+            b':' => (true, followed_by_ws),
+            b'#' if preceded_by_ws => (true, true),
+            _ => (false, false),
+        }
+    }
+}
+
 /// `yaml_emitter_analyze_scalar`.
 fn analyze_scalar(value: &[u8]) -> Analysis {
     if !value.is_empty() && value.is_ascii() {
@@ -438,41 +460,9 @@ fn analyze_ascii(value: &[u8]) -> Analysis {
     for i in 0..n {
         let c = value[i];
         let followed_by_whitespace = i + 1 >= n || blank(value[i + 1]);
-        if i == 0 {
-            match c {
-                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
-                | b'\'' | b'"' | b'%' | b'@' | b'`' => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                b'?' | b':' => {
-                    flow_indicators = true;
-                    if followed_by_whitespace {
-                        block_indicators = true;
-                    }
-                }
-                b'-' if followed_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
-            }
-        } else {
-            match c {
-                b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
-                b':' => {
-                    flow_indicators = true;
-                    if followed_by_whitespace {
-                        block_indicators = true;
-                    }
-                }
-                b'#' if preceded_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
-            }
-        }
+        let (flow, block) = indicators(c, i == 0, preceded_by_whitespace, followed_by_whitespace);
+        flow_indicators |= flow;
+        block_indicators |= block;
         if !(c == 0x0A || (0x20..=0x7E).contains(&c)) {
             special_characters = true;
         }
@@ -593,41 +583,9 @@ fn analyze_any(value: &[u8]) -> Analysis {
         let w = width(value[i]).max(1);
         let followed_by_whitespace = i + w >= value.len() || is_blank(value, i + w);
         let c = value[i];
-        if i == 0 {
-            match c {
-                b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>'
-                | b'\'' | b'"' | b'%' | b'@' | b'`' => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                b'?' | b':' => {
-                    flow_indicators = true;
-                    if followed_by_whitespace {
-                        block_indicators = true;
-                    }
-                }
-                b'-' if followed_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
-            }
-        } else {
-            match c {
-                b',' | b'?' | b'[' | b']' | b'{' | b'}' => flow_indicators = true,
-                b':' => {
-                    flow_indicators = true;
-                    if followed_by_whitespace {
-                        block_indicators = true;
-                    }
-                }
-                b'#' if preceded_by_whitespace => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                _ => {}
-            }
-        }
+        let (flow, block) = indicators(c, i == 0, preceded_by_whitespace, followed_by_whitespace);
+        flow_indicators |= flow;
+        block_indicators |= block;
         // The emitter is in unicode mode: only non-printable characters are special.
         if !is_printable(value, i) {
             special_characters = true;
