@@ -2,10 +2,8 @@
 //! inputs and the install package from disk, hands them to `iop` and `manifest`, prints.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::rc::Rc;
 
 use clap::Args;
 use serde_json::Value;
@@ -56,18 +54,16 @@ impl<E: std::fmt::Display> From<E> for MeshFailure {
 pub struct InstallPackages {
     /// The pinned release's `manifests/`, located (and fetched) on first use.
     default_dir: RefCell<Option<Result<PathBuf, String>>>,
-    charts: RefCell<BTreeMap<(String, String), Rc<helm::chart::Chart>>>,
 }
 
 impl InstallPackages {
     pub fn new() -> InstallPackages {
         InstallPackages {
             default_dir: RefCell::new(None),
-            charts: RefCell::new(BTreeMap::new()),
         }
     }
 
-    fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
+    pub fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
         if !install_package_path.is_empty() {
             return Ok(PathBuf::from(install_package_path));
         }
@@ -87,31 +83,29 @@ impl InstallPackages {
         std::fs::read_to_string(dir.join(&rel))
             .map_err(|e| format!("open {rel}: {}", io_error_text(&e)))
     }
+}
 
-    pub fn load_chart(
-        &self,
-        install_package_path: &str,
-        chart_dir: &str,
-    ) -> Result<Rc<helm::chart::Chart>, String> {
-        let key = (install_package_path.to_string(), chart_dir.to_string());
-        if let Some(c) = self.charts.borrow().get(&key) {
-            return Ok(c.clone());
-        }
-        let dir = self
-            .dir(install_package_path)?
-            .join("charts")
-            .join(chart_dir);
-        if !dir.is_dir() {
-            return Err("component does not exist".to_string());
-        }
-        let chart = Rc::new(helm::chart::load_dir(&dir).map_err(|e| e.to_string())?);
-        self.charts.borrow_mut().insert(key, chart.clone());
-        Ok(chart)
+/// Loads `charts/CHART_DIR` of the install package at `install_package_path`, or of the
+/// pinned release (`default_dir`) when the path is empty. Thread-safe: it shares nothing.
+fn load_chart_dir(
+    default_dir: &std::path::Path,
+    install_package_path: &str,
+    chart_dir: &str,
+) -> Result<helm::chart::Chart, String> {
+    let root = if install_package_path.is_empty() {
+        default_dir.to_path_buf()
+    } else {
+        PathBuf::from(install_package_path)
+    };
+    let dir = root.join("charts").join(chart_dir);
+    if !dir.is_dir() {
+        return Err("component does not exist".to_string());
     }
+    helm::chart::load_dir(&dir).map_err(|e| e.to_string())
 }
 
 /// Reads the `-f` inputs (stdin for `-`).
-fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
+pub(crate) fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
     let mut files = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let text = if name == "-" {
@@ -140,7 +134,7 @@ fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailu
 }
 
 /// istioctl's flag aliases: `--manifests` and `--revision` are `--set` flags in disguise.
-fn set_flags(input: &InputArgs) -> Vec<String> {
+pub(crate) fn set_flags(input: &InputArgs) -> Vec<String> {
     let mut flags = input.set.clone();
     if let Some(m) = &input.manifests {
         flags.push(format!("installPackagePath={m}"));
@@ -168,29 +162,10 @@ pub fn validated_input(
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)
         .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
     let report = iop::validate::validate(&merged, &sources);
-    let text_of = |issue: &iop::validate::Issue| -> String {
-        match &issue.origin {
-            Some(iop::source::Origin::File { file, .. }) => files
-                .iter()
-                .find(|f| &f.name == file)
-                .map(|f| f.text.clone())
-                .unwrap_or_default(),
-            Some(iop::source::Origin::Profile { name, .. }) => {
-                let path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
-                packages.read_profile(&path, name).unwrap_or_default()
-            }
-            _ => String::new(),
-        }
-    };
+    print_warnings(&report, &files, &merged, packages);
     let mut stderr = std::io::stderr().lock();
-    for w in &report.warnings {
-        let shown = iop::validate::render(w, &text_of(w));
-        let _ = write!(stderr, "{}", shown.replacen("error: ", "warning: ", 1));
-    }
     if !report.errors.is_empty() {
-        for e in &report.errors {
-            let _ = write!(stderr, "{}", iop::validate::render(e, &text_of(e)));
-        }
+        print_errors(&report, &files, &merged, packages);
         let n = report.errors.len();
         let summary = format!(
             "the IstioOperator is invalid ({n} error{})",
@@ -209,10 +184,63 @@ pub fn validated_input(
     Ok(merged)
 }
 
+/// The text of the file an issue points into (a `-f` input or a profile), for its caret.
+fn issue_text(
+    issue: &iop::validate::Issue,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) -> String {
+    match &issue.origin {
+        Some(iop::source::Origin::File { file, .. }) => files
+            .iter()
+            .find(|f| &f.name == file)
+            .map(|f| f.text.clone())
+            .unwrap_or_default(),
+        Some(iop::source::Origin::Profile { name, .. }) => {
+            let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
+            packages.read_profile(&path, name).unwrap_or_default()
+        }
+        _ => String::new(),
+    }
+}
+
+/// Prints a report's warnings on stderr, each with its line and caret.
+pub(crate) fn print_warnings(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) {
+    let mut stderr = std::io::stderr().lock();
+    for w in &report.warnings {
+        let shown = iop::validate::render(w, &issue_text(w, files, merged, packages));
+        let _ = write!(stderr, "{}", shown.replacen("error: ", "warning: ", 1));
+    }
+}
+
+/// Prints a report's errors on stderr, each with its line and caret.
+pub(crate) fn print_errors(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) {
+    let mut stderr = std::io::stderr().lock();
+    for e in &report.errors {
+        let _ = write!(
+            stderr,
+            "{}",
+            iop::validate::render(e, &issue_text(e, files, merged, packages))
+        );
+    }
+}
+
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let packages = InstallPackages::new();
     let merged = validated_input(&args.input, &packages, args.force)?;
-    let load = |path: &str, dir: &str| packages.load_chart(path, dir);
+    let default_dir = packages.dir("")?;
+    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
     let generated = manifest::generate::generate(&merged, &load)?;
     let mut stderr = std::io::stderr().lock();
     for w in &generated.warnings {

@@ -177,32 +177,14 @@ fn module_hash(zip: &[u8]) -> Result<String, String> {
     for (name, digest) in &lines {
         summary.update(format!("{digest}  {name}\n").as_bytes());
     }
-    Ok(format!("h1:{}", base64(&summary.finalize())))
+    Ok(format!(
+        "h1:{}",
+        helm::sprig::crypto::b64_encode(&summary.finalize())
+    ))
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn base64(data: &[u8]) -> String {
-    const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// Extracts `manifests/` of the module zip into `dest/manifests`, atomically: into a scratch

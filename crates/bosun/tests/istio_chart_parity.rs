@@ -10,24 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn fetched(env: &str, script: &str) -> PathBuf {
-    if let Ok(path) = std::env::var(env) {
-        return PathBuf::from(path);
-    }
-    let out = Command::new(repo_root().join("scripts").join(script))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run scripts/{script}: {e}"));
-    assert!(
-        out.status.success(),
-        "scripts/{script} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-}
+mod common;
+use common::fetched;
 
 fn chart_dirs(root: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(root)

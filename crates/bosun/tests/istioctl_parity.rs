@@ -10,24 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn fetched(env: &str, script: &str) -> PathBuf {
-    if let Ok(path) = std::env::var(env) {
-        return PathBuf::from(path);
-    }
-    let out = Command::new(repo_root().join("scripts").join(script))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run scripts/{script}: {e}"));
-    assert!(
-        out.status.success(),
-        "scripts/{script} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-}
+mod common;
+use common::{fetched, repo_root};
 
 struct Case {
     name: String,
@@ -52,11 +36,15 @@ fn cases(input_dir: &Path) -> Vec<Case> {
         }
         let (name, args) = line.split_once(':').expect("NAME: ARGS");
         let input = input_dir.display().to_string();
+        let own = repo_root()
+            .join("tests/cases/manifest-generate/inputs")
+            .display()
+            .to_string();
         out.push(Case {
             name: name.trim().to_string(),
             args: args
                 .split_whitespace()
-                .map(|a| a.replace("$INPUT", &input))
+                .map(|a| a.replace("$INPUT", &input).replace("$CASES", &own))
                 .collect(),
             gap: None,
         });

@@ -44,11 +44,22 @@ pub fn render(
     values: &Map,
     context: &RenderContext,
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    render_with(chart, values, context, &crate::yaml::YamlMemo::new())
+}
+
+/// [`render`], with the templates' `fromYaml` and `toYaml` sharing `memo`: afterwards it knows
+/// the trees behind the large `toYaml` outputs in the rendered files.
+pub fn render_with(
+    chart: &Chart,
+    values: &Map,
+    context: &RenderContext,
+    memo: &crate::yaml::YamlMemo,
+) -> Result<BTreeMap<String, String>, RenderError> {
     let mut all = Vec::new();
     collect(chart, None, &chart.metadata.name, values, context, &mut all);
     all.sort_by(|a, b| parse_order(&a.name, &b.name));
 
-    let mut set = Templates::new(funcs::helm_funcs());
+    let mut set = Templates::new(funcs::helm_funcs_with(memo));
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
     for t in &all {

@@ -21,8 +21,20 @@ fn warn_wrap(msg: &str) -> FuncError {
 
 /// Every function Helm adds on top of Go's builtins, for one render.
 pub fn helm_funcs() -> FuncMap {
+    helm_funcs_with(&crate::yaml::YamlMemo::new())
+}
+
+/// [`helm_funcs`] whose `fromYaml` and `toYaml` share `memo` (so that the caller can look up
+/// what `toYaml` wrote).
+pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
     let mut map = crate::sprig::sprig_funcs();
-    register_yaml_json(&mut map);
+    register_yaml_json(&mut map, memo);
+    // Without `--enable-dns` (bosun has no such flag) Helm replaces Sprig's DNS lookup.
+    let mut no_dns = Func::new(vec![ArgType::String], None, "string", |_, _| {
+        Ok(Value::str(""))
+    });
+    no_dns.returns_error = false;
+    map.insert("getHostByName", no_dns);
     let included: Rc<RefCell<HashMap<String, usize>>> = Rc::default();
     map.insert(
         "include",
@@ -122,15 +134,37 @@ pub fn go_kind(value: &Value) -> &'static str {
 }
 
 /// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).
-fn register_yaml_json(map: &mut FuncMap) {
-    let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
-        Ok(Value::from(match crate::yaml::to_yaml(&args[0]) {
+fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
+    let memo_to = memo.clone();
+    let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", move |_, args| {
+        Ok(Value::from(match memo_to.to_yaml(&args[0]) {
             Ok(text) => text.strip_suffix('\n').unwrap_or(&text).to_string(),
             Err(_) => String::new(),
         }))
     });
     to_yaml.returns_error = false;
     map.insert("toYaml", to_yaml);
+    let mut to_yaml_pretty = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        let text = crate::yaml::to_yaml_pretty(&args[0]).unwrap_or_default();
+        Ok(Value::from(
+            text.strip_suffix('\n').unwrap_or(&text).to_string(),
+        ))
+    });
+    to_yaml_pretty.returns_error = false;
+    map.insert("toYamlPretty", to_yaml_pretty);
+    // Helm's `mustToYaml` panics where `toYaml` gives "".
+    let mut must_to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
+        crate::yaml::to_yaml(&args[0])
+            .map(|text| Value::from(text.strip_suffix('\n').unwrap_or(&text).to_string()))
+            .map_err(|e| FuncError::new(e.message))
+    });
+    must_to_yaml.returns_error = false;
+    map.insert("mustToYaml", must_to_yaml);
+    // Sprig's `mustFromJson` (Helm replaces only `fromJson`): any JSON value, or the error.
+    let must_from_json = Func::new(vec![ArgType::String], None, "interface {}", |_, args| {
+        crate::json_read::from_json(args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
+    });
+    map.insert("mustFromJson", must_from_json);
     let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
         Ok(Value::from(
             crate::yaml::to_json(&args[0]).unwrap_or_default(),
@@ -138,14 +172,18 @@ fn register_yaml_json(map: &mut FuncMap) {
     });
     to_json.returns_error = false;
     map.insert("toJson", to_json);
+    let memo_from = memo.clone();
     let mut from_yaml = Func::new(
         vec![ArgType::String],
         None,
         "map[string]interface {}",
-        |_, args| {
-            let text = args[0].as_str().unwrap_or_default();
+        move |_, args| {
             let out = Map::new();
-            match crate::yaml::from_yaml(text) {
+            let parsed = match &args[0] {
+                Value::String(text) => memo_from.from_yaml(text),
+                other => crate::yaml::from_yaml(other.as_str().unwrap_or_default()),
+            };
+            match parsed {
                 Ok(Value::Map(m)) => return Ok(Value::Map(m)),
                 Ok(Value::Nil) => {}
                 Ok(other) => {

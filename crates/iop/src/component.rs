@@ -201,16 +201,7 @@ fn string_field(m: &Map<String, Value>, key: &str, component: &str) -> Result<St
     }
 }
 
-pub(crate) fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
+use crate::tree::json_type;
 
 impl Component {
     /// istioctl's `Component.Get`: the instances of this component the merged IstioOperator

@@ -10,6 +10,7 @@
 
 pub mod component;
 pub mod merge;
+pub mod profile;
 pub mod quantity;
 pub mod source;
 pub mod translate;

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::source::{self, Layer, PathSeg, SourceMap};
+use crate::source::{self, Layer, Origin, PathSeg, SourceMap};
 use crate::tree::{self, TreeError};
 
 /// One `-f` input, already read by the caller.
@@ -60,18 +60,8 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
         Value::Null => Ok(Map::new()),
         other => Err(format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type values.Map",
-            json_kind(&other)
+            tree::json_type(&other)
         )),
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        _ => "object",
     }
 }
 
@@ -198,8 +188,16 @@ pub fn merge_inputs_traced(
         sources.push(Layer::set_flag(flag, segs));
     }
     for (from, to) in TRANSLATIONS {
-        let to = format!("spec.values.{to}");
-        sources.alias(&source::path(from), &resolve_segments(&merged, &to));
+        let to = resolve_segments(&merged, &format!("spec.values.{to}"));
+        // The user's own values are applied again after the translation, so a value a file or
+        // flag set at the target itself keeps its origin.
+        let user_set = matches!(
+            sources.get(&to),
+            Some(Origin::File { .. } | Origin::SetFlag { .. })
+        );
+        if !user_set {
+            sources.alias(&source::path(from), &to);
+        }
     }
     Ok((merged, sources))
 }
@@ -251,6 +249,32 @@ pub fn merge_inputs(
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<Value, MergeError> {
+    let (mut base, user_values) = layer(files, set_flags, read)?;
+    translate_to_helm(&mut base)?;
+    if let Some(values) = user_values {
+        let layer = tree::make_map(Value::Object(values), &["spec", "values"]);
+        tree::merge_from(as_map(&mut base), &layer);
+    }
+    Ok(base)
+}
+
+/// The inputs layered (profiles ← files ← `--set` flags) as [`merge_inputs`] layers them, but
+/// before istioctl's translation of top-level fields into Helm values: the IstioOperator the
+/// user's inputs describe, which is what `profile dump` prints.
+pub fn layer_inputs(
+    files: &[InputFile],
+    set_flags: &[String],
+    read: ReadProfile<'_>,
+) -> Result<Value, MergeError> {
+    Ok(layer(files, set_flags, read)?.0)
+}
+
+/// The layered tree and the user's own `values` (re-applied after translation).
+fn layer(
+    files: &[InputFile],
+    set_flags: &[String],
+    read: ReadProfile<'_>,
+) -> Result<(Value, Option<Map<String, Value>>), MergeError> {
     let mut user = user_config_base();
     for (i, file) in files.iter().enumerate() {
         if file.name == "-" && i != files.len() - 1 {
@@ -277,12 +301,7 @@ pub fn merge_inputs(
     // istioctl would add its compiled-in hub and tag here; a build without them (as the
     // pinned istioctl is) adds nothing, and neither does bosun.
     tree::merge_from(as_map(&mut base), user.as_object().expect("built as a map"));
-    translate_to_helm(&mut base)?;
-    if let Some(values) = user_values {
-        let layer = tree::make_map(Value::Object(values), &["spec", "values"]);
-        tree::merge_from(as_map(&mut base), &layer);
-    }
-    Ok(base)
+    Ok((base, user_values))
 }
 
 fn as_map(v: &mut Value) -> &mut Map<String, Value> {
@@ -334,7 +353,7 @@ pub fn go_sprint(v: &Value) -> String {
 }
 
 /// Numbers as Go holds them after a JSON decode into `any`: all `float64`.
-fn normalize_floats(v: &Value) -> Value {
+pub fn normalize_floats(v: &Value) -> Value {
     match v {
         Value::Number(n) => n
             .as_f64()

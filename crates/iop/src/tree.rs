@@ -40,30 +40,7 @@ const ALWAYS_STRING: &[&str] = &[
 
 /// Go's `path/filepath.Clean` for `/`-separated paths.
 pub fn clean(path: &str) -> String {
-    if path.is_empty() {
-        return ".".to_string();
-    }
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|p| *p != "..") {
-                    parts.pop();
-                } else if !rooted {
-                    parts.push("..");
-                }
-            }
-            p => parts.push(p),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
+    helm::sprig::paths::clean(path)
 }
 
 /// Splits `s` at every `sep` not preceded by a backslash (the backslash stays).
@@ -181,6 +158,18 @@ pub fn get_path_bool(root: &Value, path: &str) -> bool {
     get_path(root, path)
         .and_then(Value::as_bool)
         .unwrap_or(false)
+}
+
+/// JSON's name for a value's type, as Go's `encoding/json` errors say it.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 fn kind_name(v: &Value) -> &'static str {

@@ -2,8 +2,6 @@
 //! component instance gets its values, its chart is rendered, its `k8s` settings and overlays
 //! are applied, and the objects are collected per component.
 
-use std::rc::Rc;
-
 use helm::chart::Chart;
 use iop::component::{self, Component, ComponentSpec};
 use serde_json::Value;
@@ -12,8 +10,8 @@ use crate::object::Object;
 use crate::render::{self, RenderError};
 
 /// Loads `charts/DIR` of the install package at the given path ("" for the default one). The
-/// caller does the I/O (and may cache charts across calls).
-pub type LoadChart<'a> = &'a dyn Fn(&str, &str) -> Result<Rc<Chart>, String>;
+/// caller does the I/O; it is called from the rendering threads.
+pub type LoadChart<'a> = &'a (dyn Fn(&str, &str) -> Result<Chart, String> + Sync);
 
 /// The objects of one component (all its instances, for gateways).
 #[derive(Debug, Clone)]
@@ -62,7 +60,10 @@ pub enum GenerateError {
     PostProcess(#[from] crate::postprocess::PostProcessError),
 }
 
-/// Renders every component of the merged (and validated) IstioOperator.
+/// Renders every component of the merged (and validated) IstioOperator. Components render
+/// in parallel, one thread each (their charts are independent; each thread loads its own chart,
+/// as template values are not shared across threads); results and the first error are taken
+/// in istioctl's component order, so the output does not depend on scheduling.
 pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, GenerateError> {
     let mut merged = merged.clone();
     // After validation, unvalidatedValues apply on top of values.
@@ -73,10 +74,7 @@ pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, 
         }
     }
     let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
-    let mut out = Generated {
-        components: Vec::new(),
-        warnings: Vec::new(),
-    };
+    let mut work: Vec<(&'static Component, Vec<ComponentSpec>)> = Vec::new();
     for comp in component::ALL {
         let specs = comp
             .instances(&merged)
@@ -84,21 +82,44 @@ pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, 
                 component: comp.name,
                 source,
             })?;
-        if specs.is_empty() {
-            continue;
+        if !specs.is_empty() {
+            work.push((comp, specs));
         }
+    }
+    type Done = Result<(Vec<Object>, Vec<String>), GenerateError>;
+    let render_component = |comp: &'static Component, specs: &[ComponentSpec]| -> Done {
         let chart =
             load_chart(&install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
         let mut objects = Vec::new();
+        let mut warnings = Vec::new();
         for spec in specs {
-            objects.extend(render_instance(
-                comp,
-                &spec,
-                &merged,
-                &chart,
-                &mut out.warnings,
-            )?);
+            objects.extend(render_instance(comp, spec, &merged, &chart, &mut warnings)?);
         }
+        Ok((objects, warnings))
+    };
+    let results: Vec<Done> = std::thread::scope(|scope| {
+        let handles: Vec<_> = work
+            .iter()
+            .map(|(comp, specs)| {
+                let render = &render_component;
+                scope.spawn(move || render(comp, specs))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut out = Generated {
+        components: Vec::new(),
+        warnings: Vec::new(),
+    };
+    for ((comp, _), result) in work.iter().zip(results) {
+        let (objects, warnings) = result?;
+        out.warnings.extend(warnings);
         out.components.push(ComponentObjects {
             component: comp,
             objects,

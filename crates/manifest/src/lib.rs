@@ -17,6 +17,7 @@
 //! below a list of lists); regexes in `[value]` selectors are Rust's `regex`, not Go's RE2
 //! (`\d` and friends are Unicode-aware here).
 
+pub mod diff;
 pub mod generate;
 mod gofmt;
 pub mod object;

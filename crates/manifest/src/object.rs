@@ -2,12 +2,24 @@
 //! JSON with integers as int64 and other numbers as float64), and its YAML form as istioctl
 //! prints it (`sigs.k8s.io/yaml.Marshal` of the object).
 
-use serde_json::{Map, Value};
+use std::sync::Arc;
+
+use serde_json::Value;
 
 /// A rendered object.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Object {
     pub value: Value,
+    /// When the object was read from a document that a `toYaml` of this render wrote: the tree
+    /// as read and the object's YAML form, so that printing an unchanged object need not write
+    /// it again.
+    canonical: Option<Arc<(Value, String)>>,
+}
+
+impl PartialEq for Object {
+    fn eq(&self, other: &Object) -> bool {
+        self.value == other.value
+    }
 }
 
 /// Why a rendered document is not an object.
@@ -22,18 +34,61 @@ pub enum ObjectError {
 }
 
 impl Object {
+    pub fn new(value: Value) -> Object {
+        Object {
+            value,
+            canonical: None,
+        }
+    }
+
     /// Reads one YAML document as istioctl's `manifest.FromYaml` does. `Ok(None)` for a
     /// document that holds no object (empty, comments only, `null`).
     pub fn from_yaml(text: &str) -> Result<Option<Object>, ObjectError> {
-        let v = helm::yaml::from_yaml(text).map_err(|e| ObjectError::Yaml(e.message))?;
-        let json =
-            helm::json_value::to_json_value(&v).map_err(|e| ObjectError::NotJson(e.to_string()))?;
-        let json = integers_as_int64(json);
+        Object::from_yaml_memo(text, None)
+    }
+
+    /// [`Object::from_yaml`] of a rendered document: when its YAML (after leading comment
+    /// lines) is exactly a `toYaml` output that `memo` remembers, the tree behind it is taken
+    /// instead of reading the text again.
+    pub fn from_yaml_memo(
+        text: &str,
+        memo: Option<&helm::yaml::YamlMemo>,
+    ) -> Result<Option<Object>, ObjectError> {
+        let remembered = memo.and_then(|m| m.emitted_json(skip_comment_lines(text)));
+        let hit = remembered.is_some();
+        let mut json = match remembered {
+            Some(json) => json,
+            None => match helm::yaml::from_yaml_json(text) {
+                Ok(json) => json,
+                Err(_) => {
+                    // The general path, for its exact error.
+                    let v =
+                        helm::yaml::from_yaml(text).map_err(|e| ObjectError::Yaml(e.message))?;
+                    helm::json_value::to_json_value(&v)
+                        .map_err(|e| ObjectError::NotJson(e.to_string()))?
+                }
+            },
+        };
+        integers_to_int64(&mut json);
         match &json {
             Value::Null => Ok(None),
             Value::Object(m) if m.is_empty() => Ok(None),
             Value::Object(m) => match m.get("kind") {
-                Some(Value::String(k)) if !k.is_empty() => Ok(Some(Object { value: json })),
+                Some(Value::String(k)) if !k.is_empty() => {
+                    let canonical = if hit {
+                        // The memo holds only trees that read back as written, so printing
+                        // the object as read writes the same text again.
+                        let yaml = format!("{}\n", skip_comment_lines(text));
+                        debug_assert_eq!(helm::yaml::json_to_yaml(&json).as_ref(), Ok(&yaml));
+                        Some(Arc::new((json.clone(), yaml)))
+                    } else {
+                        None
+                    };
+                    Ok(Some(Object {
+                        value: json,
+                        canonical,
+                    }))
+                }
                 _ => Err(ObjectError::MissingKind(
                     helm::yaml::to_json(&helm::json_value::from_json_value(&json))
                         .unwrap_or_default(),
@@ -41,7 +96,7 @@ impl Object {
             },
             other => Err(ObjectError::Yaml(format!(
                 "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_type(other)
+                iop::tree::json_type(other)
             ))),
         }
     }
@@ -92,36 +147,54 @@ impl Object {
 
     /// The object as istioctl prints it.
     pub fn to_yaml(&self) -> String {
-        helm::yaml::to_yaml(&helm::json_value::from_json_value(&self.value))
-            .expect("a JSON tree always has a YAML form")
+        if let Some(c) = &self.canonical
+            && c.0 == self.value
+        {
+            return c.1.clone();
+        }
+        helm::yaml::json_to_yaml(&self.value).expect("a JSON tree always has a YAML form")
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
+/// The document after the comment lines it starts with (each `#` to its `\n`, with no other
+/// line break in it), where its YAML begins.
+fn skip_comment_lines(text: &str) -> &str {
+    let mut rest = text;
+    while rest.starts_with('#') {
+        let Some(nl) = rest.find('\n') else {
+            return rest;
+        };
+        if !rest[..nl]
+            .bytes()
+            .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+        {
+            return rest;
+        }
+        rest = &rest[nl + 1..];
+    }
+    rest
+}
+
+/// [`integers_as_int64`] in place.
+pub fn integers_to_int64(v: &mut Value) {
     match v {
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        _ => "object",
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64()
+                && n.as_i64().is_none()
+                && f.fract() == 0.0
+                && f.abs() < 9.2e18
+            {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integers_to_int64),
+        Value::Object(m) => m.values_mut().for_each(integers_to_int64),
+        _ => {}
     }
 }
 
 /// What unstructured JSON decoding does to numbers: whole ones become int64.
-pub fn integers_as_int64(v: Value) -> Value {
-    match v {
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if n.as_i64().is_none() && f.fract() == 0.0 && f.abs() < 9.2e18 => {
-                Value::from(f as i64)
-            }
-            _ => Value::Number(n),
-        },
-        Value::Array(items) => Value::Array(items.into_iter().map(integers_as_int64).collect()),
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .map(|(k, v)| (k, integers_as_int64(v)))
-                .collect::<Map<_, _>>(),
-        ),
-        other => other,
-    }
+pub fn integers_as_int64(mut v: Value) -> Value {
+    integers_to_int64(&mut v);
+    v
 }

@@ -191,9 +191,7 @@ pub fn post_process(
                 value = only_one_pdb_bound(value);
             }
         }
-        objects[i] = Object {
-            value: crate::object::integers_as_int64(value),
-        };
+        objects[i] = Object::new(crate::object::integers_as_int64(value));
     }
 
     if let Some(overlays) = k8s.get("overlays").and_then(Value::as_array) {
@@ -213,9 +211,7 @@ pub fn post_process(
                 // patch whose path does not resolve is skipped silently; so is it here.
                 let patched = crate::overlay::apply_overlay(&obj.value, &patches)
                     .map_err(|e| PostProcessError::Overlay(e.go_message().to_string()))?;
-                *obj = Object {
-                    value: crate::object::integers_as_int64(patched.object),
-                };
+                *obj = Object::new(crate::object::integers_as_int64(patched.object));
             }
         }
     }

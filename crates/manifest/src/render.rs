@@ -62,7 +62,14 @@ pub fn render_chart(
         release,
         capabilities: Value::Object(Rc::new(capabilities)),
     };
-    let files = engine::render(chart, &coalesced.retyped(Some("common.Values")), &context)?;
+    // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
+    let memo = helm::yaml::YamlMemo::new();
+    let files = engine::render_with(
+        chart,
+        &coalesced.retyped(Some("common.Values")),
+        &context,
+        &memo,
+    )?;
 
     let mut out = Rendered::default();
     // The engine's map is ordered by name, which is the order istioctl sorts them in.
@@ -76,7 +83,7 @@ pub fn render_chart(
             continue;
         }
         for doc in iop::merge::split_yaml_documents(text) {
-            if let Some(obj) = Object::from_yaml(&doc)? {
+            if let Some(obj) = Object::from_yaml_memo(&doc, Some(&memo))? {
                 out.objects.push(obj);
             }
         }

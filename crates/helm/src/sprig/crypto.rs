@@ -1,13 +1,15 @@
-//! Sprig's encodings and digests: `b64enc`, `b64dec`, `sha256sum`.
+//! Sprig's encodings, digests and ciphers: `b64enc`, `b64dec`, `sha256sum`, `encryptAES`,
+//! `decryptAES`.
 
-use gotemplate::{ArgType, FuncMap, Value};
+use gotemplate::{ArgType, FuncError, FuncMap, Value};
 
 use super::{def, s};
 
 const STR: ArgType = ArgType::String;
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub(crate) fn b64_encode(data: &[u8]) -> String {
+/// Go's `base64.StdEncoding.EncodeToString`.
+pub fn b64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [
@@ -33,7 +35,7 @@ fn b64_value(c: u8) -> Option<u32> {
 
 /// Go's `base64.StdEncoding.DecodeString`: the bytes decoded before an error, and the error's
 /// input offset (`illegal base64 data at input byte N`). `\r` and `\n` are ignored.
-fn b64_decode(src: &[u8]) -> (Vec<u8>, Option<usize>) {
+pub(super) fn b64_decode(src: &[u8]) -> (Vec<u8>, Option<usize>) {
     let mut out = Vec::new();
     let mut si = 0;
     let is_nl = |c: u8| c == b'\n' || c == b'\r';
@@ -159,7 +161,109 @@ pub fn sha256_hex(data: &[u8]) -> String {
     h.iter().map(|x| format!("{x:08x}")).collect()
 }
 
+/// Sprig's AES key: the password's first 32 bytes, zero-padded (AES-256).
+fn aes_key(password: &str) -> aes::Aes256 {
+    use aes::cipher::KeyInit;
+    let mut key = [0u8; 32];
+    let n = password.len().min(32);
+    key[..n].copy_from_slice(&password.as_bytes()[..n]);
+    aes::Aes256::new(&key.into())
+}
+
+/// Sprig's `encryptAES`: PKCS#7 padding, a random IV, AES-256-CBC, base64 of IV + ciphertext.
+fn encrypt_aes(password: &str, plain: &str) -> Result<String, FuncError> {
+    use aes::cipher::BlockEncrypt;
+    if plain.is_empty() {
+        return Ok(String::new());
+    }
+    let cipher = aes_key(password);
+    let mut content = plain.as_bytes().to_vec();
+    let pad = 16 - content.len() % 16;
+    content.extend(std::iter::repeat_n(pad as u8, pad));
+    let mut out = vec![0u8; 16];
+    getrandom::getrandom(&mut out).map_err(|e| FuncError::new(e.to_string()))?;
+    let mut prev: [u8; 16] = out[..16].try_into().unwrap();
+    for chunk in content.chunks(16) {
+        let mut block = [0u8; 16];
+        for i in 0..16 {
+            block[i] = chunk[i] ^ prev[i];
+        }
+        let mut b = block.into();
+        cipher.encrypt_block(&mut b);
+        prev = b.into();
+        out.extend_from_slice(&prev);
+    }
+    Ok(b64_encode(&out))
+}
+
+/// Sprig's `decryptAES`, with Go's panics where its slicing goes wrong.
+fn decrypt_aes(password: &str, crypt64: &str) -> Result<String, FuncError> {
+    use aes::cipher::BlockDecrypt;
+    if crypt64.is_empty() {
+        return Ok(String::new());
+    }
+    let (crypt, err) = b64_decode(crypt64.as_bytes());
+    if let Some(at) = err {
+        return Err(FuncError::new(format!(
+            "illegal base64 data at input byte {at}"
+        )));
+    }
+    if crypt.len() < 16 {
+        return Err(super::runtime_error(&format!(
+            "slice bounds out of range [:16] with capacity {}",
+            crypt.len()
+        )));
+    }
+    let (iv, body) = crypt.split_at(16);
+    if body.len() % 16 != 0 {
+        return Err(FuncError::new("crypto/cipher: input not full blocks"));
+    }
+    if body.is_empty() {
+        return Err(super::runtime_error("index out of range [-1]"));
+    }
+    let cipher = aes_key(password);
+    let mut prev: [u8; 16] = iv.try_into().unwrap();
+    let mut out = Vec::with_capacity(body.len());
+    for chunk in body.chunks(16) {
+        let mut b: [u8; 16] = chunk.try_into().unwrap();
+        let mut g = b.into();
+        cipher.decrypt_block(&mut g);
+        b = g.into();
+        for i in 0..16 {
+            out.push(b[i] ^ prev[i]);
+        }
+        prev = chunk.try_into().unwrap();
+    }
+    let pad = out[out.len() - 1] as usize;
+    if pad > out.len() {
+        return Err(super::runtime_error(&format!(
+            "slice bounds out of range [:{}]",
+            out.len() as i64 - pad as i64
+        )));
+    }
+    out.truncate(out.len() - pad);
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
 pub(super) fn register(map: &mut FuncMap) {
+    def(
+        map,
+        "encryptAES",
+        &[STR, STR],
+        None,
+        "string",
+        true,
+        |_, a| encrypt_aes(s(&a, 0), s(&a, 1)).map(Value::from),
+    );
+    def(
+        map,
+        "decryptAES",
+        &[STR, STR],
+        None,
+        "string",
+        true,
+        |_, a| decrypt_aes(s(&a, 0), s(&a, 1)).map(Value::from),
+    );
     def(map, "b64enc", &[STR], None, "string", false, |_, a| {
         Ok(Value::from(b64_encode(s(&a, 0).as_bytes())))
     });

@@ -5,14 +5,20 @@
 //! template engine turns into `error calling NAME: MESSAGE`.
 
 mod conv;
-pub(crate) mod crypto;
-mod dicts;
+pub mod crypto;
+mod date;
+pub(crate) mod dicts;
 mod json;
+mod keys;
 mod lists;
-mod paths;
+mod math;
+pub mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
 mod strings;
+mod text;
+mod toml;
+mod url;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
 
@@ -27,9 +33,15 @@ pub fn sprig_funcs() -> FuncMap {
     dicts::register(&mut map);
     lists::register(&mut map);
     crypto::register(&mut map);
+    keys::register(&mut map);
     semver::register(&mut map);
     json::register(&mut map);
     paths::register(&mut map);
+    text::register(&mut map);
+    math::register(&mut map);
+    date::register(&mut map);
+    url::register(&mut map);
+    toml::register(&mut map);
     map
 }
 

@@ -64,21 +64,32 @@ fn ext(path: &str) -> String {
 pub(super) fn register(map: &mut FuncMap) {
     const STR: ArgType = ArgType::String;
     const ANY: ArgType = ArgType::Any;
-    def(map, "base", &[STR], None, "string", false, |_, a| {
-        Ok(Value::from(base(s(&a, 0))))
-    });
-    def(map, "dir", &[STR], None, "string", false, |_, a| {
-        Ok(Value::from(dir(s(&a, 0))))
-    });
-    def(map, "clean", &[STR], None, "string", false, |_, a| {
-        Ok(Value::from(clean(s(&a, 0))))
-    });
-    def(map, "ext", &[STR], None, "string", false, |_, a| {
-        Ok(Value::from(ext(s(&a, 0))))
-    });
-    def(map, "isAbs", &[STR], None, "bool", false, |_, a| {
-        Ok(Value::Bool(s(&a, 0).starts_with('/')))
-    });
+    // `path.*` and, on a Unix host, the identical `filepath.*` (`os*`).
+    for (name, os_name) in [
+        ("base", "osBase"),
+        ("dir", "osDir"),
+        ("clean", "osClean"),
+        ("ext", "osExt"),
+    ] {
+        let f: fn(&str) -> String = match name {
+            "base" => base,
+            "dir" => dir,
+            "clean" => clean,
+            _ => ext,
+        };
+        for n in [name, os_name] {
+            let mut func = gotemplate::Func::new(vec![STR], None, "string", move |_, a| {
+                Ok(Value::from(f(s(&a, 0))))
+            });
+            func.returns_error = false;
+            map.insert(n, func);
+        }
+    }
+    for name in ["isAbs", "osIsAbs"] {
+        def(map, name, &[STR], None, "bool", false, |_, a| {
+            Ok(Value::Bool(s(&a, 0).starts_with('/')))
+        });
+    }
     def(map, "floor", &[ANY], None, "float64", false, |_, a| {
         Ok(Value::Float(to_float64(&a[0]).floor()))
     });

@@ -3,9 +3,10 @@
 //! satisfies constraints that mention a prerelease.
 
 use std::cmp::Ordering;
+use std::rc::Rc;
 use std::sync::LazyLock;
 
-use gotemplate::{ArgType, FuncError, FuncMap, Value};
+use gotemplate::{ArgType, Func, FuncError, FuncMap, IntKind, Object, Value};
 use regex::Regex;
 
 use super::{def, s};
@@ -304,7 +305,125 @@ pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
     Ok(ors.iter().any(|ands| ands.iter().all(|c| check(&v, c))))
 }
 
+/// `*semver.Version`, what Sprig's `semver` returns.
+struct VersionObject {
+    v: Version,
+    metadata: String,
+    original: String,
+}
+
+impl VersionObject {
+    fn parse(text: &str) -> Result<VersionObject, String> {
+        let v = parse_version(text)?;
+        let metadata = VERSION_RE
+            .captures(text)
+            .and_then(|m| m.get(8))
+            .map(|g| g.as_str().to_string())
+            .unwrap_or_default();
+        Ok(VersionObject {
+            v,
+            metadata,
+            original: text.to_string(),
+        })
+    }
+
+    fn string(&self) -> String {
+        let mut out = format!("{}.{}.{}", self.v.major, self.v.minor, self.v.patch);
+        if !self.v.pre.is_empty() {
+            out.push('-');
+            out.push_str(&self.v.pre);
+        }
+        if !self.metadata.is_empty() {
+            out.push('+');
+            out.push_str(&self.metadata);
+        }
+        out
+    }
+
+    /// The version behind a `*semver.Version` argument.
+    fn of(v: &Value) -> Option<Version> {
+        let Value::Object(o) = v else { return None };
+        if o.type_name() != "*semver.Version" {
+            return None;
+        }
+        let text = o.field(SELF_FIELD)?;
+        parse_version(text.as_str()?).ok()
+    }
+}
+
+/// Hidden field (not an identifier, so no template can name it) giving the original text back.
+const SELF_FIELD: &str = "\0semver";
+
+impl Object for VersionObject {
+    fn type_name(&self) -> &str {
+        "*semver.Version"
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        (name == SELF_FIELD).then(|| Value::str(&self.original))
+    }
+
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        let u = |n: u64| Value::Int(n as i64, IntKind::Uint64);
+        let (result, value): (&'static str, Value) = match name {
+            "Major" => ("uint64", u(self.v.major)),
+            "Minor" => ("uint64", u(self.v.minor)),
+            "Patch" => ("uint64", u(self.v.patch)),
+            "Prerelease" => ("string", Value::str(&self.v.pre)),
+            "Metadata" => ("string", Value::str(&self.metadata)),
+            "Original" => ("string", Value::str(&self.original)),
+            "String" => ("string", Value::from(self.string())),
+            "Compare" | "LessThan" | "GreaterThan" | "Equal" | "LessThanEqual"
+            | "GreaterThanEqual" => {
+                let me = self.v.clone();
+                let op = name.to_string();
+                let result = if name == "Compare" { "int" } else { "bool" };
+                let mut f = Func::new(vec![ArgType::Any], None, result, move |_, a| {
+                    let other = VersionObject::of(&a[0]).ok_or_else(|| {
+                        FuncError::new(format!(
+                            "wrong type for value; expected *semver.Version; got {}",
+                            a[0].type_name()
+                        ))
+                    })?;
+                    let c = compare(&me, &other);
+                    Ok(match op.as_str() {
+                        "Compare" => Value::int(c as i64),
+                        "LessThan" => Value::Bool(c.is_lt()),
+                        "GreaterThan" => Value::Bool(c.is_gt()),
+                        "LessThanEqual" => Value::Bool(c.is_le()),
+                        "GreaterThanEqual" => Value::Bool(c.is_ge()),
+                        _ => Value::Bool(c.is_eq()),
+                    })
+                });
+                f.returns_error = false;
+                return Some(Rc::new(f));
+            }
+            _ => return None,
+        };
+        let mut f = Func::new(vec![], None, result, move |_, _| Ok(value.clone()));
+        f.returns_error = false;
+        Some(Rc::new(f))
+    }
+
+    fn format(&self) -> String {
+        self.string()
+    }
+}
+
 pub(super) fn register(map: &mut FuncMap) {
+    def(
+        map,
+        "semver",
+        &[ArgType::String],
+        None,
+        "*semver.Version",
+        true,
+        |_, a| {
+            VersionObject::parse(s(&a, 0))
+                .map(|v| Value::Object(Rc::new(v)))
+                .map_err(FuncError::new)
+        },
+    );
     def(
         map,
         "semverCompare",

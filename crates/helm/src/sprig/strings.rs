@@ -77,8 +77,18 @@ fn byte_slice(text: &str, lo: usize, hi: usize) -> Value {
     Value::from(String::from_utf8_lossy(&text.as_bytes()[lo..hi]).into_owned())
 }
 
-fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&go_regex(pattern)).map_err(|e| e.to_string())
+pub(super) fn compile(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(&go_regex(pattern)).map_err(|e| {
+        let text = e.to_string();
+        // Go's wording for the errors whose Go text is known to follow from Rust's.
+        if text.contains("unclosed group") {
+            format!("error parsing regexp: missing closing ): `{pattern}`")
+        } else if text.contains("unopened group") {
+            format!("error parsing regexp: unexpected ): `{pattern}`")
+        } else {
+            text
+        }
+    })
 }
 
 /// Rewrites Go's ASCII-only Perl classes (`\d`, `\w`, `\s`, `\b`) into their ASCII forms, since

@@ -8,13 +8,16 @@
 //! back by go-yaml v2, then go-yaml v2's encoder and emitter (ported, for its exact styles).
 
 mod emit;
+mod fast;
 mod gofmt;
 mod libyaml;
+mod memo;
 mod positions;
 mod read;
 
 use gotemplate::{Map, Value};
 
+pub use memo::YamlMemo;
 pub use positions::{Mark, PathSeg, Position, Shape};
 
 /// A YAML error, with the message Helm would print (go-yaml's text, wrapped as
@@ -87,4 +90,33 @@ pub fn to_yaml(v: &Value) -> Result<String, YamlError> {
 /// escaped, Go's float format; NaN and infinities are errors.
 pub fn to_json(v: &Value) -> Result<String, YamlError> {
     emit::to_json(v)
+}
+
+/// go-yaml v3's `Encoder` with `SetIndent(2)` (Helm's `toYamlPretty` before it trims); `None`
+/// for values bosun cannot encode that way (Go structs, funcs).
+pub fn to_yaml_pretty(v: &Value) -> Option<String> {
+    emit::v3::to_yaml_pretty(v)
+}
+
+/// [`from_yaml`] as a JSON tree (every number a float64, as `sigs.k8s.io/yaml` leaves it), read
+/// straight into the tree; errors and values without a JSON form are as [`from_yaml`] and
+/// [`crate::json_value::to_json_value`] report them.
+pub fn from_yaml_json(text: &str) -> Result<serde_json::Value, YamlError> {
+    if let Ok(y) = read::decode_first(text.as_bytes())
+        && let Some(v) = read::yval_to_serde(&y)
+    {
+        return Ok(v);
+    }
+    let v = from_yaml(text)?;
+    crate::json_value::to_json_value(&v).map_err(|e| YamlError {
+        message: e.to_string(),
+        line: None,
+        column: None,
+    })
+}
+
+/// [`to_yaml`] of a JSON tree read as [`crate::json_value::from_json_value`] reads it
+/// (integers are Go integers, other numbers float64s), without building template values.
+pub fn json_to_yaml(v: &serde_json::Value) -> Result<String, YamlError> {
+    emit::json_tree_to_yaml(v)
 }

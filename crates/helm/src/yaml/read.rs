@@ -325,8 +325,34 @@ impl YVal {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct YMap {
     pub entries: Vec<(YVal, YVal)>,
-    index: HashMap<KeyRepr, usize>,
+    /// Built on the first `set` (boxed: most maps are only read, and a small map keeps trees
+    /// of 1 MB documents small).
+    index: Option<Box<KeyIndex>>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct KeyIndex {
+    slots: HashMap<KeyRepr, usize>,
     nan_count: u64,
+}
+
+impl KeyIndex {
+    fn repr(&mut self, k: &YVal) -> KeyRepr {
+        match k {
+            YVal::Nil => KeyRepr::Nil,
+            YVal::Bool(b) => KeyRepr::Bool(*b),
+            YVal::Int(i) => KeyRepr::Int(*i),
+            YVal::Uint(u) => KeyRepr::Uint(*u),
+            YVal::Float(f) if f.is_nan() => {
+                self.nan_count += 1;
+                KeyRepr::NaN(self.nan_count)
+            }
+            // +0 and -0 are the same key.
+            YVal::Float(f) => KeyRepr::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
+            YVal::Str(s) => KeyRepr::Str(s.clone()),
+            YVal::Seq(_) | YVal::Map(_) => unreachable!("checked by the decoder"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -342,26 +368,30 @@ enum KeyRepr {
 }
 
 impl YMap {
+    /// A map of entries whose keys are already distinct (from a Go map, or checked).
+    pub(crate) fn from_distinct(entries: Vec<(YVal, YVal)>) -> YMap {
+        YMap {
+            entries,
+            index: None,
+        }
+    }
+
     /// Go's `m[k] = v`.
     pub(crate) fn set(&mut self, k: YVal, v: YVal) {
-        let repr = match &k {
-            YVal::Nil => KeyRepr::Nil,
-            YVal::Bool(b) => KeyRepr::Bool(*b),
-            YVal::Int(i) => KeyRepr::Int(*i),
-            YVal::Uint(u) => KeyRepr::Uint(*u),
-            YVal::Float(f) if f.is_nan() => {
-                self.nan_count += 1;
-                KeyRepr::NaN(self.nan_count)
+        let entries = &self.entries;
+        let index = self.index.get_or_insert_with(|| {
+            let mut ix = KeyIndex::default();
+            for (i, (key, _)) in entries.iter().enumerate() {
+                let r = ix.repr(key);
+                ix.slots.insert(r, i);
             }
-            // +0 and -0 are the same key.
-            YVal::Float(f) => KeyRepr::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
-            YVal::Str(s) => KeyRepr::Str(s.clone()),
-            YVal::Seq(_) | YVal::Map(_) => unreachable!("checked by the decoder"),
-        };
-        match self.index.get(&repr) {
+            Box::new(ix)
+        });
+        let repr = index.repr(&k);
+        match index.slots.get(&repr) {
             Some(&i) => self.entries[i].1 = v,
             None => {
-                self.index.insert(repr, self.entries.len());
+                index.slots.insert(repr, self.entries.len());
                 self.entries.push((k, v));
             }
         }
@@ -986,6 +1016,14 @@ pub(super) fn key_string(k: &YVal, v: &YVal) -> Result<String, Fail> {
     })
 }
 
+/// [`go_lossy_utf8`] as a shared string, copied once.
+fn json_str(b: &[u8]) -> Rc<str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Rc::from(s),
+        Err(_) => Rc::from(go_lossy_utf8(b)),
+    }
+}
+
 /// `convertToJSONableObject` and the JSON round trip: numbers become float64, keys strings.
 pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
     Ok(match v {
@@ -994,7 +1032,7 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
         YVal::Int(i) => Value::Float(*i as f64),
         YVal::Uint(u) => Value::Float(*u as f64),
         YVal::Float(f) => Value::Float(*f),
-        YVal::Str(s) => Value::from(go_lossy_utf8(s)),
+        YVal::Str(s) => Value::String(json_str(s)),
         YVal::Seq(items) => {
             let out: Result<Vec<Value>, Fail> = items.iter().map(to_json_value).collect();
             Value::List(List::new(out?))
@@ -1002,10 +1040,39 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
         YVal::Map(m) => {
             let out = Map::new();
             for (k, v) in &m.entries {
-                let ks = key_string(k, v)?;
+                let ks: Rc<str> = match k {
+                    YVal::Str(s) => json_str(s),
+                    _ => key_string(k, v)?.into(),
+                };
                 out.insert(ks, to_json_value(v)?);
             }
             Value::Map(out)
+        }
+    })
+}
+
+/// [`to_json_value`] and then [`crate::json_value::to_json_value`] in one step, for a decoded
+/// document that converts without error (`None` otherwise: the caller takes the general path
+/// for its error).
+pub(crate) fn yval_to_serde(v: &YVal) -> Option<serde_json::Value> {
+    let number = |f: f64| serde_json::Number::from_f64(f).map(serde_json::Value::Number);
+    Some(match v {
+        YVal::Nil => serde_json::Value::Null,
+        YVal::Bool(b) => serde_json::Value::Bool(*b),
+        YVal::Int(i) => number(*i as f64)?,
+        YVal::Uint(u) => number(*u as f64)?,
+        YVal::Float(f) => number(*f)?,
+        YVal::Str(s) => serde_json::Value::String(go_lossy_utf8(s)),
+        YVal::Seq(items) => {
+            serde_json::Value::Array(items.iter().map(yval_to_serde).collect::<Option<_>>()?)
+        }
+        YVal::Map(m) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in &m.entries {
+                let ks = key_string(k, v).ok()?;
+                out.insert(ks, yval_to_serde(v)?);
+            }
+            serde_json::Value::Object(out)
         }
     })
 }
@@ -1028,6 +1095,52 @@ pub(crate) fn check_json_floats(v: &Value) -> Result<(), Fail> {
 
 /// go-yaml's `Unmarshal` into `interface{}`: the first document, or nil.
 pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
+    if let Some(v) = super::fast::decode(input) {
+        // Debug builds (all the tests) check the fast reader against libyaml's reading.
+        #[cfg(debug_assertions)]
+        match decode_general(input) {
+            Ok(general) => assert!(
+                same_yval(&v, &general),
+                "fast YAML reader differs on {:?}",
+                String::from_utf8_lossy(input)
+            ),
+            Err(e) => panic!(
+                "fast YAML reader accepted what go-yaml rejects ({}): {:?}",
+                e.message,
+                String::from_utf8_lossy(input)
+            ),
+        }
+        return Ok(v);
+    }
+    decode_general(input)
+}
+
+/// Structural equality of decoded values (entries in order, floats by bits).
+#[cfg(debug_assertions)]
+fn same_yval(a: &YVal, b: &YVal) -> bool {
+    match (a, b) {
+        (YVal::Nil, YVal::Nil) => true,
+        (YVal::Bool(x), YVal::Bool(y)) => x == y,
+        (YVal::Int(x), YVal::Int(y)) => x == y,
+        (YVal::Uint(x), YVal::Uint(y)) => x == y,
+        (YVal::Float(x), YVal::Float(y)) => x.to_bits() == y.to_bits(),
+        (YVal::Str(x), YVal::Str(y)) => x == y,
+        (YVal::Seq(x), YVal::Seq(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_yval(a, b))
+        }
+        (YVal::Map(x), YVal::Map(y)) => {
+            x.entries.len() == y.entries.len()
+                && x.entries
+                    .iter()
+                    .zip(&y.entries)
+                    .all(|(a, b)| same_yval(&a.0, &b.0) && same_yval(&a.1, &b.1))
+        }
+        _ => false,
+    }
+}
+
+/// [`decode_first`] through libyaml's events and go-yaml's decoder.
+fn decode_general(input: &[u8]) -> Result<YVal, Fail> {
     let mut p = TreeParser::new(input);
     let Some(root) = p.parse()? else {
         return Ok(YVal::Nil);
@@ -1037,7 +1150,7 @@ pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
 }
 
 /// sigs.k8s.io/yaml's `yamlToJSON` step for one decoded document.
-fn json_round_trip(y: &YVal) -> Result<Value, YamlError> {
+pub(crate) fn json_round_trip(y: &YVal) -> Result<Value, YamlError> {
     const PREFIX: &str = "error converting YAML to JSON: ";
     let v = to_json_value(y).map_err(|f| f.into_error(PREFIX))?;
     check_json_floats(&v).map_err(|f| f.into_error(PREFIX))?;

@@ -96,14 +96,7 @@ pub(crate) fn key(path: &[PathSeg], k: &str) -> Vec<PathSeg> {
 
 /// JSON's name for a value's type, as Go's encoding/json errors say it.
 pub(crate) fn kind_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    crate::tree::json_type(v)
 }
 
 /// A number as Go prints a float64 that holds it (YAML numbers arrive as floats even when

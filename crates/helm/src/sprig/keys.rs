@@ -1,0 +1,1245 @@
+//! Sprig's password and key functions: `bcrypt`, `htpasswd`, `derivePassword`,
+//! `genPrivateKey`, `buildCustomCert` and the `genCA`/`genSelfSignedCert`/`genSignedCert`
+//! family (with and without a given key), as Sprig builds them on Go's `crypto/x509`.
+//!
+//! DER, PEM and the X.509 certificate are written here, shaped as Go's `x509.CreateCertificate`
+//! writes them; the arithmetic comes from RustCrypto's `rsa`, `p256` and `ed25519-dalek`.
+//! Only RSA, ECDSA P-256 and Ed25519 keys are known (Sprig's DSA keys and other curves are not).
+
+use std::rc::Rc;
+
+use gotemplate::{ArgType, FuncError, FuncMap, IntKind, Object, Value};
+use rsa::BigUint;
+use rsa::traits::{PrivateKeyParts, PublicKeyParts};
+
+use super::crypto::{b64_decode, b64_encode};
+use super::{def, n, s};
+
+const STR: ArgType = ArgType::String;
+const INT: ArgType = ArgType::Int(IntKind::Int);
+const LIST: ArgType = ArgType::List;
+
+// ---------------------------------------------------------------------------------------------
+// DER
+
+const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+const OID_SHA256_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b];
+const OID_EC_PUBLIC_KEY: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+const OID_ECDSA_SHA256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02];
+const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
+const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
+const OID_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x0f];
+const OID_EXT_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x25];
+const OID_BASIC_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x13];
+const OID_SKI: &[u8] = &[0x55, 0x1d, 0x0e];
+const OID_AKI: &[u8] = &[0x55, 0x1d, 0x23];
+const OID_SAN: &[u8] = &[0x55, 0x1d, 0x11];
+const OID_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
+const OID_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
+
+const SEQ: u8 = 0x30;
+const INTEGER: u8 = 0x02;
+const BIT_STRING: u8 = 0x03;
+const OCTET_STRING: u8 = 0x04;
+const OID: u8 = 0x06;
+
+fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    let len = content.len();
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes = len.to_be_bytes();
+        let skip = bytes.iter().take_while(|&&b| b == 0).count();
+        out.push(0x80 | (bytes.len() - skip) as u8);
+        out.extend_from_slice(&bytes[skip..]);
+    }
+    out.extend_from_slice(content);
+    out
+}
+
+fn seq(parts: &[&[u8]]) -> Vec<u8> {
+    tlv(SEQ, &parts.concat())
+}
+
+/// A non-negative INTEGER from big-endian magnitude bytes.
+fn uint(be: &[u8]) -> Vec<u8> {
+    let skip = be.iter().take_while(|&&b| b == 0).count();
+    let mut body = be[skip..].to_vec();
+    if body.first().is_none_or(|&b| b & 0x80 != 0) {
+        body.insert(0, 0);
+    }
+    tlv(INTEGER, &body)
+}
+
+fn big(n: &BigUint) -> Vec<u8> {
+    uint(&n.to_bytes_be())
+}
+
+fn bit_string(bytes: &[u8]) -> Vec<u8> {
+    let mut body = vec![0];
+    body.extend_from_slice(bytes);
+    tlv(BIT_STRING, &body)
+}
+
+/// A DER element: tag, contents and the whole encoding.
+struct Elem<'a> {
+    tag: u8,
+    body: &'a [u8],
+    raw: &'a [u8],
+}
+
+/// Reads DER elements one after another.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn next(&mut self) -> Option<Elem<'a>> {
+        let d = self.0;
+        let tag = *d.first()?;
+        if tag & 0x1f == 0x1f {
+            return None;
+        }
+        let first = *d.get(1)? as usize;
+        let (len, head) = if first < 0x80 {
+            (first, 2)
+        } else {
+            let k = first & 0x7f;
+            if k == 0 || k > 4 || d.len() < 2 + k || d[2] == 0 {
+                return None;
+            }
+            let len = d[2..2 + k].iter().fold(0usize, |a, &b| a << 8 | b as usize);
+            if len < 0x80 {
+                return None;
+            }
+            (len, 2 + k)
+        };
+        let end = head.checked_add(len)?;
+        if d.len() < end {
+            return None;
+        }
+        self.0 = &d[end..];
+        Some(Elem {
+            tag,
+            body: &d[head..end],
+            raw: &d[..end],
+        })
+    }
+
+    fn expect(&mut self, tag: u8) -> Option<Elem<'a>> {
+        let save = self.0;
+        match self.next() {
+            Some(e) if e.tag == tag => Some(e),
+            _ => {
+                self.0 = save;
+                None
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The single element `der` consists of, with tag `tag`.
+fn whole(der: &[u8], tag: u8) -> Option<Elem<'_>> {
+    let mut r = Reader(der);
+    let e = r.expect(tag)?;
+    r.is_empty().then_some(e)
+}
+
+/// The magnitude of a non-negative INTEGER.
+fn read_uint(e: &Elem) -> Option<BigUint> {
+    if e.tag != INTEGER || e.body.is_empty() || e.body[0] & 0x80 != 0 {
+        return None;
+    }
+    Some(BigUint::from_bytes_be(e.body))
+}
+
+fn read_small_int(e: &Elem) -> Option<i64> {
+    if e.tag != INTEGER || e.body.is_empty() || e.body.len() > 8 {
+        return None;
+    }
+    let neg = e.body[0] & 0x80 != 0;
+    Some(
+        e.body
+            .iter()
+            .fold(if neg { -1i64 } else { 0 }, |a, &b| a << 8 | b as i64),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// PEM
+
+/// Go's `pem.EncodeToMemory` of a block without headers.
+fn pem_encode(kind: &str, der: &[u8]) -> String {
+    let b64 = b64_encode(der);
+    let mut out = format!("-----BEGIN {kind}-----\n");
+    for line in b64.as_bytes().chunks(64) {
+        out.push_str(std::str::from_utf8(line).unwrap_or_default());
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {kind}-----\n"));
+    out
+}
+
+/// Go's `getLine`: up to the next newline, trailing spaces, tabs and `\r` removed.
+fn get_line(data: &[u8]) -> (&[u8], &[u8]) {
+    let (line, rest) = match data.iter().position(|&b| b == b'\n') {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &data[data.len()..]),
+    };
+    let end = line.len()
+        - line
+            .iter()
+            .rev()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
+            .count();
+    (&line[..end], rest)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Go's `pem.Decode`: the first well-formed block (type and bytes), skipping anything else.
+fn pem_decode(data: &[u8]) -> Option<(String, Vec<u8>)> {
+    const START: &[u8] = b"\n-----BEGIN ";
+    const END: &[u8] = b"\n-----END ";
+    const EOL: &[u8] = b"-----";
+    let mut rest = data;
+    loop {
+        if rest.starts_with(&START[1..]) {
+            rest = &rest[START.len() - 1..];
+        } else if let Some(i) = find(rest, START) {
+            rest = &rest[i + START.len()..];
+        } else {
+            return None;
+        }
+        let (type_line, after) = get_line(rest);
+        rest = after;
+        let Some(kind) = type_line.strip_suffix(EOL) else {
+            continue;
+        };
+        let mut headers = 0;
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let (line, next) = get_line(rest);
+            if !line.contains(&b':') {
+                break;
+            }
+            headers += 1;
+            rest = next;
+        }
+        let (end, trailer_at) = if headers == 0 && rest.starts_with(&END[1..]) {
+            (0, END.len() - 1)
+        } else {
+            match find(rest, END) {
+                Some(i) => (i, i + END.len()),
+                None => continue,
+            }
+        };
+        let trailer = &rest[trailer_at..];
+        let tlen = kind.len() + EOL.len();
+        if trailer.len() < tlen {
+            continue;
+        }
+        let (t, after_end) = trailer.split_at(tlen);
+        if !t.starts_with(kind) || !t.ends_with(EOL) || !get_line(after_end).0.is_empty() {
+            continue;
+        }
+        let body: Vec<u8> = rest[..end]
+            .iter()
+            .copied()
+            .filter(|&b| b != b' ' && b != b'\t')
+            .collect();
+        let (bytes, err) = b64_decode(&body);
+        if err.is_some() {
+            continue;
+        }
+        return Some((String::from_utf8_lossy(kind).into_owned(), bytes));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys
+
+enum Key {
+    Rsa(Box<rsa::RsaPrivateKey>),
+    Ec(p256::SecretKey),
+    Ed(ed25519_dalek::SigningKey),
+}
+
+fn random<const N: usize>() -> Result<[u8; N], FuncError> {
+    let mut b = [0u8; N];
+    getrandom::getrandom(&mut b).map_err(|e| FuncError::new(e.to_string()))?;
+    Ok(b)
+}
+
+fn rsa_key(bits: usize) -> Result<Key, String> {
+    rsa::RsaPrivateKey::new(&mut rand_core::OsRng, bits)
+        .map(|k| Key::Rsa(Box::new(k)))
+        .map_err(|e| e.to_string())
+}
+
+impl Key {
+    /// Go's `x509.MarshalPKCS1PrivateKey` / `MarshalECPrivateKey` / `MarshalPKCS8PrivateKey`,
+    /// as Sprig's `pemBlockForKey` picks them.
+    fn pem(&self) -> String {
+        match self {
+            Key::Rsa(k) => {
+                let crt = k.crt_coefficient().unwrap_or_default();
+                let zero = BigUint::default();
+                let der = seq(&[
+                    &uint(&[0]),
+                    &big(k.n()),
+                    &big(k.e()),
+                    &big(k.d()),
+                    &big(&k.primes()[0]),
+                    &big(&k.primes()[1]),
+                    &big(k.dp().unwrap_or(&zero)),
+                    &big(k.dq().unwrap_or(&zero)),
+                    &big(&crt),
+                ]);
+                pem_encode("RSA PRIVATE KEY", &der)
+            }
+            Key::Ec(k) => pem_encode("EC PRIVATE KEY", &self.sec1(k)),
+            Key::Ed(k) => {
+                let der = seq(&[
+                    &uint(&[0]),
+                    &seq(&[&tlv(OID, OID_ED25519)]),
+                    &tlv(OCTET_STRING, &tlv(OCTET_STRING, &k.to_bytes())),
+                ]);
+                pem_encode("PRIVATE KEY", &der)
+            }
+        }
+    }
+
+    fn sec1(&self, k: &p256::SecretKey) -> Vec<u8> {
+        seq(&[
+            &uint(&[1]),
+            &tlv(OCTET_STRING, &k.to_bytes()),
+            &tlv(0xa0, &tlv(OID, OID_P256)),
+            &tlv(0xa1, &bit_string(&ec_point(k))),
+        ])
+    }
+
+    /// The SubjectPublicKeyInfo's algorithm and key bits.
+    fn public(&self) -> (Vec<u8>, Vec<u8>) {
+        match self {
+            Key::Rsa(k) => (
+                seq(&[&tlv(OID, OID_RSA), &[0x05, 0x00]]),
+                seq(&[&big(k.n()), &big(k.e())]),
+            ),
+            Key::Ec(k) => (
+                seq(&[&tlv(OID, OID_EC_PUBLIC_KEY), &tlv(OID, OID_P256)]),
+                ec_point(k),
+            ),
+            Key::Ed(k) => (
+                seq(&[&tlv(OID, OID_ED25519)]),
+                k.verifying_key().to_bytes().to_vec(),
+            ),
+        }
+    }
+
+    fn spki(&self) -> Vec<u8> {
+        let (alg, bits) = self.public();
+        seq(&[&alg, &bit_string(&bits)])
+    }
+
+    /// Go's `signingParamsForKey` algorithm identifier.
+    fn signature_algorithm(&self) -> Vec<u8> {
+        match self {
+            Key::Rsa(_) => seq(&[&tlv(OID, OID_SHA256_RSA), &[0x05, 0x00]]),
+            Key::Ec(_) => seq(&[&tlv(OID, OID_ECDSA_SHA256)]),
+            Key::Ed(_) => seq(&[&tlv(OID, OID_ED25519)]),
+        }
+    }
+
+    fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String> {
+        use sha2::Digest;
+        match self {
+            Key::Rsa(k) => {
+                let digest = sha2::Sha256::digest(msg);
+                k.sign(rsa::Pkcs1v15Sign::new::<sha2::Sha256>(), &digest)
+                    .map_err(|e| e.to_string())
+            }
+            Key::Ec(k) => {
+                use p256::ecdsa::signature::Signer;
+                let sig: p256::ecdsa::Signature = p256::ecdsa::SigningKey::from(k).sign(msg);
+                let (r, s) = sig.split_bytes();
+                Ok(seq(&[&uint(&r), &uint(&s)]))
+            }
+            Key::Ed(k) => {
+                use ed25519_dalek::Signer;
+                Ok(k.sign(msg).to_bytes().to_vec())
+            }
+        }
+    }
+}
+
+fn ec_point(k: &p256::SecretKey) -> Vec<u8> {
+    use p256::elliptic_curve::sec1::ToEncodedPoint;
+    k.public_key().to_encoded_point(false).as_bytes().to_vec()
+}
+
+/// Sprig's `generatePrivateKey`.
+fn generate_private_key(kind: &str) -> Result<String, FuncError> {
+    let key = match kind {
+        "" | "rsa" => rsa_key(4096),
+        "ecdsa" => Ok(Key::Ec(p256::SecretKey::random(&mut rand_core::OsRng))),
+        "ed25519" => Ok(Key::Ed(ed25519_dalek::SigningKey::from_bytes(&random()?))),
+        _ => return Ok(format!("Unknown type {kind}")),
+    };
+    Ok(match key {
+        Ok(k) => k.pem(),
+        Err(e) => format!("failed to generate private key: {e}"),
+    })
+}
+
+/// Go's checks that DER parses as a PKCS#1, SEC 1 or PKCS#8 structure, loosely: enough to say
+/// which parser a key was meant for.
+fn looks_pkcs8(der: &[u8]) -> bool {
+    let Some(s) = whole(der, SEQ) else {
+        return false;
+    };
+    let mut r = Reader(s.body);
+    r.expect(INTEGER).is_some() && r.expect(SEQ).is_some() && r.expect(OCTET_STRING).is_some()
+}
+
+fn looks_sec1(der: &[u8]) -> bool {
+    let Some(s) = whole(der, SEQ) else {
+        return false;
+    };
+    let mut r = Reader(s.body);
+    r.expect(INTEGER).is_some() && r.expect(OCTET_STRING).is_some()
+}
+
+fn looks_pkcs1(der: &[u8]) -> bool {
+    let Some(s) = whole(der, SEQ) else {
+        return false;
+    };
+    let mut r = Reader(s.body);
+    (0..9).all(|_| r.expect(INTEGER).is_some())
+}
+
+/// Go's `x509.ParsePKCS1PrivateKey`.
+fn parse_pkcs1(der: &[u8]) -> Result<Key, String> {
+    let parsed = (|| {
+        let s = whole(der, SEQ)?;
+        let mut r = Reader(s.body);
+        let mut ints = Vec::new();
+        while let Some(e) = r.next() {
+            ints.push(e);
+        }
+        (ints.len() >= 9 && ints.iter().all(|e| e.tag == INTEGER)).then_some(ints)
+    })();
+    let Some(ints) = parsed else {
+        if looks_sec1(der) {
+            return Err("x509: failed to parse private key (use ParseECPrivateKey instead for this key format)".into());
+        }
+        if looks_pkcs8(der) {
+            return Err("x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)".into());
+        }
+        return Err("x509: malformed private key".into());
+    };
+    if read_small_int(&ints[0]).is_none_or(|v| v > 1) {
+        return Err("x509: unsupported private key version".into());
+    }
+    let nums: Option<Vec<BigUint>> = ints[1..6].iter().map(read_uint).collect();
+    let Some(nums) = nums.filter(|v| v.iter().all(|n| n != &BigUint::default())) else {
+        return Err("x509: private key contains zero or negative value".into());
+    };
+    let key = rsa::RsaPrivateKey::from_components(
+        nums[0].clone(),
+        nums[1].clone(),
+        nums[2].clone(),
+        vec![nums[3].clone(), nums[4].clone()],
+    )
+    .map_err(|e| format!("crypto/rsa: {e}"))?;
+    Ok(Key::Rsa(Box::new(key)))
+}
+
+/// Go's `x509.ParseECPrivateKey` (P-256 only).
+fn parse_sec1(der: &[u8], curve_from_pkcs8: bool) -> Result<Key, String> {
+    let parsed = (|| {
+        let s = whole(der, SEQ)?;
+        let mut r = Reader(s.body);
+        let version = read_small_int(&r.expect(INTEGER)?)?;
+        let private = r.expect(OCTET_STRING)?.body;
+        let curve = r
+            .expect(0xa0)
+            .and_then(|e| whole(e.body, OID).map(|o| o.body));
+        Some((version, private, curve))
+    })();
+    let Some((version, private, curve)) = parsed else {
+        if looks_pkcs8(der) {
+            return Err("x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)".into());
+        }
+        if looks_pkcs1(der) {
+            return Err("x509: failed to parse private key (use ParsePKCS1PrivateKey instead for this key format)".into());
+        }
+        return Err("x509: failed to parse EC private key: malformed DER".into());
+    };
+    if version != 1 {
+        return Err(format!("x509: unknown EC private key version {version}"));
+    }
+    match curve {
+        Some(c) if c == OID_P256 => {}
+        None if curve_from_pkcs8 => {}
+        None => return Err("x509: unknown elliptic curve".into()),
+        Some(_) => return Err("x509: unknown elliptic curve".into()),
+    }
+    if private.len() > 32 {
+        return Err("x509: invalid private key length".into());
+    }
+    let mut bytes = [0u8; 32];
+    bytes[32 - private.len()..].copy_from_slice(private);
+    p256::SecretKey::from_bytes(&bytes.into())
+        .map(Key::Ec)
+        .map_err(|_| "x509: invalid elliptic curve private key value".into())
+}
+
+/// Go's `x509.ParsePKCS8PrivateKey` (RSA, P-256 and Ed25519 keys).
+fn parse_pkcs8(der: &[u8]) -> Result<Key, String> {
+    let parsed = (|| {
+        let s = whole(der, SEQ)?;
+        let mut r = Reader(s.body);
+        r.expect(INTEGER)?;
+        let alg = r.expect(SEQ)?;
+        let private = r.expect(OCTET_STRING)?.body;
+        let mut a = Reader(alg.body);
+        let oid = a.expect(OID)?.body;
+        let params = a.next().map(|e| (e.tag, e.body));
+        Some((oid, params, private))
+    })();
+    let Some((oid, params, private)) = parsed else {
+        if looks_sec1(der) {
+            return Err("x509: failed to parse private key (use ParseECPrivateKey instead for this key format)".into());
+        }
+        if looks_pkcs1(der) {
+            return Err("x509: failed to parse private key (use ParsePKCS1PrivateKey instead for this key format)".into());
+        }
+        return Err("x509: malformed PKCS#8 private key".into());
+    };
+    if oid == OID_RSA {
+        return parse_pkcs1(private)
+            .map_err(|e| format!("x509: failed to parse RSA private key embedded in PKCS#8: {e}"));
+    }
+    if oid == OID_EC_PUBLIC_KEY {
+        if params != Some((OID, OID_P256)) {
+            return Err("x509: failed to parse EC private key embedded in PKCS#8: x509: unknown elliptic curve".into());
+        }
+        return parse_sec1(private, true)
+            .map_err(|e| format!("x509: failed to parse EC private key embedded in PKCS#8: {e}"));
+    }
+    if oid == OID_ED25519 {
+        if params.is_some() {
+            return Err("x509: invalid Ed25519 private key parameters".into());
+        }
+        let Some(seed) = whole(private, OCTET_STRING) else {
+            return Err(
+                "x509: invalid Ed25519 private key: asn1: syntax error: data truncated".into(),
+            );
+        };
+        let Ok(seed) = <[u8; 32]>::try_from(seed.body) else {
+            return Err(format!(
+                "x509: invalid Ed25519 private key length: {}",
+                seed.body.len()
+            ));
+        };
+        return Ok(Key::Ed(ed25519_dalek::SigningKey::from_bytes(&seed)));
+    }
+    Err(format!(
+        "x509: PKCS#8 wrapping contained private key with unknown algorithm: {}",
+        oid_string(oid)
+    ))
+}
+
+fn oid_string(oid: &[u8]) -> String {
+    let mut parts: Vec<u64> = Vec::new();
+    let mut acc = 0u64;
+    for (i, &b) in oid.iter().enumerate() {
+        acc = acc << 7 | (b & 0x7f) as u64;
+        if b & 0x80 == 0 {
+            if parts.is_empty() && i < oid.len() {
+                let first = (acc / 40).min(2);
+                parts.push(first);
+                parts.push(acc - 40 * first);
+            } else {
+                parts.push(acc);
+            }
+            acc = 0;
+        }
+    }
+    parts
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Sprig's `parsePrivateKeyPEM`.
+fn parse_private_key_pem(text: &str) -> Result<Key, String> {
+    let Some((kind, der)) = pem_decode(text.as_bytes()) else {
+        return Err("no PEM data in input".into());
+    };
+    if kind == "PRIVATE KEY" {
+        return parse_pkcs8(&der).map_err(|e| format!("decoding PEM as PKCS#8: {e}"));
+    }
+    let Some(prefix) = kind.strip_suffix(" PRIVATE KEY") else {
+        return Err(format!("no private key data in PEM block of type {kind}"));
+    };
+    match prefix {
+        "RSA" => parse_pkcs1(&der).map_err(|e| format!("parsing RSA private key from PEM: {e}")),
+        "EC" => {
+            parse_sec1(&der, false).map_err(|e| format!("parsing EC private key from PEM: {e}"))
+        }
+        _ => Err(format!("invalid private key type {kind}")),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Certificates
+
+/// Sprig's `certificate` struct.
+struct Certificate {
+    cert: String,
+    key: String,
+}
+
+impl Object for Certificate {
+    fn type_name(&self) -> &str {
+        "sprig.certificate"
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Cert" => Some(Value::str(&self.cert)),
+            "Key" => Some(Value::str(&self.key)),
+            _ => None,
+        }
+    }
+
+    fn format(&self) -> String {
+        format!("{{{} {}}}", self.cert, self.key)
+    }
+}
+
+fn cert_value(cert: String, key: String) -> Value {
+    Value::Object(Rc::new(Certificate { cert, key }))
+}
+
+/// What `x509.CreateCertificate` needs of a parsed parent certificate.
+struct Parent {
+    subject: Vec<u8>,
+    spki: Vec<u8>,
+    subject_key_id: Option<Vec<u8>>,
+}
+
+/// Go's `x509.ParseCertificate`, as far as the structure goes (no signature check, as Go).
+fn parse_certificate(der: &[u8]) -> Result<Parent, String> {
+    let mut outer = Reader(der);
+    let cert = outer.expect(SEQ).ok_or("x509: malformed certificate")?;
+    let mut c = Reader(cert.body);
+    let tbs = c.expect(SEQ).ok_or("x509: malformed tbs certificate")?;
+    let mut t = Reader(tbs.body);
+    if let Some(v) = t.expect(0xa0) {
+        let version = whole(v.body, INTEGER)
+            .and_then(|e| read_small_int(&e))
+            .ok_or("x509: malformed version")?;
+        if !(0..=2).contains(&version) {
+            return Err(format!("x509: invalid version {}", version + 1));
+        }
+    }
+    t.expect(INTEGER).ok_or("x509: malformed serial number")?;
+    t.expect(SEQ)
+        .ok_or("x509: malformed signature algorithm identifier")?;
+    let issuer = t.expect(SEQ).ok_or("x509: malformed issuer")?;
+    let _ = issuer;
+    t.expect(SEQ).ok_or("x509: malformed validity")?;
+    let subject = t.expect(SEQ).ok_or("x509: malformed subject")?;
+    let spki = t.expect(SEQ).ok_or("x509: malformed spki")?;
+    let mut subject_key_id = None;
+    let _ = t.expect(0x81);
+    let _ = t.expect(0x82);
+    if let Some(exts) = t.expect(0xa3) {
+        let list = whole(exts.body, SEQ).ok_or("x509: malformed extensions")?;
+        let mut r = Reader(list.body);
+        while !r.is_empty() {
+            let ext = r.expect(SEQ).ok_or("x509: malformed extension")?;
+            let mut e = Reader(ext.body);
+            let oid = e.expect(OID).ok_or("x509: malformed extension OID field")?;
+            let _ = e.expect(0x01);
+            let value = e
+                .expect(OCTET_STRING)
+                .ok_or("x509: malformed extension value field")?;
+            if oid.body == OID_SKI {
+                let id = whole(value.body, OCTET_STRING)
+                    .ok_or("x509: invalid subject key identifier")?;
+                subject_key_id = Some(id.body.to_vec());
+            }
+        }
+    }
+    c.expect(SEQ)
+        .ok_or("x509: malformed algorithm identifier")?;
+    c.expect(BIT_STRING).ok_or("x509: malformed signature")?;
+    Ok(Parent {
+        subject: subject.raw.to_vec(),
+        spki: spki.raw.to_vec(),
+        subject_key_id: subject_key_id.filter(|id| !id.is_empty()),
+    })
+}
+
+/// Go's `encoding/asn1` choice for an untagged string: PrintableString when it can be one.
+fn asn1_string(text: &str) -> Vec<u8> {
+    let printable = text.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'\''..=b')' | b'+'..=b'/' | b' ' | b':' | b'=' | b'?')
+    });
+    tlv(if printable { 0x13 } else { 0x0c }, text.as_bytes())
+}
+
+/// `pkix.Name{CommonName: cn}` as an RDN sequence (empty when `cn` is).
+fn subject_name(cn: &str) -> Vec<u8> {
+    if cn.is_empty() {
+        return seq(&[]);
+    }
+    let atv = seq(&[&tlv(OID, OID_CN), &asn1_string(cn)]);
+    seq(&[&tlv(0x31, &atv)])
+}
+
+/// Go's `time.Now().Add(d)` as seconds since the epoch (d in nanoseconds, Go's wrapping
+/// `time.Duration` arithmetic done by the caller).
+fn now() -> (i64, i64) {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (d.as_secs() as i64, d.subsec_nanos() as i64)
+}
+
+/// Proleptic Gregorian date of a day count since 1970-01-01.
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z.rem_euclid(146097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Go's `asn1` time: UTCTime for 1950–2049, GeneralizedTime otherwise.
+fn asn1_time(secs: i64) -> Result<Vec<u8>, String> {
+    let (y, mo, d) = civil(secs.div_euclid(86400));
+    let t = secs.rem_euclid(86400);
+    let clock = format!(
+        "{mo:02}{d:02}{:02}{:02}{:02}Z",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    );
+    if (1950..2050).contains(&y) {
+        Ok(tlv(0x17, format!("{:02}{clock}", y % 100).as_bytes()))
+    } else if (0..=9999).contains(&y) {
+        Ok(tlv(0x18, format!("{y:04}{clock}").as_bytes()))
+    } else {
+        Err("asn1: structure error: cannot represent time as GeneralizedTime".into())
+    }
+}
+
+fn extension(oid: &[u8], critical: bool, value: &[u8]) -> Vec<u8> {
+    let crit: &[u8] = if critical { &[0x01, 0x01, 0xff] } else { &[] };
+    seq(&[&tlv(OID, oid), crit, &tlv(OCTET_STRING, value)])
+}
+
+/// Sprig's `getBaseCertTemplate`, the fields that vary.
+struct Template {
+    cn: String,
+    ips: Vec<Vec<u8>>,
+    dns: Vec<String>,
+    days: i64,
+    is_ca: bool,
+}
+
+/// Sprig's `getNetIPs` and `getAlternateDNSStrs`, then the template.
+fn base_template(cn: &str, ips: &Value, dns: &Value, days: i64) -> Result<Template, FuncError> {
+    let items = |v: &Value| match v {
+        Value::List(l) => l.items().to_vec(),
+        _ => Vec::new(),
+    };
+    let mut ip_bytes = Vec::new();
+    for ip in items(ips) {
+        let Some(text) = ip.as_str() else {
+            return Err(FuncError::new(format!(
+                "error parsing ip: {} is not a string",
+                gotemplate::fmt::sprint_value(&ip)
+            )));
+        };
+        let parsed: std::net::IpAddr = text
+            .parse()
+            .map_err(|_| FuncError::new(format!("error parsing ip: {text}")))?;
+        ip_bytes.push(match parsed {
+            std::net::IpAddr::V4(a) => a.octets().to_vec(),
+            std::net::IpAddr::V6(a) => match a.to_ipv4_mapped() {
+                Some(v4) => v4.octets().to_vec(),
+                None => a.octets().to_vec(),
+            },
+        });
+    }
+    let mut names = Vec::new();
+    for name in items(dns) {
+        let Some(text) = name.as_str() else {
+            return Err(FuncError::new(format!(
+                "error processing alternate dns name: {} is not a string",
+                gotemplate::fmt::sprint_value(&name)
+            )));
+        };
+        names.push(text.to_string());
+    }
+    Ok(Template {
+        cn: cn.to_string(),
+        ips: ip_bytes,
+        dns: names,
+        days,
+        is_ca: false,
+    })
+}
+
+/// Go's `x509.CreateCertificate` for Sprig's templates, then Sprig's `getCertAndKey` PEM
+/// encoding: the certificate and the signee's key.
+fn create_certificate(
+    t: &Template,
+    signee: &Key,
+    parent: Option<&Parent>,
+    signer: &Key,
+) -> Result<(String, String), String> {
+    let fail = |e: String| format!("error creating certificate: {e}");
+    let (_, public_bits) = signee.public();
+    let subject = subject_name(&t.cn);
+    let issuer = parent.map_or(subject.clone(), |p| p.subject.clone());
+    let aki = match parent {
+        Some(p) if p.subject != subject => p.subject_key_id.clone(),
+        _ => None,
+    };
+    let ski = t.is_ca.then(|| {
+        use sha2::Digest;
+        sha2::Sha256::digest(&public_bits)[..20].to_vec()
+    });
+    if parent.is_some_and(|p| p.spki != signer.spki()) {
+        return Err(fail(
+            "x509: provided PrivateKey doesn't match parent's PublicKey".into(),
+        ));
+    }
+    // Key usage bits, low bit first: digitalSignature, keyEncipherment, (CA) keyCertSign.
+    let key_usage: &[u8] = if t.is_ca {
+        &[0x03, 0x02, 0x02, 0xa4]
+    } else {
+        &[0x03, 0x02, 0x05, 0xa0]
+    };
+    let mut exts = vec![
+        extension(OID_KEY_USAGE, true, key_usage),
+        extension(
+            OID_EXT_KEY_USAGE,
+            false,
+            &seq(&[&tlv(OID, OID_SERVER_AUTH), &tlv(OID, OID_CLIENT_AUTH)]),
+        ),
+        extension(
+            OID_BASIC_CONSTRAINTS,
+            true,
+            &if t.is_ca {
+                seq(&[&[0x01, 0x01, 0xff]])
+            } else {
+                seq(&[])
+            },
+        ),
+    ];
+    if let Some(id) = &ski {
+        exts.push(extension(OID_SKI, false, &tlv(OCTET_STRING, id)));
+    }
+    if let Some(id) = &aki {
+        exts.push(extension(OID_AKI, false, &seq(&[&tlv(0x80, id)])));
+    }
+    if !t.dns.is_empty() || !t.ips.is_empty() {
+        let mut names = Vec::new();
+        for name in &t.dns {
+            if !name.is_ascii() {
+                return Err(fail(format!(
+                    "x509: {} cannot be encoded as an IA5String",
+                    gotemplate::fmt::quote(name)
+                )));
+            }
+            names.extend(tlv(0x82, name.as_bytes()));
+        }
+        for ip in &t.ips {
+            names.extend(tlv(0x87, ip));
+        }
+        exts.push(extension(OID_SAN, t.cn.is_empty(), &tlv(SEQ, &names)));
+    }
+    let serial: [u8; 16] = random().map_err(|e| e.0)?;
+    let (secs, nanos) = now();
+    let span = 86_400_000_000_000i64.wrapping_mul(t.days);
+    let after_nanos = nanos as i128 + span as i128;
+    let not_after = secs + after_nanos.div_euclid(1_000_000_000) as i64;
+    let validity = seq(&[
+        &asn1_time(secs).map_err(fail)?,
+        &asn1_time(not_after).map_err(fail)?,
+    ]);
+    let alg = signer.signature_algorithm();
+    let tbs = seq(&[
+        &tlv(0xa0, &uint(&[2])),
+        &uint(&serial),
+        &alg,
+        &issuer,
+        &validity,
+        &subject,
+        &signee.spki(),
+        &tlv(0xa3, &tlv(SEQ, &exts.concat())),
+    ]);
+    let signature = signer.sign(&tbs).map_err(fail)?;
+    let der = seq(&[&tbs, &alg, &bit_string(&signature)]);
+    Ok((pem_encode("CERTIFICATE", &der), signee.pem()))
+}
+
+fn err(e: String) -> FuncError {
+    FuncError::new(e)
+}
+
+/// Sprig's `generateCertificateAuthority*`: `key` is a PEM key or `None` for a new RSA key.
+fn gen_ca(cn: &str, days: i64, key: Option<&str>) -> Result<Value, FuncError> {
+    let key = match key {
+        Some(pem) => {
+            parse_private_key_pem(pem).map_err(|e| err(format!("parsing private key: {e}")))?
+        }
+        None => rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+    };
+    let mut t = base_template(cn, &Value::Nil, &Value::Nil, days)?;
+    t.is_ca = true;
+    let (cert, key) = create_certificate(&t, &key, None, &key).map_err(err)?;
+    Ok(cert_value(cert, key))
+}
+
+/// Sprig's `generateSelfSignedCertificate*`.
+fn gen_self_signed(a: &[Value], key: Option<&str>) -> Result<Value, FuncError> {
+    let key = match key {
+        Some(pem) => {
+            parse_private_key_pem(pem).map_err(|e| err(format!("parsing private key: {e}")))?
+        }
+        None => rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+    };
+    let t = base_template(s(a, 0), &a[1], &a[2], n(a, 3))?;
+    let (cert, key) = create_certificate(&t, &key, None, &key).map_err(err)?;
+    Ok(cert_value(cert, key))
+}
+
+/// Sprig's `generateSignedCertificate*`.
+fn gen_signed(a: &[Value], key: Option<&str>) -> Result<Value, FuncError> {
+    let (ca_cert, ca_key) = match &a[4] {
+        Value::Object(o) if o.type_name() == "sprig.certificate" => (
+            o.field("Cert").unwrap_or_default(),
+            o.field("Key").unwrap_or_default(),
+        ),
+        other => {
+            return Err(err(format!(
+                "wrong type for value; expected sprig.certificate; got {}",
+                other.type_name()
+            )));
+        }
+    };
+    let key = match key {
+        Some(pem) => {
+            parse_private_key_pem(pem).map_err(|e| err(format!("parsing private key: {e}")))?
+        }
+        None => rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+    };
+    let Some((_, der)) = pem_decode(ca_cert.as_str().unwrap_or_default().as_bytes()) else {
+        return Err(err("unable to decode certificate".into()));
+    };
+    let parent = parse_certificate(&der).map_err(|e| {
+        err(format!(
+            "error parsing certificate: decodedSignerCert.Bytes: {e}"
+        ))
+    })?;
+    let signer = parse_private_key_pem(ca_key.as_str().unwrap_or_default())
+        .map_err(|e| err(format!("error parsing private key: {e}")))?;
+    let t = base_template(s(a, 0), &a[1], &a[2], n(a, 3))?;
+    let (cert, key) = create_certificate(&t, &key, Some(&parent), &signer).map_err(err)?;
+    Ok(cert_value(cert, key))
+}
+
+/// Sprig's `buildCustomCertificate`.
+fn build_custom_cert(b64cert: &str, b64key: &str) -> Result<Value, FuncError> {
+    let (cert, e) = b64_decode(b64cert.as_bytes());
+    if e.is_some() {
+        return Err(err("unable to decode base64 certificate".into()));
+    }
+    let (key, e) = b64_decode(b64key.as_bytes());
+    if e.is_some() {
+        return Err(err("unable to decode base64 private key".into()));
+    }
+    let Some((_, der)) = pem_decode(&cert) else {
+        return Err(err("unable to decode certificate".into()));
+    };
+    parse_certificate(&der)
+        .map_err(|e| err(format!("error parsing certificate: decodedCert.Bytes: {e}")))?;
+    let cert = String::from_utf8_lossy(&cert).into_owned();
+    let key = String::from_utf8_lossy(&key).into_owned();
+    parse_private_key_pem(&key).map_err(|e| err(format!("error parsing private key: {e}")))?;
+    Ok(cert_value(cert, key))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Passwords
+
+/// Sprig's `bcrypt`: Go's `bcrypt.GenerateFromPassword` at the default cost 10.
+fn bcrypt(password: &str) -> String {
+    if password.len() > 72 {
+        return "failed to encrypt string with bcrypt: bcrypt: password length exceeds 72 bytes"
+            .into();
+    }
+    match bcrypt::hash_with_result(password, 10) {
+        Ok(h) => h.format_for_version(bcrypt::Version::TwoA),
+        Err(e) => format!("failed to encrypt string with bcrypt: {e}"),
+    }
+}
+
+const SEED: &[u8] = b"com.lyndir.masterpassword";
+
+fn templates(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "maximum" => &["anoxxxxxxxxxxxxxxxxx", "axxxxxxxxxxxxxxxxxno"],
+        "long" => &[
+            "CvcvnoCvcvCvcv",
+            "CvcvCvcvnoCvcv",
+            "CvcvCvcvCvcvno",
+            "CvccnoCvcvCvcv",
+            "CvccCvcvnoCvcv",
+            "CvccCvcvCvcvno",
+            "CvcvnoCvccCvcv",
+            "CvcvCvccnoCvcv",
+            "CvcvCvccCvcvno",
+            "CvcvnoCvcvCvcc",
+            "CvcvCvcvnoCvcc",
+            "CvcvCvcvCvccno",
+            "CvccnoCvccCvcv",
+            "CvccCvccnoCvcv",
+            "CvccCvccCvcvno",
+            "CvcvnoCvccCvcc",
+            "CvcvCvccnoCvcc",
+            "CvcvCvccCvccno",
+            "CvccnoCvcvCvcc",
+            "CvccCvcvnoCvcc",
+            "CvccCvcvCvccno",
+        ],
+        "medium" => &["CvcnoCvc", "CvcCvcno"],
+        "short" => &["Cvcn"],
+        "basic" => &["aaanaaan", "aannaaan", "aaannaaa"],
+        "pin" => &["nnnn"],
+        _ => return None,
+    })
+}
+
+fn template_chars(c: u8) -> &'static [u8] {
+    match c {
+        b'V' => b"AEIOU",
+        b'C' => b"BCDFGHJKLMNPQRSTVWXYZ",
+        b'v' => b"aeiou",
+        b'c' => b"bcdfghjklmnpqrstvwxyz",
+        b'A' => b"AEIOUBCDFGHJKLMNPQRSTVWXYZ",
+        b'a' => b"AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz",
+        b'n' => b"0123456789",
+        b'o' => b"@&%?,=[]_:-+*$#!'^~;()/.",
+        _ => b"AEIOUaeiouBCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz0123456789!@#$%^&*()",
+    }
+}
+
+/// Sprig's `derivePassword`: the Master Password algorithm (scrypt N=32768, r=8, p=2, then
+/// HMAC-SHA256 of the site, the seed's bytes picking the template and its characters).
+fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &str) -> String {
+    use hmac::Mac;
+    let Some(temps) = templates(kind) else {
+        return format!("cannot find password template {kind}");
+    };
+    let mut salt = SEED.to_vec();
+    salt.extend((user.len() as u32).to_be_bytes());
+    salt.extend(user.as_bytes());
+    let mut key = [0u8; 64];
+    let params = scrypt::Params::new(15, 8, 2, 64).expect("valid scrypt parameters");
+    if let Err(e) = scrypt::scrypt(password.as_bytes(), &salt, &params, &mut key) {
+        return format!("failed to derive password: {e}");
+    }
+    let mut msg = SEED.to_vec();
+    msg.extend((site.len() as u32).to_be_bytes());
+    msg.extend(site.as_bytes());
+    msg.extend(counter.to_be_bytes());
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).expect("any key length");
+    mac.update(&msg);
+    let seed = mac.finalize().into_bytes();
+    let temp = temps[seed[0] as usize % temps.len()].as_bytes();
+    temp.iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let chars = template_chars(c);
+            chars[seed[i + 1] as usize % chars.len()] as char
+        })
+        .collect()
+}
+
+pub(super) fn register(map: &mut FuncMap) {
+    def(map, "bcrypt", &[STR], None, "string", false, |_, a| {
+        Ok(Value::from(bcrypt(s(&a, 0))))
+    });
+    def(
+        map,
+        "htpasswd",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            let user = s(&a, 0);
+            Ok(Value::from(if user.contains(':') {
+                format!("invalid username: {user}")
+            } else {
+                format!("{user}:{}", bcrypt(s(&a, 1)))
+            }))
+        },
+    );
+    def(
+        map,
+        "derivePassword",
+        &[ArgType::Int(IntKind::Uint32), STR, STR, STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| {
+            Ok(Value::from(derive_password(
+                n(&a, 0) as u32,
+                s(&a, 1),
+                s(&a, 2),
+                s(&a, 3),
+                s(&a, 4),
+            )))
+        },
+    );
+    def(
+        map,
+        "genPrivateKey",
+        &[STR],
+        None,
+        "string",
+        false,
+        |_, a| generate_private_key(s(&a, 0)).map(Value::from),
+    );
+    def(
+        map,
+        "buildCustomCert",
+        &[STR, STR],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| build_custom_cert(s(&a, 0), s(&a, 1)),
+    );
+    def(
+        map,
+        "genCA",
+        &[STR, INT],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| gen_ca(s(&a, 0), n(&a, 1), None),
+    );
+    def(
+        map,
+        "genCAWithKey",
+        &[STR, INT, STR],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| gen_ca(s(&a, 0), n(&a, 1), Some(s(&a, 2))),
+    );
+    def(
+        map,
+        "genSelfSignedCert",
+        &[STR, LIST, LIST, INT],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| gen_self_signed(&a, None),
+    );
+    def(
+        map,
+        "genSelfSignedCertWithKey",
+        &[STR, LIST, LIST, INT, STR],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| gen_self_signed(&a, Some(s(&a, 4))),
+    );
+    def(
+        map,
+        "genSignedCert",
+        &[STR, LIST, LIST, INT, ArgType::Any],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| gen_signed(&a, None),
+    );
+    def(
+        map,
+        "genSignedCertWithKey",
+        &[STR, LIST, LIST, INT, ArgType::Any, STR],
+        None,
+        "sprig.certificate",
+        true,
+        |_, a| gen_signed(&a, Some(s(&a, 5))),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn der_lengths() {
+        assert_eq!(tlv(4, &[0; 3]), vec![4, 3, 0, 0, 0]);
+        assert_eq!(&tlv(4, &[0; 200])[..3], &[4, 0x81, 200]);
+        assert_eq!(&tlv(4, &[0; 300])[..4], &[4, 0x82, 1, 44]);
+        assert_eq!(uint(&[0, 0x80]), vec![2, 2, 0, 0x80]);
+        assert_eq!(uint(&[0]), vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn pem_round_trip() {
+        let text = pem_encode("X", &[1u8; 100]);
+        assert_eq!(
+            pem_decode(text.as_bytes()),
+            Some(("X".into(), vec![1u8; 100]))
+        );
+        assert_eq!(
+            pem_decode(b"junk\n-----BEGIN A-----\nAQ==\n-----END B-----\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(19723), (2024, 1, 1));
+        assert_eq!(asn1_time(0).unwrap(), tlv(0x17, b"700101000000Z"));
+    }
+
+    #[test]
+    fn keys_round_trip() {
+        let k = generate_private_key("ecdsa").unwrap();
+        assert!(matches!(parse_private_key_pem(&k), Ok(Key::Ec(_))));
+        let k = generate_private_key("ed25519").unwrap();
+        assert!(matches!(parse_private_key_pem(&k), Ok(Key::Ed(_))));
+        assert_eq!(oid_string(OID_P256), "1.2.840.10045.3.1.7");
+    }
+}

@@ -1,0 +1,260 @@
+//! go-yaml v3's `Encoder` with `SetIndent(2)` over Go values (Helm's `toYamlPretty`), as the
+//! differences from the v2 emitter in the parent module: values are encoded directly (no JSON
+//! round trip, so `float64` keeps Go's `%g` form and integers stay integers), sequences are
+//! indented under their keys, strings are never folded (v3's default width is unlimited),
+//! YAML 1.1 booleans (`yes`, `on`, ...) and strings with tabs are double-quoted, and v3's key
+//! order (a digit run followed by a letter sorts before a longer digit run).
+
+use gotemplate::{IntKind, Value};
+
+use super::super::read::{STR_TAG, YMap, YVal, resolve_untyped_pub};
+use super::{
+    Emitter, Style, analyze_scalar, check_simple_key, is_base60_float, is_digit, is_letter,
+    sort_keys,
+};
+
+fn is_old_bool(s: &str) -> bool {
+    matches!(
+        s,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "on"
+            | "On"
+            | "ON"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "off"
+            | "Off"
+            | "OFF"
+    )
+}
+
+/// v3's `encoder.stringv` style for an untagged string.
+fn string_style(s: &str) -> Style {
+    let (rtag, _) = resolve_untyped_pub("", s);
+    let plain = rtag == STR_TAG && !is_base60_float(s) && !is_old_bool(s);
+    if s.contains('\n') {
+        Style::Literal
+    } else if plain {
+        Style::Plain
+    } else {
+        Style::DoubleQuoted
+    }
+}
+
+fn scalar_text(v: &YVal) -> (String, Style) {
+    match v {
+        YVal::Nil => ("null".to_string(), Style::Plain),
+        YVal::Bool(b) => (b.to_string(), Style::Plain),
+        YVal::Int(i) => (i.to_string(), Style::Plain),
+        YVal::Uint(u) => (u.to_string(), Style::Plain),
+        YVal::Float(f) => {
+            let s = match gotemplate::fmt::format_float(*f, 'g', -1).as_str() {
+                "+Inf" => ".inf".to_string(),
+                "-Inf" => "-.inf".to_string(),
+                "NaN" => ".nan".to_string(),
+                s => s.to_string(),
+            };
+            (s, Style::Plain)
+        }
+        YVal::Str(s) => {
+            let s = String::from_utf8_lossy(s).into_owned();
+            let style = string_style(&s);
+            (s, style)
+        }
+        YVal::Seq(_) | YVal::Map(_) => unreachable!("not a scalar"),
+    }
+}
+
+/// v3's `keyList.Less` for two string keys.
+fn key_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut digits = false;
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            digits = is_digit(ar[i]);
+            i += 1;
+            continue;
+        }
+        let al = is_letter(ar[i]);
+        let bl = is_letter(br[i]);
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return if digits { al } else { bl };
+        }
+        let (mut an, mut bn): (i64, i64) = (0, 0);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 && is_digit(ar[j - 1]) {
+                if ar[j - 1] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+                j -= 1;
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && is_digit(ar[ai]) {
+            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && is_digit(br[bi]) {
+            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+impl Emitter {
+    fn emit_node_v3(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
+        self.mapping_context = mapping;
+        self.simple_key_context = simple_key;
+        match v {
+            YVal::Seq(items) if !items.is_empty() => {
+                self.increase_indent(false, false);
+                for item in items {
+                    self.write_indent();
+                    self.write_indicator(b"-", true, false, true);
+                    self.emit_node_v3(item, false, false);
+                }
+                self.pop_indent();
+            }
+            YVal::Map(m) if !m.entries.is_empty() => {
+                self.increase_indent(false, false);
+                let mut entries: Vec<(String, &(YVal, YVal))> =
+                    m.entries.iter().map(|e| (scalar_text(&e.0).0, e)).collect();
+                sort_keys(&mut entries, &|a: &(String, _), b: &(String, _)| {
+                    key_less(&a.0, &b.0)
+                });
+                for (_, (k, v)) in entries {
+                    self.write_indent();
+                    if check_simple_key(k) {
+                        self.emit_node_v3(k, true, true);
+                        self.write_indicator(b":", false, false, false);
+                    } else {
+                        self.write_indicator(b"?", true, false, true);
+                        self.emit_node_v3(k, true, false);
+                        self.write_indent();
+                        self.write_indicator(b":", true, false, true);
+                    }
+                    self.emit_node_v3(v, true, false);
+                }
+                self.pop_indent();
+            }
+            YVal::Seq(_) => self.write_indicator(b"[]", true, false, false),
+            YVal::Map(_) => self.write_indicator(b"{}", true, false, false),
+            scalar => {
+                let (text, style) = scalar_text(scalar);
+                self.emit_scalar_v3(text.as_bytes(), style);
+            }
+        }
+    }
+
+    /// `yaml_emitter_select_scalar_style` and the writers, where v3's analysis lets a tab into
+    /// literal blocks but not into plain or single-quoted scalars.
+    fn emit_scalar_v3(&mut self, value: &[u8], requested: Style) {
+        let tabs = value.contains(&b'\t');
+        let untabbed: Vec<u8> = value
+            .iter()
+            .map(|&c| if c == b'\t' { b'x' } else { c })
+            .collect();
+        let mut a = analyze_scalar(&untabbed);
+        if tabs {
+            a.flow_plain_allowed = false;
+            a.block_plain_allowed = false;
+            a.single_quoted_allowed = false;
+        }
+        let mut style = requested;
+        if self.simple_key_context && a.multiline {
+            style = Style::DoubleQuoted;
+        }
+        if style == Style::Plain {
+            if (self.flow_level > 0 && !a.flow_plain_allowed)
+                || (self.flow_level == 0 && !a.block_plain_allowed)
+            {
+                style = Style::SingleQuoted;
+            }
+            if value.is_empty() && (self.flow_level > 0 || self.simple_key_context) {
+                style = Style::SingleQuoted;
+            }
+        }
+        if style == Style::SingleQuoted && !a.single_quoted_allowed {
+            style = Style::DoubleQuoted;
+        }
+        if style == Style::Literal
+            && (!a.block_allowed || self.flow_level > 0 || self.simple_key_context)
+        {
+            style = Style::DoubleQuoted;
+        }
+        self.increase_indent(true, false);
+        let allow_breaks = !self.simple_key_context;
+        match style {
+            Style::Plain => self.write_plain(value, allow_breaks),
+            Style::SingleQuoted => self.write_single_quoted(value, allow_breaks),
+            Style::DoubleQuoted => self.write_double_quoted(value, allow_breaks),
+            Style::Literal => self.write_literal(value),
+        }
+        self.pop_indent();
+    }
+}
+
+/// A Go value as go-yaml v3 sees it; `None` for what it cannot encode here (funcs, structs).
+fn to_yval(v: &Value) -> Option<YVal> {
+    Some(match v {
+        Value::Nil | Value::Invalid => YVal::Nil,
+        Value::Bool(b) => YVal::Bool(*b),
+        Value::Int(n, kind) => match kind {
+            IntKind::Uint
+            | IntKind::Uint8
+            | IntKind::Uint16
+            | IntKind::Uint32
+            | IntKind::Uint64
+            | IntKind::Uintptr => YVal::Uint(*n as u64),
+            _ => YVal::Int(*n),
+        },
+        Value::Float(f) => YVal::Float(*f),
+        Value::String(s) => YVal::Str(s.as_bytes().into()),
+        Value::Bytes(b) => YVal::Seq(b.iter().map(|&x| YVal::Uint(x as u64)).collect()),
+        Value::List(l) => YVal::Seq(l.items().iter().map(to_yval).collect::<Option<_>>()?),
+        Value::Map(m) => {
+            let mut y = YMap::default();
+            for (k, v) in m.entries() {
+                y.entries
+                    .push((YVal::Str(k.as_bytes().into()), to_yval(&v)?));
+            }
+            YVal::Map(y)
+        }
+        Value::Object(o) => to_yval(&o.as_value()?)?,
+        Value::Func(_) => return None,
+    })
+}
+
+/// go-yaml v3's `Encoder.Encode` with `SetIndent(2)` (the stream's text, with its final line
+/// break); `None` where bosun cannot encode the value.
+pub(crate) fn to_yaml_pretty(v: &Value) -> Option<String> {
+    let y = to_yval(v)?;
+    let mut e = Emitter::new();
+    e.best_width = i64::MAX / 4;
+    e.emit_node_v3(&y, false, false);
+    e.write_indent();
+    Some(String::from_utf8_lossy(&e.out).into_owned())
+}

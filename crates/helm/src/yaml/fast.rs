@@ -1,0 +1,593 @@
+//! A fast reader for the plain block YAML that emitters write (Istio's CRDs: 1 MB of it per
+//! render): block mappings and sequences, plain, single-quoted, simple double-quoted and `|`/`|-`
+//! literal scalars, `[]` and `{}`. It gives up (`None`) on anything else, and on anything it is
+//! not sure go-yaml reads the same way (tabs, non-ASCII bytes, comments after the start, flow
+//! collections, anchors, tags, keys that are not plain words); the caller then takes libyaml.
+//! Debug builds check every accepted document against libyaml's reading.
+
+use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_untyped_pub};
+
+/// go-yaml's value for one document, when it is in the subset.
+pub(super) fn decode(input: &[u8]) -> Option<YVal> {
+    // No tabs, carriage returns or other controls; UTF-8 only with characters libyaml takes as
+    // they are (no BOM, no NEL or other line breaks, no C1 controls or noncharacters).
+    if input.iter().any(|&b| b < 0x20 && b != b'\n') {
+        return None;
+    }
+    if !input.is_ascii() {
+        let text = std::str::from_utf8(input).ok()?;
+        let plain = |c: char| {
+            c.is_ascii()
+                || matches!(c, '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}'
+                    | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
+        };
+        if !text.chars().all(plain) {
+            return None;
+        }
+    }
+    let mut p = Reader {
+        s: input,
+        pos: 0,
+        depth: 0,
+    };
+    // Comment lines before the content (istioctl's CRD file starts with one).
+    loop {
+        let ind = p.indent();
+        match p.s.get(p.pos + ind) {
+            Some(b'#') | Some(b'\n') => p.next_line(),
+            _ => break,
+        }
+    }
+    if p.pos >= p.s.len() || p.indent() != 0 {
+        return None;
+    }
+    let v = p.block_at(0, None)?;
+    p.skip_blank_lines()?;
+    if p.pos < p.s.len() {
+        return None;
+    }
+    Some(v)
+}
+
+struct Reader<'a> {
+    s: &'a [u8],
+    /// Always the start of a line.
+    pos: usize,
+    /// Nesting of collections, bounded so that deep input cannot exhaust the stack here.
+    depth: usize,
+}
+
+const MAX_DEPTH: usize = 200;
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/' | b'$')
+}
+
+impl Reader<'_> {
+    fn at(&self, i: usize) -> u8 {
+        self.s.get(i).copied().unwrap_or(b'\n')
+    }
+
+    fn line_end(&self, from: usize) -> usize {
+        self.s[from..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(self.s.len(), |n| from + n)
+    }
+
+    fn next_line(&mut self) {
+        self.pos = (self.line_end(self.pos) + 1).min(self.s.len());
+    }
+
+    fn indent(&self) -> usize {
+        self.s[self.pos..]
+            .iter()
+            .take_while(|&&b| b == b' ')
+            .count()
+    }
+
+    fn is_blank_line(&self) -> bool {
+        self.at(self.pos + self.indent()) == b'\n'
+    }
+
+    /// Skips blank lines and comment lines (between nodes, where the scanner skips them
+    /// whatever their indentation); a document marker or directive gives up.
+    fn skip_blank_lines(&mut self) -> Option<()> {
+        while self.pos < self.s.len() {
+            let ind = self.indent();
+            let c = self.at(self.pos + ind);
+            if c == b'\n' || c == b'#' {
+                self.next_line();
+                continue;
+            }
+            if ind == 0 && matches!(c, b'-' | b'.' | b'%') && self.is_marker() {
+                return None;
+            }
+            return Some(());
+        }
+        Some(())
+    }
+
+    fn is_marker(&self) -> bool {
+        let line = &self.s[self.pos..self.line_end(self.pos)];
+        line.starts_with(b"---") || line.starts_with(b"...") || line.starts_with(b"%")
+    }
+
+    fn is_seq_entry(&self, c: usize) -> bool {
+        self.at(c) == b'-' && matches!(self.at(c + 1), b' ' | b'\n')
+    }
+
+    /// A block collection whose first entry is at column `col` of the current line (`start`:
+    /// where it starts, when not at the line's indentation, for `- key: …`).
+    fn block_at(&mut self, col: usize, start: Option<usize>) -> Option<YVal> {
+        let c = start.unwrap_or(self.pos + col);
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        let v = if self.is_seq_entry(c) {
+            self.sequence(col)
+        } else {
+            self.mapping(col, start)
+        };
+        self.depth -= 1;
+        v
+    }
+
+    /// `key:` at `c`: the key and the index after the colon.
+    fn key(&self, c: usize) -> Option<(YVal, usize)> {
+        let (key, after) = match self.at(c) {
+            q @ (b'\'' | b'"') => {
+                let end = self.s[c + 1..self.line_end(c)]
+                    .iter()
+                    .position(|&b| b == q)
+                    .map(|n| c + 1 + n)?;
+                let text = &self.s[c + 1..end];
+                if text.contains(&b'\\') || text.contains(&b'\'') || self.at(end + 1) != b':' {
+                    return None;
+                }
+                (YVal::Str(text.into()), end + 2)
+            }
+            b if is_word(b) && b != b'-' => {
+                let mut i = c;
+                while is_word(self.at(i)) {
+                    i += 1;
+                }
+                if self.at(i) != b':' {
+                    return None;
+                }
+                let text = std::str::from_utf8(&self.s[c..i]).ok()?;
+                // A key that reads as something else (`true`, `1`, `null`, a date) is left to
+                // the general reader.
+                let (tag, v) = resolve_untyped_pub("", text);
+                if tag != super::read::STR_TAG {
+                    return None;
+                }
+                (v, i + 1)
+            }
+            _ => return None,
+        };
+        // libyaml takes a key of more than 1024 characters as no key at all.
+        (after - c < 1000 && matches!(self.at(after), b' ' | b'\n')).then_some((key, after))
+    }
+
+    fn mapping(&mut self, col: usize, mut start: Option<usize>) -> Option<YVal> {
+        let mut entries = Vec::new();
+        loop {
+            let c = start.take().unwrap_or(self.pos + col);
+            let (key, after) = self.key(c)?;
+            let value = self.value_after(after, col)?;
+            entries.push((key, value));
+            self.skip_blank_lines()?;
+            if self.pos >= self.s.len() {
+                break;
+            }
+            let ind = self.indent();
+            if ind < col {
+                break;
+            }
+            if ind > col || self.is_seq_entry(self.pos + ind) {
+                return None;
+            }
+        }
+        Some(YVal::Map(build_map(entries)))
+    }
+
+    fn sequence(&mut self, col: usize) -> Option<YVal> {
+        let mut items = Vec::new();
+        loop {
+            let c = self.pos + col;
+            let item = if self.at(c + 1) == b'\n' {
+                self.nested(col, false)?
+            } else {
+                let q = c + 1 + self.s[c + 1..].iter().take_while(|&&b| b == b' ').count();
+                if self.is_seq_entry(q) || self.at(q) == b'\n' {
+                    return None;
+                }
+                if self.key(q).is_some() {
+                    self.block_at(q - self.pos, Some(q))?
+                } else {
+                    self.scalar(q, col)?
+                }
+            };
+            items.push(item);
+            self.skip_blank_lines()?;
+            if self.pos >= self.s.len() {
+                break;
+            }
+            let ind = self.indent();
+            if ind < col || (ind == col && !self.is_seq_entry(self.pos + ind)) {
+                break;
+            }
+            if ind > col {
+                return None;
+            }
+        }
+        Some(YVal::Seq(items))
+    }
+
+    /// The value after `key:` (at `after`) of a mapping at column `col`.
+    fn value_after(&mut self, after: usize, col: usize) -> Option<YVal> {
+        let q = after + self.s[after..].iter().take_while(|&&b| b == b' ').count();
+        if self.at(q) == b'\n' || (q > after && self.at(q) == b'#') {
+            return self.nested(col, true);
+        }
+        self.scalar(q, col)
+    }
+
+    /// A node on the lines after the current one (more indented than `col`, or an indentless
+    /// sequence at `col` after a mapping key); null when there is none.
+    fn nested(&mut self, col: usize, in_mapping: bool) -> Option<YVal> {
+        self.next_line();
+        self.skip_blank_lines()?;
+        if self.pos >= self.s.len() {
+            return Some(YVal::Nil);
+        }
+        let ind = self.indent();
+        if ind > col {
+            return self.block_at(ind, None);
+        }
+        if in_mapping && ind == col && self.is_seq_entry(self.pos + ind) {
+            return self.block_at(col, None);
+        }
+        Some(YVal::Nil)
+    }
+
+    /// A scalar starting at `q` on the current line, in a collection at column `col`; moves to
+    /// the line after it.
+    fn scalar(&mut self, q: usize, col: usize) -> Option<YVal> {
+        let end = self.line_end(q);
+        let rest = &self.s[q..end];
+        match rest[0] {
+            b'\'' => return self.single_quoted(q, col),
+            b'"' => {
+                let v = double_quoted(rest)?;
+                self.next_line();
+                return Some(YVal::Str(v.into()));
+            }
+            b'|' => return self.literal(rest, col),
+            b'[' | b'{' => {
+                let v = match trim_end(rest) {
+                    b"[]" => YVal::Seq(Vec::new()),
+                    b"{}" => YVal::Map(YMap::default()),
+                    _ => return None,
+                };
+                self.next_line();
+                return Some(v);
+            }
+            // Indicators, except a `-` that starts a plain scalar (`-1`, `-x`).
+            b'-' if !self.is_seq_entry(q) => {}
+            b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'>' | b'#' | b',' | b']' | b'}' | b'?'
+            | b':' | b'-' => return None,
+            _ => {}
+        }
+        let (first, commented) = match rest.windows(2).position(|w| w == b" #") {
+            Some(n) => (&rest[..n], true),
+            None => (rest, false),
+        };
+        let mut text = plain_line(first)?.to_vec();
+        self.next_line();
+        if commented {
+            // A comment ends the scalar; a more indented line after it is not a continuation.
+            let save = self.pos;
+            self.skip_blank_lines()?;
+            if self.pos < self.s.len() && self.indent() > col {
+                return None;
+            }
+            self.pos = save;
+            return Some(resolve_plain_text(text));
+        }
+        // Continuation lines (more indented than the collection) fold into the scalar.
+        let mut breaks = 0;
+        let mut look = self.pos;
+        loop {
+            if look >= self.s.len() {
+                break;
+            }
+            let le = self.line_end(look);
+            let line = &self.s[look..le];
+            let ind = line.iter().take_while(|&&b| b == b' ').count();
+            if ind == line.len() {
+                breaks += 1;
+                look = (le + 1).min(self.s.len());
+                continue;
+            }
+            if ind <= col {
+                break;
+            }
+            let content = plain_line(&line[ind..])?;
+            if content[0] == b'#' || content[0] == b'-' {
+                return None;
+            }
+            if breaks == 0 {
+                text.push(b' ');
+            } else {
+                text.extend(std::iter::repeat_n(b'\n', breaks));
+            }
+            breaks = 0;
+            text.extend_from_slice(content);
+            look = (le + 1).min(self.s.len());
+            self.pos = look;
+        }
+        Some(resolve_plain_text(text))
+    }
+
+    fn single_quoted(&mut self, q: usize, col: usize) -> Option<YVal> {
+        let mut out = Vec::new();
+        let mut i = q + 1;
+        loop {
+            match self.s.get(i).copied() {
+                None => return None,
+                Some(b'\'') if self.at(i + 1) == b'\'' => {
+                    out.push(b'\'');
+                    i += 2;
+                }
+                Some(b'\'') => {
+                    i += 1;
+                    break;
+                }
+                Some(b'\n') => {
+                    // Folding: trailing spaces go, one break is a space, more are newlines.
+                    while out.last() == Some(&b' ') {
+                        out.pop();
+                    }
+                    let mut breaks = 0;
+                    while self.s.get(i) == Some(&b'\n') {
+                        i += 1;
+                        let ind = self.s[i..].iter().take_while(|&&b| b == b' ').count();
+                        if self.at(i + ind) != b'\n' && ind <= col {
+                            return None;
+                        }
+                        i += ind;
+                        breaks += 1;
+                    }
+                    if breaks == 1 {
+                        out.push(b' ');
+                    } else {
+                        out.extend(std::iter::repeat_n(b'\n', breaks - 1));
+                    }
+                }
+                Some(b) => {
+                    out.push(b);
+                    i += 1;
+                }
+            }
+        }
+        let le = self.line_end(i);
+        if !rest_is_empty(&self.s[i..le]) {
+            return None;
+        }
+        self.pos = (le + 1).min(self.s.len());
+        Some(YVal::Str(out.into()))
+    }
+
+    /// `|` or `|-`, perhaps with an indentation indicator (`|2-`, as the emitter writes for
+    /// text that starts with a space), and the lines of the block after it.
+    fn literal(&mut self, head: &[u8], col: usize) -> Option<YVal> {
+        let (explicit, keep_last) = match trim_end(head) {
+            b"|" => (None, true),
+            b"|-" => (None, false),
+            [b'|', d @ b'1'..=b'9'] => (Some(usize::from(d - b'0')), true),
+            [b'|', d @ b'1'..=b'9', b'-'] => (Some(usize::from(d - b'0')), false),
+            _ => return None,
+        };
+        self.next_line();
+        if self.pos >= self.s.len() {
+            return None;
+        }
+        // libyaml: the indicator counts from the enclosing collection's indentation; without
+        // one, the first line decides (leading blank lines would take part: left to libyaml).
+        let n = match explicit {
+            Some(d) => col + d,
+            None if self.is_blank_line() => return None,
+            None => self.indent(),
+        };
+        if n <= col || (!self.is_blank_line() && self.indent() < n) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut pending = 0usize;
+        let mut last_had_break = false;
+        let mut seen_content = false;
+        while self.pos < self.s.len() {
+            let le = self.line_end(self.pos);
+            let line = &self.s[self.pos..le];
+            let ind = line.iter().take_while(|&&b| b == b' ').count();
+            if ind == line.len() && ind <= n {
+                pending += 1;
+            } else if ind < n {
+                break;
+            } else {
+                if !out.is_empty() || pending > 0 {
+                    out.extend(std::iter::repeat_n(
+                        b'\n',
+                        pending + usize::from(!out.is_empty()),
+                    ));
+                }
+                pending = 0;
+                out.extend_from_slice(&line[n..]);
+                seen_content = true;
+                last_had_break = le < self.s.len();
+            }
+            self.pos = (le + 1).min(self.s.len());
+        }
+        if !seen_content {
+            return None;
+        }
+        if keep_last && last_had_break {
+            out.push(b'\n');
+        }
+        Some(YVal::Str(out.into()))
+    }
+}
+
+/// The map of string-keyed entries in document order: without a key index when the keys are
+/// distinct (the usual case; nothing sets into a decoded map), else as go-yaml's `m[k] = v`
+/// builds it (a repeated key keeps its first place and takes the last value).
+fn build_map(entries: Vec<(YVal, YVal)>) -> YMap {
+    fn key(e: &(YVal, YVal)) -> &[u8] {
+        match &e.0 {
+            YVal::Str(s) => s,
+            _ => unreachable!("the fast reader's keys are strings"),
+        }
+    }
+    let distinct = if entries.len() <= 16 {
+        (1..entries.len()).all(|i| (0..i).all(|j| key(&entries[i]) != key(&entries[j])))
+    } else {
+        let mut keys: Vec<_> = entries.iter().map(key).collect();
+        keys.sort_unstable();
+        keys.windows(2).all(|w| w[0] != w[1])
+    };
+    if distinct {
+        return YMap::from_distinct(entries);
+    }
+    let mut out = YMap::default();
+    for (k, v) in entries {
+        out.set(k, v);
+    }
+    out
+}
+
+/// An untagged plain scalar's value, as go-yaml's decoder resolves it (timestamps stay text).
+fn resolve_plain_text(text: Vec<u8>) -> YVal {
+    let Ok(s) = std::str::from_utf8(&text) else {
+        return YVal::Str(text.into());
+    };
+    let (tag, v) = resolve_untyped_pub("", s);
+    if tag == TIMESTAMP_TAG {
+        YVal::Str(text.into())
+    } else {
+        v
+    }
+}
+
+/// What may follow a closed scalar on its line: spaces, then perhaps a comment.
+fn rest_is_empty(rest: &[u8]) -> bool {
+    let n = rest.iter().take_while(|&&b| b == b' ').count();
+    n == rest.len() || (n > 0 && rest[n] == b'#')
+}
+
+fn trim_end(s: &[u8]) -> &[u8] {
+    let n = s.iter().rev().take_while(|&&b| b == b' ').count();
+    &s[..s.len() - n]
+}
+
+/// One line of a plain scalar without its trailing spaces, when nothing in it could end the
+/// scalar or start a comment.
+fn plain_line(line: &[u8]) -> Option<&[u8]> {
+    let t = trim_end(line);
+    if t.is_empty() || t.ends_with(b":") || t.windows(2).any(|w| w == b": " || w == b" #") {
+        return None;
+    }
+    Some(t)
+}
+
+/// A double-quoted scalar that ends on its line, with the common escapes only.
+fn double_quoted(rest: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    loop {
+        match *rest.get(i)? {
+            b'"' => break,
+            b'\\' => {
+                out.push(match *rest.get(i + 1)? {
+                    b'"' => b'"',
+                    b'\\' => b'\\',
+                    b'/' => b'/',
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    _ => return None,
+                });
+                i += 2;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    if !rest_is_empty(&rest[i + 1..]) {
+        return None;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each input through `decode_first`, which in test builds checks the fast reader's value
+    /// (when it takes the input) against libyaml's; also counts what the fast reader takes.
+    #[test]
+    fn fast_reader_agrees_with_libyaml() {
+        let cases: &[&str] = &[
+            "a: 1\nb: true\nc: null\nd: ~\ne: 1.5\nf: 0x1F\ng: 2001-12-14\nh: yes\n",
+            "a:\n  b:\n    c: d\n  e: f\n",
+            "a:\n- 1\n- x\n-\n- - y\n",
+            "a:\n  - b: 1\n    c: 2\n  - d\n",
+            "- a: 1\n  b:\n  - c\n- e\n",
+            "a: 'it''s\n  folded\n\n  here'\nb: x\n",
+            "a: \"q \\\" \\\\ \\n x\"\n",
+            "a: plain text\n  continued here\n\n  and a new line\nb: c\n",
+            "a: |\n  line 1\n\n  line 3\n   indented\nb: |-\n  x\n  y\n\n\nc: d\n",
+            "a: |\n  at end",
+            "a: |-\n  at end\n",
+            "a: []\nb: {}\nc: [1]\n",
+            "# head\n# more\napiVersion: v1\nkind: X\n",
+            "a: 1\n# mid comment\nb: 2\n",
+            "a: b # c\n",
+            "a: b:c\nd: e:f g\n",
+            "a:b\n",
+            "\"helm.sh/x\": keep\n'q': 1\n",
+            "true: 1\n1: 2\nnull: 3\n",
+            "a: 1\na: 2\n",
+            "a: &x 1\nb: *x\n",
+            "a:\n  b: 1\n c: 2\n",
+            "a: 1\n  b: 2\n",
+            "- a\n-b\n",
+            "a: -1\nb: -x\nc: - y\n",
+            "---\na: 1\n",
+            "a: 1\n---\nb: 2\n",
+            "a:\n\tb: 1\n",
+            "x-kubernetes-int-or-string: true\n$ref: y\n",
+            "a:\n  text\n",
+            "a: 'x'\nb: 'y' z\n",
+            "a: |2\n   x\n",
+            "a:\n  b: |2-\n     lead\n    next\n  c: |1\n    x\n",
+            "- |2\n   x\n- b\n",
+            "a:\n  b: |2-\n\n\n      x\n     y\n  c: |2\n\n  d: 1\n",
+            "a: b # note\nc: 'd' # note\ne: \"f\" # g\nh: # empty\n  i: 1\n# between\nj: k # x\n   more\n",
+            "a: é ü 中\nb: \u{2028}x\n",
+            "a: >\n  x\n",
+            "",
+            "\n\n",
+            "- \n",
+        ];
+        let mut taken = 0;
+        for c in cases {
+            if super::decode(c.as_bytes()).is_some() {
+                taken += 1;
+            }
+            let _ = crate::yaml::read::decode_first(c.as_bytes());
+        }
+        assert!(taken >= 15, "the fast reader took only {taken} cases");
+    }
+}

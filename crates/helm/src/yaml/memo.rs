@@ -1,0 +1,175 @@
+//! Remembering YAML work within one render, where a result is a pure function of its input.
+//!
+//! Istio's `base` chart reads each CRD of a 1 MB file with `fromYaml` twice and writes it back
+//! with `toYaml`; istioctl then reads every rendered document again. [`YamlMemo`] lets a second
+//! `fromYaml` of the same text copy the first result instead of parsing, and lets a reader of
+//! the rendered output take the tree behind a `toYaml` result instead of parsing its text.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use gotemplate::Value;
+
+use super::YamlError;
+use super::read::YVal;
+
+/// Texts shorter than this are cheap to parse again; remembering them would only cost memory.
+const MIN_LEN: usize = 4096;
+
+/// Integers beyond this do not survive the float64 step of a re-read unchanged.
+const EXACT_INT: i64 = 1 << 53;
+
+/// A per-render memo of `fromYaml` results and `toYaml` outputs (cheap to clone: shared).
+#[derive(Clone, Default)]
+pub struct YamlMemo(Rc<RefCell<Inner>>);
+
+#[derive(Default)]
+struct Inner {
+    /// `fromYaml` input → go-yaml's decoded tree of it.
+    parsed: TextMap<YVal>,
+    /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
+    /// and whether reading the text back is known to give that tree again.
+    emitted: TextMap<(YVal, bool)>,
+}
+
+/// A map keyed by large texts (a CRD is 60 KB): the hash samples a text (its length, its ends
+/// and bytes spread over the middle) instead of reading all of it; equality compares it whole.
+struct TextMap<V>(HashMap<u64, Vec<(Rc<str>, V)>>);
+
+impl<V> Default for TextMap<V> {
+    fn default() -> TextMap<V> {
+        TextMap(HashMap::new())
+    }
+}
+
+impl<V> TextMap<V> {
+    fn get(&self, text: &str) -> Option<&V> {
+        let bucket = self.0.get(&sample_hash(text.as_bytes()))?;
+        bucket.iter().find(|(k, _)| &**k == text).map(|(_, v)| v)
+    }
+
+    fn insert(&mut self, text: Rc<str>, value: V) {
+        let bucket = self.0.entry(sample_hash(text.as_bytes())).or_default();
+        match bucket.iter_mut().find(|(k, _)| *k == text) {
+            Some(slot) => slot.1 = value,
+            None => bucket.push((text, value)),
+        }
+    }
+
+    fn remove(&mut self, text: &str) -> Option<V> {
+        let bucket = self.0.get_mut(&sample_hash(text.as_bytes()))?;
+        let i = bucket.iter().position(|(k, _)| &**k == text)?;
+        Some(bucket.swap_remove(i).1)
+    }
+}
+
+fn sample_hash(b: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut state = std::collections::hash_map::DefaultHasher::new();
+    let n = b.len();
+    n.hash(&mut state);
+    b[..n.min(64)].hash(&mut state);
+    b[n.saturating_sub(64)..].hash(&mut state);
+    let step = (n / 64).max(1);
+    for i in (0..n).step_by(step) {
+        state.write_u8(b[i]);
+    }
+    state.finish()
+}
+
+impl YamlMemo {
+    pub fn new() -> YamlMemo {
+        YamlMemo::default()
+    }
+
+    /// `fromYaml`'s parse: [`super::from_yaml`], with the decoded tree of large texts kept, so
+    /// that a repeat only converts it again (each call gets fresh maps, as a parse would).
+    pub fn from_yaml(&self, text: &Rc<str>) -> Result<Value, YamlError> {
+        if text.len() < MIN_LEN {
+            return super::from_yaml(text);
+        }
+        if let Some(tree) = self.0.borrow().parsed.get(text) {
+            return super::read::json_round_trip(tree);
+        }
+        let tree = super::read::decode_first(text.as_bytes())
+            .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
+        let v = super::read::json_round_trip(&tree)?;
+        if let YVal::Map(_) = tree {
+            self.0.borrow_mut().parsed.insert(text.clone(), tree);
+        }
+        Ok(v)
+    }
+
+    /// `toYaml` before Helm trims the final newline: [`super::to_yaml`], remembering large
+    /// outputs with the tree they were written from.
+    pub fn to_yaml(&self, v: &Value) -> Result<String, YamlError> {
+        let (text, tree) = super::emit::to_yaml_tree(v)?;
+        if text.len() >= MIN_LEN
+            && let Some(tree) = tree
+        {
+            let trimmed = text.strip_suffix('\n').unwrap_or(&text);
+            // A reader that trims the document (as istioctl's splitter does) must still see
+            // exactly this text, and reading it without the newline must be the same read.
+            if trimmed.trim_end() == trimmed && !trimmed.starts_with(char::is_whitespace) {
+                let safe = round_trips(&tree);
+                self.0
+                    .borrow_mut()
+                    .emitted
+                    .insert(Rc::from(trimmed), (tree, safe));
+            }
+        }
+        Ok(text)
+    }
+
+    /// What `sigs.k8s.io/yaml.Unmarshal` of `text` into `interface{}` gives, as a JSON tree
+    /// (every number a float64), when `text` is exactly a remembered `toYaml` output whose
+    /// re-read is known to give back the tree it was written from; `None` otherwise.
+    /// The entry is used up (a rendered document is read once; a repeat reads the text).
+    pub fn emitted_json(&self, text: &str) -> Option<serde_json::Value> {
+        let (tree, safe) = self.0.borrow_mut().emitted.remove(text)?;
+        if !safe {
+            return None;
+        }
+        let json = super::read::yval_to_serde(&tree)?;
+        // Debug builds (all the tests) check the shortcut against a real read.
+        #[cfg(debug_assertions)]
+        {
+            let real = super::from_yaml_json(text).expect("a toYaml output reads back");
+            assert_eq!(json, real, "memoized toYaml tree differs from its re-read");
+        }
+        Some(json)
+    }
+}
+
+/// Whether go-yaml reads the emitter's text of `v` back as `v` (up to the float64 step), by
+/// properties that make each scalar's style unambiguous: keys short single-line strings;
+/// strings printable, with no line break other than `\n` and none at the end (a trimmed
+/// document loses a final one); integers exact as float64; floats finite.
+fn round_trips(v: &YVal) -> bool {
+    match v {
+        YVal::Nil | YVal::Bool(_) => true,
+        YVal::Int(i) => i.abs() <= EXACT_INT,
+        YVal::Uint(u) => *u <= EXACT_INT as u64,
+        YVal::Float(f) => f.is_finite() && (f.fract() != 0.0 || f.abs() < EXACT_INT as f64),
+        YVal::Str(s) => safe_string(s),
+        YVal::Seq(items) => items.iter().all(round_trips),
+        YVal::Map(m) => m.entries.iter().all(|(k, v)| {
+            matches!(k, YVal::Str(s) if s.len() <= 128 && safe_string(s) && !s.contains(&b'\n'))
+                && round_trips(v)
+        }),
+    }
+}
+
+fn safe_string(s: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(s) else {
+        return false;
+    };
+    !text.ends_with('\n')
+        && text.chars().all(|c| {
+            c == '\n'
+                || (' '..='~').contains(&c)
+                || (c > '\u{a0}' && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}'))
+                    && !('\u{fff0}'..='\u{ffff}').contains(&c)
+        })
+}
