@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+mod install;
 mod mesh;
 mod profile;
 mod release;
@@ -26,6 +27,10 @@ enum Command {
         #[command(subcommand)]
         command: HelmCommand,
     },
+    /// Render as `manifest generate` does, then server-side apply to the cluster in
+    /// dependency order (Namespaces and CRDs first, then Base, Pilot, the rest). No workload
+    /// readiness waits yet.
+    Install(install::InstallArgs),
     /// Commands related to Istio manifests.
     Manifest {
         #[command(subcommand)]
@@ -141,6 +146,7 @@ fn main() -> ExitCode {
         Command::Helm {
             command: HelmCommand::Template(args),
         } => helm_template(args),
+        Command::Install(args) => install::install(args).map_err(|e| Failure::input(e.0)),
         Command::Manifest {
             command: ManifestCommand::Generate(args),
         } => mesh::manifest_generate(args).map_err(|e| Failure::input(e.0)),

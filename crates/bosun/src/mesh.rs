@@ -236,9 +236,14 @@ pub(crate) fn print_errors(
     }
 }
 
-pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
+/// The inputs merged, validated and rendered, as `manifest generate` renders them; the charts'
+/// warnings are printed on stderr. Returns the merged IstioOperator too.
+pub fn render(
+    input: &InputArgs,
+    force: bool,
+) -> Result<(Value, manifest::generate::Generated), MeshFailure> {
     let packages = InstallPackages::new();
-    let merged = validated_input(&args.input, &packages, args.force)?;
+    let merged = validated_input(input, &packages, force)?;
     let default_dir = packages.dir("")?;
     let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
     let generated = manifest::generate::generate(&merged, &load)?;
@@ -246,6 +251,11 @@ pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     for w in &generated.warnings {
         let _ = writeln!(stderr, "❗ {w}");
     }
+    Ok((merged, generated))
+}
+
+pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
+    let (_, generated) = render(&args.input, args.force)?;
     let out = manifest::order::print_objects(&generated.sorted_objects());
     match &args.output {
         Some(path) => std::fs::write(path, out).map_err(|e| {

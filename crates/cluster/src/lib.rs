@@ -10,6 +10,8 @@
 //!   [`Outcome`] (created / configured / unchanged) and field-manager conflicts as a typed
 //!   [`Error::Conflict`] naming the other managers.
 //! - [`Client::wait_crd_established`]: waits until a CustomResourceDefinition is served.
+//! - [`Client::install`]: a rendered mesh applied in dependency order (Namespaces, CRDs until
+//!   Established, then component by component), with a report per component.
 //!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
@@ -17,6 +19,7 @@
 mod apply;
 mod client;
 mod error;
+mod install;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod wait;
@@ -24,3 +27,4 @@ mod wait;
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict};
+pub use install::{Component, ComponentReport, InstallOptions, InstallReport};

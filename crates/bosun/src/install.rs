@@ -1,0 +1,176 @@
+//! `bosun install`: renders as `manifest generate` does, then applies to the cluster through
+//! `cluster::Client::install`. Validation and rendering finish before the first request, so an
+//! invalid IstioOperator changes nothing in the cluster.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::mesh::{InputArgs, MeshFailure};
+
+/// The field manager of every object bosun applies.
+const FIELD_MANAGER: &str = "bosun";
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Proceed even when validation fails, and take over fields that other field managers own
+    /// (without it, such conflicts fail the install and name the other managers).
+    #[arg(long)]
+    pub force: bool,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(short = 'y', long = "skip-confirmation")]
+    pub yes: bool,
+    /// Skip readiness waits. This version waits for no workload readiness anyway (only for
+    /// CustomResourceDefinitions to be Established, which later objects depend on, and which
+    /// is always done).
+    #[arg(long = "no-wait")]
+    pub no_wait: bool,
+    /// How long each CustomResourceDefinition may take to become Established (Go duration:
+    /// `300s`, `5m`, `1m30s`). Workload readiness waits are not implemented yet.
+    #[arg(long = "readiness-timeout", default_value = "300s", value_parser = parse_duration)]
+    pub readiness_timeout: Duration,
+}
+
+/// A Go-style duration: one or more `<number><unit>` with units `h`, `m`, `s`, `ms`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("invalid duration {text:?} (examples: 300s, 5m, 1m30s)");
+    let mut total = Duration::ZERO;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(bad)?;
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let seconds = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return Err(bad()),
+        };
+        total += Duration::from_secs_f64(number * seconds);
+        rest = &rest[unit_len..];
+    }
+    Ok(total)
+}
+
+fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
+    let question = format!(
+        "This will install the Istio {profile:?} profile (with components: {}) into the cluster. Proceed? (y/N) ",
+        components.join(", ")
+    );
+    if !std::io::stdin().is_terminal() {
+        return Err(MeshFailure(
+            "stdin is not a terminal, so the install cannot be confirmed; pass -y (--skip-confirmation) to install without asking".to_string(),
+        ));
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(question.as_bytes());
+    let _ = stdout.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(MeshFailure("cancelled".to_string())),
+    }
+}
+
+fn counts(report: &cluster::ApplyReport) -> String {
+    use cluster::Outcome::*;
+    format!(
+        "{} created, {} configured, {} unchanged",
+        report.count(Created),
+        report.count(Configured),
+        report.count(Unchanged)
+    )
+}
+
+pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
+    // Everything that can fail without the cluster happens first.
+    let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
+    let components: Vec<cluster::Component> = generated
+        .components
+        .iter()
+        .map(|c| {
+            let mut objects = c.objects.clone();
+            manifest::order::sort_objects(&mut objects);
+            cluster::Component {
+                display_name: c.component.display_name.to_string(),
+                objects: objects.into_iter().map(|o| o.value).collect(),
+            }
+        })
+        .collect();
+    if !args.yes {
+        let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
+        if profile.is_empty() {
+            profile = "default".to_string();
+        }
+        let names: Vec<&str> = components.iter().map(|c| c.display_name.as_str()).collect();
+        confirm(&profile, &names)?;
+    }
+    let options = cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.to_string(),
+        force: args.force,
+        crd_timeout: args.readiness_timeout,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    let report = runtime.block_on(async {
+        let client = cluster::Client::from_env().await?;
+        let mut progress = |c: &cluster::ComponentReport| {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(
+                stdout,
+                "✔ {} installed ({})",
+                c.display_name,
+                counts(&c.report)
+            );
+        };
+        client.install(&components, &options, &mut progress).await
+    })?;
+    let mut stdout = std::io::stdout().lock();
+    let created_ns = report.namespaces.count(cluster::Outcome::Created);
+    if created_ns > 0 {
+        let _ = writeln!(stdout, "  ({created_ns} namespace(s) created)");
+    }
+    use cluster::Outcome::*;
+    let _ = writeln!(
+        stdout,
+        "✔ Installation complete ({} created, {} configured, {} unchanged)",
+        report.count(Created),
+        report.count(Configured),
+        report.count(Unchanged)
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_go_durations() {
+        assert_eq!(parse_duration("300s"), Ok(Duration::from_secs(300)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert!(parse_duration("5").is_err());
+        assert!(parse_duration("5x").is_err());
+        assert!(parse_duration("").is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! `bosun install` against the real test control plane (`scripts/testenv`): the minimal profile
+//! installed, installed again with nothing changed, and an invalid input that touches nothing.
+
+mod common;
+
+use std::process::{Command, Output, Stdio};
+
+use cluster::testenv;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+
+fn manifests() -> String {
+    common::fetched("BOSUN_ISTIO", "fetch-istio")
+        .join("manifests")
+        .display()
+        .to_string()
+}
+
+/// Runs `bosun install ARGS` against the test control plane, stdin closed.
+fn bosun_install(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .arg("install")
+        .args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running bosun")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The `(created, configured, unchanged)` counts of the `✔ Installation complete (…)` line.
+fn totals(out: &Output) -> (usize, usize, usize) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("✔ Installation complete ("))
+        .unwrap_or_else(|| panic!("no summary line\n{}", text(out)));
+    let n: Vec<usize> = line
+        .split(", ")
+        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    (n[0], n[1], n[2])
+}
+
+fn applied_by_bosun(
+    managed: &Option<Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>>,
+) -> bool {
+    managed
+        .iter()
+        .flatten()
+        .any(|m| m.manager.as_deref() == Some("bosun") && m.operation.as_deref() == Some("Apply"))
+}
+
+#[tokio::test]
+async fn minimal_profile_installs_then_reinstall_changes_nothing() {
+    let ns = testenv::unique_name("istio-inst");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let args = [
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "-y",
+        "--no-wait",
+        "--manifests",
+        &manifests,
+    ];
+    let first = bosun_install(&args);
+    assert!(first.status.success(), "{}", text(&first));
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    let core = stdout
+        .find("✔ Istio core installed")
+        .unwrap_or_else(|| panic!("{}", text(&first)));
+    let istiod = stdout
+        .find("✔ Istiod installed")
+        .unwrap_or_else(|| panic!("{}", text(&first)));
+    assert!(core < istiod, "{}", text(&first));
+    let (created, _, _) = totals(&first);
+    assert!(created > 0, "{}", text(&first));
+
+    let client = testenv::client().await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&ns).await.unwrap().is_some());
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+    let istiod_deployment = deployments.get("istiod").await.unwrap();
+    assert!(applied_by_bosun(&istiod_deployment.metadata.managed_fields));
+    let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+    for name in [
+        "virtualservices.networking.istio.io",
+        "peerauthentications.security.istio.io",
+        "telemetries.telemetry.istio.io",
+    ] {
+        let crd = crds.get(name).await.unwrap();
+        assert!(applied_by_bosun(&crd.metadata.managed_fields), "{name}");
+    }
+
+    let again = bosun_install(&args);
+    assert!(again.status.success(), "{}", text(&again));
+    let (created, configured, unchanged) = totals(&again);
+    assert_eq!((created, configured), (0, 0), "{}", text(&again));
+    assert!(unchanged > 0, "{}", text(&again));
+    assert_eq!(
+        deployments
+            .get("istiod")
+            .await
+            .unwrap()
+            .metadata
+            .resource_version,
+        istiod_deployment.metadata.resource_version
+    );
+}
+
+#[tokio::test]
+async fn invalid_input_changes_nothing() {
+    let ns = testenv::unique_name("istio-bad");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let out = bosun_install(&[
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "--set",
+        "values.global.bogus=1",
+        "-y",
+        "--manifests",
+        &manifests,
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bogus"),
+        "{}",
+        text(&out)
+    );
+    let client = testenv::client().await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&ns).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn without_a_terminal_and_without_y_it_refuses() {
+    let ns = testenv::unique_name("istio-ask");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let out = bosun_install(&[
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "--manifests",
+        &manifests,
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pass -y"),
+        "{}",
+        text(&out)
+    );
+    let client = testenv::client().await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&ns).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn conflict_with_another_field_manager_is_reported_then_taken_over_with_force() {
+    let ns = testenv::unique_name("istio-conf");
+    let client = testenv::client().await;
+    client
+        .apply(
+            &[
+                serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns, "labels": {"app.kubernetes.io/part-of": "bosun-tests"}}}),
+                serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "istio", "namespace": ns}, "data": {"mesh": "theirs"}}),
+            ],
+            "someone-else",
+            false,
+        )
+        .await
+        .unwrap();
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let mut args = vec![
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "-y",
+        "--no-wait",
+        "--manifests",
+        &manifests,
+    ];
+    let out = bosun_install(&args);
+    assert!(!out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("ConfigMap {ns}/istio"))
+            && stderr.contains("field manager \"someone-else\" on .data.mesh"),
+        "{}",
+        text(&out)
+    );
+
+    args.push("--force");
+    let out = bosun_install(&args);
+    assert!(out.status.success(), "{}", text(&out));
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let live = config_maps.get("istio").await.unwrap();
+    assert_ne!(live.data.unwrap()["mesh"], "theirs");
+}
