@@ -23,13 +23,13 @@ pub struct InstallArgs {
     /// Do not ask for confirmation (required when stdin is not a terminal).
     #[arg(short = 'y', long = "skip-confirmation")]
     pub yes: bool,
-    /// Skip readiness waits. This version waits for no workload readiness anyway (only for
-    /// CustomResourceDefinitions to be Established, which later objects depend on, and which
-    /// is always done).
+    /// Do not wait for each component's workloads (Deployments, StatefulSets, DaemonSets, Jobs)
+    /// to be ready. CustomResourceDefinitions are still waited for until Established, since
+    /// later objects depend on them.
     #[arg(long = "no-wait")]
     pub no_wait: bool,
-    /// How long each CustomResourceDefinition may take to become Established (Go duration:
-    /// `300s`, `5m`, `1m30s`). Workload readiness waits are not implemented yet.
+    /// How long each component's workloads may take to become ready, and each
+    /// CustomResourceDefinition to become Established (Go duration: `300s`, `5m`, `1m30s`).
     #[arg(long = "readiness-timeout", default_value = "300s", value_parser = parse_duration)]
     pub readiness_timeout: Duration,
 }
@@ -125,6 +125,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         field_manager: FIELD_MANAGER.to_string(),
         force: args.force,
         crd_timeout: args.readiness_timeout,
+        readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,5 +1,7 @@
 //! `bosun install` against the real test control plane (`scripts/testenv`): the minimal profile
-//! installed, installed again with nothing changed, and an invalid input that touches nothing.
+//! installed, installed again with nothing changed, an invalid input that touches nothing, and
+//! readiness waits (no kubelet or controllers run there, so the tests set the status of the
+//! istiod Deployment themselves through its status subresource, as envtest users do).
 
 mod common;
 
@@ -27,6 +29,19 @@ fn bosun_install(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("running bosun")
+}
+
+/// Starts `bosun install ARGS` against the test control plane without waiting for it.
+fn spawn_bosun_install(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .arg("install")
+        .args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting bosun")
 }
 
 fn text(out: &Output) -> String {
@@ -216,4 +231,108 @@ async fn conflict_with_another_field_manager_is_reported_then_taken_over_with_fo
         Api::namespaced(client.kube().clone(), &ns);
     let live = config_maps.get("istio").await.unwrap();
     assert_ne!(live.data.unwrap()["mesh"], "theirs");
+}
+
+#[tokio::test]
+async fn install_waits_until_istiod_is_ready() {
+    let ns = testenv::unique_name("istio-wait");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let mut child = spawn_bosun_install(&[
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "-y",
+        "--readiness-timeout",
+        "60s",
+        "--manifests",
+        &manifests,
+    ]);
+
+    // Wait until istiod's Deployment is applied; bosun must then be waiting for it.
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let live = loop {
+        if let Some(d) = deployments.get_opt("istiod").await.unwrap() {
+            break d;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{}",
+            text(&child.wait_with_output().unwrap())
+        );
+        assert!(std::time::Instant::now() < deadline, "istiod never applied");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "bosun finished before istiod was ready\n{}",
+        text(&child.wait_with_output().unwrap())
+    );
+
+    let generation = live.metadata.generation.unwrap();
+    let replicas = live.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let status = serde_json::json!({"status": {
+        "observedGeneration": generation,
+        "replicas": replicas,
+        "readyReplicas": replicas,
+        "updatedReplicas": replicas,
+        "availableReplicas": replicas,
+    }});
+    deployments
+        .patch_status(
+            "istiod",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&status),
+        )
+        .await
+        .unwrap();
+
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()),
+    )
+    .await
+    .expect("bosun still running after istiod became ready")
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("✔ Istiod installed"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[tokio::test]
+async fn readiness_timeout_names_what_is_not_ready_and_why() {
+    let ns = testenv::unique_name("istio-late");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let out = bosun_install(&[
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "-y",
+        "--readiness-timeout",
+        "2s",
+        "--manifests",
+        &manifests,
+    ]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Istiod: 1 workload not ready after")
+            && stderr.contains(&format!(
+                "Deployment {ns}/istiod: 0/1 replicas ready (observedGeneration 0 < generation 1"
+            )),
+        "{}",
+        text(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("✔ Istio core installed"), "{}", text(&out));
+    assert!(!stdout.contains("✔ Istiod installed"), "{}", text(&out));
 }

@@ -66,6 +66,17 @@ pub enum Error {
         /// Why it is not there yet, as last seen (a condition's reason and message).
         last: Option<String>,
     },
+    /// Workloads still not ready when the readiness wait ended: each one, and why.
+    #[error(
+        "{what}: {} not ready after {waited:.1?}:{}",
+        if objects.len() == 1 { "1 workload".to_string() } else { format!("{} workloads", objects.len()) },
+        objects.iter().map(|(o, why)| format!("\n  {o}: {why}")).collect::<String>()
+    )]
+    NotReady {
+        what: String,
+        waited: std::time::Duration,
+        objects: Vec<(ObjectRef, String)>,
+    },
 }
 
 fn managers(conflicts: &[FieldConflict]) -> Vec<String> {

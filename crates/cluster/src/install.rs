@@ -3,7 +3,8 @@
 //! The order is istioctl's: first every Namespace (the rendered ones, and the namespaces the
 //! objects go to when they do not exist yet), then every CustomResourceDefinition, waiting until
 //! each is Established, then each component's remaining objects in the order given (istioctl's:
-//! Base, Pilot, then the rest). Nothing here renders; the caller hands over the objects.
+//! Base, Pilot, then the rest), each component's workloads waited for until ready (see
+//! [`crate::readiness`]) before the next is applied, unless the options say not to. Nothing here renders; the caller hands over the objects.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -30,6 +31,9 @@ pub struct InstallOptions {
     pub force: bool,
     /// How long each CustomResourceDefinition may take to become Established.
     pub crd_timeout: Duration,
+    /// After each component is applied, wait this long at most for its workloads
+    /// (Deployments, StatefulSets, DaemonSets, Jobs) to be ready; `None` does not wait.
+    pub readiness_timeout: Option<Duration>,
 }
 
 /// What one component's install did: every object of it, Namespaces and CRDs included.
@@ -195,6 +199,11 @@ impl Client {
                 .collect();
             done.objects
                 .extend(self.apply(&rest, manager, options.force).await?.objects);
+            if let Some(timeout) = options.readiness_timeout {
+                let applied: Vec<ObjectRef> =
+                    done.objects.iter().map(|a| a.object.clone()).collect();
+                self.wait_ready(&c.display_name, &applied, timeout).await?;
+            }
             let component = ComponentReport {
                 display_name: c.display_name.clone(),
                 report: done,

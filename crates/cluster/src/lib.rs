@@ -11,7 +11,10 @@
 //!   [`Error::Conflict`] naming the other managers.
 //! - [`Client::wait_crd_established`]: waits until a CustomResourceDefinition is served.
 //! - [`Client::install`]: a rendered mesh applied in dependency order (Namespaces, CRDs until
-//!   Established, then component by component), with a report per component.
+//!   Established, then component by component), with a report per component, each
+//!   component's workloads waited for until ready unless told not to.
+//! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
+//!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
@@ -20,6 +23,7 @@ mod apply;
 mod client;
 mod error;
 mod install;
+mod ready;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod wait;
@@ -28,3 +32,4 @@ pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict};
 pub use install::{Component, ComponentReport, InstallOptions, InstallReport};
+pub use ready::{Readiness, is_workload, readiness};

@@ -1,0 +1,454 @@
+//! Workload readiness: which rendered objects are workloads, when each is ready (a pure
+//! function of its live JSON, [`readiness`]), and [`Client::wait_ready`], which polls them.
+//!
+//! The rules, decided on purpose (istioctl's, with the reason spelled out):
+//! - Deployment: `status.observedGeneration >= metadata.generation`, and `updatedReplicas`,
+//!   `readyReplicas` and `availableReplicas` each at least `spec.replicas` (default 1).
+//! - StatefulSet: observed generation current, `updatedReplicas` and `readyReplicas` (and
+//!   `availableReplicas` when the server reports it) at least `spec.replicas` (default 1).
+//! - DaemonSet: observed generation current, `desiredNumberScheduled > 0`, and `numberReady`
+//!   and `updatedNumberScheduled` equal to it. A DaemonSet that no node is scheduled for is
+//!   *not* ready, as istioctl decides: a mesh component that runs nowhere (a node selector or
+//!   taint matching no node) is a broken install, not a finished one.
+//! - Job: condition `Complete=True`. `Failed=True` is reported with its reason.
+
+use std::time::{Duration, Instant};
+
+use kube::api::{Api, DynamicObject};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::Value;
+
+use crate::{Client, Error, ObjectRef};
+
+/// What [`readiness`] decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readiness {
+    Ready,
+    /// Not ready, and why, as a person reads it (`0/1 replicas ready (…)`).
+    NotReady(String),
+}
+
+/// The workload kinds readiness waits for, with their resource plurals.
+fn workload_plural(api_version: &str, kind: &str) -> Option<&'static str> {
+    match (api_version, kind) {
+        ("apps/v1", "Deployment") => Some("deployments"),
+        ("apps/v1", "DaemonSet") => Some("daemonsets"),
+        ("apps/v1", "StatefulSet") => Some("statefulsets"),
+        ("batch/v1", "Job") => Some("jobs"),
+        _ => None,
+    }
+}
+
+/// Whether readiness waits for objects of this kind.
+pub fn is_workload(object: &ObjectRef) -> bool {
+    workload_plural(&object.api_version, &object.kind).is_some()
+}
+
+fn int(obj: &Value, pointer: &str) -> Option<i64> {
+    obj.pointer(pointer).and_then(Value::as_i64)
+}
+
+/// `observedGeneration X < generation Y` when the controller has not seen the latest spec.
+fn generation_lag(obj: &Value) -> Option<String> {
+    let generation = int(obj, "/metadata/generation").unwrap_or(0);
+    let observed = int(obj, "/status/observedGeneration").unwrap_or(0);
+    (observed < generation)
+        .then(|| format!("observedGeneration {observed} < generation {generation}"))
+}
+
+/// The conditions with `status` among `types`, as `Type: Reason: message`.
+fn conditions(obj: &Value, wanted: &[(&str, &str)]) -> Vec<String> {
+    obj.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| {
+            let t = c.get("type").and_then(Value::as_str).unwrap_or("");
+            let s = c.get("status").and_then(Value::as_str).unwrap_or("");
+            wanted.iter().any(|(wt, ws)| *wt == t && *ws == s)
+        })
+        .map(|c| {
+            let field = |n: &str| c.get(n).and_then(Value::as_str).unwrap_or("");
+            let mut text = format!("{}={}", field("type"), field("status"));
+            for part in [field("reason"), field("message")] {
+                if !part.is_empty() {
+                    text.push_str(": ");
+                    text.push_str(part);
+                }
+            }
+            text
+        })
+        .collect()
+}
+
+fn verdict(headline: String, mut reasons: Vec<String>, extra: Vec<String>) -> Readiness {
+    if reasons.is_empty() {
+        return Readiness::Ready;
+    }
+    reasons.retain(|r| !r.is_empty());
+    reasons.extend(extra);
+    if reasons.is_empty() {
+        Readiness::NotReady(headline)
+    } else {
+        Readiness::NotReady(format!("{headline} ({})", reasons.join(", ")))
+    }
+}
+
+fn replicated(obj: &Value, counts: &[&str], extra: Vec<String>) -> Readiness {
+    let want = int(obj, "/spec/replicas").unwrap_or(1);
+    let ready = int(obj, "/status/readyReplicas").unwrap_or(0);
+    let mut reasons: Vec<String> = generation_lag(obj).into_iter().collect();
+    let mut short = ready < want;
+    for field in counts {
+        let have = int(obj, &format!("/status/{field}")).unwrap_or(0);
+        if have < want {
+            short = true;
+            let word = field.trim_end_matches("Replicas");
+            reasons.push(format!("{have}/{want} {word}"));
+        }
+    }
+    if short && reasons.is_empty() {
+        // Only readyReplicas is short: the headline says it all.
+        reasons.push(String::new());
+    }
+    verdict(format!("{ready}/{want} replicas ready"), reasons, extra)
+}
+
+/// Whether the live object `obj` (a workload, as the API server returns it) is ready, and if
+/// not, why. `None` for kinds readiness does not wait for.
+pub fn readiness(obj: &Value) -> Option<Readiness> {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    workload_plural(api_version, kind)?;
+    Some(match kind {
+        "Deployment" => replicated(
+            obj,
+            &["updatedReplicas", "availableReplicas"],
+            conditions(obj, &[("Progressing", "False"), ("ReplicaFailure", "True")]),
+        ),
+        "StatefulSet" => {
+            let mut counts = vec!["updatedReplicas"];
+            if obj.pointer("/status/availableReplicas").is_some() {
+                counts.push("availableReplicas");
+            }
+            replicated(obj, &counts, Vec::new())
+        }
+        "DaemonSet" => {
+            let desired = int(obj, "/status/desiredNumberScheduled").unwrap_or(0);
+            let ready = int(obj, "/status/numberReady").unwrap_or(0);
+            let updated = int(obj, "/status/updatedNumberScheduled").unwrap_or(0);
+            let mut reasons: Vec<String> = generation_lag(obj).into_iter().collect();
+            if desired <= 0 {
+                reasons.push(
+                    "no node is scheduled to run it (desiredNumberScheduled 0): check its node selector, affinity and tolerations"
+                        .to_string(),
+                );
+            } else {
+                if ready != desired {
+                    reasons.push(String::new());
+                }
+                if updated != desired {
+                    reasons.push(format!("{updated}/{desired} updated"));
+                }
+            }
+            verdict(format!("{ready}/{desired} pods ready"), reasons, Vec::new())
+        }
+        _ => {
+            // Job
+            let complete = !conditions(obj, &[("Complete", "True")]).is_empty();
+            if complete {
+                Readiness::Ready
+            } else {
+                let failed = conditions(obj, &[("Failed", "True")]);
+                let succeeded = int(obj, "/status/succeeded").unwrap_or(0);
+                let completions = int(obj, "/spec/completions").unwrap_or(1);
+                let active = int(obj, "/status/active").unwrap_or(0);
+                let failures = int(obj, "/status/failed").unwrap_or(0);
+                let headline = if failed.is_empty() {
+                    format!(
+                        "not complete ({succeeded}/{completions} succeeded, {active} active, {failures} failed)"
+                    )
+                } else {
+                    format!("failed ({})", failed.join(", "))
+                };
+                Readiness::NotReady(headline)
+            }
+        }
+    })
+}
+
+/// The poll interval after `polls` polls: 200ms, doubling, at most 2s.
+fn interval(polls: u32) -> Duration {
+    Duration::from_millis(200u64.saturating_mul(1 << polls.min(4))).min(Duration::from_secs(2))
+}
+
+impl Client {
+    async fn readiness_of(&self, object: &ObjectRef) -> Result<Readiness, Error> {
+        let plural = workload_plural(&object.api_version, &object.kind).unwrap_or("");
+        let (group, version) = object
+            .api_version
+            .split_once('/')
+            .unwrap_or(("", &object.api_version));
+        let ar = ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk(group, version, &object.kind),
+            plural,
+        );
+        let ns = object
+            .namespace
+            .clone()
+            .unwrap_or_else(|| self.default_namespace().to_string());
+        let api: Api<DynamicObject> = Api::namespaced_with(self.kube.clone(), &ns, &ar);
+        let live = api
+            .get_opt(&object.name)
+            .await
+            .map_err(|source| Error::Api {
+                object: Box::new(object.clone()),
+                action: "reading it while waiting until ready",
+                source,
+            })?;
+        let Some(live) = live else {
+            return Ok(Readiness::NotReady("it does not exist".to_string()));
+        };
+        let mut json = serde_json::to_value(&live).unwrap_or(Value::Null);
+        if let Some(map) = json.as_object_mut() {
+            map.insert("apiVersion".into(), object.api_version.clone().into());
+            map.insert("kind".into(), object.kind.clone().into());
+        }
+        Ok(readiness(&json).unwrap_or(Readiness::Ready))
+    }
+
+    /// Waits until every workload among `objects` (see [`is_workload`]; other kinds are
+    /// skipped) is ready, polling every 200ms growing to 2s. On timeout the error names each
+    /// workload still not ready and why. `what` names the objects' owner in that message.
+    pub async fn wait_ready(
+        &self,
+        what: &str,
+        objects: &[ObjectRef],
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let mut pending: Vec<ObjectRef> =
+            objects.iter().filter(|o| is_workload(o)).cloned().collect();
+        let start = Instant::now();
+        let mut polls = 0;
+        loop {
+            let mut not_ready = Vec::new();
+            for object in pending {
+                if let Readiness::NotReady(why) = self.readiness_of(&object).await? {
+                    not_ready.push((object, why));
+                }
+            }
+            if not_ready.is_empty() {
+                return Ok(());
+            }
+            if start.elapsed() >= timeout {
+                return Err(Error::NotReady {
+                    what: what.to_string(),
+                    waited: start.elapsed(),
+                    objects: not_ready,
+                });
+            }
+            pending = not_ready.into_iter().map(|(o, _)| o).collect();
+            let left = timeout.saturating_sub(start.elapsed());
+            tokio::time::sleep(interval(polls).min(left)).await;
+            polls += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment(generation: i64, spec: Value, status: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "istiod", "generation": generation},
+               "spec": spec, "status": status})
+    }
+
+    fn daemonset(status: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+               "metadata": {"name": "cni", "generation": 1}, "status": status})
+    }
+
+    fn statefulset(status: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+               "metadata": {"name": "s", "generation": 2}, "spec": {"replicas": 2}, "status": status})
+    }
+
+    fn job(status: Value) -> Value {
+        json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "generation": 1}, "status": status})
+    }
+
+    fn not(why: &str) -> Option<Readiness> {
+        Some(Readiness::NotReady(why.to_string()))
+    }
+
+    #[test]
+    fn readiness_table() {
+        let ready = Some(Readiness::Ready);
+        let full = json!({"observedGeneration": 1, "replicas": 1, "readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1});
+        let cases: Vec<(&str, Value, Option<Readiness>)> = vec![
+            (
+                "deployment fresh, no status",
+                deployment(1, json!({}), json!({})),
+                not(
+                    "0/1 replicas ready (observedGeneration 0 < generation 1, 0/1 updated, 0/1 available)",
+                ),
+            ),
+            (
+                "deployment ready, replicas defaulted to 1",
+                deployment(1, json!({}), full.clone()),
+                ready.clone(),
+            ),
+            (
+                "deployment ready",
+                deployment(1, json!({"replicas": 1}), full.clone()),
+                ready.clone(),
+            ),
+            (
+                "deployment spec changed, not yet observed",
+                deployment(2, json!({"replicas": 1}), full.clone()),
+                not("1/1 replicas ready (observedGeneration 1 < generation 2)"),
+            ),
+            (
+                "deployment scaled up",
+                deployment(1, json!({"replicas": 3}), full.clone()),
+                not("1/3 replicas ready (1/3 updated, 1/3 available)"),
+            ),
+            (
+                "deployment ready but not available",
+                deployment(
+                    1,
+                    json!({}),
+                    json!({"observedGeneration": 1, "readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 0}),
+                ),
+                not("1/1 replicas ready (0/1 available)"),
+            ),
+            (
+                "deployment only readyReplicas short",
+                deployment(
+                    1,
+                    json!({}),
+                    json!({"observedGeneration": 1, "readyReplicas": 0, "updatedReplicas": 1, "availableReplicas": 1}),
+                ),
+                not("0/1 replicas ready"),
+            ),
+            (
+                "deployment scaled to zero",
+                deployment(1, json!({"replicas": 0}), json!({"observedGeneration": 1})),
+                ready.clone(),
+            ),
+            (
+                "deployment progress deadline exceeded",
+                deployment(
+                    1,
+                    json!({}),
+                    json!({"observedGeneration": 1, "conditions": [
+                 {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded", "message": "too slow"}]}),
+                ),
+                not(
+                    "0/1 replicas ready (0/1 updated, 0/1 available, Progressing=False: ProgressDeadlineExceeded: too slow)",
+                ),
+            ),
+            (
+                "daemonset ready",
+                daemonset(
+                    json!({"observedGeneration": 1, "desiredNumberScheduled": 2, "numberReady": 2, "updatedNumberScheduled": 2}),
+                ),
+                ready.clone(),
+            ),
+            (
+                "daemonset desired 0 is not ready",
+                daemonset(
+                    json!({"observedGeneration": 1, "desiredNumberScheduled": 0, "numberReady": 0, "updatedNumberScheduled": 0}),
+                ),
+                not(
+                    "0/0 pods ready (no node is scheduled to run it (desiredNumberScheduled 0): check its node selector, affinity and tolerations)",
+                ),
+            ),
+            (
+                "daemonset partly ready",
+                daemonset(
+                    json!({"observedGeneration": 1, "desiredNumberScheduled": 3, "numberReady": 2, "updatedNumberScheduled": 3}),
+                ),
+                not("2/3 pods ready"),
+            ),
+            (
+                "daemonset rolling",
+                daemonset(
+                    json!({"observedGeneration": 1, "desiredNumberScheduled": 3, "numberReady": 3, "updatedNumberScheduled": 1}),
+                ),
+                not("3/3 pods ready (1/3 updated)"),
+            ),
+            (
+                "daemonset not observed",
+                daemonset(
+                    json!({"observedGeneration": 0, "desiredNumberScheduled": 1, "numberReady": 1, "updatedNumberScheduled": 1}),
+                ),
+                not("1/1 pods ready (observedGeneration 0 < generation 1)"),
+            ),
+            (
+                "statefulset ready",
+                statefulset(
+                    json!({"observedGeneration": 2, "readyReplicas": 2, "updatedReplicas": 2}),
+                ),
+                ready.clone(),
+            ),
+            (
+                "statefulset with availableReplicas short",
+                statefulset(
+                    json!({"observedGeneration": 2, "readyReplicas": 2, "updatedReplicas": 2, "availableReplicas": 1}),
+                ),
+                not("2/2 replicas ready (1/2 available)"),
+            ),
+            (
+                "statefulset not updated",
+                statefulset(
+                    json!({"observedGeneration": 2, "readyReplicas": 1, "updatedReplicas": 0}),
+                ),
+                not("1/2 replicas ready (0/2 updated)"),
+            ),
+            (
+                "job complete",
+                job(
+                    json!({"succeeded": 1, "conditions": [{"type": "Complete", "status": "True"}]}),
+                ),
+                ready.clone(),
+            ),
+            (
+                "job running",
+                job(json!({"active": 1})),
+                not("not complete (0/1 succeeded, 1 active, 0 failed)"),
+            ),
+            (
+                "job failed",
+                job(
+                    json!({"failed": 6, "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}]}),
+                ),
+                not(
+                    "failed (Failed=True: BackoffLimitExceeded: Job has reached the specified backoff limit)",
+                ),
+            ),
+            (
+                "other kinds are not waited for",
+                json!({"apiVersion": "v1", "kind": "Service"}),
+                None,
+            ),
+            (
+                "deployment of another group",
+                json!({"apiVersion": "example.io/v1", "kind": "Deployment"}),
+                None,
+            ),
+        ];
+        for (name, obj, want) in cases {
+            assert_eq!(readiness(&obj), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn interval_grows_to_two_seconds() {
+        let ms: Vec<u128> = (0..7).map(|p| interval(p).as_millis()).collect();
+        assert_eq!(ms, [200, 400, 800, 1600, 2000, 2000, 2000]);
+    }
+}
