@@ -136,6 +136,19 @@ async fn minimal_profile_installs_then_reinstall_changes_nothing() {
     );
 }
 
+/// The install failed, said `needle` on stderr, and never created its namespace.
+async fn assert_refused_untouched(out: &std::process::Output, needle: &str, ns: &str) {
+    assert!(!out.status.success(), "{}", text(out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(needle),
+        "{}",
+        text(out)
+    );
+    let client = testenv::client().await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(ns).await.unwrap().is_none());
+}
+
 #[tokio::test]
 async fn invalid_input_changes_nothing() {
     let ns = testenv::unique_name("istio-bad");
@@ -152,15 +165,7 @@ async fn invalid_input_changes_nothing() {
         "--manifests",
         &manifests,
     ]);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("bogus"),
-        "{}",
-        text(&out)
-    );
-    let client = testenv::client().await;
-    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
-    assert!(namespaces.get_opt(&ns).await.unwrap().is_none());
+    assert_refused_untouched(&out, "bogus", &ns).await;
 }
 
 #[tokio::test]
@@ -176,15 +181,7 @@ async fn without_a_terminal_and_without_y_it_refuses() {
         "--manifests",
         &manifests,
     ]);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("pass -y"),
-        "{}",
-        text(&out)
-    );
-    let client = testenv::client().await;
-    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
-    assert!(namespaces.get_opt(&ns).await.unwrap().is_none());
+    assert_refused_untouched(&out, "pass -y", &ns).await;
 }
 
 #[tokio::test]
