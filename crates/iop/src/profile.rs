@@ -122,7 +122,7 @@ pub fn dump(layered: &Value, config_path: &str, format: Format) -> Result<String
     let node = crate::merge::normalize_floats(node);
     Ok(match format {
         Format::Yaml => format!("{}\n", to_yaml(&node)?),
-        Format::Json => format!("{}\n", go_json_indent(&to_json(&node)?, "    ")),
+        Format::Json => format!("{}\n", helm::yaml::json_indent(&to_json(&node)?, "    ")),
         Format::Flags => {
             // The header's `spec` is left out: flags are relative to it.
             let root = match &node {
@@ -203,63 +203,6 @@ pub fn to_yaml(v: &Value) -> Result<String, ProfileError> {
 fn to_json(v: &Value) -> Result<String, ProfileError> {
     helm::yaml::to_json(&helm::json_value::from_json_value(v))
         .map_err(|e| ProfileError::Encode(e.message))
-}
-
-/// Go's `json.Indent` (no prefix) of compact JSON as `encoding/json` writes it: one element per
-/// line, `": "` after keys, empty `{}` and `[]` kept on one line.
-pub fn go_json_indent(compact: &str, indent: &str) -> String {
-    let mut out = String::with_capacity(compact.len() * 2);
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = compact.chars().peekable();
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        for _ in 0..depth {
-            out.push_str(indent);
-        }
-    };
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                out.push(c);
-                let close = if c == '{' { '}' } else { ']' };
-                if chars.peek() == Some(&close) {
-                    out.push(chars.next().expect("peeked"));
-                } else {
-                    depth += 1;
-                    newline(&mut out, depth);
-                }
-            }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
-            }
-            ',' => {
-                out.push(c);
-                newline(&mut out, depth);
-            }
-            ':' => out.push_str(": "),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `profile dump --explain`: every value of the dump (or of the `--config-path` subtree) as a
@@ -500,7 +443,7 @@ mod tests {
     #[test]
     fn json_indents_like_go() {
         assert_eq!(
-            go_json_indent(r#"{"a":[1,{}],"b":{"c":"x,:{"},"d":[]}"#, "    "),
+            helm::yaml::json_indent(r#"{"a":[1,{}],"b":{"c":"x,:{"},"d":[]}"#, "    "),
             "{\n    \"a\": [\n        1,\n        {}\n    ],\n    \"b\": {\n        \"c\": \"x,:{\"\n    },\n    \"d\": []\n}"
         );
     }

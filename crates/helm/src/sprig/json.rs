@@ -5,60 +5,9 @@ use gotemplate::{ArgType, FuncError, FuncMap, Value};
 
 use super::def;
 
-/// Go's `json.Indent(dst, src, "", "  ")` of compact JSON: empty objects and arrays stay `{}`
-/// and `[]`.
+/// Go's `json.Indent(dst, src, "", "  ")` of compact JSON.
 fn indent(compact: &str) -> String {
-    let mut out = String::with_capacity(compact.len() * 2);
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = compact.chars().peekable();
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        for _ in 0..depth {
-            out.push_str("  ");
-        }
-    };
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match c {
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            '{' | '[' => {
-                out.push(c);
-                if matches!(chars.peek(), Some('}') | Some(']')) {
-                    out.push(chars.next().unwrap());
-                } else {
-                    depth += 1;
-                    newline(&mut out, depth);
-                }
-            }
-            '}' | ']' => {
-                depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
-            }
-            ',' => {
-                out.push(c);
-                newline(&mut out, depth);
-            }
-            ':' => out.push_str(": "),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::yaml::json_indent(compact, "  ")
 }
 
 /// Undoes `encoding/json`'s HTML escaping (`\u003c`, `\u003e`, `\u0026`), as an `Encoder` with

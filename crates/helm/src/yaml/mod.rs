@@ -86,6 +86,63 @@ pub fn to_yaml(v: &Value) -> Result<String, YamlError> {
     emit::to_yaml(v)
 }
 
+/// Go's `json.Indent` (no prefix) of compact JSON as `encoding/json` writes it: one element per
+/// line, `": "` after keys, empty `{}` and `[]` kept on one line.
+pub fn json_indent(compact: &str, indent: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str(indent);
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(chars.next().expect("peeked"));
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Go's `encoding/json.Marshal` of the value: sorted keys, `<`, `>`, `&`, U+2028 and U+2029
 /// escaped, Go's float format; NaN and infinities are errors.
 pub fn to_json(v: &Value) -> Result<String, YamlError> {
