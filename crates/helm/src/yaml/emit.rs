@@ -823,8 +823,12 @@ impl Emitter {
     }
 
     fn emit_scalar(&mut self, value: &[u8], requested: Style) {
-        let a = analyze_scalar(value);
-        // yaml_emitter_select_scalar_style (tags are always implicit here).
+        self.emit_analyzed_scalar(value, requested, analyze_scalar(value));
+    }
+
+    /// `yaml_emitter_select_scalar_style` (tags are always implicit here) given the scalar's
+    /// analysis, then the writer of the chosen style. go-yaml v3 shares it with its own analysis.
+    fn emit_analyzed_scalar(&mut self, value: &[u8], requested: Style, a: Analysis) {
         let mut style = requested;
         if self.simple_key_context && a.multiline {
             style = Style::DoubleQuoted;

@@ -183,37 +183,7 @@ impl Emitter {
             a.block_plain_allowed = false;
             a.single_quoted_allowed = false;
         }
-        let mut style = requested;
-        if self.simple_key_context && a.multiline {
-            style = Style::DoubleQuoted;
-        }
-        if style == Style::Plain {
-            if (self.flow_level > 0 && !a.flow_plain_allowed)
-                || (self.flow_level == 0 && !a.block_plain_allowed)
-            {
-                style = Style::SingleQuoted;
-            }
-            if value.is_empty() && (self.flow_level > 0 || self.simple_key_context) {
-                style = Style::SingleQuoted;
-            }
-        }
-        if style == Style::SingleQuoted && !a.single_quoted_allowed {
-            style = Style::DoubleQuoted;
-        }
-        if style == Style::Literal
-            && (!a.block_allowed || self.flow_level > 0 || self.simple_key_context)
-        {
-            style = Style::DoubleQuoted;
-        }
-        self.increase_indent(true, false);
-        let allow_breaks = !self.simple_key_context;
-        match style {
-            Style::Plain => self.write_plain(value, allow_breaks),
-            Style::SingleQuoted => self.write_single_quoted(value, allow_breaks),
-            Style::DoubleQuoted => self.write_double_quoted(value, allow_breaks),
-            Style::Literal => self.write_literal(value),
-        }
-        self.pop_indent();
+        self.emit_analyzed_scalar(value, requested, a);
     }
 }
 
