@@ -35,29 +35,27 @@ pub fn parse_into_with(
     dest: &Map,
     read: &dyn Fn(&str) -> Result<Value, String>,
 ) -> Result<(), StrvalsError> {
-    let mut parser = Parser {
-        chars: text.chars().collect(),
-        pos: 0,
-        read,
-        json: false,
-    };
-    loop {
-        match parser.key(dest, 0) {
-            Ok(()) => continue,
-            Err(Stop::Eof) => return Ok(()),
-            Err(Stop::Error(e)) => return Err(e),
-        }
-    }
+    run_parser(text, dest, read, false)
 }
 
 /// Parses one `--set-json` argument of the `KEY=JSON[,KEY=JSON]...` form into `dest`: each
 /// value is one JSON document (Go's `json.Decoder`), an empty value is `null`.
 pub fn parse_json_into(text: &str, dest: &Map) -> Result<(), StrvalsError> {
+    run_parser(text, dest, &|raw| Ok(Value::str(raw)), true)
+}
+
+/// Runs the `--set` parser over every `KEY=VALUE` of `text`.
+fn run_parser(
+    text: &str,
+    dest: &Map,
+    read: &dyn Fn(&str) -> Result<Value, String>,
+    json: bool,
+) -> Result<(), StrvalsError> {
     let mut parser = Parser {
         chars: text.chars().collect(),
         pos: 0,
-        read: &|raw| Ok(Value::str(raw)),
-        json: true,
+        read,
+        json,
     };
     loop {
         match parser.key(dest, 0) {
