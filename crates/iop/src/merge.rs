@@ -4,6 +4,9 @@
 //! …), component enablement propagated into values, and the user's own `values` applied once
 //! more on top so that they win over those translations.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use crate::source::{self, Layer, Origin, PathSeg, SourceMap};
@@ -154,7 +157,18 @@ pub fn merge_inputs_traced(
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<(Value, SourceMap), MergeError> {
-    let merged = merge_inputs(files, set_flags, read)?;
+    // Each profile file is read once: the merge and the positions both need it.
+    let texts: RefCell<HashMap<(String, String), Result<String, String>>> = Default::default();
+    let read = |path: &str, name: &str| -> Result<String, String> {
+        let key = (path.to_string(), name.to_string());
+        if let Some(text) = texts.borrow().get(&key) {
+            return text.clone();
+        }
+        let text = read(path, name);
+        texts.borrow_mut().insert(key, text.clone());
+        text
+    };
+    let merged = merge_inputs(files, set_flags, &read)?;
     let mut sources = SourceMap::new();
     let install_package_path = tree::get_path_string(&merged, "spec.installPackagePath");
     let profile = tree::get_path_string(&merged, "spec.profile");
