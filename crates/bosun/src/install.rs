@@ -88,16 +88,6 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
     }
 }
 
-fn counts(report: &cluster::ApplyReport) -> String {
-    use cluster::Outcome::*;
-    format!(
-        "{} created, {} configured, {} unchanged",
-        report.count(Created),
-        report.count(Configured),
-        report.count(Unchanged)
-    )
-}
-
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     // Everything that can fail without the cluster happens first.
     let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
@@ -108,7 +98,14 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
             let mut objects = c.objects.clone();
             manifest::order::sort_objects(&mut objects);
             cluster::Component {
+                name: c.component.name.to_string(),
                 display_name: c.component.display_name.to_string(),
+                after: c
+                    .component
+                    .installed_after
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
                 objects: objects.into_iter().map(|o| o.value).collect(),
             }
         })
@@ -131,18 +128,23 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         .enable_all()
         .build()
         .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    let progress = crate::progress::InstallProgress::new(
+        components.iter().map(|c| c.display_name.clone()).collect(),
+    );
     let report = runtime.block_on(async {
         let client = cluster::Client::from_env().await?;
-        let mut progress = |c: &cluster::ComponentReport| {
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(
-                stdout,
-                "✔ {} installed ({})",
-                c.display_name,
-                counts(&c.report)
-            );
+        let on_event = |i: usize, e: cluster::InstallEvent<'_>| progress.event(i, e);
+        let install = client.install(&components, &options, &on_event);
+        let ticker = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                progress.tick();
+            }
         };
-        client.install(&components, &options, &mut progress).await
+        tokio::select! {
+            result = install => result,
+            never = ticker => never,
+        }
     })?;
     let mut stdout = std::io::stdout().lock();
     let created_ns = report.namespaces.count(cluster::Outcome::Created);

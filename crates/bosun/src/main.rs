@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 mod install;
 mod mesh;
 mod profile;
+mod progress;
 mod release;
 
 #[derive(Parser)]

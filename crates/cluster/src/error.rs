@@ -77,6 +77,29 @@ pub enum Error {
         waited: std::time::Duration,
         objects: Vec<(ObjectRef, String)>,
     },
+    /// Not applied, because a component it is installed after failed.
+    #[error("skipped because {because} failed")]
+    Skipped { because: String },
+    /// Components that failed (or were skipped) once the install reached them; the others
+    /// were installed.
+    #[error(
+        "{} failed:{}",
+        if failures.len() == 1 { "1 component".to_string() } else { format!("{} components", failures.len()) },
+        failures.iter().map(|(c, e)| format!("\n{}", naming(c, e).replace('\n', "\n  "))).collect::<String>()
+    )]
+    Install { failures: Vec<(String, Error)> },
+    #[error("{component} is installed after {after}, which comes later in the list")]
+    InstallOrder { component: String, after: String },
+}
+
+/// `error`'s text, starting with `component`'s name unless it does already.
+pub(crate) fn naming(component: &str, error: &Error) -> String {
+    let text = error.to_string();
+    if text.starts_with(&format!("{component}:")) {
+        text
+    } else {
+        format!("{component}: {text}")
+    }
 }
 
 fn managers(conflicts: &[FieldConflict]) -> Vec<String> {

@@ -1,10 +1,16 @@
-//! Installing a rendered mesh: objects applied in dependency order, component by component.
+//! Installing a rendered mesh: objects applied in dependency order, components side by side
+//! where their dependencies allow.
 //!
 //! The order is istioctl's: first every Namespace (the rendered ones, and the namespaces the
 //! objects go to when they do not exist yet), then every CustomResourceDefinition, waiting until
-//! each is Established, then each component's remaining objects in the order given (istioctl's:
-//! Base, Pilot, then the rest), each component's workloads waited for until ready (see
-//! [`crate::readiness`]) before the next is applied, unless the options say not to. Nothing here renders; the caller hands over the objects.
+//! each is Established, then each component's remaining objects. A component starts once every
+//! component it is installed after ([`Component::after`]; istioctl's dependencies: Istiod and
+//! CNI after Base, gateways after Istiod, ztunnel after CNI) is applied and its workloads are
+//! ready (see [`crate::readiness`]), unless the options say not to wait. Components with no
+//! dependency between them (CNI and Istiod; ztunnel and the gateways) are applied at the same
+//! time. A failed component fails the components installed after it (they are skipped) but
+//! not the others, and the install reports every failure at the end. Nothing here renders; the
+//! caller hands over the objects.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -12,14 +18,22 @@ use std::time::Duration;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ObjectMeta, PostParams};
 use serde_json::Value;
+use tokio::sync::watch;
 
-use crate::{Applied, ApplyReport, Client, Error, ObjectRef, Outcome};
+use crate::{Applied, ApplyReport, Client, Error, NotReadyWorkload, ObjectRef, Outcome};
 
 /// One component's objects, as rendered.
 #[derive(Debug, Clone)]
 pub struct Component {
+    /// The component's name as dependencies name it (istioctl's: `Base`, `Pilot`, …). Several
+    /// components may share one (gateways).
+    pub name: String,
     /// How people call it (`Istio core`, `Istiod`): the progress line's words.
     pub display_name: String,
+    /// The names of the components that must be installed (and ready, when waiting) before
+    /// this one starts. Those must come earlier in the list handed to [`Client::install`]; a
+    /// name no earlier component has is no reason to wait.
+    pub after: Vec<String>,
     pub objects: Vec<Value>,
 }
 
@@ -63,6 +77,27 @@ impl InstallReport {
                 .sum::<usize>()
     }
 }
+
+/// What [`Client::install`] tells its progress callback about component number `index` (of
+/// the slice it was given).
+#[derive(Debug)]
+pub enum InstallEvent<'a> {
+    /// Its dependencies are done; its objects are being applied.
+    Applying,
+    /// Applied; these workloads are not ready yet, for these reasons.
+    Waiting(&'a [NotReadyWorkload]),
+    /// Applied, and ready when the install waits.
+    Installed(&'a ComponentReport),
+    Failed(&'a Error),
+    /// Not applied because a component it is installed after failed (that one's display name).
+    Skipped {
+        because: &'a str,
+    },
+}
+
+/// Where each component stands, shared between the components' tasks: `None` while it runs,
+/// then whether it succeeded.
+type Done = Option<bool>;
 
 fn kind_of(obj: &Value) -> &str {
     obj.get("kind").and_then(Value::as_str).unwrap_or("")
@@ -134,16 +169,19 @@ impl Client {
         })
     }
 
-    /// Installs `components` in dependency order (see the module docs), calling `progress`
-    /// after each component is applied. Stops at the first failure; what was applied before it
-    /// stays, and running the same install again converges.
+    /// Installs `components` in dependency order (see the module docs), telling `progress`
+    /// what each component is doing. Namespaces and CRDs come first and stop the install at
+    /// the first failure; after that, every component that can be installed is, and the error
+    /// ([`Error::Install`]) lists each failed or skipped component. What was applied stays, and
+    /// running the same install again converges.
     pub async fn install(
         &self,
         components: &[Component],
         options: &InstallOptions,
-        progress: &mut dyn FnMut(&ComponentReport),
+        progress: &dyn Fn(usize, InstallEvent<'_>),
     ) -> Result<InstallReport, Error> {
         let manager = options.field_manager.as_str();
+        let dependencies = dependency_indices(components)?;
         let mut per_component: Vec<ApplyReport> = vec![ApplyReport::default(); components.len()];
         let mut report = InstallReport::default();
 
@@ -189,30 +227,114 @@ impl Client {
             self.wait_crd_established(name, options.crd_timeout).await?;
         }
 
-        // 3. Everything else, component by component.
-        for (c, mut done) in components.iter().zip(per_component) {
-            let rest: Vec<Value> = c
-                .objects
-                .iter()
-                .filter(|o| !is_namespace(o) && !is_crd(o))
-                .cloned()
-                .collect();
-            done.objects
-                .extend(self.apply(&rest, manager, options.force).await?.objects);
-            if let Some(timeout) = options.readiness_timeout {
-                let applied: Vec<ObjectRef> =
-                    done.objects.iter().map(|a| a.object.clone()).collect();
-                self.wait_ready(&c.display_name, &applied, timeout).await?;
+        // 3. Everything else: each component once those it is installed after are done.
+        let (senders, receivers): (Vec<watch::Sender<Done>>, Vec<watch::Receiver<Done>>) =
+            components.iter().map(|_| watch::channel(None)).unzip();
+        let tasks = components
+            .iter()
+            .zip(per_component)
+            .enumerate()
+            .map(|(i, (c, done))| {
+                let waits_for: Vec<(usize, watch::Receiver<Done>)> = dependencies[i]
+                    .iter()
+                    .map(|&d| (d, receivers[d].clone()))
+                    .collect();
+                let sender = &senders[i];
+                async move {
+                    for (d, mut rx) in waits_for {
+                        let ok = match rx.wait_for(Option::is_some).await {
+                            Ok(state) => *state == Some(true),
+                            Err(_) => false,
+                        };
+                        if !ok {
+                            let because = components[d].display_name.as_str();
+                            progress(i, InstallEvent::Skipped { because });
+                            let _ = sender.send(Some(false));
+                            return Err(Error::Skipped {
+                                because: because.to_string(),
+                            });
+                        }
+                    }
+                    progress(i, InstallEvent::Applying);
+                    let result = self.install_component(c, done, options, i, progress).await;
+                    match &result {
+                        Ok(report) => progress(i, InstallEvent::Installed(report)),
+                        Err(e) => progress(i, InstallEvent::Failed(e)),
+                    }
+                    let _ = sender.send(Some(result.is_ok()));
+                    result
+                }
+            });
+        let results = futures::future::join_all(tasks).await;
+        let mut failures = Vec::new();
+        for (c, result) in components.iter().zip(results) {
+            match result {
+                Ok(done) => report.components.push(done),
+                Err(e) => failures.push((c.display_name.clone(), e)),
             }
-            let component = ComponentReport {
-                display_name: c.display_name.clone(),
-                report: done,
-            };
-            progress(&component);
-            report.components.push(component);
         }
-        Ok(report)
+        if failures.is_empty() {
+            Ok(report)
+        } else {
+            Err(Error::Install { failures })
+        }
     }
+
+    /// Applies one component's objects other than Namespaces and CRDs (those are in `done`
+    /// already), then waits for its workloads when the options say so.
+    async fn install_component(
+        &self,
+        c: &Component,
+        mut done: ApplyReport,
+        options: &InstallOptions,
+        index: usize,
+        progress: &dyn Fn(usize, InstallEvent<'_>),
+    ) -> Result<ComponentReport, Error> {
+        let rest: Vec<Value> = c
+            .objects
+            .iter()
+            .filter(|o| !is_namespace(o) && !is_crd(o))
+            .cloned()
+            .collect();
+        done.objects.extend(
+            self.apply(&rest, &options.field_manager, options.force)
+                .await?
+                .objects,
+        );
+        if let Some(timeout) = options.readiness_timeout {
+            let applied: Vec<ObjectRef> = done.objects.iter().map(|a| a.object.clone()).collect();
+            let on_poll =
+                |not_ready: &[NotReadyWorkload]| progress(index, InstallEvent::Waiting(not_ready));
+            self.wait_ready_reporting(&c.display_name, &applied, timeout, &on_poll)
+                .await?;
+        }
+        Ok(ComponentReport {
+            display_name: c.display_name.clone(),
+            report: done,
+        })
+    }
+}
+
+/// For each component, the earlier components it is installed after (by name).
+fn dependency_indices(components: &[Component]) -> Result<Vec<Vec<usize>>, Error> {
+    let mut out = Vec::with_capacity(components.len());
+    for (i, c) in components.iter().enumerate() {
+        if let Some(later) = components[i + 1..]
+            .iter()
+            .find(|l| c.after.contains(&l.name))
+        {
+            return Err(Error::InstallOrder {
+                component: c.display_name.clone(),
+                after: later.display_name.clone(),
+            });
+        }
+        out.push(
+            (0..i)
+                .filter(|&d| c.after.contains(&components[d].name))
+                .collect(),
+        );
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -230,5 +352,34 @@ mod tests {
         assert!(is_namespace(&ns) && !is_crd(&ns));
         assert!(!is_namespace(&other));
         assert_eq!(name_of(&crd), "a.b");
+    }
+
+    fn component(name: &str, after: &[&str]) -> Component {
+        Component {
+            name: name.into(),
+            display_name: format!("the {name}"),
+            after: after.iter().map(|s| s.to_string()).collect(),
+            objects: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn dependencies_are_earlier_components_by_name() {
+        let components = [
+            component("Base", &[]),
+            component("Pilot", &["Base"]),
+            component("Gateway", &["Pilot"]),
+            component("Gateway", &["Pilot"]),
+            component("Ztunnel", &["Cni"]),
+        ];
+        assert_eq!(
+            dependency_indices(&components).unwrap(),
+            [vec![], vec![0], vec![1], vec![1], vec![]]
+        );
+        let backwards = [component("Pilot", &["Base"]), component("Base", &[])];
+        assert_eq!(
+            dependency_indices(&backwards).unwrap_err().to_string(),
+            "the Pilot is installed after the Base, which comes later in the list"
+        );
     }
 }

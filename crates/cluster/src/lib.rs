@@ -11,8 +11,9 @@
 //!   [`Error::Conflict`] naming the other managers.
 //! - [`Client::wait_crd_established`]: waits until a CustomResourceDefinition is served.
 //! - [`Client::install`]: a rendered mesh applied in dependency order (Namespaces, CRDs until
-//!   Established, then component by component), with a report per component, each
-//!   component's workloads waited for until ready unless told not to.
+//!   Established, then each component once those it depends on are done, independent ones
+//!   side by side), with progress events and a report per component, each component's
+//!   workloads waited for until ready unless told not to.
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
@@ -31,5 +32,5 @@ mod wait;
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict};
-pub use install::{Component, ComponentReport, InstallOptions, InstallReport};
-pub use ready::{Readiness, is_workload, readiness};
+pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, InstallReport};
+pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};

@@ -20,6 +20,9 @@ use serde_json::Value;
 
 use crate::{Client, Error, ObjectRef};
 
+/// A workload that is not ready, and why (as [`Readiness::NotReady`] says).
+pub type NotReadyWorkload = (ObjectRef, String);
+
 /// What [`readiness`] decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Readiness {
@@ -226,6 +229,19 @@ impl Client {
         objects: &[ObjectRef],
         timeout: Duration,
     ) -> Result<(), Error> {
+        self.wait_ready_reporting(what, objects, timeout, &|_| {})
+            .await
+    }
+
+    /// [`Client::wait_ready`], telling `on_poll` after each poll that finds workloads not
+    /// ready which ones and why (what a progress display shows while it waits).
+    pub async fn wait_ready_reporting(
+        &self,
+        what: &str,
+        objects: &[ObjectRef],
+        timeout: Duration,
+        on_poll: &dyn Fn(&[NotReadyWorkload]),
+    ) -> Result<(), Error> {
         let mut pending: Vec<ObjectRef> =
             objects.iter().filter(|o| is_workload(o)).cloned().collect();
         let start = Instant::now();
@@ -240,6 +256,7 @@ impl Client {
             if not_ready.is_empty() {
                 return Ok(());
             }
+            on_poll(&not_ready);
             if start.elapsed() >= timeout {
                 return Err(Error::NotReady {
                     what: what.to_string(),

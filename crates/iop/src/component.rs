@@ -54,6 +54,10 @@ pub struct Component {
     pub release_name: Option<&'static str>,
     /// How people call it (progress output).
     pub display_name: &'static str,
+    /// The components (by [`Component::name`]) that must be installed and ready before this
+    /// one is applied: istioctl's install dependencies (`componentDependencies`). A dependency
+    /// that is not rendered is no reason to wait.
+    pub installed_after: &'static [&'static str],
 }
 
 impl Component {
@@ -78,6 +82,7 @@ pub const ALL: &[Component] = &[
         alt_enablement_path: None,
         release_name: Some("base"),
         display_name: "Istio core",
+        installed_after: &[],
     },
     Component {
         name: "Pilot",
@@ -93,6 +98,7 @@ pub const ALL: &[Component] = &[
         alt_enablement_path: None,
         release_name: Some("istiod"),
         display_name: "Istiod",
+        installed_after: &["Base"],
     },
     Component {
         name: "IngressGateways",
@@ -108,6 +114,7 @@ pub const ALL: &[Component] = &[
         alt_enablement_path: Some("spec.values.gateways.istio-ingressgateway.enabled"),
         release_name: None,
         display_name: "Ingress gateways",
+        installed_after: &["Pilot"],
     },
     Component {
         name: "EgressGateways",
@@ -123,6 +130,7 @@ pub const ALL: &[Component] = &[
         alt_enablement_path: Some("spec.values.gateways.istio-egressgateway.enabled"),
         release_name: None,
         display_name: "Egress gateways",
+        installed_after: &["Pilot"],
     },
     Component {
         name: "Cni",
@@ -138,6 +146,7 @@ pub const ALL: &[Component] = &[
         alt_enablement_path: None,
         release_name: Some("cni"),
         display_name: "CNI",
+        installed_after: &["Base"],
     },
     Component {
         name: "Ztunnel",
@@ -153,6 +162,7 @@ pub const ALL: &[Component] = &[
         alt_enablement_path: None,
         release_name: Some("ztunnel"),
         display_name: "Ztunnel",
+        installed_after: &["Cni"],
     },
 ];
 
