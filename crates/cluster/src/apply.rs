@@ -4,9 +4,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::core::{ApiResource, GroupVersionKind, Status};
-use kube::discovery::{self, ApiCapabilities, Scope};
+use kube::discovery::{self, ApiCapabilities, Discovery, Scope};
 use serde_json::Value;
 
 use crate::{Client, Error, FieldConflict};
@@ -57,7 +58,8 @@ impl fmt::Display for Outcome {
 pub struct Applied {
     pub object: ObjectRef,
     pub outcome: Outcome,
-    /// The object's `resourceVersion` after the apply.
+    /// The object's `resourceVersion` after the apply (empty for a target namespace that
+    /// already existed: the install creates those with a plain create and does not read them).
     pub resource_version: String,
 }
 
@@ -78,6 +80,9 @@ impl ApplyReport {
         self.objects.iter().any(|a| a.outcome != Outcome::Unchanged)
     }
 }
+
+/// How many server-side applies one [`Client::apply`] has in flight at once.
+const PATCHES_IN_FLIGHT: usize = 8;
 
 /// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
 /// kept, so a kind that appears later (a CRD just established) is looked up again.
@@ -173,6 +178,23 @@ impl Client {
             api_version: parsed.object.api_version.clone(),
             kind: parsed.object.kind.clone(),
         };
+        // One aggregated discovery (two requests) learns every kind the server serves; a
+        // server without it, or one whose aggregated view lags behind a CRD established a
+        // moment ago, is asked about the one group version below.
+        if let Ok(all) = Discovery::new(self.kube.clone()).run_aggregated().await {
+            let mut cache = self.discovery.lock().expect("discovery cache");
+            for group in all.groups() {
+                for version in group.versions() {
+                    for (ar, caps) in group.versioned_resources(version) {
+                        let gvk = GroupVersionKind::gvk(&ar.group, &ar.version, &ar.kind);
+                        cache.insert(gvk, (ar, caps));
+                    }
+                }
+            }
+            if let Some((ar, caps)) = cache.get(&parsed.gvk) {
+                return Ok((ar.clone(), caps.scope.clone()));
+            }
+        }
         match discovery::pinned_kind(&self.kube, &parsed.gvk).await {
             Ok((ar, caps)) => {
                 let scope = caps.scope.clone();
@@ -194,56 +216,122 @@ impl Client {
         }
     }
 
-    /// Server-side applies `objects` in order with `field_manager`, stopping at the first
-    /// failure. With `force`, fields owned by other managers are taken over; without it such
+    /// Server-side applies `objects` with `field_manager`, a few at a time, stopping at the
+    /// first failure in input order (objects after it may have been applied already: they
+    /// were in flight). With `force`, fields owned by other managers are taken over; without it such
     /// fields fail the apply with [`Error::Conflict`].
     ///
-    /// Each object's kind is resolved through discovery (cached per client). Namespaced objects
-    /// without a namespace go to [`Client::default_namespace`]; a namespace on a cluster-scoped
-    /// object is dropped, as kubectl does. The outcome compares `resourceVersion` before (one
-    /// GET) and after.
+    /// Each object's kind is resolved through discovery (cached per client) before anything
+    /// is written, so an unknown kind anywhere fails the call with nothing applied. Namespaced
+    /// objects without a namespace go to [`Client::default_namespace`]; a namespace on a
+    /// cluster-scoped object is dropped, as kubectl does. The outcome compares
+    /// `resourceVersion` before and after; the befores come from one metadata-only list per
+    /// kind and namespace, not one read per object.
     pub async fn apply(
         &self,
         objects: &[Value],
         field_manager: &str,
         force: bool,
     ) -> Result<ApplyReport, Error> {
-        let mut report = ApplyReport::default();
+        Ok(ApplyReport {
+            objects: self
+                .apply_returning(objects, field_manager, force)
+                .await?
+                .into_iter()
+                .map(|(applied, _)| applied)
+                .collect(),
+        })
+    }
+
+    /// [`Client::apply`], also returning each object as the server answered the apply.
+    pub(crate) async fn apply_returning(
+        &self,
+        objects: &[Value],
+        field_manager: &str,
+        force: bool,
+    ) -> Result<Vec<(Applied, DynamicObject)>, Error> {
         let mut params = PatchParams::apply(field_manager);
         if force {
             params = params.force();
         }
+        let mut targets = Vec::with_capacity(objects.len());
         for (index, obj) in objects.iter().enumerate() {
             let mut parsed = parse(index, obj)?;
             let (ar, scope) = self.resolve(&parsed).await?;
             let mut body = obj.clone();
-            let api: Api<DynamicObject> = match scope {
+            match scope {
                 Scope::Namespaced => {
-                    let ns = parsed
+                    parsed
                         .object
                         .namespace
-                        .get_or_insert_with(|| self.default_namespace().to_string())
-                        .clone();
-                    Api::namespaced_with(self.kube.clone(), &ns, &ar)
+                        .get_or_insert_with(|| self.default_namespace().to_string());
                 }
                 Scope::Cluster => {
                     parsed.object.namespace = None;
                     if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
                         meta.remove("namespace");
                     }
-                    Api::all_with(self.kube.clone(), &ar)
                 }
+            }
+            targets.push((parsed.object, ar, body));
+        }
+
+        // The resource versions before, one list per kind and namespace.
+        let mut before: HashMap<(String, String, String, Option<String>), HashMap<String, String>> =
+            HashMap::new();
+        for (object, ar, _) in &targets {
+            let key = (
+                ar.group.clone(),
+                ar.version.clone(),
+                ar.plural.clone(),
+                object.namespace.clone(),
+            );
+            if before.contains_key(&key) {
+                continue;
+            }
+            let api = self.api_for(ar, object.namespace.as_deref());
+            match api.list_metadata(&ListParams::default()).await {
+                Ok(listed) => {
+                    let versions = listed
+                        .items
+                        .into_iter()
+                        .filter_map(|m| Some((m.metadata.name?, m.metadata.resource_version?)))
+                        .collect();
+                    before.insert(key, versions);
+                }
+                // Someone allowed to apply but not to list: read the objects one by one.
+                Err(kube::Error::Api(status)) if status.code == 403 => {}
+                Err(source) => {
+                    return Err(Error::Api {
+                        object: Box::new(object.clone()),
+                        action: "listing its kind before applying",
+                        source,
+                    });
+                }
+            }
+        }
+
+        // The patches go out a few at a time (objects of one batch do not depend on each other
+        // at the API level); the answers are kept in input order, and the first failure in
+        // that order is the one reported.
+        let before = &before;
+        let params = &params;
+        let patches = targets.into_iter().map(|(object, ar, body)| async move {
+            let api = self.api_for(&ar, object.namespace.as_deref());
+            let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
+            let previous = match before.get(&key) {
+                Some(names) => names.get(&object.name).cloned(),
+                None => api
+                    .get_metadata_opt(&object.name)
+                    .await
+                    .map_err(|source| Error::Api {
+                        object: Box::new(object.clone()),
+                        action: "reading it before applying",
+                        source,
+                    })?
+                    .and_then(|m| m.metadata.resource_version),
             };
-            let object = parsed.object;
-            let before = api
-                .get_opt(&object.name)
-                .await
-                .map_err(|source| Error::Api {
-                    object: Box::new(object.clone()),
-                    action: "reading it before applying",
-                    source,
-                })?;
-            let after = match api.patch(&object.name, &params, &Patch::Apply(&body)).await {
+            let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
                 Ok(after) => after,
                 Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
                     return Err(Error::Conflict {
@@ -259,19 +347,32 @@ impl Client {
                     });
                 }
             };
-            let resource_version = after.metadata.resource_version.unwrap_or_default();
-            let outcome = match before.and_then(|b| b.metadata.resource_version) {
+            let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
+            let outcome = match previous {
                 None => Outcome::Created,
                 Some(rv) if rv == resource_version => Outcome::Unchanged,
                 Some(_) => Outcome::Configured,
             };
-            report.objects.push(Applied {
-                object,
-                outcome,
-                resource_version,
-            });
+            Ok((
+                Applied {
+                    object,
+                    outcome,
+                    resource_version,
+                },
+                after,
+            ))
+        });
+        futures::stream::iter(patches)
+            .buffered(PATCHES_IN_FLIGHT)
+            .try_collect()
+            .await
+    }
+
+    fn api_for(&self, ar: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
+        match namespace {
+            Some(ns) => Api::namespaced_with(self.kube.clone(), ns, ar),
+            None => Api::all_with(self.kube.clone(), ar),
         }
-        Ok(report)
     }
 }
 

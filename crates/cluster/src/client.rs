@@ -4,6 +4,9 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::Error;
 
+/// What bosun calls itself in requests: `bosun/<version>`.
+pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
+
 /// A connection to one cluster. Cheap to clone: clones share the HTTP connection pool and the
 /// discovery cache.
 #[derive(Clone)]
@@ -40,7 +43,19 @@ impl Client {
     }
 
     /// A client for an already built kube-rs configuration.
-    pub fn from_config(config: kube::Config) -> Result<Client, Error> {
+    pub fn from_config(mut config: kube::Config) -> Result<Client, Error> {
+        // The API server records it (audit logs, `kubectl get --raw /metrics` by client), so
+        // people can tell bosun's requests from others'.
+        if !config
+            .headers
+            .iter()
+            .any(|(name, _)| name == http::header::USER_AGENT)
+        {
+            config.headers.push((
+                http::header::USER_AGENT,
+                http::HeaderValue::from_static(USER_AGENT),
+            ));
+        }
         let kube = kube::Client::try_from(config).map_err(Error::Connect)?;
         Ok(Client {
             kube,

@@ -122,8 +122,8 @@ fn is_namespace(obj: &Value) -> bool {
 }
 
 impl Client {
-    /// Creates namespace `name` unless it exists (a plain create, so that a second install
-    /// finds it and changes nothing).
+    /// Creates namespace `name` unless it exists: a plain create (one request), so that a
+    /// second install finds it and changes nothing; "already exists" is `Unchanged`.
     async fn ensure_namespace(&self, name: &str, field_manager: &str) -> Result<Applied, Error> {
         let api: Api<Namespace> = Api::all(self.kube.clone());
         let object = ObjectRef {
@@ -132,21 +132,6 @@ impl Client {
             namespace: None,
             name: name.into(),
         };
-        let api_error = |action: &'static str| {
-            let object = object.clone();
-            move |source| Error::Api {
-                object: Box::new(object),
-                action,
-                source,
-            }
-        };
-        if let Some(ns) = api.get_opt(name).await.map_err(api_error("reading it"))? {
-            return Ok(Applied {
-                object,
-                outcome: Outcome::Unchanged,
-                resource_version: ns.metadata.resource_version.unwrap_or_default(),
-            });
-        }
         let ns = Namespace {
             metadata: ObjectMeta {
                 name: Some(name.into()),
@@ -158,15 +143,23 @@ impl Client {
             field_manager: Some(field_manager.into()),
             ..Default::default()
         };
-        let created = api
-            .create(&params, &ns)
-            .await
-            .map_err(api_error("creating it"))?;
-        Ok(Applied {
-            object,
-            outcome: Outcome::Created,
-            resource_version: created.metadata.resource_version.unwrap_or_default(),
-        })
+        match api.create(&params, &ns).await {
+            Ok(created) => Ok(Applied {
+                object,
+                outcome: Outcome::Created,
+                resource_version: created.metadata.resource_version.unwrap_or_default(),
+            }),
+            Err(kube::Error::Api(status)) if status.code == 409 => Ok(Applied {
+                object,
+                outcome: Outcome::Unchanged,
+                resource_version: String::new(),
+            }),
+            Err(source) => Err(Error::Api {
+                object: Box::new(object),
+                action: "creating it",
+                source,
+            }),
+        }
     }
 
     /// Installs `components` in dependency order (see the module docs), telling `progress`
@@ -216,16 +209,26 @@ impl Client {
         }
 
         // 2. CustomResourceDefinitions, then wait until every one is served.
+        // The apply's answer says which are served already (all of them, on a reinstall).
+        // The watch for the others starts at the earliest of their resource versions.
         let mut crd_names = Vec::new();
+        let mut earliest: Option<u64> = None;
         for (i, c) in components.iter().enumerate() {
             let crds: Vec<Value> = c.objects.iter().filter(|o| is_crd(o)).cloned().collect();
-            crd_names.extend(crds.iter().map(|o| name_of(o).to_string()));
-            let applied = self.apply(&crds, manager, options.force).await?;
-            per_component[i].objects.extend(applied.objects);
+            for (applied, live) in self.apply_returning(&crds, manager, options.force).await? {
+                if !crate::wait::is_established(&live.data) {
+                    crd_names.push(applied.object.name.clone());
+                    if let Ok(rv) = applied.resource_version.parse::<u64>() {
+                        earliest = Some(earliest.map_or(rv, |e| e.min(rv)));
+                    }
+                }
+                per_component[i].objects.push(applied);
+            }
         }
-        for name in &crd_names {
-            self.wait_crd_established(name, options.crd_timeout).await?;
-        }
+        // One before the earliest creation, so that its own events are seen too.
+        let since = earliest.map(|rv| rv.saturating_sub(1).to_string());
+        self.wait_crds_established(&crd_names, since.as_deref(), options.crd_timeout)
+            .await?;
 
         // 3. Everything else: each component once those it is installed after are done.
         let (senders, receivers): (Vec<watch::Sender<Done>>, Vec<watch::Receiver<Done>>) =

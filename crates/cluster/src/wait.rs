@@ -2,12 +2,25 @@
 
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::Api;
+use kube::api::{Api, WatchEvent, WatchParams};
 
 use crate::{Client, Error};
 
 const POLL: Duration = Duration::from_millis(100);
+
+/// Whether a CustomResourceDefinition (as JSON) has condition `Established=True`.
+pub(crate) fn is_established(crd: &serde_json::Value) -> bool {
+    crd.pointer("/status/conditions")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|conditions| {
+            conditions.iter().any(|c| {
+                c.get("type").and_then(serde_json::Value::as_str) == Some("Established")
+                    && c.get("status").and_then(serde_json::Value::as_str) == Some("True")
+            })
+        })
+}
 
 impl Client {
     /// Waits until the CustomResourceDefinition `name` has condition `Established=True`, that
@@ -64,5 +77,56 @@ impl Client {
             }
             tokio::time::sleep(POLL).await;
         }
+    }
+
+    /// Waits until each of the CustomResourceDefinitions `names` is Established, with one
+    /// watch of CRDs starting at `since` (a resource version no later than their creation),
+    /// instead of reading each one until it is. If the watch cannot be used (`since` is not a
+    /// number, the server ends or refuses the watch), the CRDs still pending are waited for
+    /// one by one with [`Client::wait_crd_established`].
+    pub async fn wait_crds_established(
+        &self,
+        names: &[String],
+        since: Option<&str>,
+        timeout: Duration,
+    ) -> Result<(), Error> {
+        let start = Instant::now();
+        let mut pending: Vec<&str> = names.iter().map(String::as_str).collect();
+        if let Some(since) = since.filter(|rv| rv.parse::<u64>().is_ok())
+            && !pending.is_empty()
+        {
+            let api: Api<CustomResourceDefinition> = Api::all(self.kube.clone());
+            let seconds = timeout.as_secs().clamp(1, u32::MAX as u64) as u32;
+            if let Ok(stream) = api
+                .watch(&WatchParams::default().timeout(seconds), since)
+                .await
+            {
+                let mut stream = std::pin::pin!(stream);
+                while !pending.is_empty() {
+                    let left = timeout.saturating_sub(start.elapsed());
+                    let event = match tokio::time::timeout(left, stream.next()).await {
+                        Ok(Some(Ok(event))) => event,
+                        // Ended, failed, or out of time: the per-CRD wait below decides.
+                        _ => break,
+                    };
+                    match event {
+                        WatchEvent::Added(crd) | WatchEvent::Modified(crd) => {
+                            let json = serde_json::to_value(&crd).unwrap_or_default();
+                            if is_established(&json) {
+                                let name = crd.metadata.name.unwrap_or_default();
+                                pending.retain(|p| *p != name);
+                            }
+                        }
+                        WatchEvent::Error(_) => break,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        for name in pending {
+            let left = timeout.saturating_sub(start.elapsed());
+            self.wait_crd_established(name, left).await?;
+        }
+        Ok(())
     }
 }

@@ -187,3 +187,61 @@ async fn unknown_kind_is_reported() {
         "Nothing default/x: the API server serves no kind Nothing in nope.bosun.test/v1"
     );
 }
+
+fn widget_crd(group: &str, plural: &str, kind: &str) -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.{group}")},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": plural, "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                          "schema": {"openAPIV3Schema": {"type": "object"}}}]
+        }
+    })
+}
+
+#[tokio::test]
+async fn several_crds_are_waited_for_with_one_watch_and_a_missing_one_is_named() {
+    let client = testenv::client().await;
+    let group = format!("{}.bosun.test", testenv::unique_name("w"));
+    let crds = [
+        widget_crd(&group, "gadgets", "Gadget"),
+        widget_crd(&group, "gizmos", "Gizmo"),
+    ];
+    let report = client.apply(&crds, "bosun", false).await.unwrap();
+    let names: Vec<String> = report
+        .objects
+        .iter()
+        .map(|a| a.object.name.clone())
+        .collect();
+    let earliest = report
+        .objects
+        .iter()
+        .map(|a| a.resource_version.parse::<u64>().unwrap())
+        .min()
+        .unwrap();
+    let since = (earliest - 1).to_string();
+    client
+        .wait_crds_established(&names, Some(&since), Duration::from_secs(30))
+        .await
+        .unwrap();
+    let gadget = json!({"apiVersion": format!("{group}/v1"), "kind": "Gadget",
+                        "metadata": {"name": "g", "namespace": "default"}});
+    client.apply(&[gadget], "bosun", false).await.unwrap();
+
+    let mut with_missing = names.clone();
+    with_missing.push(format!("missing.{group}"));
+    let err = client
+        .wait_crds_established(&with_missing, Some(&since), Duration::from_millis(500))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(&format!(
+            "CustomResourceDefinition missing.{group}: not Established"
+        )),
+        "{err}"
+    );
+}
