@@ -81,6 +81,9 @@ impl ApplyReport {
     }
 }
 
+/// A kind (group, version, plural) in a namespace (`None`: cluster-scoped).
+type KindIn = (String, String, String, Option<String>);
+
 /// How many server-side applies one [`Client::apply`] has in flight at once.
 const PATCHES_IN_FLIGHT: usize = 8;
 
@@ -277,8 +280,7 @@ impl Client {
         }
 
         // The resource versions before, one list per kind and namespace.
-        let mut before: HashMap<(String, String, String, Option<String>), HashMap<String, String>> =
-            HashMap::new();
+        let mut before: HashMap<KindIn, HashMap<String, String>> = HashMap::new();
         for (object, ar, _) in &targets {
             let key = (
                 ar.group.clone(),
