@@ -13,6 +13,7 @@ mod mesh;
 mod profile;
 mod progress;
 mod release;
+mod translate;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -52,6 +53,9 @@ enum ManifestCommand {
     Generate(mesh::GenerateArgs),
     /// Compare two manifests object by object; exits 1 when they differ, 2 on errors.
     Diff(profile::ManifestDiffArgs),
+    /// Translate an IstioOperator install to Helm values, scripts and a README, as
+    /// `istioctl manifest translate` does (the cluster is not touched).
+    Translate(translate::TranslateArgs),
 }
 
 #[derive(Subcommand)]
@@ -154,6 +158,9 @@ fn main() -> ExitCode {
         Command::Manifest {
             command: ManifestCommand::Diff(args),
         } => profile::manifest_diff(args).map_err(|e| Failure::input(e.0)),
+        Command::Manifest {
+            command: ManifestCommand::Translate(args),
+        } => translate::manifest_translate(args).map_err(|e| Failure::input(e.0)),
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };

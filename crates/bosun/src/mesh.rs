@@ -254,6 +254,15 @@ pub fn render(
     Ok((merged, generated))
 }
 
+/// The merged (validated) IstioOperator's component instances with their Helm values and plain
+/// Helm rendering (see [`manifest::generate::migrate`]).
+pub fn migrate(merged: &Value) -> Result<Vec<manifest::generate::Migration>, MeshFailure> {
+    let packages = InstallPackages::new();
+    let default_dir = packages.dir("")?;
+    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
+    Ok(manifest::generate::migrate(merged, &load)?)
+}
+
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let (_, generated) = render(&args.input, args.force)?;
     let out = manifest::order::print_objects(&generated.sorted_objects());

@@ -11,50 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{fetched, repo_root};
-
-struct Case {
-    name: String,
-    args: Vec<String>,
-    gap: Option<String>,
-}
-
-fn cases(input_dir: &Path) -> Vec<Case> {
-    let path = repo_root().join("tests/cases/manifest-generate/parity.txt");
-    let text = std::fs::read_to_string(&path).expect("read parity.txt");
-    let mut gaps = BTreeMap::new();
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("gap ") {
-            let (name, why) = rest.split_once(':').expect("gap NAME: why");
-            gaps.insert(name.trim().to_string(), why.trim().to_string());
-            continue;
-        }
-        let (name, args) = line.split_once(':').expect("NAME: ARGS");
-        let input = input_dir.display().to_string();
-        let own = repo_root()
-            .join("tests/cases/manifest-generate/inputs")
-            .display()
-            .to_string();
-        out.push(Case {
-            name: name.trim().to_string(),
-            args: args
-                .split_whitespace()
-                .map(|a| a.replace("$INPUT", &input).replace("$CASES", &own))
-                .collect(),
-            gap: None,
-        });
-    }
-    for case in &mut out {
-        case.gap = gaps.remove(&case.name);
-    }
-    assert!(gaps.is_empty(), "gaps for unknown cases: {gaps:?}");
-    out
-}
+use common::{fetched, parity_cases};
 
 struct Run {
     ok: bool,
@@ -198,7 +155,7 @@ fn manifest_generate_matches_istioctl() {
     let bosun = PathBuf::from(env!("CARGO_BIN_EXE_bosun"));
     let manifests = istio.join("manifests");
     let input = istio.join("operator/cmd/mesh/testdata/manifest-generate/input");
-    let cases = cases(&input);
+    let cases = parity_cases(&input);
     assert!(cases.len() >= 50, "expected the parity cases");
 
     let (mut equal, mut identical, mut failed_alike, mut gaps) = (0, 0, 0, 0);

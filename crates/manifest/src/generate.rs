@@ -65,14 +65,7 @@ pub enum GenerateError {
 /// as template values are not shared across threads); results and the first error are taken
 /// in istioctl's component order, so the output does not depend on scheduling.
 pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, GenerateError> {
-    let mut merged = merged.clone();
-    // After validation, unvalidatedValues apply on top of values.
-    if let Some(unvalidated) = iop::tree::get_path_map(&merged, "spec.unvalidatedValues").cloned() {
-        let layer = iop::tree::make_map(Value::Object(unvalidated), &["spec", "values"]);
-        if let Some(m) = merged.as_object_mut() {
-            iop::tree::merge_from(m, &layer);
-        }
-    }
+    let merged = with_unvalidated_values(merged);
     let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
     let mut work: Vec<(&'static Component, Vec<ComponentSpec>)> = Vec::new();
     for comp in component::ALL {
@@ -126,6 +119,69 @@ pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, 
         });
     }
     Ok(out)
+}
+
+/// One component instance as `manifest translate` needs it: the Helm values istioctl computes
+/// for it, and the chart's objects as Helm alone renders them (before `k8s` settings and
+/// overlays).
+#[derive(Debug, Clone)]
+pub struct Migration {
+    pub component: &'static Component,
+    pub spec: ComponentSpec,
+    /// The component's `spec.values` (what `helm install -f` would take); `None` when the
+    /// IstioOperator has none (istioctl then writes `null`).
+    pub values: Option<serde_json::Map<String, Value>>,
+    /// In the order the chart rendered them.
+    pub helm_objects: Vec<Object>,
+}
+
+/// istioctl's `render.Migrate`: every component instance of the merged IstioOperator with its
+/// values and plain Helm rendering, in istioctl's component order. Nothing is post-processed;
+/// compare with [`generate`] to see what istioctl adds on top of Helm.
+pub fn migrate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Vec<Migration>, GenerateError> {
+    let merged = with_unvalidated_values(merged);
+    let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
+    let mut out = Vec::new();
+    for comp in component::ALL {
+        let specs = comp
+            .instances(&merged)
+            .map_err(|source| GenerateError::Component {
+                component: comp.name,
+                source,
+            })?;
+        if specs.is_empty() {
+            continue;
+        }
+        let chart =
+            load_chart(&install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
+        for spec in specs {
+            let values_tree = iop::translate::component_values(comp, &spec, &merged)?;
+            let values = iop::tree::get_path_map(&values_tree, "spec.values").cloned();
+            let empty = serde_json::Map::new();
+            let rendered =
+                render::render_chart(&chart, values.as_ref().unwrap_or(&empty), &spec.namespace)?;
+            out.push(Migration {
+                component: comp,
+                spec,
+                values,
+                helm_objects: rendered.objects,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The merged IstioOperator with `spec.unvalidatedValues` applied on top of `spec.values`, as
+/// istioctl does after validation.
+fn with_unvalidated_values(merged: &Value) -> Value {
+    let mut merged = merged.clone();
+    if let Some(unvalidated) = iop::tree::get_path_map(&merged, "spec.unvalidatedValues").cloned() {
+        let layer = iop::tree::make_map(Value::Object(unvalidated), &["spec", "values"]);
+        if let Some(m) = merged.as_object_mut() {
+            iop::tree::merge_from(m, &layer);
+        }
+    }
+    merged
 }
 
 fn render_instance(

@@ -25,3 +25,50 @@ pub fn fetched(env: &str, script: &str) -> PathBuf {
     );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
+
+/// One case of tests/cases/manifest-generate/parity.txt: a name, the flags both tools get, and
+/// why it is a known gap (if it is).
+pub struct Case {
+    pub name: String,
+    pub args: Vec<String>,
+    pub gap: Option<String>,
+}
+
+/// The parity cases; `$INPUT` in their flags is `input_dir` (istioctl's own test inputs),
+/// `$CASES` our own inputs.
+pub fn parity_cases(input_dir: &Path) -> Vec<Case> {
+    let path = repo_root().join("tests/cases/manifest-generate/parity.txt");
+    let text = std::fs::read_to_string(&path).expect("read parity.txt");
+    let mut gaps = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("gap ") {
+            let (name, why) = rest.split_once(':').expect("gap NAME: why");
+            gaps.insert(name.trim().to_string(), why.trim().to_string());
+            continue;
+        }
+        let (name, args) = line.split_once(':').expect("NAME: ARGS");
+        let input = input_dir.display().to_string();
+        let own = repo_root()
+            .join("tests/cases/manifest-generate/inputs")
+            .display()
+            .to_string();
+        out.push(Case {
+            name: name.trim().to_string(),
+            args: args
+                .split_whitespace()
+                .map(|a| a.replace("$INPUT", &input).replace("$CASES", &own))
+                .collect(),
+            gap: None,
+        });
+    }
+    for case in &mut out {
+        case.gap = gaps.remove(&case.name);
+    }
+    assert!(gaps.is_empty(), "gaps for unknown cases: {gaps:?}");
+    out
+}
