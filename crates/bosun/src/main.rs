@@ -30,9 +30,12 @@ enum Command {
         command: HelmCommand,
     },
     /// Render as `manifest generate` does, then server-side apply to the cluster in
-    /// dependency order (Namespaces and CRDs first, then Base, Pilot, the rest). No workload
-    /// readiness waits yet.
+    /// dependency order (Namespaces and CRDs first, then each component once those it depends
+    /// on are applied and ready), waiting for each component's workloads.
     Install(install::InstallArgs),
+    /// Upgrade the Istio control plane in place: an alias of `install`, as in istioctl (the
+    /// same rendering, apply and readiness waits).
+    Upgrade(install::InstallArgs),
     /// Commands related to Istio manifests.
     Manifest {
         #[command(subcommand)]
@@ -151,7 +154,9 @@ fn main() -> ExitCode {
         Command::Helm {
             command: HelmCommand::Template(args),
         } => helm_template(args),
-        Command::Install(args) => install::install(args).map_err(|e| Failure::input(e.0)),
+        Command::Install(args) | Command::Upgrade(args) => {
+            install::install(args).map_err(|e| Failure::input(e.0))
+        }
         Command::Manifest {
             command: ManifestCommand::Generate(args),
         } => mesh::manifest_generate(args).map_err(|e| Failure::input(e.0)),
