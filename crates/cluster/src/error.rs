@@ -13,6 +13,15 @@ pub struct FieldConflict {
     pub message: String,
 }
 
+/// What a failed list asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListTarget {
+    pub api_version: String,
+    pub kind: String,
+    /// The label selector.
+    pub selector: String,
+}
+
 /// Errors from cluster I/O.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -76,6 +85,12 @@ pub enum Error {
         what: String,
         waited: std::time::Duration,
         objects: Vec<(ObjectRef, String)>,
+    },
+    #[error("listing {} ({}) labelled {}: {source}", target.kind, target.api_version, target.selector)]
+    List {
+        target: Box<ListTarget>,
+        #[source]
+        source: kube::Error,
     },
 }
 
