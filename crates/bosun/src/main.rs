@@ -10,8 +10,10 @@ use clap::{Args, Parser, Subcommand};
 
 mod install;
 mod mesh;
+mod owned;
 mod profile;
 mod release;
+mod uninstall;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -28,8 +30,8 @@ enum Command {
         command: HelmCommand,
     },
     /// Render as `manifest generate` does, then server-side apply to the cluster in
-    /// dependency order (Namespaces and CRDs first, then Base, Pilot, the rest). No workload
-    /// readiness waits yet.
+    /// dependency order (Namespaces and CRDs first, then Base, Pilot, the rest), waiting for
+    /// each component's workloads; then prune what the installation no longer renders.
     Install(install::InstallArgs),
     /// Commands related to Istio manifests.
     Manifest {
@@ -41,6 +43,10 @@ enum Command {
         #[command(subcommand)]
         command: profile::ProfileCommand,
     },
+    /// Remove Istio from the cluster, as `istioctl uninstall` does: one control plane
+    /// (`--revision R`, `-f IOP`; Base and CRDs stay) or, with `--purge`, every Istio-owned
+    /// object, CRDs included. Lists what it removes and asks first (unless -y).
+    Uninstall(uninstall::UninstallArgs),
     /// Validate IstioOperator files offline (every error at once, with file:line:col).
     Validate(profile::ValidateArgs),
 }
@@ -154,6 +160,7 @@ fn main() -> ExitCode {
             command: ManifestCommand::Diff(args),
         } => profile::manifest_diff(args).map_err(|e| Failure::input(e.0)),
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
+        Command::Uninstall(args) => uninstall::uninstall(args).map_err(|e| Failure::input(e.0)),
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };
     match result {
