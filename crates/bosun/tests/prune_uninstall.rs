@@ -656,3 +656,86 @@ fn purge_removes_every_owned_object_and_leaves_unowned_ones() {
         }
     });
 }
+
+#[test]
+fn named_istio_operator_is_owner_and_uninstalls_by_file() {
+    let _shared = shared();
+    run(async {
+        let ns = testenv::unique_name("istio-named");
+        let name = testenv::unique_name("cp");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let dir = std::env::temp_dir().join(testenv::unique_name("iop"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("named.yaml");
+        std::fs::write(
+            &file,
+            format!("apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: {name}\nspec:\n  profile: minimal\n  values:\n    global:\n      istioNamespace: {ns}\n"),
+        )
+        .unwrap();
+        let file = file.display().to_string();
+        let out = bosun(
+            "install",
+            &["-f", &file, "-y", "--no-wait", "--manifests", &manifests],
+        )
+        .await;
+        succeeded(&out);
+        let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+        let istiod = deployments.get("istiod").await.unwrap();
+        let labels = labels_of(&istiod.metadata);
+        assert_eq!(labels["install.operator.istio.io/owning-resource"], name);
+        assert_eq!(
+            labels["install.operator.istio.io/owning-resource-namespace"],
+            ns
+        );
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
+        let state_name = format!("installed-state-{name}");
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_some());
+
+        let dry = bosun(
+            "uninstall",
+            &["-f", &file, "--dry-run", "--manifests", &manifests],
+        )
+        .await;
+        succeeded(&dry);
+        assert!(
+            stdout(&dry).contains(&format!("  Deployment {ns}/istiod")),
+            "{}",
+            text(&dry)
+        );
+        assert!(
+            stdout(&dry).contains("Dry run: nothing was removed."),
+            "{}",
+            text(&dry)
+        );
+        assert!(deployments.get_opt("istiod").await.unwrap().is_some());
+
+        let out = bosun("uninstall", &["-f", &file, "-y", "--manifests", &manifests]).await;
+        succeeded(&out);
+        assert!(
+            stdout(&out).contains(&format!("  Removed Deployment {ns}/istiod.")),
+            "{}",
+            text(&out)
+        );
+        assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_none());
+        let accounts: Api<ServiceAccount> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            accounts
+                .get_opt("istio-reader-service-account")
+                .await
+                .unwrap()
+                .is_some()
+        );
+
+        // Nothing of it is left: istioctl's message, and success.
+        let again = bosun("uninstall", &["-f", &file, "-y", "--manifests", &manifests]).await;
+        succeeded(&again);
+        assert!(
+            stdout(&again).contains("No resources will be pruned from the cluster. Please double check the input configs"),
+            "{}",
+            text(&again)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
