@@ -322,3 +322,73 @@ async fn installed_state_is_a_config_map_unless_the_istio_operator_kind_is_serve
     );
     crds.delete(crd_name, &Default::default()).await.unwrap();
 }
+
+#[tokio::test]
+async fn kinds_the_server_does_not_serve_are_skipped() {
+    let client = testenv::client().await;
+    // No CNI plugin's CRD on the test API server: purge's NetworkAttachmentDefinitions are
+    // not served. Listing (not deleting) every purge kind still works.
+    let nad =
+        kube::core::GroupVersionKind::gvk("k8s.cni.cncf.io", "v1", "NetworkAttachmentDefinition");
+    assert!(
+        kube::discovery::pinned_kind(client.kube(), &nad)
+            .await
+            .is_err()
+    );
+    let found = client
+        .uninstall_candidates(&UninstallScope::Purge)
+        .await
+        .unwrap();
+    assert!(
+        found
+            .iter()
+            .all(|o| o.object.kind != "NetworkAttachmentDefinition")
+    );
+}
+
+#[tokio::test]
+async fn an_object_replaced_after_listing_is_not_deleted() {
+    let client = testenv::client().await;
+    let ns = testenv::unique_name("replaced");
+    let owner = owner_labels(&ns);
+    let cm = labelled(
+        config_map(&ns, "gone"),
+        &owner,
+        &[(COMPONENT_LABEL, "Pilot")],
+    );
+    client
+        .apply(
+            &[
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                cm.clone(),
+            ],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+    let installation = Installation {
+        owner_labels: owner,
+        components: vec![RenderedComponent::from_objects("Pilot", &[])],
+    };
+    let candidates = client.prune_candidates(&installation).await.unwrap();
+    assert_eq!(candidates.len(), 1);
+    // Someone deletes it and creates another of the same name.
+    let config_maps: kube::Api<k8s_openapi::api::core::v1::ConfigMap> =
+        kube::Api::namespaced(client.kube().clone(), &ns);
+    config_maps
+        .delete("gone", &Default::default())
+        .await
+        .unwrap();
+    client.apply(&[cm], "bosun-tests", false).await.unwrap();
+    let err = client
+        .delete_owned(&candidates, &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("ConfigMap {ns}/gone: deleting it:")),
+        "{err}"
+    );
+    assert!(exists(&client, "v1", "ConfigMap", Some(&ns), "gone").await);
+}
