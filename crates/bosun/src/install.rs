@@ -1,6 +1,8 @@
 //! `bosun install`: renders as `manifest generate` does, then applies to the cluster through
-//! `cluster::Client::install`. Validation and rendering finish before the first request, so an
-//! invalid IstioOperator changes nothing in the cluster.
+//! `cluster::Client::install`, with istioctl's owner labels on every object; then prunes what
+//! the installation no longer renders and records the installed IstioOperator (see
+//! [`crate::owned`]). Validation and rendering finish before the first request, so an invalid
+//! IstioOperator changes nothing in the cluster.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
@@ -91,12 +93,15 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     // Everything that can fail without the cluster happens first.
     let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
+    let version = crate::owned::istio_version(&merged)?;
     let components: Vec<cluster::Component> = generated
         .components
         .iter()
         .map(|c| {
             let mut objects = c.objects.clone();
             manifest::order::sort_objects(&mut objects);
+            let mut objects: Vec<_> = objects.into_iter().map(|o| o.value).collect();
+            crate::owned::label_objects(&merged, &version, c.component.name, &mut objects);
             cluster::Component {
                 name: c.component.name.to_string(),
                 display_name: c.component.display_name.to_string(),
@@ -106,10 +111,17 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
-                objects: objects.into_iter().map(|o| o.value).collect(),
+                objects,
             }
         })
         .collect();
+    let rendered: Vec<(&str, &[serde_json::Value])> = generated
+        .components
+        .iter()
+        .zip(&components)
+        .map(|(g, c)| (g.component.name, c.objects.as_slice()))
+        .collect();
+    let installation = crate::owned::installation(&merged, &version, &rendered);
     if !args.yes {
         let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
         if profile.is_empty() {
@@ -141,23 +153,43 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
                 progress.tick();
             }
         };
-        tokio::select! {
-            result = install => result,
+        let report = tokio::select! {
+            result = install => result?,
             never = ticker => never,
-        }
+        };
+        let pruned = crate::owned::prune_and_record(
+            &client,
+            &merged,
+            &version,
+            &installation,
+            FIELD_MANAGER,
+            args.force,
+        )
+        .await?;
+        Ok::<_, MeshFailure>((report, pruned))
     })?;
+    let (report, pruned) = report;
     let mut stdout = std::io::stdout().lock();
     let created_ns = report.namespaces.count(cluster::Outcome::Created);
     if created_ns > 0 {
         let _ = writeln!(stdout, "  ({created_ns} namespace(s) created)");
     }
     use cluster::Outcome::*;
+    let removed = pruned
+        .iter()
+        .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
+        .count();
     let _ = writeln!(
         stdout,
-        "✔ Installation complete ({} created, {} configured, {} unchanged)",
+        "✔ Installation complete ({} created, {} configured, {} unchanged{})",
         report.count(Created),
         report.count(Configured),
-        report.count(Unchanged)
+        report.count(Unchanged),
+        if removed > 0 {
+            format!(", {removed} pruned")
+        } else {
+            String::new()
+        }
     );
     Ok(())
 }

@@ -10,10 +10,12 @@ use clap::{Args, Parser, Subcommand};
 
 mod install;
 mod mesh;
+mod owned;
 mod profile;
 mod progress;
 mod release;
 mod translate;
+mod uninstall;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -31,7 +33,8 @@ enum Command {
     },
     /// Render as `manifest generate` does, then server-side apply to the cluster in
     /// dependency order (Namespaces and CRDs first, then each component once those it depends
-    /// on are applied and ready), waiting for each component's workloads.
+    /// on are applied and ready), waiting for each component's workloads; then prune what the
+    /// installation no longer renders.
     Install(install::InstallArgs),
     /// Upgrade the Istio control plane in place: an alias of `install`, as in istioctl (the
     /// same rendering, apply and readiness waits).
@@ -46,6 +49,10 @@ enum Command {
         #[command(subcommand)]
         command: profile::ProfileCommand,
     },
+    /// Remove Istio from the cluster, as `istioctl uninstall` does: one control plane
+    /// (`--revision R`, `-f IOP`; Base and CRDs stay) or, with `--purge`, every Istio-owned
+    /// object, CRDs included. Lists what it removes and asks first (unless -y).
+    Uninstall(uninstall::UninstallArgs),
     /// Validate IstioOperator files offline (every error at once, with file:line:col).
     Validate(profile::ValidateArgs),
 }
@@ -167,6 +174,7 @@ fn main() -> ExitCode {
             command: ManifestCommand::Translate(args),
         } => translate::manifest_translate(args).map_err(|e| Failure::input(e.0)),
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
+        Command::Uninstall(args) => uninstall::uninstall(args).map_err(|e| Failure::input(e.0)),
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };
     match result {

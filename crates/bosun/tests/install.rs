@@ -13,6 +13,11 @@ use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::Api;
 
+/// Every install labels the cluster-wide objects (the CRDs) with its own owner labels (its
+/// namespace), so the test that checks a re-install changes nothing holds this exclusively and
+/// every other installing test holds it shared.
+static CLUSTER_WIDE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 fn manifests() -> String {
     common::fetched("BOSUN_ISTIO", "fetch-istio")
         .join("manifests")
@@ -78,6 +83,7 @@ fn applied_by_bosun(
 
 #[tokio::test]
 async fn minimal_profile_installs_then_reinstall_changes_nothing() {
+    let _exclusive = CLUSTER_WIDE.write().await;
     let ns = testenv::unique_name("istio-inst");
     let manifests = manifests();
     let set_ns = format!("values.global.istioNamespace={ns}");
@@ -186,6 +192,7 @@ async fn without_a_terminal_and_without_y_it_refuses() {
 
 #[tokio::test]
 async fn conflict_with_another_field_manager_is_reported_then_taken_over_with_force() {
+    let _shared = CLUSTER_WIDE.read().await;
     let ns = testenv::unique_name("istio-conf");
     let client = testenv::client().await;
     client
@@ -232,6 +239,7 @@ async fn conflict_with_another_field_manager_is_reported_then_taken_over_with_fo
 
 #[tokio::test]
 async fn install_waits_until_istiod_is_ready() {
+    let _shared = CLUSTER_WIDE.read().await;
     let ns = testenv::unique_name("istio-wait");
     let manifests = manifests();
     let set_ns = format!("values.global.istioNamespace={ns}");
@@ -305,6 +313,7 @@ async fn install_waits_until_istiod_is_ready() {
 
 #[tokio::test]
 async fn readiness_timeout_names_what_is_not_ready_and_why() {
+    let _shared = CLUSTER_WIDE.read().await;
     let ns = testenv::unique_name("istio-late");
     let manifests = manifests();
     let set_ns = format!("values.global.istioNamespace={ns}");

@@ -13,6 +13,15 @@ pub struct FieldConflict {
     pub message: String,
 }
 
+/// What a failed list asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListTarget {
+    pub api_version: String,
+    pub kind: String,
+    /// The label selector.
+    pub selector: String,
+}
+
 /// Errors from cluster I/O.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -90,6 +99,12 @@ pub enum Error {
     Install { failures: Vec<(String, Error)> },
     #[error("{component} is installed after {after}, which comes later in the list")]
     InstallOrder { component: String, after: String },
+    #[error("listing {} ({}) labelled {}: {source}", target.kind, target.api_version, target.selector)]
+    List {
+        target: Box<ListTarget>,
+        #[source]
+        source: kube::Error,
+    },
 }
 
 /// `error`'s text, starting with `component`'s name unless it does already.

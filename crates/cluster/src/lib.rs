@@ -14,6 +14,12 @@
 //!   Established, then each component once those it depends on are done, independent ones
 //!   side by side), with progress events and a report per component, each component's
 //!   workloads waited for until ready unless told not to.
+//! - [`Client::prune`] / [`Client::prune_candidates`]: after an install, the objects of the
+//!   installation it no longer renders, found by istioctl's owner labels, deleted (or only
+//!   listed), with Background propagation.
+//! - [`Client::uninstall_candidates`] and [`Client::delete_owned`]: what `uninstall` removes
+//!   (one control plane, or `--purge` everything Istio-owned) in a safe order;
+//!   [`Client::save_installed_state`] records the installed IstioOperator.
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
@@ -24,13 +30,20 @@ mod apply;
 mod client;
 mod error;
 mod install;
+mod prune;
 mod ready;
 #[cfg(feature = "testenv")]
 pub mod testenv;
+mod uninstall;
 mod wait;
 
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
-pub use error::{Error, FieldConflict};
+pub use error::{Error, FieldConflict, ListTarget};
 pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, InstallReport};
+pub use prune::{
+    COMPONENT_LABEL, DeleteOutcome, Deleted, Installation, NOT_PRUNED_LABEL, OwnedObject,
+    PRUNED_KINDS, PrunedKind, RenderedComponent,
+};
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
+pub use uninstall::{INSTALLED_STATE_LABEL, UninstallScope};

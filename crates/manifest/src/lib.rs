@@ -1,6 +1,7 @@
 //! Rendered Kubernetes objects and what istioctl does to them after Helm: the `k8s` settings of
 //! each component applied as strategic merge patches ([`smp`]), `overlays` patches
-//! ([`overlay`]), istioctl's output order and YAML form, and object-level diffs.
+//! ([`overlay`]), istioctl's output order and YAML form, object-level diffs, and the ownership
+//! labels and installed-state record that `install` adds ([`ownership`]).
 //!
 //! Pure logic: it renders through the `helm` crate from charts already loaded by the caller and
 //! must not talk to a cluster.
@@ -23,6 +24,7 @@ mod gofmt;
 pub mod object;
 pub mod order;
 pub mod overlay;
+pub mod ownership;
 pub mod postprocess;
 pub mod render;
 pub mod smp;

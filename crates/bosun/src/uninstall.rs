@@ -1,0 +1,253 @@
+//! `bosun uninstall`: istioctl's `uninstall` (`operator/cmd/mesh/uninstall.go`). Selects what to
+//! remove (`--purge`: everything Istio-owned, CRDs included; `--revision R` or `-f IOP`: that
+//! control plane's components except Base), lists it, asks, deletes in a safe order through
+//! `cluster`, and reports each removed object.
+//!
+//! Where bosun differs from istioctl, on purpose:
+//! - The revision selected is `--revision`, else the one the inputs set (`--set revision=R`, or
+//!   the file's `spec.revision`), else `default`. istioctl passes only the `--revision` flag on,
+//!   so `uninstall --set revision=R` or `-f` without a revision selects the components of every
+//!   revision owned by that namespace, which is not what was asked for.
+//! - The objects are always listed (istioctl lists them only with `--verbose`), and the removal
+//!   is always confirmed unless `-y` (istioctl asks only for purge, gateways and proxies); there
+//!   is no proxy check, which needs istiod.
+//! - `--revision R` with nothing labelled with that revision fails with istioctl's "could not
+//!   find target revision" (istioctl looks the revision up in the cluster first).
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, IsTerminal, Write};
+
+use clap::Args;
+
+use crate::mesh::{InputArgs, InstallPackages, MeshFailure};
+
+/// istioctl's warnings, word for word.
+const ALL_RESOURCES_REMOVED_WARNING: &str = "All Istio resources will be pruned from the cluster";
+const NO_RESOURCES_REMOVED_WARNING: &str =
+    "No resources will be pruned from the cluster. Please double check the input configs";
+const PURGE_WITH_REVISION_OR_OPERATOR_SPECIFIED_WARNING: &str = "Purge uninstall will remove all Istio resources, ignoring the specified revision or operator file";
+
+#[derive(Args, Debug)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Delete all Istio related resources for all versions, CRDs included.
+    #[arg(long)]
+    pub purge: bool,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(short = 'y', long = "skip-confirmation")]
+    pub yes: bool,
+    /// List what would be deleted, and delete nothing.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+}
+
+/// The revision the inputs name, for the "at least one of" check: `--revision`, or a
+/// `--set revision=…` flag.
+fn revision_flag(input: &InputArgs) -> Option<String> {
+    if let Some(r) = input.revision.as_deref().filter(|r| !r.is_empty()) {
+        return Some(r.to_string());
+    }
+    input.set.iter().rev().find_map(|flag| {
+        let (path, value) = iop::tree::split_set_flag(flag);
+        (path == "revision" || path == "spec.revision")
+            .then_some(value)
+            .filter(|v| !v.is_empty())
+    })
+}
+
+fn ask(question: &str) -> Result<(), MeshFailure> {
+    if !std::io::stdin().is_terminal() {
+        return Err(MeshFailure(
+            "stdin is not a terminal, so the uninstall cannot be confirmed; pass -y (--skip-confirmation) to uninstall without asking".to_string(),
+        ));
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(stdout, "{question} ");
+    let _ = stdout.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(MeshFailure("cancelled".to_string())),
+    }
+}
+
+/// The Deployments among `objects` that are gateways (their name says so, as istioctl judges).
+fn gateways(objects: &[cluster::OwnedObject]) -> Vec<&str> {
+    objects
+        .iter()
+        .filter(|o| o.object.kind == "Deployment" && o.object.name.contains("gateway"))
+        .map(|o| o.object.name.as_str())
+        .collect()
+}
+
+/// What to select: `--purge`, or one control plane from the merged inputs.
+fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
+    if args.purge {
+        return Ok(cluster::UninstallScope::Purge);
+    }
+    let files = crate::mesh::read_inputs(&args.input.filenames)?;
+    let flags = crate::mesh::set_flags(&args.input);
+    let packages = InstallPackages::new();
+    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+    let merged = iop::merge::merge_inputs(&files, &flags, &read)
+        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    let mut labels = BTreeMap::new();
+    let revision = match revision_flag(&args.input) {
+        Some(r) => r,
+        None => manifest::ownership::revision(&merged),
+    };
+    labels.insert(manifest::ownership::REVISION_LABEL.to_string(), revision);
+    for (path, label) in [
+        ("metadata.name", manifest::ownership::OWNING_RESOURCE_LABEL),
+        (
+            "metadata.namespace",
+            manifest::ownership::OWNING_RESOURCE_NAMESPACE_LABEL,
+        ),
+    ] {
+        let value = iop::tree::get_path_string(&merged, path);
+        if !value.is_empty() {
+            labels.insert(label.to_string(), value);
+        }
+    }
+    // istioctl never uninstalls Base by revision or file: CRDs and shared roles stay.
+    let components = iop::component::ALL
+        .iter()
+        .filter(|c| c.name != "Base")
+        .map(|c| c.name.to_string())
+        .collect();
+    Ok(cluster::UninstallScope::ControlPlane { labels, components })
+}
+
+pub fn uninstall(args: UninstallArgs) -> Result<(), MeshFailure> {
+    let revision = revision_flag(&args.input);
+    if revision.is_none() && args.input.filenames.is_empty() && !args.purge {
+        return Err(MeshFailure(
+            "at least one of the --revision (or --set revision=<revision>), --filename or --purge flags must be set".to_string(),
+        ));
+    }
+    let mut stdout = std::io::stdout().lock();
+    if args.purge && (args.input.revision.is_some() || !args.input.filenames.is_empty()) {
+        let _ = writeln!(
+            stdout,
+            "{PURGE_WITH_REVISION_OR_OPERATOR_SPECIFIED_WARNING}"
+        );
+    }
+    let scope = scope(&args)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    let (client, candidates) = runtime.block_on(async {
+        let client = cluster::Client::from_env().await?;
+        let candidates = client.uninstall_candidates(&scope).await?;
+        Ok::<_, MeshFailure>((client, candidates))
+    })?;
+
+    if candidates.is_empty() {
+        if let Some(r) = args.input.revision.as_deref().filter(|_| !args.purge) {
+            return Err(MeshFailure(format!("could not find target revision {r}")));
+        }
+        let _ = writeln!(stdout, "{NO_RESOURCES_REMOVED_WARNING}");
+        return Ok(());
+    }
+    if args.purge {
+        let _ = writeln!(stdout, "{ALL_RESOURCES_REMOVED_WARNING}");
+    }
+    let _ = writeln!(
+        stdout,
+        "The following {} will be removed from the cluster:",
+        if candidates.len() == 1 {
+            "resource".to_string()
+        } else {
+            format!("{} resources", candidates.len())
+        }
+    );
+    for c in &candidates {
+        let _ = writeln!(stdout, "  {c}");
+    }
+    let gateways = gateways(&candidates);
+    if !args.purge && !gateways.is_empty() {
+        let _ = writeln!(
+            stdout,
+            "You are about to remove the following gateways: {}. To avoid downtime, please quit this command and reinstall the gateway(s) with a revision that is not being removed from the cluster.",
+            gateways.join(", ")
+        );
+    }
+    if args.dry_run {
+        let _ = writeln!(stdout, "Dry run: nothing was removed.");
+        return Ok(());
+    }
+    drop(stdout);
+    if !args.yes {
+        ask("Proceed? (y/N)")?;
+    }
+    let deleted = runtime
+        .block_on(client.delete_owned(&candidates, &mut crate::owned::print_deleted))
+        .map_err(|e| MeshFailure(format!("failed to delete control plane resources: {e}")))?;
+    let removed = deleted
+        .iter()
+        .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
+        .count();
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "✔ Uninstall complete ({removed} removed)"
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(revision: Option<&str>, set: &[&str]) -> InputArgs {
+        InputArgs {
+            filenames: Vec::new(),
+            set: set.iter().map(|s| s.to_string()).collect(),
+            manifests: None,
+            revision: revision.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn revision_from_flag_or_set() {
+        assert_eq!(
+            revision_flag(&input(Some("a"), &["revision=b"])).as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            revision_flag(&input(None, &["revision=b"])).as_deref(),
+            Some("b")
+        );
+        assert_eq!(
+            revision_flag(&input(None, &["spec.revision=c"])).as_deref(),
+            Some("c")
+        );
+        assert_eq!(revision_flag(&input(None, &["profile=minimal"])), None);
+        assert_eq!(revision_flag(&input(Some(""), &[])), None);
+    }
+
+    #[test]
+    fn gateway_deployments_by_name() {
+        let owned = |kind: &str, name: &str| cluster::OwnedObject {
+            object: cluster::ObjectRef {
+                api_version: "apps/v1".into(),
+                kind: kind.into(),
+                namespace: Some("ns".into()),
+                name: name.into(),
+            },
+            component: None,
+            uid: None,
+        };
+        let objects = [
+            owned("Deployment", "istiod"),
+            owned("Deployment", "istio-ingressgateway"),
+            owned("Service", "istio-egressgateway"),
+        ];
+        assert_eq!(gateways(&objects), ["istio-ingressgateway"]);
+    }
+}

@@ -1,0 +1,741 @@
+//! Ownership labels, prune, installed state and `bosun uninstall` against the real test control
+//! plane (`scripts/testenv`). No kubelet or controllers run there: tests that wait for readiness
+//! set each Deployment's and DaemonSet's status themselves (a helper task patches the status
+//! subresource as the workloads appear); the minimal-profile tests use `--no-wait`.
+//!
+//! Isolation: each test installs into a namespace of its own (`values.global.istioNamespace`),
+//! so its owner labels (`owning-resource-namespace`) differ from every other test's, and prune
+//! or `uninstall --revision` in one test never selects another's objects. `uninstall --purge`
+//! removes every Istio-owned object in the cluster, CRDs included, so the purge test takes
+//! [`CLUSTER`] exclusively while the other tests here hold it shared: it never runs alongside
+//! them. The CRDs are shared by all installs (each install relabels them with its own owner
+//! labels), so the test that checks a re-install changes nothing takes it exclusively too.
+//! (Tests in other files run in other processes, one after another.)
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::process::{Command, Output, Stdio};
+use std::sync::RwLock;
+use std::time::{Duration, Instant};
+
+use cluster::testenv;
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Service, ServiceAccount};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::Api;
+use kube::api::{ListParams, Patch, PatchParams};
+
+/// Shared by tests that install; taken exclusively by the purge test.
+static CLUSTER: RwLock<()> = RwLock::new(());
+
+fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    CLUSTER.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    CLUSTER.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn run<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+fn manifests() -> std::path::PathBuf {
+    common::fetched("BOSUN_ISTIO", "fetch-istio").join("manifests")
+}
+
+/// The version the owner labels should carry: the fetched release's VERSION file.
+fn release_version() -> String {
+    let file = manifests().parent().unwrap().join("VERSION");
+    std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        .trim()
+        .to_string()
+}
+
+fn bosun_command(command: &str, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bosun"));
+    c.arg(command)
+        .args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null());
+    c
+}
+
+/// Runs `bosun COMMAND ARGS` to the end without blocking the runtime.
+async fn bosun(command: &str, args: &[&str]) -> Output {
+    let mut c = bosun_command(command, args);
+    tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
+        .await
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn succeeded(out: &Output) {
+    assert!(out.status.success(), "{}", text(out));
+}
+
+/// The `(created, configured, unchanged)` counts of the `✔ Installation complete (…)` line.
+fn totals(out: &Output) -> (usize, usize, usize) {
+    let stdout = stdout(out);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("✔ Installation complete ("))
+        .unwrap_or_else(|| panic!("no summary line\n{}", text(out)));
+    let n: Vec<usize> = line
+        .split(", ")
+        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    (n[0], n[1], n[2])
+}
+
+/// Until aborted: every Deployment and DaemonSet in `ns` whose status is not ready yet gets a
+/// ready status, as its controller and kubelet would report it.
+fn make_workloads_ready(client: &cluster::Client, ns: &str) -> tokio::task::JoinHandle<()> {
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), ns);
+    let daemonsets: Api<DaemonSet> = Api::namespaced(client.kube().clone(), ns);
+    tokio::spawn(async move {
+        loop {
+            for d in deployments.list(&ListParams::default()).await.unwrap() {
+                let generation = d.metadata.generation.unwrap_or(1);
+                let observed = d.status.as_ref().and_then(|s| s.observed_generation);
+                if observed == Some(generation) {
+                    continue;
+                }
+                let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+                let status = serde_json::json!({"status": {
+                    "observedGeneration": generation, "replicas": replicas, "readyReplicas": replicas,
+                    "updatedReplicas": replicas, "availableReplicas": replicas}});
+                let name = d.metadata.name.unwrap();
+                let _ = deployments
+                    .patch_status(&name, &PatchParams::default(), &Patch::Merge(&status))
+                    .await;
+            }
+            for d in daemonsets.list(&ListParams::default()).await.unwrap() {
+                let generation = d.metadata.generation.unwrap_or(1);
+                let observed = d.status.as_ref().and_then(|s| s.observed_generation);
+                if observed == Some(generation) {
+                    continue;
+                }
+                let status = serde_json::json!({"status": {
+                    "observedGeneration": generation, "desiredNumberScheduled": 1, "currentNumberScheduled": 1,
+                    "numberReady": 1, "updatedNumberScheduled": 1, "numberAvailable": 1, "numberMisscheduled": 0}});
+                let name = d.metadata.name.unwrap();
+                let _ = daemonsets
+                    .patch_status(&name, &PatchParams::default(), &Patch::Merge(&status))
+                    .await;
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    })
+}
+
+fn labels_of(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> BTreeMap<String, String> {
+    meta.labels.clone().unwrap_or_default()
+}
+
+/// The owner labels istioctl sets, for component `component` of an install into `ns`.
+fn assert_owner_labels(
+    what: &str,
+    labels: &BTreeMap<String, String>,
+    ns: &str,
+    revision: &str,
+    component: &str,
+) {
+    let version = release_version();
+    let want = [
+        ("operator.istio.io/managed", "Reconcile"),
+        ("operator.istio.io/version", version.as_str()),
+        ("install.operator.istio.io/owning-resource-namespace", ns),
+        ("istio.io/rev", revision),
+        ("operator.istio.io/component", component),
+    ];
+    for (k, v) in want {
+        assert_eq!(
+            labels.get(k).map(String::as_str),
+            Some(v),
+            "{what}: label {k} in {labels:?}"
+        );
+    }
+    // The IstioOperator has no name, so istioctl adds no owning-resource label; the charts' own
+    // `install.operator.istio.io/owning-resource: unknown` stays as rendered.
+}
+
+async fn unowned_config_map(client: &cluster::Client, ns: &str) {
+    client
+        .apply(
+            &[serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "not-istio", "namespace": ns}, "data": {"k": "v"}})],
+            "someone-else",
+            false,
+        )
+        .await
+        .unwrap();
+}
+
+#[test]
+fn default_profile_reinstalls_unchanged_then_prunes_a_disabled_gateway() {
+    // Exclusive: the CRDs are shared by every install, and another test's install relabels
+    // them (its owning namespace and revision), which would make "unchanged" untrue.
+    let _exclusive = exclusive();
+    run(async {
+        let ns = testenv::unique_name("istio-prune");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let args = [
+            "--set",
+            &set_ns,
+            "-y",
+            "--readiness-timeout",
+            "60s",
+            "--manifests",
+            &manifests,
+        ];
+        let ready = make_workloads_ready(&client, &ns);
+
+        let first = bosun("install", &args).await;
+        succeeded(&first);
+        let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+        let istiod = deployments.get("istiod").await.unwrap();
+        assert_owner_labels(
+            "istiod",
+            &labels_of(&istiod.metadata),
+            &ns,
+            "default",
+            "Pilot",
+        );
+        let gateway = deployments.get("istio-ingressgateway").await.unwrap();
+        assert_owner_labels(
+            "gateway",
+            &labels_of(&gateway.metadata),
+            &ns,
+            "default",
+            "IngressGateways",
+        );
+        let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+        let crd = crds
+            .get("virtualservices.networking.istio.io")
+            .await
+            .unwrap();
+        assert_eq!(
+            labels_of(&crd.metadata)["operator.istio.io/component"],
+            "Base"
+        );
+
+        // The installed state (the IstioOperator kind is not served: Istio no longer ships it).
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
+        let state = config_maps.get("installed-state").await.unwrap();
+        assert_eq!(
+            labels_of(&state.metadata)["bosun.io/installed-state"],
+            "true"
+        );
+        assert!(!labels_of(&state.metadata).contains_key("operator.istio.io/component"));
+        let yaml = &state.data.unwrap()["IstioOperator"];
+        assert!(
+            yaml.contains("kind: IstioOperator") && yaml.contains(&format!("istioNamespace: {ns}")),
+            "{yaml}"
+        );
+
+        unowned_config_map(&client, &ns).await;
+        // Kept from prune by its label, though its gateway goes.
+        let accounts: Api<ServiceAccount> = Api::namespaced(client.kube().clone(), &ns);
+        let keep = serde_json::json!({"metadata": {"labels": {"install.operator.istio.io/owning-resource-not-pruned": "true"}}});
+        accounts
+            .patch(
+                "istio-ingressgateway-service-account",
+                &PatchParams::default(),
+                &Patch::Merge(&keep),
+            )
+            .await
+            .unwrap();
+
+        let again = bosun("install", &args).await;
+        succeeded(&again);
+        let (created, configured, unchanged) = totals(&again);
+        assert_eq!((created, configured), (0, 0), "{}", text(&again));
+        assert!(unchanged > 0);
+        assert!(!stdout(&again).contains("Removed"), "{}", text(&again));
+        assert_eq!(
+            deployments
+                .get("istiod")
+                .await
+                .unwrap()
+                .metadata
+                .resource_version,
+            istiod.metadata.resource_version
+        );
+
+        let dir = std::env::temp_dir().join(testenv::unique_name("iop"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("no-gateway.yaml");
+        std::fs::write(
+            &file,
+            "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  components:\n    ingressGateways:\n    - name: istio-ingressgateway\n      enabled: false\n",
+        )
+        .unwrap();
+        let file = file.display().to_string();
+        let mut without_gateway = args.to_vec();
+        without_gateway.extend(["-f", &file]);
+        let third = bosun("install", &without_gateway).await;
+        ready.abort();
+        succeeded(&third);
+        let out = stdout(&third);
+        for removed in [
+            format!("  Removed Deployment {ns}/istio-ingressgateway."),
+            format!("  Removed Service {ns}/istio-ingressgateway."),
+        ] {
+            assert!(out.contains(&removed), "{removed}\n{}", text(&third));
+        }
+        assert!(out.contains(" pruned)"), "{}", text(&third));
+        assert!(
+            deployments
+                .get_opt("istio-ingressgateway")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        let services: Api<Service> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            services
+                .get_opt("istio-ingressgateway")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(deployments.get_opt("istiod").await.unwrap().is_some());
+        assert!(
+            accounts
+                .get_opt("istio-ingressgateway-service-account")
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert!(config_maps.get_opt("not-istio").await.unwrap().is_some());
+        // Nothing left to prune.
+        let fourth = bosun("install", &without_gateway).await;
+        succeeded(&fourth);
+        assert!(!stdout(&fourth).contains("Removed"), "{}", text(&fourth));
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}
+
+#[test]
+fn ambient_profile_with_a_revision_installs_ready_then_uninstalls_by_revision() {
+    let _shared = shared();
+    run(async {
+        let ns = testenv::unique_name("istio-amb");
+        let revision = testenv::unique_name("amb");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let ready = make_workloads_ready(&client, &ns);
+        let out = bosun(
+            "install",
+            &[
+                "--set",
+                "profile=ambient",
+                "--set",
+                &set_ns,
+                "--revision",
+                &revision,
+                "-y",
+                "--readiness-timeout",
+                "60s",
+                "--manifests",
+                &manifests,
+            ],
+        )
+        .await;
+        ready.abort();
+        succeeded(&out);
+        for line in [
+            "✔ CNI installed",
+            "✔ Ztunnel installed",
+            "✔ Istiod installed",
+        ] {
+            assert!(stdout(&out).contains(line), "{line}\n{}", text(&out));
+        }
+        let daemonsets: Api<DaemonSet> = Api::namespaced(client.kube().clone(), &ns);
+        let ztunnel = daemonsets.get("ztunnel").await.unwrap();
+        assert_owner_labels(
+            "ztunnel",
+            &labels_of(&ztunnel.metadata),
+            &ns,
+            &revision,
+            "Ztunnel",
+        );
+        let cni = daemonsets.get("istio-cni-node").await.unwrap();
+        assert_owner_labels("cni", &labels_of(&cni.metadata), &ns, &revision, "Cni");
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
+        let state_name = format!("installed-state-{revision}");
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_some());
+        unowned_config_map(&client, &ns).await;
+
+        let uninstall_args = [
+            "--revision",
+            &revision,
+            "--set",
+            &set_ns,
+            "--manifests",
+            &manifests,
+        ];
+        // Without a terminal and without -y it refuses, and removes nothing.
+        let refused = bosun("uninstall", &uninstall_args).await;
+        assert!(!refused.status.success(), "{}", text(&refused));
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("pass -y"),
+            "{}",
+            text(&refused)
+        );
+        assert!(
+            stdout(&refused).contains(&format!("Deployment {ns}/istiod")),
+            "{}",
+            text(&refused)
+        );
+        assert!(daemonsets.get_opt("ztunnel").await.unwrap().is_some());
+
+        let mut yes = uninstall_args.to_vec();
+        yes.push("-y");
+        let out = bosun("uninstall", &yes).await;
+        succeeded(&out);
+        let listed = stdout(&out);
+        assert!(
+            listed.contains(&format!("  Removed DaemonSet {ns}/ztunnel.")),
+            "{}",
+            text(&out)
+        );
+        assert!(
+            listed.contains(&format!("  Removed ConfigMap {ns}/{state_name}.")),
+            "{}",
+            text(&out)
+        );
+        assert!(listed.contains("✔ Uninstall complete"), "{}", text(&out));
+        let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+        assert!(daemonsets.get_opt("ztunnel").await.unwrap().is_none());
+        assert!(
+            daemonsets
+                .get_opt("istio-cni-node")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_none());
+        assert!(config_maps.get_opt("not-istio").await.unwrap().is_some());
+        // Base stays for the other revisions: its service account and the CRDs.
+        let accounts: Api<ServiceAccount> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            accounts
+                .get_opt("istio-reader-service-account")
+                .await
+                .unwrap()
+                .is_some()
+        );
+        let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+        assert!(
+            crds.get_opt("virtualservices.networking.istio.io")
+                .await
+                .unwrap()
+                .is_some()
+        );
+
+        // Gone: a second uninstall finds nothing, and says the revision is not there.
+        let again = bosun("uninstall", &yes).await;
+        assert!(!again.status.success(), "{}", text(&again));
+        assert!(
+            String::from_utf8_lossy(&again.stderr).contains("could not find target revision"),
+            "{}",
+            text(&again)
+        );
+    });
+}
+
+#[test]
+fn install_killed_midway_then_rerun_converges() {
+    let _shared = shared();
+    run(async {
+        let ns = testenv::unique_name("istio-kill");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let args = [
+            "--set",
+            "profile=minimal",
+            "--set",
+            &set_ns,
+            "-y",
+            "--no-wait",
+            "--manifests",
+            &manifests,
+        ];
+        let mut child = bosun_command("install", &args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Kill it once it has started writing: its namespace exists.
+        let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while namespaces.get_opt(&ns).await.unwrap().is_none() {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "{}",
+                text(&child.wait_with_output().unwrap())
+            );
+            assert!(Instant::now() < deadline, "the namespace never appeared");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "bosun finished before it could be killed"
+        );
+        child.kill().unwrap();
+        let killed = child.wait_with_output().unwrap();
+        assert!(!killed.status.success());
+        let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            deployments.get_opt("istiod").await.unwrap().is_none(),
+            "killed after istiod was applied: not mid-way\n{}",
+            text(&killed)
+        );
+
+        let rerun = bosun("install", &args).await;
+        succeeded(&rerun);
+        assert!(deployments.get_opt("istiod").await.unwrap().is_some());
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            config_maps
+                .get_opt("installed-state")
+                .await
+                .unwrap()
+                .is_some()
+        );
+        let settled = bosun("install", &args).await;
+        succeeded(&settled);
+        let (created, configured, _) = totals(&settled);
+        assert_eq!((created, configured), (0, 0), "{}", text(&settled));
+    });
+}
+
+#[test]
+fn purge_removes_every_owned_object_and_leaves_unowned_ones() {
+    let _exclusive = exclusive();
+    run(async {
+        let ns = testenv::unique_name("istio-purge");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let install = bosun(
+            "install",
+            &[
+                "--set",
+                "profile=minimal",
+                "--set",
+                &set_ns,
+                "-y",
+                "--no-wait",
+                "--manifests",
+                &manifests,
+            ],
+        )
+        .await;
+        succeeded(&install);
+        unowned_config_map(&client, &ns).await;
+
+        let dry = bosun("uninstall", &["--purge", "--dry-run"]).await;
+        succeeded(&dry);
+        let listed = stdout(&dry);
+        assert!(
+            listed.contains("All Istio resources will be pruned from the cluster"),
+            "{}",
+            text(&dry)
+        );
+        assert!(
+            listed.contains(&format!("  Deployment {ns}/istiod")),
+            "{}",
+            text(&dry)
+        );
+        assert!(
+            listed.contains("  CustomResourceDefinition virtualservices.networking.istio.io"),
+            "{}",
+            text(&dry)
+        );
+        assert!(!listed.contains("not-istio"), "{}", text(&dry));
+        let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            deployments.get_opt("istiod").await.unwrap().is_some(),
+            "the dry run deleted"
+        );
+
+        let out = bosun("uninstall", &["--purge", "-y"]).await;
+        succeeded(&out);
+        assert!(
+            stdout(&out).contains("✔ Uninstall complete"),
+            "{}",
+            text(&out)
+        );
+
+        // Nothing with a component label is left, in any namespace, of any pruned kind.
+        let selector = "operator.istio.io/component";
+        for k in cluster::PRUNED_KINDS {
+            let gvk = kube::core::GroupVersionKind::gvk(k.group, k.version, k.kind);
+            let Ok((ar, _)) = kube::discovery::pinned_kind(client.kube(), &gvk).await else {
+                continue;
+            };
+            let api: Api<kube::api::DynamicObject> = Api::all_with(client.kube().clone(), &ar);
+            let left: Vec<String> = api
+                .list(&ListParams::default().labels(selector))
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                // A deleted CRD lingers while the API server removes its custom resources.
+                .filter(|o| o.metadata.deletion_timestamp.is_none())
+                .map(|o| {
+                    format!(
+                        "{} {:?}/{:?}",
+                        k.kind, o.metadata.namespace, o.metadata.name
+                    )
+                })
+                .collect();
+            assert!(left.is_empty(), "left after purge: {left:?}");
+        }
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(config_maps.get_opt("not-istio").await.unwrap().is_some());
+        assert!(
+            config_maps
+                .get_opt("installed-state")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+        assert!(namespaces.get_opt(&ns).await.unwrap().is_some());
+
+        // Before other tests install again: the CRDs must be gone, not terminating.
+        let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let istio: Vec<String> = crds
+                .list(&ListParams::default().labels(selector))
+                .await
+                .unwrap()
+                .items
+                .into_iter()
+                .filter_map(|c| c.metadata.name)
+                .collect();
+            if istio.is_empty() {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "CRDs still there after purge: {istio:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+}
+
+#[test]
+fn named_istio_operator_is_owner_and_uninstalls_by_file() {
+    let _shared = shared();
+    run(async {
+        let ns = testenv::unique_name("istio-named");
+        let name = testenv::unique_name("cp");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let dir = std::env::temp_dir().join(testenv::unique_name("iop"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("named.yaml");
+        std::fs::write(
+            &file,
+            format!("apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: {name}\nspec:\n  profile: minimal\n  values:\n    global:\n      istioNamespace: {ns}\n"),
+        )
+        .unwrap();
+        let file = file.display().to_string();
+        let out = bosun(
+            "install",
+            &["-f", &file, "-y", "--no-wait", "--manifests", &manifests],
+        )
+        .await;
+        succeeded(&out);
+        let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+        let istiod = deployments.get("istiod").await.unwrap();
+        let labels = labels_of(&istiod.metadata);
+        assert_eq!(labels["install.operator.istio.io/owning-resource"], name);
+        assert_eq!(
+            labels["install.operator.istio.io/owning-resource-namespace"],
+            ns
+        );
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
+        let state_name = format!("installed-state-{name}");
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_some());
+
+        let dry = bosun(
+            "uninstall",
+            &["-f", &file, "--dry-run", "--manifests", &manifests],
+        )
+        .await;
+        succeeded(&dry);
+        assert!(
+            stdout(&dry).contains(&format!("  Deployment {ns}/istiod")),
+            "{}",
+            text(&dry)
+        );
+        assert!(
+            stdout(&dry).contains("Dry run: nothing was removed."),
+            "{}",
+            text(&dry)
+        );
+        assert!(deployments.get_opt("istiod").await.unwrap().is_some());
+
+        let out = bosun("uninstall", &["-f", &file, "-y", "--manifests", &manifests]).await;
+        succeeded(&out);
+        assert!(
+            stdout(&out).contains(&format!("  Removed Deployment {ns}/istiod.")),
+            "{}",
+            text(&out)
+        );
+        assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_none());
+        let accounts: Api<ServiceAccount> = Api::namespaced(client.kube().clone(), &ns);
+        assert!(
+            accounts
+                .get_opt("istio-reader-service-account")
+                .await
+                .unwrap()
+                .is_some()
+        );
+
+        // Nothing of it is left: istioctl's message, and success.
+        let again = bosun("uninstall", &["-f", &file, "-y", "--manifests", &manifests]).await;
+        succeeded(&again);
+        assert!(
+            stdout(&again).contains("No resources will be pruned from the cluster. Please double check the input configs"),
+            "{}",
+            text(&again)
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}

@@ -1,0 +1,139 @@
+//! Uninstall: which objects `uninstall` removes (istioctl's `GetPrunedResources`), and the
+//! installed-state record that `install` saves.
+//!
+//! The scopes, istioctl's:
+//! - [`UninstallScope::Purge`]: every object of any kind in [`crate::PRUNED_KINDS`] (CRDs and
+//!   NetworkAttachmentDefinitions included) that has a component label, whatever installation
+//!   or revision it belongs to; objects without one are never touched.
+//! - [`UninstallScope::ControlPlane`]: the objects whose labels match the given ones (revision,
+//!   owning IstioOperator and namespace) and whose component is one of the given ones (istioctl
+//!   leaves Base out, so CRDs and the shared cluster roles stay for other revisions). CRDs and
+//!   NetworkAttachmentDefinitions are not deleted.
+//!
+//! Both also remove the installed-state records the scope covers (labelled
+//! [`INSTALLED_STATE_LABEL`]), last.
+//!
+//! Installed state (see `manifest::ownership` for the decision): [`Client::save_installed_state`]
+//! stores the IstioOperator custom resource when the server serves
+//! `install.istio.io/v1alpha1 IstioOperator`, otherwise the ConfigMap form.
+
+use std::collections::BTreeMap;
+
+use kube::core::GroupVersionKind;
+use serde_json::Value;
+
+use crate::prune::{COMPONENT_LABEL, PRUNED_KINDS, PrunedKind, selector};
+use crate::{Applied, Client, Error, ObjectRef, OwnedObject};
+
+/// bosun's mark on installed-state records (same value as
+/// `manifest::ownership::INSTALLED_STATE_LABEL`).
+pub const INSTALLED_STATE_LABEL: &str = "bosun.io/installed-state";
+
+/// The kinds an installed-state record can have: the IstioOperator custom resource, or the
+/// ConfigMap standing in for it.
+const INSTALLED_STATE_KINDS: &[(&str, &str, &str)] = &[
+    ("install.istio.io", "v1alpha1", "IstioOperator"),
+    ("", "v1", "ConfigMap"),
+];
+
+/// Which objects [`Client::uninstall_candidates`] selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UninstallScope {
+    /// Every Istio object, CRDs included (`uninstall --purge`).
+    Purge,
+    /// One control plane (`uninstall --revision R`, `uninstall -f IOP`).
+    ControlPlane {
+        /// Labels each selected object has (for example `istio.io/rev`,
+        /// `install.operator.istio.io/owning-resource-namespace`).
+        labels: BTreeMap<String, String>,
+        /// The component label values selected (istioctl: every component but Base).
+        components: Vec<String>,
+    },
+}
+
+impl Client {
+    /// The objects uninstalling `scope` deletes, in deletion order (see [`crate::PRUNED_KINDS`]),
+    /// installed-state records last. Lists only; deletes nothing.
+    pub async fn uninstall_candidates(
+        &self,
+        scope: &UninstallScope,
+    ) -> Result<Vec<OwnedObject>, Error> {
+        let none = BTreeMap::new();
+        let (object_selector, kinds, state_labels): (String, Vec<&PrunedKind>, _) = match scope {
+            UninstallScope::Purge => (
+                selector(&none, &[COMPONENT_LABEL], None),
+                PRUNED_KINDS.iter().collect(),
+                &none,
+            ),
+            UninstallScope::ControlPlane { labels, components } => {
+                if components.is_empty() {
+                    return Ok(Vec::new());
+                }
+                (
+                    selector(
+                        labels,
+                        &[COMPONENT_LABEL],
+                        Some((COMPONENT_LABEL, components)),
+                    ),
+                    PRUNED_KINDS.iter().filter(|k| !k.purge_only).collect(),
+                    labels,
+                )
+            }
+        };
+        let mut out: Vec<OwnedObject> = self
+            .list_kinds(kinds.into_iter(), &object_selector)
+            .await?
+            .into_iter()
+            .map(|l| OwnedObject {
+                component: l.labels.get(COMPONENT_LABEL).cloned(),
+                object: l.object,
+                uid: l.uid,
+            })
+            .collect();
+        let mut state_labels = state_labels.clone();
+        state_labels.insert(INSTALLED_STATE_LABEL.to_string(), "true".to_string());
+        let state_selector = selector(&state_labels, &[], None);
+        for (group, version, kind) in INSTALLED_STATE_KINDS {
+            for l in self
+                .list_labelled(group, version, kind, &state_selector)
+                .await?
+            {
+                out.push(OwnedObject {
+                    object: l.object,
+                    component: None,
+                    uid: l.uid,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// Saves the installed state: `custom_resource` (an `install.istio.io/v1alpha1`
+    /// IstioOperator) when the server serves that kind, else `config_map` (see
+    /// `manifest::ownership::installed_state`, which builds both).
+    pub async fn save_installed_state(
+        &self,
+        custom_resource: &Value,
+        config_map: &Value,
+        field_manager: &str,
+        force: bool,
+    ) -> Result<Applied, Error> {
+        let (group, version, kind) = INSTALLED_STATE_KINDS[0];
+        let what = ObjectRef {
+            api_version: format!("{group}/{version}"),
+            kind: kind.to_string(),
+            namespace: None,
+            name: "(installed state)".to_string(),
+        };
+        let gvk = GroupVersionKind::gvk(group, version, kind);
+        let object = if self.served(&gvk, &what).await?.is_some() {
+            custom_resource
+        } else {
+            config_map
+        };
+        let mut report = self
+            .apply(std::slice::from_ref(object), field_manager, force)
+            .await?;
+        Ok(report.objects.remove(0))
+    }
+}
