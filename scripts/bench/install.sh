@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
-# `bosun install --no-wait` vs `istioctl install --readiness-timeout 1ms` on the real test API
-# server (scripts/testenv): wall time and the number of API requests each sends, per profile
-# (default minimal ambient unless given), RUNS fresh clusters per tool (default 5).
+# Installing Istio on the real test API server (scripts/testenv), bosun vs istioctl: wall time
+# and the number of API requests each sends, per profile (default minimal ambient unless
+# given), RUNS fresh clusters per tool and mode (default 3).
 #
 # Every run starts a fresh control plane (etcd wiped) in its own state directory, installs once
 # into the empty cluster, then installs the same input again (the second install of an
 # unchanged mesh). Requests are counted from the API server's audit log (scripts/testenv writes
 # one line per request), by user agent: `bosun/…` and `istioctl/…`; the API server's own
-# requests are not counted.
+# requests and the fake kubelet's are not counted.
 #
-# istioctl has no --no-wait: with --readiness-timeout 1ms it checks each component's readiness
-# once and fails that wait (there is no kubelet, so nothing becomes ready), which is the closest
-# it comes to not waiting. Because its install then ends in an error, it also skips its prune,
-# so its request counts here are lower than those of a real, successful istioctl install.
+# Modes:
+# - `wait`: both tools wait for readiness; scripts/bench/fake-kubelet.py makes Deployments
+#   (with the ReplicaSet istioctl looks for) and DaemonSets ready as soon as they appear, so
+#   both installs complete, prune included.
+# - `no-wait`: bosun --no-wait, against istioctl --readiness-timeout 1ms (istioctl has no
+#   --no-wait; it checks readiness once per component and fails that wait, since nothing becomes
+#   ready without the fake kubelet, so it also skips its prune: its request counts in this mode
+#   are lower than those of a real istioctl install).
 # Usage: scripts/bench/install.sh [RUNS] [PROFILE...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-runs="${1:-5}"; shift $(( $# > 0 ? 1 : 0 ))
+runs="${1:-3}"; shift $(( $# > 0 ? 1 : 0 ))
 profiles=("$@"); [ ${#profiles[@]} -gt 0 ] || profiles=(default minimal ambient)
 istioctl_bin="$(scripts/fetch-istioctl)"
 cargo build --release -q -p bosun
@@ -51,39 +55,49 @@ def requests_since(start, agent):
             verbs[event["verb"]] += 1
     return sum(verbs.values()), verbs
 
-def install(tool, profile, kubeconfig):
+def install(tool, mode, profile, kubeconfig):
     if tool == "bosun":
-        cmd = [bosun, "install", "--set", f"profile={profile}", "-d", manifests, "-y", "--no-wait"]
+        cmd = [bosun, "install", "--set", f"profile={profile}", "-d", manifests, "-y"]
+        cmd += ["--no-wait"] if mode == "no-wait" else ["--readiness-timeout", "60s"]
         agent = "bosun/"
     else:
         cmd = [istioctl, "install", "--set", f"profile={profile}", "-d", manifests, "-y",
-               "--readiness-timeout", "1ms"]
+               "--readiness-timeout", "1ms" if mode == "no-wait" else "60s"]
         agent = "istioctl/"
     start = len(audit_lines())
     t = time.perf_counter()
     p = subprocess.run(cmd, env=dict(os.environ, KUBECONFIG=kubeconfig), capture_output=True)
     wall = time.perf_counter() - t
-    if tool == "bosun" and p.returncode != 0:
-        sys.exit(f"bosun failed: {p.stderr.decode()}")
+    if p.returncode != 0 and not (tool == "istioctl" and mode == "no-wait"):
+        sys.exit(f"{tool} ({mode}) failed: {p.stderr.decode()[-2000:]}")
     time.sleep(0.3)  # the audit log is written asynchronously
     count, verbs = requests_since(start, agent)
-    return wall, count, verbs, p.returncode
+    return wall, count, verbs
 
 med = statistics.median
-print("| profile | tool | install into an empty cluster | requests | second install | requests |")
-print("|---|---|---|---|---|---|")
+print("| profile | mode | tool | install into an empty cluster | requests | second install | requests |")
+print("|---|---|---|---|---|---|---|")
 for profile in profiles:
-    for tool in ("istioctl", "bosun"):
-        first_t, first_n, second_t, second_n = [], [], [], []
-        verbs_first = None
-        for _ in range(runs):
-            kubeconfig = fresh_cluster()
-            w, n, verbs, rc = install(tool, profile, kubeconfig)
-            first_t.append(w); first_n.append(n); verbs_first = verbs
-            w, n, _, _ = install(tool, profile, kubeconfig)
-            second_t.append(w); second_n.append(n)
-        by_verb = ", ".join(f"{v} {k}" for k, v in sorted(verbs_first.items()))
-        print(f"| {profile} | {tool} | {med(first_t)*1e3:.0f} ms | {med(first_n):.0f} ({by_verb}) "
-              f"| {med(second_t)*1e3:.0f} ms | {med(second_n):.0f} |", flush=True)
-print(f"({runs} fresh clusters per tool and profile; medians)")
+    for mode in ("wait", "no-wait"):
+        for tool in ("istioctl", "bosun"):
+            first_t, first_n, second_t, second_n = [], [], [], []
+            verbs_first = None
+            for _ in range(runs):
+                kubeconfig = fresh_cluster()
+                faker = None
+                if mode == "wait":
+                    faker = subprocess.Popen([sys.executable, "scripts/bench/fake-kubelet.py"],
+                                             env=dict(os.environ, KUBECONFIG=kubeconfig))
+                try:
+                    w, n, verbs = install(tool, mode, profile, kubeconfig)
+                    first_t.append(w); first_n.append(n); verbs_first = verbs
+                    w, n, _ = install(tool, mode, profile, kubeconfig)
+                    second_t.append(w); second_n.append(n)
+                finally:
+                    if faker:
+                        faker.kill(); faker.wait()
+            by_verb = ", ".join(f"{v} {k}" for k, v in sorted(verbs_first.items()))
+            print(f"| {profile} | {mode} | {tool} | {med(first_t)*1e3:.0f} ms | {med(first_n):.0f} ({by_verb}) "
+                  f"| {med(second_t)*1e3:.0f} ms | {med(second_n):.0f} |", flush=True)
+print(f"({runs} fresh clusters per tool, mode and profile; medians)")
 PY
