@@ -98,6 +98,30 @@ fn counts(report: &cluster::ApplyReport) -> String {
     )
 }
 
+/// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the same
+/// pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
+pub(crate) fn check_webhook_overlaps(
+    runtime: &tokio::runtime::Runtime,
+    client: &cluster::Client,
+    rendered: &[serde_json::Value],
+    force: bool,
+) -> Result<(), MeshFailure> {
+    let overlaps = runtime.block_on(client.webhook_overlaps(rendered))?;
+    if overlaps.is_empty() {
+        return Ok(());
+    }
+    let error = cluster::Error::WebhookOverlap { overlaps };
+    if !force {
+        return Err(error.into());
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(
+        stderr,
+        "❗ invalid webhook configs; continuing because of --force: {error}"
+    );
+    Ok(())
+}
+
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     // Everything that can fail without the cluster happens first.
     let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
@@ -113,6 +137,17 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
             }
         })
         .collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    let client = runtime.block_on(cluster::Client::from_env())?;
+    // Read-only checks, before asking and before the first write.
+    let rendered: Vec<serde_json::Value> = components
+        .iter()
+        .flat_map(|c| c.objects.iter().cloned())
+        .collect();
+    check_webhook_overlaps(&runtime, &client, &rendered, args.force)?;
     if !args.yes {
         let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
         if profile.is_empty() {
@@ -127,12 +162,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
     let report = runtime.block_on(async {
-        let client = cluster::Client::from_env().await?;
         let mut progress = |c: &cluster::ComponentReport| {
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(

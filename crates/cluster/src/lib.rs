@@ -16,6 +16,10 @@
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
+//! - [`overlap`]: whether sidecar injectors of two revisions would inject the same pods (pure,
+//!   exact over label selectors), and [`Client::webhook_overlaps`], which checks rendered
+//!   webhooks against the cluster's.
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -23,10 +27,12 @@ mod apply;
 mod client;
 mod error;
 mod install;
+pub mod overlap;
 mod ready;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod wait;
+mod webhooks;
 
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
