@@ -20,6 +20,10 @@
 //!   exact over label selectors), and [`Client::webhook_overlaps`], which checks rendered
 //!   webhooks against the cluster's.
 //!
+//! - [`Client::plan`]: what an install would do, from server-side dry runs compared with the
+//!   live objects ([`Plan`]: create / update with field changes / unchanged / conflict, and
+//!   deletes that prune adds).
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -28,6 +32,7 @@ mod client;
 mod error;
 mod install;
 pub mod overlap;
+mod plan;
 mod ready;
 #[cfg(feature = "testenv")]
 pub mod testenv;
@@ -38,4 +43,5 @@ pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict};
 pub use install::{Component, ComponentReport, InstallOptions, InstallReport};
+pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use ready::{Readiness, is_workload, readiness};
