@@ -32,6 +32,17 @@ pub struct InstallArgs {
     /// CustomResourceDefinition to become Established (Go duration: `300s`, `5m`, `1m30s`).
     #[arg(long = "readiness-timeout", default_value = "300s", value_parser = parse_duration)]
     pub readiness_timeout: Duration,
+    /// Change nothing: server-side dry-run every object (`dryRun=All`) and print what would
+    /// happen to each (created, configured, unchanged).
+    #[arg(long = "dry-run", conflicts_with = "plan")]
+    pub dry_run: bool,
+    /// Change nothing: print the plan, each object to create, update (with the fields that
+    /// would change, from a server-side dry run against the live object) or delete.
+    #[arg(long)]
+    pub plan: bool,
+    /// Output format of --plan and --dry-run (`json`: the plan as one JSON document).
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: crate::plan::Format,
 }
 
 /// A Go-style duration: one or more `<number><unit>` with units `h`, `m`, `s`, `ms`.
@@ -98,33 +109,22 @@ fn counts(report: &cluster::ApplyReport) -> String {
     )
 }
 
-/// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the same
-/// pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
-pub(crate) fn check_webhook_overlaps(
-    runtime: &tokio::runtime::Runtime,
-    client: &cluster::Client,
-    rendered: &[serde_json::Value],
-    force: bool,
-) -> Result<(), MeshFailure> {
-    let overlaps = runtime.block_on(client.webhook_overlaps(rendered))?;
-    if overlaps.is_empty() {
-        return Ok(());
-    }
-    let error = cluster::Error::WebhookOverlap { overlaps };
-    if !force {
-        return Err(error.into());
-    }
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(
-        stderr,
-        "❗ invalid webhook configs; continuing because of --force: {error}"
-    );
-    Ok(())
+/// The rendered install and a client for the cluster: what install, plan and verify-install
+/// start from. Nothing has talked to the cluster yet.
+pub(crate) struct Prepared {
+    pub merged: serde_json::Value,
+    pub components: Vec<cluster::Component>,
+    pub runtime: tokio::runtime::Runtime,
+    pub client: cluster::Client,
 }
 
-pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
-    // Everything that can fail without the cluster happens first.
-    let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
+/// Renders `input` as `manifest generate` does (everything that can fail without the cluster
+/// fails here), each component's objects in apply order, and makes the cluster client.
+pub(crate) fn prepare(
+    input: &crate::mesh::InputArgs,
+    force: bool,
+) -> Result<Prepared, MeshFailure> {
+    let (merged, generated) = crate::mesh::render(input, force)?;
     let components: Vec<cluster::Component> = generated
         .components
         .iter()
@@ -142,12 +142,80 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         .build()
         .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
     let client = runtime.block_on(cluster::Client::from_env())?;
-    // Read-only checks, before asking and before the first write.
-    let rendered: Vec<serde_json::Value> = components
-        .iter()
-        .flat_map(|c| c.objects.iter().cloned())
-        .collect();
-    check_webhook_overlaps(&runtime, &client, &rendered, args.force)?;
+    Ok(Prepared {
+        merged,
+        components,
+        runtime,
+        client,
+    })
+}
+
+impl Prepared {
+    /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
+    /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
+    /// Only reads the cluster.
+    pub fn check_webhook_overlaps(&self, force: bool) -> Result<(), MeshFailure> {
+        let rendered: Vec<serde_json::Value> = self
+            .components
+            .iter()
+            .flat_map(|c| c.objects.iter().cloned())
+            .collect();
+        let overlaps = self
+            .runtime
+            .block_on(self.client.webhook_overlaps(&rendered))?;
+        if overlaps.is_empty() {
+            return Ok(());
+        }
+        let error = cluster::Error::WebhookOverlap { overlaps };
+        if !force {
+            return Err(error.into());
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(
+            stderr,
+            "❗ invalid webhook configs; continuing because of --force: {error}"
+        );
+        Ok(())
+    }
+
+    /// What installing with `force` would do (server-side dry runs; writes nothing).
+    pub fn plan(&self, force: bool) -> Result<cluster::Plan, MeshFailure> {
+        let options = install_options(force, None);
+        Ok(self
+            .runtime
+            .block_on(self.client.plan_install(&self.components, &options))?)
+    }
+}
+
+fn install_options(force: bool, readiness_timeout: Option<Duration>) -> cluster::InstallOptions {
+    cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.to_string(),
+        force,
+        crd_timeout: readiness_timeout.unwrap_or(Duration::from_secs(300)),
+        readiness_timeout,
+    }
+}
+
+pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
+    let Prepared {
+        merged,
+        components,
+        runtime,
+        client,
+    } = {
+        let prepared = prepare(&args.input, args.force)?;
+        // Read-only checks, before asking and before the first write.
+        prepared.check_webhook_overlaps(args.force)?;
+        if args.dry_run || args.plan {
+            let plan = prepared.plan(args.force)?;
+            return crate::mesh::write_stdout(&match (args.output, args.plan) {
+                (crate::plan::Format::Json, _) => crate::plan::render_json(&plan),
+                (_, true) => crate::plan::render_plan(&plan),
+                (_, false) => crate::plan::render_dry_run(&plan),
+            });
+        }
+        prepared
+    };
     if !args.yes {
         let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
         if profile.is_empty() {
@@ -156,12 +224,11 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         let names: Vec<&str> = components.iter().map(|c| c.display_name.as_str()).collect();
         confirm(&profile, &names)?;
     }
-    let options = cluster::InstallOptions {
-        field_manager: FIELD_MANAGER.to_string(),
-        force: args.force,
-        crd_timeout: args.readiness_timeout,
-        readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
-    };
+    let mut options = install_options(
+        args.force,
+        (!args.no_wait).then_some(args.readiness_timeout),
+    );
+    options.crd_timeout = args.readiness_timeout;
     let report = runtime.block_on(async {
         let mut progress = |c: &cluster::ComponentReport| {
             let mut stdout = std::io::stdout().lock();

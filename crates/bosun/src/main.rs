@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod install;
 mod mesh;
+mod plan;
 mod profile;
 mod release;
 
@@ -36,6 +37,9 @@ enum Command {
         #[command(subcommand)]
         command: ManifestCommand,
     },
+    /// Show what `install` with the same inputs would do, changing nothing: each object to
+    /// create, update (the fields that would change, from server-side dry runs) or delete.
+    Plan(plan::PlanArgs),
     /// Commands related to Istio configuration profiles.
     Profile {
         #[command(subcommand)]
@@ -153,6 +157,7 @@ fn main() -> ExitCode {
         Command::Manifest {
             command: ManifestCommand::Diff(args),
         } => profile::manifest_diff(args).map_err(|e| Failure::input(e.0)),
+        Command::Plan(args) => plan::plan_command(args).map_err(|e| Failure::input(e.0)),
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };

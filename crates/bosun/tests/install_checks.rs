@@ -195,3 +195,134 @@ async fn injector_of_another_revision_with_disjoint_selectors_lets_the_install_p
     );
     assert!(namespace_exists(&ns).await);
 }
+
+#[tokio::test]
+async fn dry_run_into_a_new_namespace_changes_nothing_and_says_why_objects_were_not_dry_run() {
+    let ns = testenv::unique_name("istio-dry");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let out = bosun(&[
+        "install",
+        "--dry-run",
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "--manifests",
+        &manifests,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        format!("Namespace {ns} created (server dry run: objects go to it and nothing renders it)"),
+        format!(
+            "Deployment {ns}/istiod created (not dry-run: namespace {ns} does not exist yet, so the server cannot dry-run objects in it)"
+        ),
+        format!(
+            "MutatingWebhookConfiguration istio-sidecar-injector-{ns} created (server dry run)"
+        ),
+        format!("ClusterRole istiod-clusterrole-{ns} created (server dry run)"),
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "no line {line:?}\n{}",
+            text(&out)
+        );
+    }
+    assert!(
+        stdout.contains("Dry run complete, nothing was changed"),
+        "{}",
+        text(&out)
+    );
+
+    assert!(!namespace_exists(&ns).await, "the dry run created {ns}");
+    let client = testenv::client().await;
+    let mwcs: Api<MutatingWebhookConfiguration> = Api::all(client.kube().clone());
+    let name = format!("istio-sidecar-injector-{ns}");
+    assert!(
+        mwcs.get_opt(&name).await.unwrap().is_none(),
+        "the dry run created {name}"
+    );
+    let roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> = Api::all(client.kube().clone());
+    let name = format!("istiod-clusterrole-{ns}");
+    assert!(
+        roles.get_opt(&name).await.unwrap().is_none(),
+        "the dry run created {name}"
+    );
+}
+
+#[tokio::test]
+async fn plan_after_an_install_shows_field_changes_against_the_live_objects() {
+    let ns = testenv::unique_name("istio-plan");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let base = [
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "--manifests",
+        &manifests,
+    ];
+    let install = bosun(&[&["install", "-y", "--no-wait"], &base[..]].concat());
+    assert!(install.status.success(), "{}", text(&install));
+    let client = testenv::client().await;
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let before = deployments.get("istiod").await.unwrap();
+
+    // Unchanged inputs: nothing to do.
+    let same = bosun(&[&["install", "--dry-run"], &base[..]].concat());
+    assert!(same.status.success(), "{}", text(&same));
+    let stdout = String::from_utf8_lossy(&same.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "Deployment {ns}/istiod unchanged (server dry run)"
+        )) && stdout.contains("(0 would be created, 0 configured,"),
+        "{}",
+        text(&same)
+    );
+
+    let more = [&base[..], &["--set", "components.pilot.k8s.replicaCount=2"]].concat();
+    let plan = bosun(&[&["plan"], &more[..]].concat());
+    assert!(plan.status.success(), "{}", text(&plan));
+    let stdout = String::from_utf8_lossy(&plan.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "~ Deployment {ns}/istiod\n    spec.replicas: 1 → 2\n"
+        )),
+        "{}",
+        text(&plan)
+    );
+    assert!(stdout.contains("0 to create,"), "{}", text(&plan));
+    assert!(
+        !stdout.contains(&format!("~ Service {ns}/istiod")),
+        "{}",
+        text(&plan)
+    );
+
+    let json_out = bosun(&[&["install", "--plan", "-o", "json"], &more[..]].concat());
+    assert!(json_out.status.success(), "{}", text(&json_out));
+    let doc: Value = serde_json::from_slice(&json_out.stdout).expect("plan JSON");
+    let istiod = doc["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "Deployment" && o["name"] == "istiod")
+        .unwrap_or_else(|| panic!("{}", text(&json_out)));
+    assert_eq!(istiod["action"], "update");
+    assert!(
+        istiod["changes"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"path": "spec.replicas", "old": 1, "new": 2})),
+        "{istiod}"
+    );
+
+    let after = deployments.get("istiod").await.unwrap();
+    assert_eq!(
+        after.metadata.resource_version,
+        before.metadata.resource_version
+    );
+    assert_eq!(after.spec.unwrap().replicas, Some(1));
+}
