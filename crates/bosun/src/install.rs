@@ -10,7 +10,7 @@ use clap::Args;
 use crate::mesh::{InputArgs, MeshFailure};
 
 /// The field manager of every object bosun applies.
-const FIELD_MANAGER: &str = "bosun";
+pub(crate) const FIELD_MANAGER: &str = "bosun";
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {

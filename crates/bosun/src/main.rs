@@ -13,6 +13,7 @@ mod mesh;
 mod plan;
 mod profile;
 mod release;
+mod verify;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -45,6 +46,9 @@ enum Command {
         #[command(subcommand)]
         command: profile::ProfileCommand,
     },
+    /// Check the cluster against the rendered install: every object present and as rendered
+    /// (judged by a server-side dry run), every workload ready. Exits 1 when not.
+    VerifyInstall(verify::VerifyArgs),
     /// Validate IstioOperator files offline (every error at once, with file:line:col).
     Validate(profile::ValidateArgs),
 }
@@ -159,6 +163,9 @@ fn main() -> ExitCode {
         } => profile::manifest_diff(args).map_err(|e| Failure::input(e.0)),
         Command::Plan(args) => plan::plan_command(args).map_err(|e| Failure::input(e.0)),
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
+        Command::VerifyInstall(args) => {
+            verify::verify_install(args).map_err(|e| Failure::input(e.0))
+        }
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };
     match result {

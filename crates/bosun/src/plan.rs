@@ -50,7 +50,8 @@ fn show(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-fn render_change(out: &mut String, change: &Change) {
+/// One field change as `    path: old → new` (multi-line strings as a line diff below it).
+pub(crate) fn render_change(out: &mut String, change: &Change) {
     match change {
         Change::Changed {
             path,
@@ -61,11 +62,12 @@ fn render_change(out: &mut String, change: &Change) {
             let old: Vec<&str> = old.split('\n').collect();
             let new: Vec<&str> = new.split('\n').collect();
             for chunk in iop::profile::diff_chunks(&old, &new) {
+                // No trailing blank after the sign for empty lines.
                 for line in chunk.deleted {
-                    let _ = writeln!(out, "      - {line}");
+                    let _ = writeln!(out, "{}", format!("      - {line}").trim_end());
                 }
                 for line in chunk.added {
-                    let _ = writeln!(out, "      + {line}");
+                    let _ = writeln!(out, "{}", format!("      + {line}").trim_end());
                 }
             }
         }

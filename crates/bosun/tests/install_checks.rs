@@ -326,3 +326,103 @@ async fn plan_after_an_install_shows_field_changes_against_the_live_objects() {
     );
     assert_eq!(after.spec.unwrap().replicas, Some(1));
 }
+
+#[tokio::test]
+async fn verify_install_reports_missing_changed_and_unready_objects() {
+    let ns = testenv::unique_name("istio-ver");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let inputs = [
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "--manifests",
+        &manifests,
+    ];
+    let install = bosun(&[&["install", "-y", "--no-wait"], &inputs[..]].concat());
+    assert!(install.status.success(), "{}", text(&install));
+    let verify = || bosun(&[&["verify-install"], &inputs[..]].concat());
+
+    // Freshly installed, but nothing runs istiod.
+    let out = verify();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        stdout.contains(&format!(
+            "✘ Deployment: istiod.{ns}: not ready: 0/1 replicas ready"
+        )) && stdout.contains(&format!("✔ ConfigMap: istio.{ns} checked successfully"))
+            && stdout.contains("Checked 15 custom resource definitions"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("0 missing, 0 differing, 1 not ready"),
+        "{}",
+        text(&out)
+    );
+
+    // istiod ready: verified.
+    let client = testenv::client().await;
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let live = deployments.get("istiod").await.unwrap();
+    let status = json!({"status": {
+        "observedGeneration": live.metadata.generation.unwrap(),
+        "replicas": 1, "readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1,
+    }});
+    deployments
+        .patch_status(
+            "istiod",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(&status),
+        )
+        .await
+        .unwrap();
+    let out = verify();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("✔ Istio is installed and verified successfully"),
+        "{}",
+        text(&out)
+    );
+
+    // One object deleted, one rendered field changed by someone else.
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> =
+        Api::namespaced(client.kube().clone(), &ns);
+    accounts
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(client.kube().clone(), &ns);
+    config_maps
+        .patch(
+            "values",
+            &kube::api::PatchParams {
+                field_manager: Some("someone-else".into()),
+                ..Default::default()
+            },
+            &kube::api::Patch::Merge(json!({"data": {"original-values": "{}"}})),
+        )
+        .await
+        .unwrap();
+    let out = verify();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        stdout.contains(&format!("✘ ServiceAccount: istiod.{ns}: not found\n"))
+            && stdout.contains(&format!(
+                "✘ ConfigMap: values.{ns}: differs from the rendered object (live → rendered):\n    data.original-values: (text)\n      - {{}}\n"
+            ))
+            && stdout.contains(&format!("✔ Deployment: istiod.{ns} checked successfully")),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 missing, 1 differing, 0 not ready"),
+        "{}",
+        text(&out)
+    );
+}

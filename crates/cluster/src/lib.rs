@@ -24,6 +24,9 @@
 //!   live objects ([`Plan`]: create / update with field changes / unchanged / conflict, and
 //!   deletes that prune adds).
 //!
+//! - [`Client::verify`]: every rendered object present, as rendered (judged by a server dry
+//!   run), and ready ([`VerifyReport`]), for `verify-install`.
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -36,6 +39,7 @@ mod plan;
 mod ready;
 #[cfg(feature = "testenv")]
 pub mod testenv;
+mod verify;
 mod wait;
 mod webhooks;
 
@@ -45,3 +49,4 @@ pub use error::{Error, FieldConflict};
 pub use install::{Component, ComponentReport, InstallOptions, InstallReport};
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use ready::{Readiness, is_workload, readiness};
+pub use verify::{Presence, VerifiedObject, VerifyReport};
