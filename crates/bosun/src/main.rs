@@ -30,8 +30,9 @@ enum Command {
         command: HelmCommand,
     },
     /// Render as `manifest generate` does, then server-side apply to the cluster in
-    /// dependency order (Namespaces and CRDs first, then Base, Pilot, the rest). No workload
-    /// readiness waits yet.
+    /// dependency order (Namespaces and CRDs first, then Base, Pilot, the rest), waiting for
+    /// workloads. Refuses sidecar injectors that overlap another revision's; `--dry-run` and
+    /// `--plan` change nothing.
     Install(install::InstallArgs),
     /// Commands related to Istio manifests.
     Manifest {
