@@ -20,11 +20,12 @@
 //! says. Every namespace carries `kubernetes.io/metadata.name` (the API server sets it), so a
 //! namespace witness always has it and a selector demanding its absence matches no namespace.
 //!
-//! Only webhooks that can mutate pod creation count (their rules cover `CREATE` of core `pods`),
-//! and only in MutatingWebhookConfigurations of sidecar injectors (label
+//! Only webhooks that can mutate pod creation count (their rules cover `CREATE` of core `v1`
+//! `pods`), and only in MutatingWebhookConfigurations of sidecar injectors (label
 //! `app: sidecar-injector`, or a webhook named `…sidecar-injector.istio.io`); the revision is the
 //! configuration's `istio.io/rev` label (`default` when missing), as Istio's charts and revision
-//! tags set it.
+//! tags set it. `matchConditions` (CEL) can only narrow a match and are not evaluated; an
+//! overlap involving them says so.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -301,6 +302,9 @@ pub struct InjectorWebhook {
     pub revision: String,
     pub namespace_selector: Selector,
     pub object_selector: Selector,
+    /// Whether it has `matchConditions` (CEL expressions, which this check does not evaluate:
+    /// they can only narrow what the selectors match).
+    pub has_match_conditions: bool,
 }
 
 impl fmt::Display for InjectorWebhook {
@@ -320,15 +324,20 @@ fn strings(v: Option<&Value>) -> impl Iterator<Item = &str> {
         .filter_map(Value::as_str)
 }
 
-/// Whether a webhook's rules cover creating core pods (the only thing injection does).
+/// Whether a webhook's rules cover creating core pods (the only thing injection does): a rule
+/// with `CREATE`, group `""`, version `v1`, resource `pods` (or wildcards) and a scope that
+/// includes namespaced objects.
 fn intercepts_pod_creation(webhook: &Value) -> bool {
     pod_rules(webhook).any(|rule| {
         let has = |field: &str, wanted: &[&str]| {
             strings(rule.get(field)).any(|s| s == "*" || wanted.contains(&s))
         };
+        let scope = rule.get("scope").and_then(Value::as_str).unwrap_or("*");
         has("operations", &["CREATE"])
             && has("apiGroups", &[""])
+            && has("apiVersions", &["v1"])
             && has("resources", &["pods", "*/*"])
+            && matches!(scope, "*" | "Namespaced")
     })
 }
 
@@ -397,6 +406,10 @@ pub fn injector_webhooks(mwc: &Value) -> Result<Vec<InjectorWebhook>, SelectorEr
             configuration: configuration.clone(),
             webhook,
             revision: revision.clone(),
+            has_match_conditions: w
+                .get("matchConditions")
+                .and_then(Value::as_array)
+                .is_some_and(|c| !c.is_empty()),
         });
     }
     Ok(out)
@@ -435,7 +448,13 @@ impl fmt::Display for Overlap {
             self.live,
             show_labels(&self.witness.pod),
             show_labels(&self.witness.namespace),
-        )
+        )?;
+        if self.rendered.has_match_conditions || self.live.has_match_conditions {
+            f.write_str(
+                " (unless their matchConditions, which are not evaluated here, exclude it)",
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -664,8 +683,40 @@ mod tests {
             w["rules"] =
                 json!([{"apiGroups": [""], "operations": ["CREATE"], "resources": ["configmaps"]}]);
         }
-        let live = [same_name, same_rev, other_app, configmaps_only];
+        let mut cluster_scoped = injector("cs", "x", default_webhooks());
+        for w in cluster_scoped["webhooks"].as_array_mut().unwrap() {
+            w["rules"][0]["scope"] = json!("Cluster");
+        }
+        let live = [
+            same_name,
+            same_rev,
+            other_app,
+            configmaps_only,
+            cluster_scoped,
+        ];
         assert_eq!(find_overlaps(&[rendered], &live), Ok(vec![]));
+    }
+
+    #[test]
+    fn match_conditions_are_named_as_unevaluated() {
+        let default = injector("istio-sidecar-injector", "default", default_webhooks());
+        let mut old = injector(
+            "old",
+            "old",
+            json!([{"name": "sidecar-injector.istio.io", "rules": pod_rule(),
+                    "matchConditions": [{"name": "c", "expression": "true"}]}]),
+        );
+        let found =
+            find_overlaps(std::slice::from_ref(&default), std::slice::from_ref(&old)).unwrap();
+        assert!(!found.is_empty());
+        assert!(
+            found[0].to_string().ends_with(
+                "(unless their matchConditions, which are not evaluated here, exclude it)"
+            )
+        );
+        old["webhooks"][0]["matchConditions"] = json!([]);
+        let found = find_overlaps(&[default], &[old]).unwrap();
+        assert!(!found[0].to_string().contains("matchConditions"));
     }
 
     #[test]
