@@ -208,11 +208,18 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         prepared.check_webhook_overlaps(args.force)?;
         if args.dry_run || args.plan {
             let plan = prepared.plan(args.force)?;
-            return crate::mesh::write_stdout(&match (args.output, args.plan) {
+            crate::mesh::write_stdout(&match (args.output, args.plan) {
                 (crate::plan::Format::Json, _) => crate::plan::render_json(&plan),
                 (_, true) => crate::plan::render_plan(&plan),
                 (_, false) => crate::plan::render_dry_run(&plan),
-            });
+            })?;
+            // A dry run says whether the install would succeed, as kubectl's does.
+            return match plan.count(cluster::Action::Conflict) {
+                n if n > 0 && args.dry_run => Err(MeshFailure(format!(
+                    "the install would fail: {n} object(s) have fields other field managers own (see above); pass --force to take them over"
+                ))),
+                _ => Ok(()),
+            };
         }
         prepared
     };

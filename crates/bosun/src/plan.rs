@@ -61,13 +61,21 @@ pub(crate) fn render_change(out: &mut String, change: &Change) {
             let _ = writeln!(out, "    {path}: (text)");
             let old: Vec<&str> = old.split('\n').collect();
             let new: Vec<&str> = new.split('\n').collect();
+            // Each run of edits headed by the line (of the old text) where it starts.
+            let (mut line, mut in_hunk) = (1, false);
             for chunk in iop::profile::diff_chunks(&old, &new) {
-                // No trailing blank after the sign for empty lines.
-                for line in chunk.deleted {
-                    let _ = writeln!(out, "{}", format!("      - {line}").trim_end());
+                let edits = !chunk.deleted.is_empty() || !chunk.added.is_empty();
+                if edits && !in_hunk {
+                    let _ = writeln!(out, "      @@ line {line}");
                 }
-                for line in chunk.added {
-                    let _ = writeln!(out, "{}", format!("      + {line}").trim_end());
+                in_hunk = edits && chunk.equal.is_empty();
+                line += chunk.deleted.len() + chunk.equal.len();
+                // No trailing blank after the sign for empty lines.
+                for l in chunk.deleted {
+                    let _ = writeln!(out, "{}", format!("      - {l}").trim_end());
+                }
+                for l in chunk.added {
+                    let _ = writeln!(out, "{}", format!("      + {l}").trim_end());
                 }
             }
         }
@@ -269,7 +277,7 @@ mod tests {
         assert_eq!(
             render_plan(&sample()),
             "+ ConfigMap istio-system/x (create)\n\
-             ~ Deployment istio-system/istiod\n    spec.replicas: 1 → 2\n    data.mesh: (text)\n      - b: 2\n      + b: 3\n\
+             ~ Deployment istio-system/istiod\n    spec.replicas: 1 → 2\n    data.mesh: (text)\n      @@ line 2\n      - b: 2\n      + b: 3\n\
              ~ ServiceAccount istio-system/sa (only field ownership changes)\n\
              - ConfigMap istio-system/old (delete)\n\
              Plan: 1 to create, 2 to update, 1 to delete, 1 unchanged.\n"

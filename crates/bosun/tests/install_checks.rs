@@ -414,7 +414,7 @@ async fn verify_install_reports_missing_changed_and_unready_objects() {
     assert!(
         stdout.contains(&format!("✘ ServiceAccount: istiod.{ns}: not found\n"))
             && stdout.contains(&format!(
-                "✘ ConfigMap: values.{ns}: differs from the rendered object (live → rendered):\n    data.original-values: (text)\n      - {{}}\n"
+                "✘ ConfigMap: values.{ns}: differs from the rendered object (live → rendered):\n    data.original-values: (text)\n      @@ line 1\n      - {{}}\n"
             ))
             && stdout.contains(&format!("✔ Deployment: istiod.{ns} checked successfully")),
         "{}",
@@ -424,5 +424,69 @@ async fn verify_install_reports_missing_changed_and_unready_objects() {
         String::from_utf8_lossy(&out.stderr).contains("1 missing, 1 differing, 0 not ready"),
         "{}",
         text(&out)
+    );
+}
+
+#[tokio::test]
+async fn dry_run_and_plan_show_conflicts_with_other_field_managers() {
+    let ns = testenv::unique_name("istio-dcon");
+    let client = testenv::client().await;
+    client
+        .apply(
+            &[
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "istio", "namespace": ns}, "data": {"mesh": "theirs"}}),
+            ],
+            "someone-else",
+            false,
+        )
+        .await
+        .unwrap();
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let inputs = [
+        "--set",
+        "profile=minimal",
+        "--set",
+        &set_ns,
+        "--manifests",
+        &manifests,
+    ];
+
+    let dry = bosun(&[&["install", "--dry-run"], &inputs[..]].concat());
+    assert!(!dry.status.success(), "{}", text(&dry));
+    assert!(
+        String::from_utf8_lossy(&dry.stdout).contains(&format!(
+            "ConfigMap {ns}/istio conflicting (server dry run: fields owned by someone-else;"
+        )) && String::from_utf8_lossy(&dry.stderr).contains("the install would fail: 1 object(s)"),
+        "{}",
+        text(&dry)
+    );
+
+    let plan = bosun(&[&["install", "--plan"], &inputs[..]].concat());
+    assert!(plan.status.success(), "{}", text(&plan));
+    let stdout = String::from_utf8_lossy(&plan.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "! ConfigMap {ns}/istio (conflict: fields owned by someone-else;"
+        )) && stdout.contains(", 1 in conflict."),
+        "{}",
+        text(&plan)
+    );
+
+    let forced = bosun(&[&["install", "--dry-run", "--force"], &inputs[..]].concat());
+    assert!(forced.status.success(), "{}", text(&forced));
+    assert!(
+        String::from_utf8_lossy(&forced.stdout).contains(&format!(
+            "ConfigMap {ns}/istio configured (server dry run)\n"
+        )),
+        "{}",
+        text(&forced)
+    );
+    let config_maps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(client.kube().clone(), &ns);
+    assert_eq!(
+        config_maps.get("istio").await.unwrap().data.unwrap()["mesh"],
+        "theirs"
     );
 }
