@@ -109,117 +109,18 @@ fn counts(report: &cluster::ApplyReport) -> String {
     )
 }
 
-/// The rendered install and a client for the cluster: what install, plan and verify-install
-/// start from. Nothing has talked to the cluster yet.
-pub(crate) struct Prepared {
-    pub merged: serde_json::Value,
-    pub components: Vec<cluster::Component>,
-    pub runtime: tokio::runtime::Runtime,
-    pub client: cluster::Client,
-}
-
-/// Renders `input` as `manifest generate` does (everything that can fail without the cluster
-/// fails here), each component's objects in apply order, and makes the cluster client.
-pub(crate) fn prepare(
-    input: &crate::mesh::InputArgs,
-    force: bool,
-) -> Result<Prepared, MeshFailure> {
-    let (merged, generated) = crate::mesh::render(input, force)?;
-    let components: Vec<cluster::Component> = generated
-        .components
-        .iter()
-        .map(|c| {
-            let mut objects = c.objects.clone();
-            manifest::order::sort_objects(&mut objects);
-            cluster::Component {
-                display_name: c.component.display_name.to_string(),
-                objects: objects.into_iter().map(|o| o.value).collect(),
-            }
-        })
-        .collect();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
-    let client = runtime.block_on(cluster::Client::from_env())?;
-    Ok(Prepared {
-        merged,
-        components,
-        runtime,
-        client,
-    })
-}
-
-impl Prepared {
-    /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
-    /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
-    /// Only reads the cluster.
-    pub fn check_webhook_overlaps(&self, force: bool) -> Result<(), MeshFailure> {
-        let rendered: Vec<serde_json::Value> = self
-            .components
-            .iter()
-            .flat_map(|c| c.objects.iter().cloned())
-            .collect();
-        let overlaps = self
-            .runtime
-            .block_on(self.client.webhook_overlaps(&rendered))?;
-        if overlaps.is_empty() {
-            return Ok(());
-        }
-        let error = cluster::Error::WebhookOverlap { overlaps };
-        if !force {
-            return Err(error.into());
-        }
-        let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(
-            stderr,
-            "❗ invalid webhook configs; continuing because of --force: {error}"
-        );
-        Ok(())
-    }
-
-    /// What installing with `force` would do (server-side dry runs; writes nothing).
-    pub fn plan(&self, force: bool) -> Result<cluster::Plan, MeshFailure> {
-        let options = install_options(force, None);
-        Ok(self
-            .runtime
-            .block_on(self.client.plan_install(&self.components, &options))?)
-    }
-}
-
-fn install_options(force: bool, readiness_timeout: Option<Duration>) -> cluster::InstallOptions {
-    cluster::InstallOptions {
-        field_manager: FIELD_MANAGER.to_string(),
-        force,
-        crd_timeout: readiness_timeout.unwrap_or(Duration::from_secs(300)),
-        readiness_timeout,
-    }
-}
-
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
-    let Prepared {
+    let crate::prepare::Prepared {
         merged,
         components,
         runtime,
         client,
     } = {
-        let prepared = prepare(&args.input, args.force)?;
+        let prepared = crate::prepare::prepare(&args.input, args.force)?;
         // Read-only checks, before asking and before the first write.
         prepared.check_webhook_overlaps(args.force)?;
         if args.dry_run || args.plan {
-            let plan = prepared.plan(args.force)?;
-            crate::mesh::write_stdout(&match (args.output, args.plan) {
-                (crate::plan::Format::Json, _) => crate::plan::render_json(&plan),
-                (_, true) => crate::plan::render_plan(&plan),
-                (_, false) => crate::plan::render_dry_run(&plan),
-            })?;
-            // A dry run says whether the install would succeed, as kubectl's does.
-            return match plan.count(cluster::Action::Conflict) {
-                n if n > 0 && args.dry_run => Err(MeshFailure(format!(
-                    "the install would fail: {n} object(s) have fields other field managers own (see above); pass --force to take them over"
-                ))),
-                _ => Ok(()),
-            };
+            return crate::plan::install_without_writing(&prepared, &args);
         }
         prepared
     };
@@ -231,11 +132,12 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         let names: Vec<&str> = components.iter().map(|c| c.display_name.as_str()).collect();
         confirm(&profile, &names)?;
     }
-    let mut options = install_options(
-        args.force,
-        (!args.no_wait).then_some(args.readiness_timeout),
-    );
-    options.crd_timeout = args.readiness_timeout;
+    let options = cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.to_string(),
+        force: args.force,
+        crd_timeout: args.readiness_timeout,
+        readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
+    };
     let report = runtime.block_on(async {
         let mut progress = |c: &cluster::ComponentReport| {
             let mut stdout = std::io::stdout().lock();

@@ -11,6 +11,7 @@ use clap::{Args, Parser, Subcommand};
 mod install;
 mod mesh;
 mod plan;
+mod prepare;
 mod profile;
 mod release;
 mod verify;

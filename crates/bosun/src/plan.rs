@@ -36,13 +36,33 @@ pub struct PlanArgs {
 
 /// `bosun plan`: renders as install does, checks webhooks as install does, prints the plan.
 pub fn plan_command(args: PlanArgs) -> Result<(), MeshFailure> {
-    let prepared = crate::install::prepare(&args.input, args.force)?;
+    let prepared = crate::prepare::prepare(&args.input, args.force)?;
     prepared.check_webhook_overlaps(args.force)?;
     let plan = prepared.plan(args.force)?;
     crate::mesh::write_stdout(&match args.output {
         Format::Text => render_plan(&plan),
         Format::Json => render_json(&plan),
     })
+}
+
+/// `install --dry-run` and `install --plan`: prints what the install would do; a dry run fails
+/// when the install would (conflicts with other field managers), as kubectl's does.
+pub fn install_without_writing(
+    prepared: &crate::prepare::Prepared,
+    args: &crate::install::InstallArgs,
+) -> Result<(), MeshFailure> {
+    let plan = prepared.plan(args.force)?;
+    crate::mesh::write_stdout(&match (args.output, args.plan) {
+        (Format::Json, _) => render_json(&plan),
+        (_, true) => render_plan(&plan),
+        (_, false) => render_dry_run(&plan),
+    })?;
+    match plan.count(Action::Conflict) {
+        n if n > 0 && args.dry_run => Err(MeshFailure(format!(
+            "the install would fail: {n} object(s) have fields other field managers own (see above); pass --force to take them over"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// A value on one line (JSON, so `"1"` and `1` differ visibly).

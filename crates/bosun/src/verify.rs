@@ -88,7 +88,7 @@ pub fn render(report: &VerifyReport) -> (String, Option<String>) {
 }
 
 pub fn verify_install(args: VerifyArgs) -> Result<(), MeshFailure> {
-    let prepared = crate::install::prepare(&args.input, args.force)?;
+    let prepared = crate::prepare::prepare(&args.input, args.force)?;
     let objects: Vec<serde_json::Value> = prepared
         .components
         .iter()

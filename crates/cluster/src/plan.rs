@@ -20,7 +20,7 @@ use manifest::diff::Change;
 use serde_json::Value;
 
 use crate::apply::{Target, conflicts};
-use crate::{Client, Component, Error, InstallOptions, ObjectRef};
+use crate::{Client, Component, Error, ObjectRef};
 
 /// What would happen to one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,13 +200,15 @@ impl Client {
         Ok(exists)
     }
 
-    /// Plans [`Client::install`] of `components` with `options`: their objects in the order the
-    /// install applies them (Namespaces, CustomResourceDefinitions, then the rest component by
-    /// component), each dry-run as [`Client::plan`] does. Writes nothing.
+    /// Plans [`Client::install`] of `components` with this field manager and force: their
+    /// objects in the order the install applies them (Namespaces, CustomResourceDefinitions,
+    /// then the rest component by component), each dry-run as [`Client::plan`] does. Writes
+    /// nothing.
     pub async fn plan_install(
         &self,
         components: &[Component],
-        options: &InstallOptions,
+        field_manager: &str,
+        force: bool,
     ) -> Result<Plan, Error> {
         let all = || components.iter().flat_map(|c| c.objects.iter());
         let is_crd =
@@ -217,8 +219,7 @@ impl Client {
             .chain(all().filter(|o| !is_namespace(o) && !is_crd(o)))
             .cloned()
             .collect();
-        self.plan(&ordered, &options.field_manager, options.force)
-            .await
+        self.plan(&ordered, field_manager, force).await
     }
 
     /// Plans the install of `objects` (in install order) with `field_manager`, `force` as the
