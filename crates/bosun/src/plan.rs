@@ -187,7 +187,8 @@ pub fn render_dry_run(plan: &Plan) -> String {
     out
 }
 
-fn change_json(change: &Change) -> Value {
+/// One field change as JSON: `path`, `old`, `new` (a side absent when the field is).
+pub(crate) fn change_json(change: &Change) -> Value {
     match change {
         Change::Changed { path, old, new } => json!({"path": path, "old": old, "new": new}),
         Change::Added { path, new } => json!({"path": path, "new": new}),

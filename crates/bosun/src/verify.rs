@@ -17,6 +17,9 @@ pub struct VerifyArgs {
     /// Proceed even when validation of the inputs fails.
     #[arg(long)]
     pub force: bool,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: crate::plan::Format,
 }
 
 /// istioctl's way of naming an object: `Deployment: istiod.istio-system`.
@@ -87,6 +90,51 @@ pub fn render(report: &VerifyReport) -> (String, Option<String>) {
     (out, Some(summary))
 }
 
+/// The report as one JSON document: `ok`, and `objects`, each with `apiVersion`, `kind`,
+/// `namespace`, `name`, `status` (`missing`, `differs`, `matches`), `reason` (why missing),
+/// `changes` (live → rendered, as in `plan -o json`) and `ready` (`null` for non-workloads)
+/// with `notReadyReason`.
+pub fn render_json(report: &VerifyReport) -> String {
+    let objects: Vec<serde_json::Value> = report
+        .objects
+        .iter()
+        .map(|o| {
+            let (status, reason, changes) = match &o.presence {
+                Presence::Missing(why) => ("missing", Some(why.as_str()), Vec::new()),
+                Presence::Differs(changes) => (
+                    "differs",
+                    None,
+                    changes.iter().map(crate::plan::change_json).collect(),
+                ),
+                Presence::Matches => ("matches", None, Vec::new()),
+            };
+            let (ready, not_ready_reason) = match &o.readiness {
+                None => (None, None),
+                Some(Readiness::Ready) => (Some(true), None),
+                Some(Readiness::NotReady(why)) => (Some(false), Some(why.as_str())),
+            };
+            serde_json::json!({
+                "apiVersion": o.object.api_version,
+                "kind": o.object.kind,
+                "namespace": o.object.namespace,
+                "name": o.object.name,
+                "status": status,
+                "reason": reason,
+                "changes": changes,
+                "ready": ready,
+                "notReadyReason": not_ready_reason,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&serde_json::json!({
+        "ok": report.ok(),
+        "objects": objects,
+    }))
+    .unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 pub fn verify_install(args: VerifyArgs) -> Result<(), MeshFailure> {
     let prepared = crate::prepare::prepare(&args.input, args.force)?;
     let objects: Vec<serde_json::Value> = prepared
@@ -100,7 +148,10 @@ pub fn verify_install(args: VerifyArgs) -> Result<(), MeshFailure> {
             .verify(&objects, crate::install::FIELD_MANAGER),
     )?;
     let (text, problems) = render(&report);
-    crate::mesh::write_stdout(&text)?;
+    crate::mesh::write_stdout(&match args.output {
+        crate::plan::Format::Text => text,
+        crate::plan::Format::Json => render_json(&report),
+    })?;
     match problems {
         None => Ok(()),
         Some(summary) => Err(MeshFailure(summary)),
@@ -180,5 +231,29 @@ mod tests {
         let (text, summary) = render(&ok);
         assert!(text.ends_with("✔ Istio is installed and verified successfully\n"));
         assert_eq!(summary, None);
+    }
+
+    #[test]
+    fn json_report() {
+        let mut istiod = object("Deployment", Some("n"), "istiod", Presence::Matches);
+        istiod.readiness = Some(Readiness::NotReady("0/1 replicas ready".into()));
+        let report = VerifyReport {
+            objects: vec![
+                istiod,
+                object(
+                    "ConfigMap",
+                    Some("n"),
+                    "c",
+                    Presence::Missing("not found".into()),
+                ),
+            ],
+        };
+        let v: serde_json::Value = serde_json::from_str(&render_json(&report)).unwrap();
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["objects"][0]["ready"], false);
+        assert_eq!(v["objects"][0]["notReadyReason"], "0/1 replicas ready");
+        assert_eq!(v["objects"][1]["status"], "missing");
+        assert_eq!(v["objects"][1]["reason"], "not found");
+        assert_eq!(v["objects"][1]["ready"], serde_json::Value::Null);
     }
 }

@@ -425,6 +425,22 @@ async fn verify_install_reports_missing_changed_and_unready_objects() {
         "{}",
         text(&out)
     );
+    let out = bosun(&[&["verify-install", "-o", "json"], &inputs[..]].concat());
+    assert!(!out.status.success(), "{}", text(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("verify JSON");
+    assert_eq!(doc["ok"], false);
+    let entry = |kind: &str, name: &str| {
+        doc["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["kind"] == kind && o["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} {name} in {doc}"))
+    };
+    assert_eq!(entry("ServiceAccount", "istiod")["status"], "missing");
+    assert_eq!(entry("ConfigMap", "values")["status"], "differs");
+    assert_eq!(entry("Deployment", "istiod")["ready"], true);
 }
 
 #[tokio::test]
