@@ -6,7 +6,8 @@
 //! objects in a namespace that does not exist yet (the server refuses them: the install creates
 //! the namespace first), and custom resources whose CustomResourceDefinition is among the objects
 //! but not installed yet (the server does not serve their kind). Objects to delete are not found
-//! here: whoever computes them (prune) adds them with [`Plan::add_deletes`].
+//! here: whoever computes them (prune) plans them with [`Client::plan_deletes`] (a server dry
+//! run of each delete) or adds them as they are with [`Plan::add_deletes`].
 //!
 //! [`field_changes`] and [`comparable`] are pure; [`Client::plan`] does the I/O.
 
@@ -15,11 +16,13 @@ use std::fmt;
 
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::Patch;
-use kube::api::{Api, ObjectMeta, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, ObjectMeta, PatchParams, PostParams};
+use kube::core::GroupVersionKind;
+use kube::discovery::Scope;
 use manifest::diff::Change;
 use serde_json::Value;
 
-use crate::apply::{Target, conflicts};
+use crate::apply::{Parsed, Target, conflicts};
 use crate::{Client, Component, Error, ObjectRef};
 
 /// What would happen to one object.
@@ -83,7 +86,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Adds objects that would be deleted (prune candidates), after everything else.
+    /// Adds objects that would be deleted (prune candidates), after everything else, without
+    /// asking the server; [`Client::plan_deletes`] asks it.
     pub fn add_deletes(&mut self, objects: impl IntoIterator<Item = ObjectRef>) {
         self.objects
             .extend(objects.into_iter().map(|object| PlannedObject {
@@ -198,6 +202,58 @@ impl Client {
             .is_some();
         known.insert(name.to_string(), exists);
         Ok(exists)
+    }
+
+    /// Plans deleting `objects` (prune candidates): each deleted with `dryRun=All`, so the
+    /// server checks that it exists and may be deleted. An object already gone is planned as
+    /// unchanged, with a note. Writes nothing; add the result to a plan with
+    /// `plan.objects.extend(…)`.
+    pub async fn plan_deletes(&self, objects: &[ObjectRef]) -> Result<Vec<PlannedObject>, Error> {
+        let mut out = Vec::new();
+        for object in objects {
+            let (group, version) = object
+                .api_version
+                .split_once('/')
+                .unwrap_or(("", object.api_version.as_str()));
+            let parsed = Parsed {
+                gvk: GroupVersionKind::gvk(group, version, &object.kind),
+                object: object.clone(),
+            };
+            let (ar, scope) = self.resolve(&parsed).await?;
+            let api: Api<DynamicObject> = match (scope, &object.namespace) {
+                (Scope::Namespaced, Some(ns)) => Api::namespaced_with(self.kube.clone(), ns, &ar),
+                (Scope::Namespaced, None) => {
+                    Api::namespaced_with(self.kube.clone(), self.default_namespace(), &ar)
+                }
+                (Scope::Cluster, _) => Api::all_with(self.kube.clone(), &ar),
+            };
+            let params = DeleteParams {
+                dry_run: true,
+                ..Default::default()
+            };
+            let (action, note) = match api.delete(&object.name, &params).await {
+                Ok(_) => (Action::Delete, None),
+                Err(kube::Error::Api(status)) if status.code == 404 => (
+                    Action::Unchanged,
+                    Some("not found, so nothing to delete".to_string()),
+                ),
+                Err(source) => {
+                    return Err(Error::Api {
+                        object: Box::new(object.clone()),
+                        action: "deleting it (dry run)",
+                        source,
+                    });
+                }
+            };
+            out.push(PlannedObject {
+                object: object.clone(),
+                action,
+                changes: Vec::new(),
+                note,
+                dry_run: true,
+            });
+        }
+        Ok(out)
     }
 
     /// Plans [`Client::install`] of `components` with this field manager and force: their

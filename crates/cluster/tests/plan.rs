@@ -158,4 +158,21 @@ async fn plan_covers_new_namespaces_new_kinds_updates_and_conflicts() {
     assert!(matches!(presences[2], Presence::Differs(_)), "{report:?}");
     assert!(matches!(presences[3], Presence::Missing(_)), "{report:?}");
     assert!(!report.ok());
+
+    // Deletes: dry-run on the server; the object stays.
+    let config_map_ref = |name: &str| cluster::ObjectRef {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: Some(ns.clone()),
+        name: name.into(),
+    };
+    let deletes = client
+        .plan_deletes(&[config_map_ref("mine"), config_map_ref("gone")])
+        .await
+        .unwrap();
+    let actions: Vec<Action> = deletes.iter().map(|o| o.action).collect();
+    assert_eq!(actions, [Action::Delete, Action::Unchanged], "{deletes:?}");
+    assert!(deletes[1].note.as_deref().unwrap().contains("not found"));
+    let still = client.plan(&changed[2..], "bosun", true).await.unwrap();
+    assert_eq!(still.objects[0].action, Action::Update, "{still:?}");
 }
