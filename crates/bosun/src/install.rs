@@ -12,7 +12,7 @@ use clap::Args;
 use crate::mesh::{InputArgs, MeshFailure};
 
 /// The field manager of every object bosun applies.
-const FIELD_MANAGER: &str = "bosun";
+pub(crate) const FIELD_MANAGER: &str = "bosun";
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
@@ -34,6 +34,17 @@ pub struct InstallArgs {
     /// CustomResourceDefinition to become Established (Go duration: `300s`, `5m`, `1m30s`).
     #[arg(long = "readiness-timeout", default_value = "300s", value_parser = parse_duration)]
     pub readiness_timeout: Duration,
+    /// Change nothing: server-side dry-run every object (`dryRun=All`) and print what would
+    /// happen to each (created, configured, unchanged).
+    #[arg(long = "dry-run", conflicts_with = "plan")]
+    pub dry_run: bool,
+    /// Change nothing: print the plan, each object to create, update (with the fields that
+    /// would change, from a server-side dry run against the live object) or delete.
+    #[arg(long)]
+    pub plan: bool,
+    /// Output format of --plan and --dry-run (`json`: the plan as one JSON document).
+    #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
+    pub output: crate::plan::Format,
 }
 
 /// A Go-style duration: one or more `<number><unit>` with units `h`, `m`, `s`, `ms`.
@@ -91,37 +102,22 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 }
 
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
-    // Everything that can fail without the cluster happens first.
-    let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
-    let version = crate::owned::istio_version(&merged)?;
-    let components: Vec<cluster::Component> = generated
-        .components
-        .iter()
-        .map(|c| {
-            let mut objects = c.objects.clone();
-            manifest::order::sort_objects(&mut objects);
-            let mut objects: Vec<_> = objects.into_iter().map(|o| o.value).collect();
-            crate::owned::label_objects(&merged, &version, c.component.name, &mut objects);
-            cluster::Component {
-                name: c.component.name.to_string(),
-                display_name: c.component.display_name.to_string(),
-                after: c
-                    .component
-                    .installed_after
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-                objects,
-            }
-        })
-        .collect();
-    let rendered: Vec<(&str, &[serde_json::Value])> = generated
-        .components
-        .iter()
-        .zip(&components)
-        .map(|(g, c)| (g.component.name, c.objects.as_slice()))
-        .collect();
-    let installation = crate::owned::installation(&merged, &version, &rendered);
+    let crate::prepare::Prepared {
+        merged,
+        version,
+        components,
+        installation,
+        runtime,
+        client,
+    } = {
+        let prepared = crate::prepare::prepare(&args.input, args.force)?;
+        // Read-only checks, before asking and before the first write.
+        prepared.check_webhook_overlaps(args.force)?;
+        if args.dry_run || args.plan {
+            return crate::plan::install_without_writing(&prepared, &args);
+        }
+        prepared
+    };
     if !args.yes {
         let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
         if profile.is_empty() {
@@ -136,15 +132,10 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
     let progress = crate::progress::InstallProgress::new(
         components.iter().map(|c| c.display_name.clone()).collect(),
     );
     let report = runtime.block_on(async {
-        let client = cluster::Client::from_env().await?;
         let on_event = |i: usize, e: cluster::InstallEvent<'_>| progress.event(i, e);
         let install = client.install(&components, &options, &on_event);
         let ticker = async {

@@ -11,11 +11,14 @@ use clap::{Args, Parser, Subcommand};
 mod install;
 mod mesh;
 mod owned;
+mod plan;
+mod prepare;
 mod profile;
 mod progress;
 mod release;
 mod translate;
 mod uninstall;
+mod verify;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -34,7 +37,8 @@ enum Command {
     /// Render as `manifest generate` does, then server-side apply to the cluster in
     /// dependency order (Namespaces and CRDs first, then each component once those it depends
     /// on are applied and ready), waiting for each component's workloads; then prune what the
-    /// installation no longer renders.
+    /// installation no longer renders. Refuses sidecar injectors that overlap another
+    /// revision's; `--dry-run` and `--plan` change nothing.
     Install(install::InstallArgs),
     /// Upgrade the Istio control plane in place: an alias of `install`, as in istioctl (the
     /// same rendering, apply and readiness waits).
@@ -44,6 +48,9 @@ enum Command {
         #[command(subcommand)]
         command: ManifestCommand,
     },
+    /// Show what `install` with the same inputs would do, changing nothing: each object to
+    /// create, update (the fields that would change, from server-side dry runs) or delete.
+    Plan(plan::PlanArgs),
     /// Commands related to Istio configuration profiles.
     Profile {
         #[command(subcommand)]
@@ -53,6 +60,9 @@ enum Command {
     /// (`--revision R`, `-f IOP`; Base and CRDs stay) or, with `--purge`, every Istio-owned
     /// object, CRDs included. Lists what it removes and asks first (unless -y).
     Uninstall(uninstall::UninstallArgs),
+    /// Check the cluster against the rendered install: every object present and as rendered
+    /// (judged by a server-side dry run), every workload ready. Exits 1 when not.
+    VerifyInstall(verify::VerifyArgs),
     /// Validate IstioOperator files offline (every error at once, with file:line:col).
     Validate(profile::ValidateArgs),
 }
@@ -173,8 +183,12 @@ fn main() -> ExitCode {
         Command::Manifest {
             command: ManifestCommand::Translate(args),
         } => translate::manifest_translate(args).map_err(|e| Failure::input(e.0)),
-        Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
         Command::Uninstall(args) => uninstall::uninstall(args).map_err(|e| Failure::input(e.0)),
+        Command::Plan(args) => plan::plan_command(args).map_err(|e| Failure::input(e.0)),
+        Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
+        Command::VerifyInstall(args) => {
+            verify::verify_install(args).map_err(|e| Failure::input(e.0))
+        }
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };
     match result {

@@ -297,6 +297,29 @@ fn default_profile_reinstalls_unchanged_then_prunes_a_disabled_gateway() {
         let file = file.display().to_string();
         let mut without_gateway = args.to_vec();
         without_gateway.extend(["-f", &file]);
+        // The plan shows the prune to come, and changes nothing.
+        let plan_args = ["--set", &set_ns, "--manifests", &manifests, "-f", &file];
+        let plan = bosun("plan", &plan_args).await;
+        succeeded(&plan);
+        for doomed in [
+            format!("- Deployment {ns}/istio-ingressgateway (delete)"),
+            format!("- Service {ns}/istio-ingressgateway (delete)"),
+        ] {
+            assert!(stdout(&plan).contains(&doomed), "{doomed}\n{}", text(&plan));
+        }
+        assert!(
+            !stdout(&plan).contains("istio-ingressgateway-service-account (delete)"),
+            "the not-pruned label keeps it: {}",
+            text(&plan)
+        );
+        assert!(
+            deployments
+                .get_opt("istio-ingressgateway")
+                .await
+                .unwrap()
+                .is_some()
+        );
+
         let third = bosun("install", &without_gateway).await;
         ready.abort();
         succeeded(&third);

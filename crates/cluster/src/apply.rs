@@ -92,12 +92,20 @@ const PATCHES_IN_FLIGHT: usize = 8;
 pub(crate) type DiscoveryCache =
     Arc<Mutex<HashMap<GroupVersionKind, (ApiResource, ApiCapabilities)>>>;
 
-struct Parsed {
-    gvk: GroupVersionKind,
-    object: ObjectRef,
+pub(crate) struct Parsed {
+    pub(crate) gvk: GroupVersionKind,
+    pub(crate) object: ObjectRef,
 }
 
-fn parse(index: usize, obj: &Value) -> Result<Parsed, Error> {
+/// Where one object goes: its API (namespaced or not), its reference with the namespace
+/// settled, and the body to send (a cluster-scoped object's namespace dropped).
+pub(crate) struct Target {
+    pub(crate) api: Api<DynamicObject>,
+    pub(crate) object: ObjectRef,
+    pub(crate) body: Value,
+}
+
+pub(crate) fn parse(index: usize, obj: &Value) -> Result<Parsed, Error> {
     let invalid = |reason: &str| Error::InvalidObject {
         index,
         reason: reason.to_string(),
@@ -138,7 +146,7 @@ fn parse(index: usize, obj: &Value) -> Result<Parsed, Error> {
 }
 
 /// The field-manager conflicts in a failed apply's status, if it is one.
-fn conflicts(status: &Status) -> Vec<FieldConflict> {
+pub(crate) fn conflicts(status: &Status) -> Vec<FieldConflict> {
     if status.code != 409 {
         return Vec::new();
     }
@@ -167,7 +175,7 @@ fn manager_of(message: &str) -> String {
 }
 
 impl Client {
-    async fn resolve(&self, parsed: &Parsed) -> Result<(ApiResource, Scope), Error> {
+    pub(crate) async fn resolve(&self, parsed: &Parsed) -> Result<(ApiResource, Scope), Error> {
         if let Some((ar, caps)) = self
             .discovery
             .lock()
@@ -217,6 +225,37 @@ impl Client {
                 source,
             }),
         }
+    }
+
+    /// Resolves object #`index` (`obj`) to where it is applied. Namespaced objects without a
+    /// namespace go to [`Client::default_namespace`]; a namespace on a cluster-scoped object is
+    /// dropped, as kubectl does.
+    pub(crate) async fn target(&self, index: usize, obj: &Value) -> Result<Target, Error> {
+        let mut parsed = parse(index, obj)?;
+        let (ar, scope) = self.resolve(&parsed).await?;
+        let mut body = obj.clone();
+        let api: Api<DynamicObject> = match scope {
+            Scope::Namespaced => {
+                let ns = parsed
+                    .object
+                    .namespace
+                    .get_or_insert_with(|| self.default_namespace().to_string())
+                    .clone();
+                Api::namespaced_with(self.kube.clone(), &ns, &ar)
+            }
+            Scope::Cluster => {
+                parsed.object.namespace = None;
+                if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+                    meta.remove("namespace");
+                }
+                Api::all_with(self.kube.clone(), &ar)
+            }
+        };
+        Ok(Target {
+            api,
+            object: parsed.object,
+            body,
+        })
     }
 
     /// Server-side applies `objects` with `field_manager`, a few at a time, stopping at the

@@ -1,6 +1,7 @@
 use std::path::PathBuf;
 
 use crate::ObjectRef;
+use crate::overlap::{Overlap, SelectorError};
 
 /// One field that another field manager owns, from a server-side apply conflict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +76,17 @@ pub enum Error {
         /// Why it is not there yet, as last seen (a condition's reason and message).
         last: Option<String>,
     },
+    /// A webhook configuration whose label selectors the API server would reject.
+    #[error(transparent)]
+    InvalidSelector(#[from] SelectorError),
+    /// Sidecar injectors of different revisions that would both inject the same pods.
+    #[error(
+        "{} would inject sidecars into the same pods as {} of another revision already in the cluster (pods would be injected twice):{}\nremove or relabel the other revision's webhooks, or pass --force to install anyway",
+        if overlaps.len() == 1 { "a webhook" } else { "webhooks" },
+        if overlaps.len() == 1 { "one" } else { "ones" },
+        overlaps.iter().map(|o| format!("\n  {o}")).collect::<String>()
+    )]
+    WebhookOverlap { overlaps: Vec<Overlap> },
     /// Workloads still not ready when the readiness wait ended: each one, and why.
     #[error(
         "{what}: {} not ready after {waited:.1?}:{}",

@@ -23,6 +23,17 @@
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
+//! - [`overlap`]: whether sidecar injectors of two revisions would inject the same pods (pure,
+//!   exact over label selectors), and [`Client::webhook_overlaps`], which checks rendered
+//!   webhooks against the cluster's.
+//!
+//! - [`Client::plan`]: what an install would do, from server-side dry runs compared with the
+//!   live objects ([`Plan`]: create / update with field changes / unchanged / conflict, and
+//!   deletes that prune adds).
+//!
+//! - [`Client::verify`]: every rendered object present, as rendered (judged by a server dry
+//!   run), and ready ([`VerifyReport`]), for `verify-install`.
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -30,20 +41,26 @@ mod apply;
 mod client;
 mod error;
 mod install;
+pub mod overlap;
+mod plan;
 mod prune;
 mod ready;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod uninstall;
+mod verify;
 mod wait;
+mod webhooks;
 
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict, ListTarget};
 pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, InstallReport};
+pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use prune::{
     COMPONENT_LABEL, DeleteOutcome, Deleted, Installation, NOT_PRUNED_LABEL, OwnedObject,
     PRUNED_KINDS, PrunedKind, RenderedComponent,
 };
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use uninstall::{INSTALLED_STATE_LABEL, UninstallScope};
+pub use verify::{Presence, VerifiedObject, VerifyReport};

@@ -299,6 +299,14 @@ pub fn diff(a: &[Object], b: &[Object], filter: &Filter) -> ManifestDiff {
     out
 }
 
+/// The differing fields of two values (`a` old, `b` new), with the paths and list matching
+/// that [`diff`] uses for whole objects.
+pub fn compare_values(a: &Value, b: &Value) -> Vec<Change> {
+    let mut out = Vec::new();
+    compare(a, b, "", &mut out);
+    out
+}
+
 fn join(path: &str, seg: &str) -> String {
     if path.is_empty() {
         seg.to_string()

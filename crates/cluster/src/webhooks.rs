@@ -1,0 +1,43 @@
+//! The live side of the webhook overlap check: reads the cluster's MutatingWebhookConfigurations
+//! and hands them, with the rendered objects, to the pure [`crate::overlap::find_overlaps`].
+
+use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+use kube::api::{Api, ListParams};
+use serde_json::Value;
+
+use crate::overlap::{self, Overlap};
+use crate::{Client, Error, ObjectRef};
+
+impl Client {
+    /// The sidecar-injector webhooks among `rendered` that would inject the same pods as a live
+    /// injector of another revision (see [`crate::overlap`]). Only reads the cluster.
+    pub async fn webhook_overlaps(&self, rendered: &[Value]) -> Result<Vec<Overlap>, Error> {
+        let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
+        let list = api
+            .list(&ListParams::default())
+            .await
+            .map_err(|source| Error::Api {
+                object: Box::new(ObjectRef {
+                    api_version: "admissionregistration.k8s.io/v1".into(),
+                    kind: "MutatingWebhookConfiguration".into(),
+                    namespace: None,
+                    name: "(all)".into(),
+                }),
+                action: "listing them to check for overlapping sidecar injectors",
+                source,
+            })?;
+        let live: Vec<Value> = list
+            .items
+            .iter()
+            .map(|mwc| {
+                let mut json = serde_json::to_value(mwc).unwrap_or(Value::Null);
+                if let Some(map) = json.as_object_mut() {
+                    // List items carry no kind; the pure check looks at it.
+                    map.insert("kind".into(), "MutatingWebhookConfiguration".into());
+                }
+                json
+            })
+            .collect();
+        Ok(overlap::find_overlaps(rendered, &live)?)
+    }
+}
