@@ -317,24 +317,70 @@ async fn readiness_timeout_names_what_is_not_ready_and_why() {
     let ns = testenv::unique_name("istio-late");
     let manifests = manifests();
     let set_ns = format!("values.global.istioNamespace={ns}");
-    let out = bosun_install(&[
+    let child = spawn_bosun_install(&[
         "--set",
         "profile=minimal",
         "--set",
         &set_ns,
         "-y",
         "--readiness-timeout",
-        "2s",
+        "4s",
         "--manifests",
         &manifests,
     ]);
+
+    // What a scheduler would leave behind: a pending pod of istiod that fits no node, and the
+    // warning about it.
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+    let istiod = loop {
+        if let Some(d) = deployments.get_opt("istiod").await.unwrap() {
+            break d;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let labels = istiod.spec.unwrap().selector.match_labels.unwrap();
+    let pod = serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "istiod-5d4f9c-x7k2p", "namespace": ns, "labels": labels},
+        "spec": {"containers": [{"name": "discovery", "image": "istio/pilot"}]}});
+    let status = serde_json::json!({"status": {"phase": "Pending", "conditions": [{
+        "type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+        "message": "0/1 nodes are available: 1 Insufficient cpu."}]}});
+    let event = serde_json::json!({"apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "istiod-5d4f9c-x7k2p.1", "namespace": ns},
+        "type": "Warning", "reason": "FailedScheduling",
+        "message": "0/1 nodes are available: 1 Insufficient cpu.",
+        "lastTimestamp": "2026-12-01T10:00:00Z",
+        "involvedObject": {"kind": "Pod", "name": "istiod-5d4f9c-x7k2p", "namespace": ns}});
+    client
+        .apply(&[pod, event], "scheduler", false)
+        .await
+        .unwrap();
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client.kube().clone(), &ns);
+    pods.patch_status(
+        "istiod-5d4f9c-x7k2p",
+        &kube::api::PatchParams::default(),
+        &kube::api::Patch::Merge(&status),
+    )
+    .await
+    .unwrap();
+
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
     assert!(!out.status.success(), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("Istiod: 1 workload not ready after")
             && stderr.contains(&format!(
                 "Deployment {ns}/istiod: 0/1 replicas ready (observedGeneration 0 < generation 1"
-            )),
+            ))
+            && stderr.contains(
+                "pod istiod-5d4f9c-x7k2p: PodScheduled=False: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu."
+            )
+            && stderr.contains(
+                "last warning: FailedScheduling on Pod istiod-5d4f9c-x7k2p: 0/1 nodes are available"
+            ),
         "{}",
         text(&out)
     );

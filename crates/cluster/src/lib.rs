@@ -51,6 +51,7 @@ mod uninstall;
 mod verify;
 mod wait;
 mod webhooks;
+mod why;
 
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;

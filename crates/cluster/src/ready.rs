@@ -12,6 +12,7 @@
 //!   taint matching no node) is a broken install, not a finished one.
 //! - Job: condition `Complete=True`. `Failed=True` is reported with its reason.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use kube::api::{Api, DynamicObject};
@@ -180,13 +181,19 @@ pub fn readiness(obj: &Value) -> Option<Readiness> {
     })
 }
 
+/// How long a workload is waited for before its pods and events are read to say why it is
+/// not ready, and how often they are read again after that.
+const EVIDENCE_AFTER: Duration = Duration::from_secs(2);
+const EVIDENCE_EVERY: Duration = Duration::from_secs(4);
+
 /// The poll interval after `polls` polls: 200ms, doubling, at most 2s.
 fn interval(polls: u32) -> Duration {
     Duration::from_millis(200u64.saturating_mul(1 << polls.min(4))).min(Duration::from_secs(2))
 }
 
 impl Client {
-    async fn readiness_of(&self, object: &ObjectRef) -> Result<Readiness, Error> {
+    /// Whether `object` is ready, and its live JSON (when it exists).
+    async fn readiness_of(&self, object: &ObjectRef) -> Result<(Readiness, Option<Value>), Error> {
         let plural = workload_plural(&object.api_version, &object.kind).unwrap_or("");
         let (group, version) = object
             .api_version
@@ -210,14 +217,14 @@ impl Client {
                 source,
             })?;
         let Some(live) = live else {
-            return Ok(Readiness::NotReady("it does not exist".to_string()));
+            return Ok((Readiness::NotReady("it does not exist".to_string()), None));
         };
         let mut json = serde_json::to_value(&live).unwrap_or(Value::Null);
         if let Some(map) = json.as_object_mut() {
             map.insert("apiVersion".into(), object.api_version.clone().into());
             map.insert("kind".into(), object.kind.clone().into());
         }
-        Ok(readiness(&json).unwrap_or(Readiness::Ready))
+        Ok((readiness(&json).unwrap_or(Readiness::Ready), Some(json)))
     }
 
     /// Waits until every workload among `objects` (see [`is_workload`]; other kinds are
@@ -246,18 +253,38 @@ impl Client {
             objects.iter().filter(|o| is_workload(o)).cloned().collect();
         let start = Instant::now();
         let mut polls = 0;
+        // What the pods and events said, and when it was read, per workload.
+        let mut evidence: HashMap<ObjectRef, (Instant, Option<String>)> = HashMap::new();
         loop {
             let mut not_ready = Vec::new();
+            let out_of_time = start.elapsed() >= timeout;
             for object in pending {
-                if let Readiness::NotReady(why) = self.readiness_of(&object).await? {
-                    not_ready.push((object, why));
+                let (state, live) = self.readiness_of(&object).await?;
+                let Readiness::NotReady(mut why) = state else {
+                    continue;
+                };
+                // Past the first seconds, and when giving up, say what the pods and events say
+                // (two more requests, so not on every poll).
+                let stale = evidence
+                    .get(&object)
+                    .is_none_or(|(read, _)| read.elapsed() >= EVIDENCE_EVERY);
+                if let Some(live) = &live
+                    && (out_of_time || (start.elapsed() >= EVIDENCE_AFTER && stale))
+                {
+                    let found = self.workload_evidence(&object, live).await;
+                    evidence.insert(object.clone(), (Instant::now(), found));
                 }
+                if let Some((_, Some(found))) = evidence.get(&object) {
+                    why.push_str(": ");
+                    why.push_str(found);
+                }
+                not_ready.push((object, why));
             }
             if not_ready.is_empty() {
                 return Ok(());
             }
             on_poll(&not_ready);
-            if start.elapsed() >= timeout {
+            if out_of_time {
                 return Err(Error::NotReady {
                     what: what.to_string(),
                     waited: start.elapsed(),

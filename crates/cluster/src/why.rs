@@ -1,0 +1,296 @@
+//! Why a workload is not ready, in the words of what runs it: its pods' failing conditions and
+//! container states (`PodScheduled=False: Unschedulable: 0/3 nodes are available…`,
+//! `CrashLoopBackOff`), and the newest warning event about it, its ReplicaSets or its pods
+//! (`FailedCreate`, `FailedScheduling`, `BackOff`). A workload's own status only says how many
+//! replicas are short; this is what people need to fix it.
+//!
+//! [`evidence`] is pure (live JSON in, text out); [`Client::workload_evidence`] reads the pods
+//! and events (two requests), which the readiness wait does only once a workload has been
+//! waited for a while, and when the wait gives up.
+
+use kube::api::{Api, ListParams};
+use kube::core::DynamicObject;
+use serde_json::Value;
+
+use crate::{Client, ObjectRef};
+
+fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `key=value,key in (a,b),!key`: the label selector of a workload's `spec.selector`, in the
+/// API server's query syntax; `None` when it has none (nothing to list by).
+pub(crate) fn selector_query(selector: &Value) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(labels) = selector.get("matchLabels").and_then(Value::as_object) {
+        for (k, v) in labels {
+            parts.push(format!("{k}={}", v.as_str().unwrap_or("")));
+        }
+    }
+    for expr in selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = text(expr, "/key");
+        let values: Vec<&str> = expr
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        parts.push(match text(expr, "/operator") {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => return None,
+        });
+    }
+    (!parts.is_empty()).then(|| parts.join(","))
+}
+
+/// What is wrong with one pod, or `None` when it is ready.
+fn pod_problem(pod: &Value) -> Option<String> {
+    let conditions: Vec<&Value> = pod
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .map(|c| c.iter().collect())
+        .unwrap_or_default();
+    let ready = conditions
+        .iter()
+        .any(|c| text(c, "/type") == "Ready" && text(c, "/status") == "True");
+    if ready {
+        return None;
+    }
+    let mut why = Vec::new();
+    // The container states say the most (a crash loop, an image that cannot be pulled).
+    for status in ["initContainerStatuses", "containerStatuses"] {
+        for c in pod
+            .pointer(&format!("/status/{status}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = text(c, "/name");
+            if let Some(waiting) = c.pointer("/state/waiting") {
+                let mut line = format!("container {name} waiting: {}", text(waiting, "/reason"));
+                let message = text(waiting, "/message");
+                if !message.is_empty() {
+                    line.push_str(&format!(": {message}"));
+                }
+                why.push(line);
+            } else if let Some(done) = c.pointer("/state/terminated") {
+                why.push(format!(
+                    "container {name} terminated: {} (exit code {})",
+                    text(done, "/reason"),
+                    done.get("exitCode").and_then(Value::as_i64).unwrap_or(0)
+                ));
+            }
+        }
+    }
+    // Then the first condition that failed, in the order a pod goes through them.
+    if why.is_empty() {
+        for kind in ["PodScheduled", "Initialized", "ContainersReady", "Ready"] {
+            if let Some(c) = conditions
+                .iter()
+                .find(|c| text(c, "/type") == kind && text(c, "/status") == "False")
+            {
+                let mut line = format!("{kind}=False");
+                for part in [text(c, "/reason"), text(c, "/message")] {
+                    if !part.is_empty() {
+                        line.push_str(&format!(": {part}"));
+                    }
+                }
+                why.push(line);
+                break;
+            }
+        }
+    }
+    if why.is_empty() {
+        let phase = match text(pod, "/status/phase") {
+            "" => "Pending",
+            phase => phase,
+        };
+        why.push(format!("{phase}, not ready"));
+    }
+    Some(format!(
+        "pod {}: {}",
+        text(pod, "/metadata/name"),
+        why.join("; ")
+    ))
+}
+
+/// When an event last happened (RFC 3339 strings compare in time order).
+fn event_time(e: &Value) -> &str {
+    for p in [
+        "/series/lastObservedTime",
+        "/lastTimestamp",
+        "/eventTime",
+        "/metadata/creationTimestamp",
+    ] {
+        let t = text(e, p);
+        if !t.is_empty() {
+            return t;
+        }
+    }
+    ""
+}
+
+/// Whether event `e` is about workload `kind`/`name`, one of `pods` (its pods, by name), or
+/// one of its ReplicaSets (named `<name>-<hash>`, the hash without dashes).
+fn concerns(e: &Value, kind: &str, name: &str, pods: &[&str]) -> bool {
+    let involved_kind = text(e, "/involvedObject/kind");
+    let involved = text(e, "/involvedObject/name");
+    match involved_kind {
+        k if k == kind => involved == name,
+        "Pod" => pods.contains(&involved),
+        "ReplicaSet" => involved
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|hash| !hash.is_empty() && !hash.contains('-')),
+        _ => false,
+    }
+}
+
+/// The evidence about workload `kind`/`name` in its pods (live JSON) and its namespace's
+/// warning events: the first pod that is not ready and why, and the newest warning about it.
+/// `None` when there is nothing to add.
+pub(crate) fn evidence(kind: &str, name: &str, pods: &[Value], events: &[Value]) -> Option<String> {
+    let mut parts = Vec::new();
+    if pods.is_empty() {
+        parts.push("no pods".to_string());
+    } else if let Some(problem) = pods.iter().find_map(pod_problem) {
+        parts.push(problem);
+    }
+    let pod_names: Vec<&str> = pods.iter().map(|p| text(p, "/metadata/name")).collect();
+    if let Some(e) = events
+        .iter()
+        .filter(|e| text(e, "/type") == "Warning" && concerns(e, kind, name, &pod_names))
+        .max_by(|a, b| event_time(a).cmp(event_time(b)))
+    {
+        parts.push(format!(
+            "last warning: {} on {} {}: {}",
+            text(e, "/reason"),
+            text(e, "/involvedObject/kind"),
+            text(e, "/involvedObject/name"),
+            text(e, "/message")
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+impl Client {
+    /// [`evidence`] for a workload whose live JSON is `live`: lists its pods (by its selector)
+    /// and its namespace's warning events. Failures to read them are no error (they only add
+    /// detail): `None` then.
+    pub(crate) async fn workload_evidence(
+        &self,
+        object: &ObjectRef,
+        live: &Value,
+    ) -> Option<String> {
+        let ns = object.namespace.as_deref()?;
+        let pods_api: Api<DynamicObject> = Api::namespaced_with(
+            self.kube.clone(),
+            ns,
+            &kube::core::ApiResource::erase::<k8s_openapi::api::core::v1::Pod>(&()),
+        );
+        let events_api: Api<DynamicObject> = Api::namespaced_with(
+            self.kube.clone(),
+            ns,
+            &kube::core::ApiResource::erase::<k8s_openapi::api::core::v1::Event>(&()),
+        );
+        let selector = live.pointer("/spec/selector").and_then(selector_query);
+        let pods = match &selector {
+            Some(s) => pods_api
+                .list(&ListParams::default().labels(s))
+                .await
+                .ok()?
+                .items
+                .iter()
+                .filter_map(|p| serde_json::to_value(p).ok())
+                .collect(),
+            None => Vec::new(),
+        };
+        let events: Vec<Value> = events_api
+            .list(&ListParams::default().fields("type=Warning"))
+            .await
+            .ok()?
+            .items
+            .iter()
+            .filter_map(|e| serde_json::to_value(e).ok())
+            .collect();
+        evidence(&object.kind, &object.name, &pods, &events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn selectors_in_query_syntax() {
+        let s = json!({"matchLabels": {"app": "istiod", "istio.io/rev": "default"},
+                       "matchExpressions": [{"key": "tier", "operator": "In", "values": ["a", "b"]},
+                                            {"key": "x", "operator": "DoesNotExist"}]});
+        assert_eq!(
+            selector_query(&s).unwrap(),
+            "app=istiod,istio.io/rev=default,tier in (a,b),!x"
+        );
+        assert_eq!(selector_query(&json!({})), None);
+    }
+
+    #[test]
+    fn unschedulable_pod_and_the_newest_warning() {
+        let pods = [
+            json!({"metadata": {"name": "istiod-5d-x"}, "status": {"phase": "Pending",
+            "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                            "message": "0/3 nodes are available: 3 Insufficient cpu."}]}}),
+        ];
+        let events = [
+            json!({"type": "Warning", "reason": "FailedScheduling", "message": "old",
+                   "lastTimestamp": "2026-12-01T10:00:00Z",
+                   "involvedObject": {"kind": "Pod", "name": "istiod-5d-x"}}),
+            json!({"type": "Warning", "reason": "FailedScheduling", "message": "0/3 nodes are available",
+                   "lastTimestamp": "2026-12-01T10:05:00Z",
+                   "involvedObject": {"kind": "Pod", "name": "istiod-5d-x"}}),
+            json!({"type": "Warning", "reason": "BackOff", "message": "another workload",
+                   "lastTimestamp": "2026-12-01T11:00:00Z",
+                   "involvedObject": {"kind": "Pod", "name": "istiod-other-5d-x2"}}),
+        ];
+        // The third is about another workload's pod (`istiod-other`), though newer.
+        let got = evidence("Deployment", "istiod", &pods, &events).unwrap();
+        assert_eq!(
+            got,
+            "pod istiod-5d-x: PodScheduled=False: Unschedulable: 0/3 nodes are available: 3 Insufficient cpu.; last warning: FailedScheduling on Pod istiod-5d-x: 0/3 nodes are available"
+        );
+    }
+
+    #[test]
+    fn crash_looping_container_and_no_pods() {
+        let pods = [
+            json!({"metadata": {"name": "ztunnel-abc"}, "status": {"phase": "Running",
+            "conditions": [{"type": "Ready", "status": "False", "reason": "ContainersNotReady"}],
+            "containerStatuses": [{"name": "istio-proxy", "state": {"waiting": {"reason": "CrashLoopBackOff",
+                "message": "back-off 5m0s restarting failed container"}}}]}}),
+        ];
+        assert_eq!(
+            evidence("DaemonSet", "ztunnel", &pods, &[]).unwrap(),
+            "pod ztunnel-abc: container istio-proxy waiting: CrashLoopBackOff: back-off 5m0s restarting failed container"
+        );
+        let quota = [json!({"type": "Warning", "reason": "FailedCreate",
+            "message": "pods \"istiod-5d-\" is forbidden: exceeded quota",
+            "involvedObject": {"kind": "ReplicaSet", "name": "istiod-5d"}})];
+        assert_eq!(
+            evidence("Deployment", "istiod", &[], &quota).unwrap(),
+            "no pods; last warning: FailedCreate on ReplicaSet istiod-5d: pods \"istiod-5d-\" is forbidden: exceeded quota"
+        );
+        let ready = [
+            json!({"metadata": {"name": "p"}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}),
+        ];
+        assert_eq!(evidence("Deployment", "p", &ready, &[]), None);
+    }
+}
