@@ -153,6 +153,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
             &merged,
             &version,
             &installation,
+            &report,
             FIELD_MANAGER,
             args.force,
         )

@@ -93,11 +93,12 @@ pub async fn prune_and_record(
     merged: &Value,
     version: &str,
     installation: &cluster::Installation,
+    installed: &cluster::InstallReport,
     field_manager: &str,
     force: bool,
 ) -> Result<Vec<cluster::Deleted>, MeshFailure> {
     let pruned = client
-        .prune(installation, &mut print_deleted)
+        .prune_after_install(installation, installed, &mut print_deleted)
         .await
         .map_err(|e| MeshFailure(format!("pruning: {e}")))?;
     let state = manifest::ownership::installed_state(merged, version)?;

@@ -496,7 +496,9 @@ fn ambient_profile_with_a_revision_installs_ready_then_uninstalls_by_revision() 
 
 #[test]
 fn install_killed_midway_then_rerun_converges() {
-    let _shared = shared();
+    // Exclusive: its last install must change nothing, and another test's install relabels
+    // the shared CRDs (their owning namespace and revision).
+    let _exclusive = exclusive();
     run(async {
         let ns = testenv::unique_name("istio-kill");
         let client = testenv::client().await;

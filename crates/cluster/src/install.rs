@@ -64,6 +64,9 @@ pub struct InstallReport {
     /// them, `Unchanged` when they existed.
     pub namespaces: ApplyReport,
     pub components: Vec<ComponentReport>,
+    /// The kinds (group, kind) of the CustomResourceDefinitions this install created: none of
+    /// their objects can exist yet.
+    pub created_kinds: BTreeSet<(String, String)>,
 }
 
 impl InstallReport {
@@ -216,6 +219,16 @@ impl Client {
         for (i, c) in components.iter().enumerate() {
             let crds: Vec<Value> = c.objects.iter().filter(|o| is_crd(o)).cloned().collect();
             for (applied, live) in self.apply_returning(&crds, manager, options.force).await? {
+                if applied.outcome == Outcome::Created {
+                    let field = |p: &str| live.data.pointer(p).and_then(Value::as_str);
+                    if let (Some(group), Some(kind)) =
+                        (field("/spec/group"), field("/spec/names/kind"))
+                    {
+                        report
+                            .created_kinds
+                            .insert((group.to_string(), kind.to_string()));
+                    }
+                }
                 if !crate::wait::is_established(&live.data) {
                     crd_names.push(applied.object.name.clone());
                     if let Ok(rv) = applied.resource_version.parse::<u64>() {

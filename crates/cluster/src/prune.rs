@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Preconditions};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::discovery::{self, Scope};
@@ -352,14 +353,13 @@ impl Client {
         kinds: impl Iterator<Item = &PrunedKind>,
         selector: &str,
     ) -> Result<Vec<Listed>, Error> {
-        let mut listed = Vec::new();
-        for k in kinds {
-            listed.extend(
-                self.list_labelled(k.group, k.version, k.kind, selector)
-                    .await?,
-            );
-        }
-        Ok(listed)
+        // A few lists in flight at once; the results stay in the kinds' (deletion) order.
+        let lists = kinds.map(|k| self.list_labelled(k.group, k.version, k.kind, selector));
+        let per_kind: Vec<Vec<Listed>> = futures::stream::iter(lists)
+            .buffered(8)
+            .try_collect()
+            .await?;
+        Ok(per_kind.into_iter().flatten().collect())
     }
 
     /// The objects [`Client::prune`] would delete for `installation`, in deletion order, without
@@ -368,15 +368,41 @@ impl Client {
         &self,
         installation: &Installation,
     ) -> Result<Vec<OwnedObject>, Error> {
+        self.prune_candidates_skipping(installation, &BTreeSet::new())
+            .await
+    }
+
+    /// [`Client::prune_candidates`], not listing the kinds in `skip` (group, kind).
+    async fn prune_candidates_skipping(
+        &self,
+        installation: &Installation,
+        skip: &BTreeSet<(String, String)>,
+    ) -> Result<Vec<OwnedObject>, Error> {
         let selector = selector(&installation.owner_labels, &[COMPONENT_LABEL], None);
-        let listed = self
-            .list_kinds(PRUNED_KINDS.iter().filter(|k| !k.purge_only), &selector)
-            .await?;
+        let kinds = PRUNED_KINDS.iter().filter(|k| {
+            !k.purge_only && !skip.contains(&(k.group.to_string(), k.kind.to_string()))
+        });
+        let listed = self.list_kinds(kinds, &selector).await?;
         Ok(prune_selection(
             installation,
             &listed,
             self.default_namespace(),
         ))
+    }
+
+    /// [`Client::prune`] right after `installed`: the kinds whose CustomResourceDefinition that
+    /// install created have no objects yet, so they are not listed (which also spares a kind
+    /// the server may refuse with 429 for a moment while its storage starts).
+    pub async fn prune_after_install(
+        &self,
+        installation: &Installation,
+        installed: &crate::InstallReport,
+        progress: &mut dyn FnMut(&Deleted),
+    ) -> Result<Vec<Deleted>, Error> {
+        let candidates = self
+            .prune_candidates_skipping(installation, &installed.created_kinds)
+            .await?;
+        self.delete_owned(&candidates, progress).await
     }
 
     /// Deletes the objects of `installation` it no longer renders (see the module docs),
