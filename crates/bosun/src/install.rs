@@ -4,7 +4,7 @@
 //! [`crate::owned`]). Validation and rendering finish before the first request, so an invalid
 //! IstioOperator changes nothing in the cluster.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
@@ -78,27 +78,13 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
-    let question = format!(
-        "This will install the Istio {profile:?} profile (with components: {}) into the cluster. Proceed? (y/N) ",
-        components.join(", ")
-    );
-    if !std::io::stdin().is_terminal() {
-        return Err(MeshFailure(
-            "stdin is not a terminal, so the install cannot be confirmed; pass -y (--skip-confirmation) to install without asking".to_string(),
-        ));
-    }
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(question.as_bytes());
-    let _ = stdout.flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
-    match answer.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => Err(MeshFailure("cancelled".to_string())),
-    }
+    crate::prompt::confirm(
+        "install",
+        &format!(
+            "This will install the Istio {profile:?} profile (with components: {}) into the cluster. Proceed? (y/N)",
+            components.join(", ")
+        ),
+    )
 }
 
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {

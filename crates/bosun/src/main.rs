@@ -15,6 +15,7 @@ mod plan;
 mod prepare;
 mod profile;
 mod progress;
+mod prompt;
 mod release;
 mod translate;
 mod uninstall;

@@ -65,52 +65,6 @@ pub fn install_without_writing(
     }
 }
 
-/// A value on one line (JSON, so `"1"` and `1` differ visibly).
-fn show(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
-}
-
-/// One field change as `    path: old → new` (multi-line strings as a line diff below it).
-pub(crate) fn render_change(out: &mut String, change: &Change) {
-    match change {
-        Change::Changed {
-            path,
-            old: Value::String(old),
-            new: Value::String(new),
-        } if old.contains('\n') || new.contains('\n') => {
-            let _ = writeln!(out, "    {path}: (text)");
-            let old: Vec<&str> = old.split('\n').collect();
-            let new: Vec<&str> = new.split('\n').collect();
-            // Each run of edits headed by the line (of the old text) where it starts.
-            let (mut line, mut in_hunk) = (1, false);
-            for chunk in iop::profile::diff_chunks(&old, &new) {
-                let edits = !chunk.deleted.is_empty() || !chunk.added.is_empty();
-                if edits && !in_hunk {
-                    let _ = writeln!(out, "      @@ line {line}");
-                }
-                in_hunk = edits && chunk.equal.is_empty();
-                line += chunk.deleted.len() + chunk.equal.len();
-                // No trailing blank after the sign for empty lines.
-                for l in chunk.deleted {
-                    let _ = writeln!(out, "{}", format!("      - {l}").trim_end());
-                }
-                for l in chunk.added {
-                    let _ = writeln!(out, "{}", format!("      + {l}").trim_end());
-                }
-            }
-        }
-        Change::Changed { path, old, new } => {
-            let _ = writeln!(out, "    {path}: {} → {}", show(old), show(new));
-        }
-        Change::Added { path, new } => {
-            let _ = writeln!(out, "    {path}: (absent) → {}", show(new));
-        }
-        Change::Removed { path, old } => {
-            let _ = writeln!(out, "    {path}: {} → (absent)", show(old));
-        }
-    }
-}
-
 fn note(o: &PlannedObject) -> String {
     o.note
         .as_deref()
@@ -134,7 +88,7 @@ pub fn render_plan(plan: &Plan) -> String {
                 }
                 .ok();
                 for change in &o.changes {
-                    render_change(&mut out, change);
+                    manifest::diff::write_change(&mut out, change);
                 }
             }
             Action::Conflict => {

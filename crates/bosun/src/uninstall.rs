@@ -15,7 +15,7 @@
 //!   find target revision" (istioctl looks the revision up in the cluster first).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::Write;
 
 use clap::Args;
 
@@ -57,23 +57,7 @@ fn revision_flag(input: &InputArgs) -> Option<String> {
 }
 
 fn ask(question: &str) -> Result<(), MeshFailure> {
-    if !std::io::stdin().is_terminal() {
-        return Err(MeshFailure(
-            "stdin is not a terminal, so the uninstall cannot be confirmed; pass -y (--skip-confirmation) to uninstall without asking".to_string(),
-        ));
-    }
-    let mut stdout = std::io::stdout().lock();
-    let _ = write!(stdout, "{question} ");
-    let _ = stdout.flush();
-    let mut answer = String::new();
-    std::io::stdin()
-        .lock()
-        .read_line(&mut answer)
-        .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
-    match answer.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => Err(MeshFailure("cancelled".to_string())),
-    }
+    crate::prompt::confirm("uninstall", question)
 }
 
 /// The Deployments among `objects` that are gateways (their name says so, as istioctl judges).

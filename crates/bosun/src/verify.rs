@@ -49,7 +49,7 @@ pub fn render(report: &VerifyReport) -> (String, Option<String>) {
                     label(o)
                 );
                 for c in changes {
-                    crate::plan::render_change(&mut out, c);
+                    manifest::diff::write_change(&mut out, c);
                 }
             }
             (Presence::Matches, Some(Readiness::NotReady(why))) => {

@@ -206,7 +206,7 @@ impl ManifestDiff {
             for (key, changes) in &self.changed {
                 let _ = writeln!(out, "  {key}");
                 for c in changes {
-                    render_change(&mut out, c);
+                    write_change(&mut out, c);
                 }
             }
         }
@@ -222,41 +222,43 @@ impl ManifestDiff {
     }
 }
 
-fn render_change(out: &mut String, c: &Change) {
-    match c {
+/// One field change as `    path: old → new`; a multi-line string as a line diff below it,
+/// each run of edits headed by the line (of the old text) where it starts.
+pub fn write_change(out: &mut String, change: &Change) {
+    match change {
         Change::Changed {
             path,
-            old: Value::String(o),
-            new: Value::String(n),
-        } if o.contains('\n') || n.contains('\n') => {
+            old: Value::String(old),
+            new: Value::String(new),
+        } if old.contains('\n') || new.contains('\n') => {
             let _ = writeln!(out, "    {path}: (text)");
-            let ol: Vec<&str> = o.split('\n').collect();
-            let nl: Vec<&str> = n.split('\n').collect();
-            let mut line = 1;
-            let mut in_hunk = false;
-            for chunk in iop::profile::diff_chunks(&ol, &nl) {
+            let old: Vec<&str> = old.split('\n').collect();
+            let new: Vec<&str> = new.split('\n').collect();
+            let (mut line, mut in_hunk) = (1, false);
+            for chunk in iop::profile::diff_chunks(&old, &new) {
                 let edits = !chunk.deleted.is_empty() || !chunk.added.is_empty();
                 if edits && !in_hunk {
                     let _ = writeln!(out, "      @@ line {line}");
                 }
                 in_hunk = edits && chunk.equal.is_empty();
                 line += chunk.deleted.len() + chunk.equal.len();
+                // No trailing blank after the sign for empty lines.
                 for l in chunk.deleted {
-                    let _ = writeln!(out, "      -{l}");
+                    let _ = writeln!(out, "{}", format!("      - {l}").trim_end());
                 }
                 for l in chunk.added {
-                    let _ = writeln!(out, "      +{l}");
+                    let _ = writeln!(out, "{}", format!("      + {l}").trim_end());
                 }
             }
         }
         Change::Changed { path, old, new } => {
-            let _ = writeln!(out, "    {path}: {} -> {}", show(old), show(new));
-        }
-        Change::Removed { path, old } => {
-            let _ = writeln!(out, "    {path}: {} -> (absent)", show(old));
+            let _ = writeln!(out, "    {path}: {} → {}", show(old), show(new));
         }
         Change::Added { path, new } => {
-            let _ = writeln!(out, "    {path}: (absent) -> {}", show(new));
+            let _ = writeln!(out, "    {path}: (absent) → {}", show(new));
+        }
+        Change::Removed { path, old } => {
+            let _ = writeln!(out, "    {path}: {} → (absent)", show(old));
         }
     }
 }

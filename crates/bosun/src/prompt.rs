@@ -1,0 +1,28 @@
+//! Asking before changing a cluster: a yes/no question on the terminal. Without a terminal
+//! there is nobody to ask, so the answer is no, with the flag that skips the question named.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use crate::mesh::MeshFailure;
+
+/// Asks `question` (it ends with `(y/N)`) and succeeds only on `y`/`yes`. `action` names what
+/// is being confirmed (`install`, `uninstall`) in the refusal when stdin is not a terminal.
+pub fn confirm(action: &str, question: &str) -> Result<(), MeshFailure> {
+    if !std::io::stdin().is_terminal() {
+        return Err(MeshFailure(format!(
+            "stdin is not a terminal, so the {action} cannot be confirmed; pass -y (--skip-confirmation) to {action} without asking"
+        )));
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(stdout, "{} ", question.trim_end());
+    let _ = stdout.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(MeshFailure("cancelled".to_string())),
+    }
+}
