@@ -331,10 +331,9 @@ impl Client {
                 continue;
             }
             let api = self.api_for(ar, object.namespace.as_deref());
-            match api.list_metadata(&ListParams::default()).await {
+            match crate::client::list_metadata_paged(&api, ListParams::default()).await {
                 Ok(listed) => {
                     let versions = listed
-                        .items
                         .into_iter()
                         .filter_map(|m| Some((m.metadata.name?, m.metadata.resource_version?)))
                         .collect();

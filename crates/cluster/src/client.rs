@@ -73,3 +73,22 @@ impl Client {
         self.kube.default_namespace()
     }
 }
+
+/// Every object's metadata that `params` selects, a page of 500 at a time. Paginated lists are
+/// served from storage while a kind's watch cache is still starting (a CRD created a moment
+/// ago), where a plain list is answered with 429 and a one-second Retry-After.
+pub(crate) async fn list_metadata_paged(
+    api: &kube::Api<kube::core::DynamicObject>,
+    params: kube::api::ListParams,
+) -> Result<Vec<kube::core::PartialObjectMeta<kube::core::DynamicObject>>, kube::Error> {
+    let mut params = params.limit(500);
+    let mut items = Vec::new();
+    loop {
+        let page = api.list_metadata(&params).await?;
+        items.extend(page.items);
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(items),
+        }
+    }
+}

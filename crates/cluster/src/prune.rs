@@ -314,24 +314,27 @@ impl Client {
             return Ok(Vec::new());
         };
         let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
-        let list = match api.list(&ListParams::default().labels(selector)).await {
-            Ok(list) => list,
-            // The kind went away between discovery and the list (a CRD just deleted).
-            Err(kube::Error::Api(status)) if status.code == 404 => return Ok(Vec::new()),
-            Err(source) => {
-                return Err(Error::List {
-                    target: Box::new(crate::error::ListTarget {
-                        api_version,
-                        kind: kind.to_string(),
-                        selector: selector.to_string(),
-                    }),
-                    source,
-                });
-            }
-        };
+        // Metadata is all selection needs.
+        let items =
+            match crate::client::list_metadata_paged(&api, ListParams::default().labels(selector))
+                .await
+            {
+                Ok(items) => items,
+                // The kind went away between discovery and the list (a CRD just deleted).
+                Err(kube::Error::Api(status)) if status.code == 404 => return Ok(Vec::new()),
+                Err(source) => {
+                    return Err(Error::List {
+                        target: Box::new(crate::error::ListTarget {
+                            api_version,
+                            kind: kind.to_string(),
+                            selector: selector.to_string(),
+                        }),
+                        source,
+                    });
+                }
+            };
         let namespaced = matches!(scope, Scope::Namespaced);
-        Ok(list
-            .items
+        Ok(items
             .into_iter()
             .map(|item| Listed {
                 object: ObjectRef {
