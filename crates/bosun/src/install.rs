@@ -35,7 +35,7 @@ pub struct InstallArgs {
 }
 
 /// A Go-style duration: one or more `<number><unit>` with units `h`, `m`, `s`, `ms`.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let bad = || format!("invalid duration {text:?} (examples: 300s, 5m, 1m30s)");
     let mut total = Duration::ZERO;
     let mut rest = text.trim();
@@ -101,18 +101,7 @@ fn counts(report: &cluster::ApplyReport) -> String {
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     // Everything that can fail without the cluster happens first.
     let (merged, generated) = crate::mesh::render(&args.input, args.force)?;
-    let components: Vec<cluster::Component> = generated
-        .components
-        .iter()
-        .map(|c| {
-            let mut objects = c.objects.clone();
-            manifest::order::sort_objects(&mut objects);
-            cluster::Component {
-                display_name: c.component.display_name.to_string(),
-                objects: objects.into_iter().map(|o| o.value).collect(),
-            }
-        })
-        .collect();
+    let components = crate::mesh::cluster_components(&generated);
     if !args.yes {
         let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
         if profile.is_empty() {

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod install;
 mod mesh;
+mod operator;
 mod profile;
 mod release;
 
@@ -35,6 +36,11 @@ enum Command {
     Manifest {
         #[command(subcommand)]
         command: ManifestCommand,
+    },
+    /// The in-cluster operator: reconciles IstioOperator resources.
+    Operator {
+        #[command(subcommand)]
+        command: operator::OperatorCommand,
     },
     /// Commands related to Istio configuration profiles.
     Profile {
@@ -153,6 +159,9 @@ fn main() -> ExitCode {
         Command::Manifest {
             command: ManifestCommand::Diff(args),
         } => profile::manifest_diff(args).map_err(|e| Failure::input(e.0)),
+        Command::Operator { command } => {
+            operator::operator(command).map_err(|e| Failure::input(e.0))
+        }
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
     };

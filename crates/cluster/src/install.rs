@@ -141,7 +141,7 @@ impl Client {
         &self,
         components: &[Component],
         options: &InstallOptions,
-        progress: &mut dyn FnMut(&ComponentReport),
+        progress: &mut (dyn FnMut(&ComponentReport) + Send),
     ) -> Result<InstallReport, Error> {
         let manager = options.field_manager.as_str();
         let mut per_component: Vec<ApplyReport> = vec![ApplyReport::default(); components.len()];

@@ -183,7 +183,9 @@ fn interval(polls: u32) -> Duration {
 }
 
 impl Client {
-    async fn readiness_of(&self, object: &ObjectRef) -> Result<Readiness, Error> {
+    /// Whether the workload `object` is ready now (one GET; a missing object is not ready).
+    /// Kinds readiness does not judge (see [`is_workload`]) are ready.
+    pub async fn readiness_of(&self, object: &ObjectRef) -> Result<Readiness, Error> {
         let plural = workload_plural(&object.api_version, &object.kind).unwrap_or("");
         let (group, version) = object
             .api_version

@@ -1,0 +1,580 @@
+//! The IstioOperator controller (`bosun operator run`): a kube-rs runtime [`Controller`] over
+//! IstioOperator resources that also watches every object it applied (by label, see
+//! [`crate::owned`]), so an edited or deleted Deployment, Service or webhook brings a
+//! reconcile within the watch latency.
+//!
+//! One reconcile: validate and render (the CLI's [`Render`], the same as `bosun install`); an
+//! invalid spec sets ERROR with the validation messages and applies nothing. Otherwise the
+//! objects get ownership labels and go through [`cluster::Client::install`] (dependency order,
+//! CRDs waited for; no workload readiness wait, so one slow Deployment never blocks the loop),
+//! then [`crate::prune::remove_owned`] deletes what the spec no longer renders, then readiness
+//! is read once per workload and the status says HEALTHY or which workloads it waits for; a
+//! not-yet-healthy IstioOperator is requeued (and the workloads' status changes trigger
+//! reconciles too). Failures requeue with exponential backoff. The finalizer uninstalls
+//! through the same [`crate::prune::remove_owned`]. Status is written only when it changes.
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use kube::core::ApiResource;
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::finalizer::{self, Event as FinalizerEvent, finalizer};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Resource, ResourceExt};
+use serde_json::{Value, json};
+
+use crate::crd::{CRD_NAME, GROUP, KIND, PLURAL, VERSION};
+use crate::lease::{self, LeaseOptions};
+use crate::log::log;
+use crate::metrics::Metrics;
+use crate::owned::{OWNED_KINDS, Owner, label, managed_selector};
+use crate::status::{ComponentState, Phase, Status, status_patch};
+use crate::{Error, Render, RenderError};
+
+/// The finalizer on every reconciled IstioOperator: its objects are removed before it goes.
+pub const FINALIZER: &str = "install.istio.io/bosun-operator";
+/// The field manager of everything the operator applies and of the status it writes.
+pub const FIELD_MANAGER: &str = "bosun-operator";
+
+/// How often a HEALTHY IstioOperator is reconciled without any event (missed events are rare,
+/// but a controller that never resyncs never recovers from one).
+const RESYNC: Duration = Duration::from_secs(600);
+/// How soon an IstioOperator whose workloads are not ready yet is looked at again.
+const NOT_READY_REQUEUE: Duration = Duration::from_secs(5);
+/// Error backoff: 1 s doubling to at most 5 min.
+const BACKOFF_START: Duration = Duration::from_secs(1);
+const BACKOFF_MAX: Duration = Duration::from_secs(300);
+
+/// How `bosun operator run` runs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Only IstioOperators in this namespace; all namespaces when `None`.
+    pub watch_namespace: Option<String>,
+    pub metrics_addr: SocketAddr,
+    /// Leader election; `None` runs without (a single replica).
+    pub lease: Option<LeaseOptions>,
+    /// How long CRDs (the IstioOperator CRD at startup, Istio's in each apply) may take to be
+    /// Established.
+    pub crd_timeout: Duration,
+}
+
+fn iop_resource() -> ApiResource {
+    ApiResource {
+        group: GROUP.into(),
+        version: VERSION.into(),
+        api_version: format!("{GROUP}/{VERSION}"),
+        kind: KIND.into(),
+        plural: PLURAL.into(),
+    }
+}
+
+/// The delay before retry `attempt` (1-based).
+pub fn backoff(attempt: u32) -> Duration {
+    BACKOFF_START
+        .saturating_mul(1u32 << attempt.saturating_sub(1).min(16))
+        .min(BACKOFF_MAX)
+}
+
+struct Context {
+    client: cluster::Client,
+    render: Arc<dyn Render>,
+    metrics: Arc<Metrics>,
+    crd_timeout: Duration,
+    /// Consecutive failures per IstioOperator, for the backoff.
+    failures: Mutex<HashMap<Owner, u32>>,
+}
+
+fn owner_of(iop: &DynamicObject) -> Owner {
+    Owner {
+        namespace: iop.namespace().unwrap_or_default(),
+        name: iop.name_any(),
+    }
+}
+
+/// The IstioOperator as a render input: what a user's file would hold (no status, no
+/// server-set metadata).
+fn render_input(iop: &DynamicObject) -> Value {
+    json!({
+        "apiVersion": format!("{GROUP}/{VERSION}"),
+        "kind": KIND,
+        "metadata": {"name": iop.name_any(), "namespace": iop.namespace().unwrap_or_default()},
+        "spec": iop.data.get("spec").cloned().unwrap_or_else(|| json!({})),
+    })
+}
+
+/// Writes `status` unless the stored one (`current`) equals it; returns the status now stored.
+async fn write_status(
+    api: &Api<DynamicObject>,
+    name: &str,
+    current: Option<Value>,
+    status: &Status,
+) -> Result<Option<Value>, Error> {
+    let wanted = status.to_json();
+    let Some(patch) = status_patch(current.as_ref(), &wanted) else {
+        return Ok(current);
+    };
+    api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .map_err(|source| Error::Kube {
+            action: format!("writing the status of IstioOperator {name}"),
+            source,
+        })?;
+    Ok(Some(wanted))
+}
+
+/// Folds instances of one component (several gateways) into one `componentStatus` entry.
+fn push_component(states: &mut Vec<ComponentState>, state: ComponentState) {
+    fn rank(p: Phase) -> u8 {
+        match p {
+            Phase::Error => 3,
+            Phase::Reconciling | Phase::Updating | Phase::ActionRequired => 2,
+            Phase::None => 1,
+            Phase::Healthy => 0,
+        }
+    }
+    match states.iter_mut().find(|s| s.name == state.name) {
+        Some(existing) => {
+            if rank(state.phase) > rank(existing.phase) {
+                existing.phase = state.phase;
+            }
+            if !state.error.is_empty() {
+                if !existing.error.is_empty() {
+                    existing.error.push_str("; ");
+                }
+                existing.error.push_str(&state.error);
+            }
+        }
+        None => states.push(state),
+    }
+}
+
+async fn apply(
+    iop: Arc<DynamicObject>,
+    ctx: Arc<Context>,
+    api: Api<DynamicObject>,
+) -> Result<Action, Error> {
+    let owner = owner_of(&iop);
+    let generation = iop.meta().generation.unwrap_or(0);
+    let mut current = iop.data.get("status").cloned();
+
+    let input = render_input(&iop);
+    let render = ctx.render.clone();
+    let rendered = tokio::task::spawn_blocking(move || render.render(&input))
+        .await
+        .map_err(|e| Error::Io(format!("the render task failed: {e}")))?;
+    let rendered = match rendered {
+        Ok(rendered) => rendered,
+        Err(RenderError::Invalid(messages)) => {
+            write_status(
+                &api,
+                &owner.name,
+                current,
+                &Status::invalid(generation, &messages),
+            )
+            .await?;
+            log(
+                "warn",
+                "invalid IstioOperator; nothing applied",
+                &[("iop", &owner), ("errors", &messages.join("; "))],
+            );
+            // Only a spec change can fix it; the spec change is an event.
+            return Ok(Action::await_change());
+        }
+        Err(e @ RenderError::Failed(_)) => {
+            let status = Status {
+                phase: Phase::Error,
+                message: format!("rendering failed, retrying with backoff: {e}"),
+                observed_generation: generation,
+                components: Vec::new(),
+            };
+            write_status(&api, &owner.name, current, &status).await?;
+            return Err(e.into());
+        }
+    };
+    for w in &rendered.warnings {
+        log("warn", "render warning", &[("iop", &owner), ("warning", w)]);
+    }
+
+    // A new generation (or a recovery from an error) shows as RECONCILING while it applies;
+    // drift repair of a HEALTHY install does not flip the status back and forth.
+    let settled = current.as_ref().is_some_and(|s| {
+        s.get("observedGeneration").and_then(Value::as_i64) == Some(generation)
+            && matches!(
+                s.get("status").and_then(Value::as_str),
+                Some("HEALTHY" | "RECONCILING")
+            )
+    });
+    if !settled {
+        let applying = Status {
+            phase: Phase::Reconciling,
+            message: format!("applying generation {generation}"),
+            observed_generation: generation,
+            components: Vec::new(),
+        };
+        current = write_status(&api, &owner.name, current, &applying).await?;
+    }
+
+    let components: Vec<cluster::Component> = rendered
+        .components
+        .iter()
+        .map(|c| cluster::Component {
+            display_name: c.display_name.clone(),
+            objects: c
+                .objects
+                .iter()
+                .map(|o| {
+                    let mut o = o.clone();
+                    label(&mut o, &owner, &c.name);
+                    o
+                })
+                .collect(),
+        })
+        .collect();
+    let options = cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.to_string(),
+        // The operator is the authority over what it owns: fields someone else changed are
+        // taken back (drift repair).
+        force: true,
+        crd_timeout: ctx.crd_timeout,
+        readiness_timeout: None,
+    };
+    let mut done = 0usize;
+    let result = ctx
+        .client
+        .install(&components, &options, &mut |_| done += 1)
+        .await;
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => {
+            let mut states = Vec::new();
+            for (i, c) in rendered.components.iter().enumerate() {
+                let (phase, error) = match i.cmp(&done) {
+                    std::cmp::Ordering::Less => (Phase::Reconciling, String::new()),
+                    std::cmp::Ordering::Equal => (Phase::Error, e.to_string()),
+                    std::cmp::Ordering::Greater => (Phase::None, String::new()),
+                };
+                push_component(
+                    &mut states,
+                    ComponentState {
+                        name: c.name.clone(),
+                        phase,
+                        error,
+                    },
+                );
+            }
+            write_status(
+                &api,
+                &owner.name,
+                current,
+                &Status::from_components(generation, states),
+            )
+            .await?;
+            return Err(e.into());
+        }
+    };
+    let mut keep = HashSet::new();
+    for c in &report.components {
+        for a in &c.report.objects {
+            ctx.metrics.applied(&a.object.kind, a.outcome);
+            keep.insert(a.object.clone());
+        }
+    }
+    let changed =
+        report.count(cluster::Outcome::Created) + report.count(cluster::Outcome::Configured);
+
+    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    for object in &pruned {
+        ctx.metrics.pruned(&object.kind);
+        log("info", "pruned", &[("iop", &owner), ("object", object)]);
+    }
+
+    let mut states = Vec::new();
+    for (c, applied) in rendered.components.iter().zip(&report.components) {
+        let mut not_ready = Vec::new();
+        for a in &applied.report.objects {
+            if !cluster::is_workload(&a.object) {
+                continue;
+            }
+            if let cluster::Readiness::NotReady(why) = ctx.client.readiness_of(&a.object).await? {
+                not_ready.push(format!("{}: {why}", a.object));
+            }
+        }
+        let phase = if not_ready.is_empty() {
+            Phase::Healthy
+        } else {
+            Phase::Reconciling
+        };
+        push_component(
+            &mut states,
+            ComponentState {
+                name: c.name.clone(),
+                phase,
+                error: not_ready.join("; "),
+            },
+        );
+    }
+    let status = Status::from_components(generation, states);
+    write_status(&api, &owner.name, current, &status).await?;
+    log(
+        "info",
+        "reconciled",
+        &[
+            ("iop", &owner),
+            ("generation", &generation),
+            ("status", &status.phase.as_str()),
+            ("changed", &changed),
+            ("pruned", &pruned.len()),
+        ],
+    );
+    Ok(if status.phase == Phase::Healthy {
+        Action::requeue(RESYNC)
+    } else {
+        Action::requeue(NOT_READY_REQUEUE)
+    })
+}
+
+async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, Error> {
+    let owner = owner_of(&iop);
+    let removed = crate::prune::remove_owned(&ctx.client, &owner, &HashSet::new()).await?;
+    for object in &removed {
+        ctx.metrics.pruned(&object.kind);
+    }
+    log(
+        "info",
+        "uninstalled",
+        &[("iop", &owner), ("deleted", &removed.len())],
+    );
+    Ok(Action::await_change())
+}
+
+/// The error a reconcile ends with (kube-rs's finalizer wraps ours).
+pub type ReconcileError = finalizer::Error<Error>;
+
+async fn reconcile(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, ReconcileError> {
+    let start = Instant::now();
+    let owner = owner_of(&iop);
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(ctx.client.kube().clone(), &owner.namespace, &iop_resource());
+    let deleting = iop.meta().deletion_timestamp.is_some();
+    let result = finalizer(&api, FINALIZER, iop, |event| {
+        let ctx = ctx.clone();
+        let api = api.clone();
+        async move {
+            match event {
+                FinalizerEvent::Apply(iop) => apply(iop, ctx, api).await,
+                FinalizerEvent::Cleanup(iop) => cleanup(iop, ctx).await,
+            }
+        }
+    })
+    .await;
+    let took = start.elapsed();
+    match &result {
+        Ok(_) => {
+            ctx.failures.lock().expect("failures").remove(&owner);
+            let what = if deleting { "uninstalled" } else { "applied" };
+            ctx.metrics.reconciled(what, took);
+        }
+        // An invalid spec is a successful reconcile whose outcome is ERROR; it is counted
+        // by the status, not as a failure.
+        Err(_) => ctx.metrics.reconciled("error", took),
+    }
+    result
+}
+
+fn error_policy(iop: Arc<DynamicObject>, error: &ReconcileError, ctx: Arc<Context>) -> Action {
+    let owner = owner_of(&iop);
+    let attempt = {
+        let mut failures = ctx.failures.lock().expect("failures");
+        let n = failures.entry(owner.clone()).or_default();
+        *n += 1;
+        *n
+    };
+    let delay = backoff(attempt);
+    log(
+        "error",
+        "reconcile failed",
+        &[
+            ("iop", &owner),
+            ("attempt", &attempt),
+            ("retry_in", &format!("{delay:?}")),
+            ("error", error),
+        ],
+    );
+    Action::requeue(delay)
+}
+
+/// Runs the operator until SIGINT/SIGTERM (or, with leader election, until leadership is
+/// lost, which is an error: the process exits and its restart competes again).
+pub async fn run(
+    client: cluster::Client,
+    render: Arc<dyn Render>,
+    options: RunOptions,
+) -> Result<(), Error> {
+    let metrics = Arc::new(Metrics::default());
+    let bound = crate::metrics::serve(options.metrics_addr, metrics.clone())
+        .await
+        .map_err(|e| Error::Io(format!("serving metrics on {}: {e}", options.metrics_addr)))?;
+    log(
+        "info",
+        "serving /metrics /healthz /readyz",
+        &[("addr", &bound)],
+    );
+
+    client
+        .wait_crd_established(CRD_NAME, options.crd_timeout)
+        .await
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "{e}; install it with `bosun operator init` (or apply `bosun operator dump`)"
+            ))
+        })?;
+    metrics.set_ready(true);
+
+    let lost_leadership = match &options.lease {
+        Some(lease_options) => {
+            log(
+                "info",
+                "waiting for leadership",
+                &[
+                    ("lease", &lease_options.name),
+                    ("identity", &lease_options.identity),
+                ],
+            );
+            lease::acquire(&client, lease_options).await?;
+            metrics.set_leader(true);
+            log(
+                "info",
+                "became leader",
+                &[("identity", &lease_options.identity)],
+            );
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            let (client, lease_options, metrics) =
+                (client.clone(), lease_options.clone(), metrics.clone());
+            tokio::spawn(async move {
+                lease::hold(&client, &lease_options).await;
+                metrics.set_leader(false);
+                let _ = tx.send(());
+            });
+            Some(rx)
+        }
+        None => None,
+    };
+    let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+
+    let ar = iop_resource();
+    let iops: Api<DynamicObject> = match &options.watch_namespace {
+        Some(ns) => Api::namespaced_with(client.kube().clone(), ns, &ar),
+        None => Api::all_with(client.kube().clone(), &ar),
+    };
+    let mut controller = Controller::new_with(iops, watcher::Config::default(), ar.clone())
+        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)));
+    for k in OWNED_KINDS.iter().filter(|k| k.watched) {
+        let kind_ar = ApiResource {
+            group: k.group.into(),
+            version: k.version.into(),
+            api_version: k.api_version(),
+            kind: k.kind.into(),
+            plural: k.plural.into(),
+        };
+        let api: Api<DynamicObject> = Api::all_with(client.kube().clone(), &kind_ar);
+        let iop_ar = ar.clone();
+        controller = controller.watches_with(
+            api,
+            kind_ar,
+            watcher::Config::default().labels(&managed_selector()),
+            move |object: DynamicObject| {
+                Owner::of_labels(object.labels()).map(|owner| {
+                    ObjectRef::new_with(&owner.name, iop_ar.clone()).within(&owner.namespace)
+                })
+            },
+        );
+    }
+    let mut controller = controller.shutdown_on_signal();
+    if let Some(rx) = lost_leadership {
+        let lost = lost.clone();
+        controller = controller.graceful_shutdown_on(async move {
+            let _ = rx.await;
+            lost.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+    let context = Arc::new(Context {
+        client,
+        render,
+        metrics,
+        crd_timeout: options.crd_timeout,
+        failures: Mutex::new(HashMap::new()),
+    });
+    log(
+        "info",
+        "controller started",
+        &[(
+            "watch_namespace",
+            &options.watch_namespace.as_deref().unwrap_or("*"),
+        )],
+    );
+    controller
+        .run(reconcile, error_policy, context)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                // Reconcile failures are logged by the error policy; these are the watches'.
+                if !matches!(e, kube::runtime::controller::Error::ReconcilerFailed(..)) {
+                    log("warn", "controller", &[("error", &e)]);
+                }
+            }
+        })
+        .await;
+    if lost.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Error::Invalid(
+            "lost the leader Lease; exiting so that a restart competes for it again".into(),
+        ));
+    }
+    log("info", "stopped", &[]);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_five_minutes() {
+        assert_eq!(backoff(1), Duration::from_secs(1));
+        assert_eq!(backoff(2), Duration::from_secs(2));
+        assert_eq!(backoff(5), Duration::from_secs(16));
+        assert_eq!(backoff(40), BACKOFF_MAX);
+    }
+
+    #[test]
+    fn gateway_instances_fold_into_one_entry() {
+        let mut states = Vec::new();
+        let state = |phase, error: &str| ComponentState {
+            name: "IngressGateways".into(),
+            phase,
+            error: error.into(),
+        };
+        push_component(&mut states, state(Phase::Healthy, ""));
+        push_component(&mut states, state(Phase::Reconciling, "a: not ready"));
+        push_component(&mut states, state(Phase::Healthy, ""));
+        assert_eq!(states, [state(Phase::Reconciling, "a: not ready")]);
+    }
+
+    #[test]
+    fn render_input_drops_status_and_server_metadata() {
+        let iop: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+            "metadata": {"name": "a", "namespace": "n", "uid": "u", "resourceVersion": "5"},
+            "spec": {"profile": "minimal"}, "status": {"status": "HEALTHY"}
+        }))
+        .unwrap();
+        assert_eq!(
+            render_input(&iop),
+            json!({"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+                   "metadata": {"name": "a", "namespace": "n"}, "spec": {"profile": "minimal"}})
+        );
+    }
+}
