@@ -153,6 +153,14 @@ fn push_component(states: &mut Vec<ComponentState>, state: ComponentState) {
     }
 }
 
+/// Whether an object gets this IstioOperator's ownership labels: not for kinds that are never
+/// pruned (CRDs), which every revision renders alike; labelling them would make each
+/// IstioOperator rewrite the others' labels on every reconcile.
+fn is_owned_exclusively(object: &Value) -> bool {
+    let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or("");
+    crate::owned::owned_kind(field("apiVersion"), field("kind")).is_none_or(|k| k.pruned)
+}
+
 async fn apply(
     iop: Arc<DynamicObject>,
     ctx: Arc<Context>,
@@ -229,7 +237,9 @@ async fn apply(
                 .iter()
                 .map(|o| {
                     let mut o = o.clone();
-                    label(&mut o, &owner, &c.name);
+                    if is_owned_exclusively(&o) {
+                        label(&mut o, &owner, &c.name);
+                    }
                     o
                 })
                 .collect(),
@@ -522,7 +532,13 @@ pub async fn run(
         .for_each(|result| async move {
             if let Err(e) = result {
                 // Reconcile failures are logged by the error policy; these are the watches'.
-                if !matches!(e, kube::runtime::controller::Error::ReconcilerFailed(..)) {
+                // An owned object's event for an IstioOperator this process does not watch
+                // (another namespace) or that is gone is expected, not worth a line.
+                if !matches!(
+                    e,
+                    kube::runtime::controller::Error::ReconcilerFailed(..)
+                        | kube::runtime::controller::Error::ObjectNotFound(..)
+                ) {
                     log("warn", "controller", &[("error", &e)]);
                 }
             }
@@ -540,6 +556,17 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crds_get_no_owner_labels() {
+        let crd =
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"});
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        let unknown = json!({"apiVersion": "example.com/v1", "kind": "Thing"});
+        assert!(!is_owned_exclusively(&crd));
+        assert!(is_owned_exclusively(&deployment));
+        assert!(is_owned_exclusively(&unknown));
+    }
 
     #[test]
     fn backoff_doubles_up_to_five_minutes() {

@@ -134,34 +134,31 @@ impl Status {
 }
 
 /// The merge patch (`{"status": …}`) that makes `current` (the stored status, if any) equal
-/// `wanted`, or `None` when they are equal already. Components no longer present are removed
-/// (a merge patch keeps keys it does not mention, so they are set to null).
+/// `wanted`, or `None` when they are equal already. A merge patch keeps keys it does not
+/// mention, so keys that `wanted` no longer has (a removed component, a resolved `error`) are
+/// set to null.
 pub fn status_patch(current: Option<&Value>, wanted: &Value) -> Option<Value> {
     if current == Some(wanted) {
         return None;
     }
-    let mut status = wanted.clone();
-    let wanted_components = wanted.get("componentStatus").and_then(Value::as_object);
-    if let Some(old) = current
-        .and_then(|c| c.get("componentStatus"))
-        .and_then(Value::as_object)
-    {
-        let mut patched = wanted_components.cloned().unwrap_or_default();
-        for name in old.keys() {
-            if wanted_components.is_none_or(|w| !w.contains_key(name)) {
-                patched.insert(name.clone(), Value::Null);
-            }
-        }
-        status["componentStatus"] = Value::Object(patched);
+    Some(json!({ "status": merge_diff(current, wanted) }))
+}
+
+/// `wanted`, plus a null for every key of `current` it lacks, at every depth.
+fn merge_diff(current: Option<&Value>, wanted: &Value) -> Value {
+    let (Some(Value::Object(old)), Value::Object(new)) = (current, wanted) else {
+        return wanted.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in new {
+        out.insert(key.clone(), merge_diff(old.get(key), value));
     }
-    if let Some(old) = current.and_then(Value::as_object) {
-        for key in old.keys() {
-            if status.get(key).is_none() {
-                status[key.as_str()] = Value::Null;
-            }
+    for key in old.keys() {
+        if !new.contains_key(key) {
+            out.insert(key.clone(), Value::Null);
         }
     }
-    Some(json!({ "status": status }))
+    Value::Object(out)
 }
 
 #[cfg(test)]
@@ -236,12 +233,21 @@ mod tests {
             status_patch(Some(&old), &new),
             Some(
                 json!({"status": {"status": "ERROR", "observedGeneration": 2, "message": "bad",
-                                 "componentStatus": {"Base": null, "Cni": null}}})
+                                 "componentStatus": null}})
             )
         );
         assert_eq!(
             status_patch(None, &new),
             Some(json!({"status": new.clone()}))
+        );
+        let waiting = json!({"status": "RECONCILING", "componentStatus": {"Pilot": {"status": "RECONCILING", "error": "0/1"}}});
+        let healthy =
+            json!({"status": "HEALTHY", "componentStatus": {"Pilot": {"status": "HEALTHY"}}});
+        assert_eq!(
+            status_patch(Some(&waiting), &healthy),
+            Some(
+                json!({"status": {"status": "HEALTHY", "componentStatus": {"Pilot": {"status": "HEALTHY", "error": null}}}})
+            )
         );
     }
 }

@@ -1,0 +1,570 @@
+//! `bosun operator` against the real test control plane (`scripts/testenv`): `dump` offline,
+//! `init` installing a CRD the API server accepts and that validates IstioOperators, and
+//! `operator run` as a child process reconciling IstioOperators: objects applied, status
+//! HEALTHY once the test sets istiod's readiness through the status subresource, drift
+//! repaired (a deleted Deployment, a ConfigMap changed by another field manager), an invalid
+//! spec set to ERROR with nothing applied, the finalizer uninstalling, metrics served, and
+//! leader election between two processes.
+//!
+//! Isolation: each test has its own IstioOperator namespace (the operator it starts watches
+//! only that one) and its own Istio namespace; every cluster-scoped object the minimal
+//! profile renders carries that namespace in its name, except the CRDs, which are shared
+//! and never pruned.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use cluster::testenv;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::ApiResource;
+use serde_json::{Value, json};
+
+fn manifests() -> String {
+    common::fetched("BOSUN_ISTIO", "fetch-istio")
+        .join("manifests")
+        .display()
+        .to_string()
+}
+
+fn bosun(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running bosun")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `bosun operator init` once per test process (the CRD is cluster-wide; init is idempotent).
+fn init_once() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let out = bosun(&[
+            "operator",
+            "init",
+            "--operator-namespace",
+            "bosun-operator-tests",
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("✔ bosun operator installed"),
+            "{}",
+            text(&out)
+        );
+    });
+}
+
+fn iop_resource() -> ApiResource {
+    ApiResource {
+        group: "install.istio.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "install.istio.io/v1alpha1".into(),
+        kind: "IstioOperator".into(),
+        plural: "istiooperators".into(),
+    }
+}
+
+async fn iops(ns: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(testenv::client().await.kube().clone(), ns, &iop_resource())
+}
+
+async fn create_namespace(name: &str) {
+    let client = testenv::client().await;
+    client
+        .apply(
+            &[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+}
+
+/// A running `bosun operator run`, killed when dropped; its stderr (the log) goes to a file.
+struct Operator {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Operator {
+    fn start(watch_namespace: &str, extra: &[&str]) -> Operator {
+        let log = std::env::temp_dir().join(format!("{}.log", testenv::unique_name("bosun-op")));
+        let file = std::fs::File::create(&log).unwrap();
+        let manifests = manifests();
+        let child = Command::new(env!("CARGO_BIN_EXE_bosun"))
+            .args([
+                "operator",
+                "run",
+                "--watch-namespace",
+                watch_namespace,
+                "--manifests",
+                &manifests,
+                "--metrics-addr",
+                "127.0.0.1:0",
+            ])
+            .args(extra)
+            .env("KUBECONFIG", testenv::kubeconfig())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("starting bosun operator run");
+        Operator { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The address the metrics server bound (from the log).
+    async fn metrics_addr(&self) -> String {
+        let log = wait_for("the metrics address in the log", self, || async {
+            let log = self.log();
+            log.contains("msg=\"serving /metrics").then_some(log)
+        })
+        .await;
+        let line = log
+            .lines()
+            .find(|l| l.contains("msg=\"serving /metrics"))
+            .unwrap();
+        line.split("addr=").nth(1).unwrap().trim().to_string()
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+/// Polls `check` every 200 ms until it gives a value; fails after 60 s with the operator's log.
+async fn wait_for<T, F, Fut>(what: &str, operator: &Operator, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; operator log:\n{}",
+            operator.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn iop(name: &str, ns: &str, istio_ns: &str, values_global: Value) -> Value {
+    let mut global = json!({"istioNamespace": istio_ns});
+    if let (Some(g), Some(extra)) = (global.as_object_mut(), values_global.as_object()) {
+        g.extend(extra.clone());
+    }
+    json!({
+        "apiVersion": "install.istio.io/v1alpha1",
+        "kind": "IstioOperator",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"profile": "minimal", "values": {"global": global}}
+    })
+}
+
+fn status_of(iop: &DynamicObject) -> Value {
+    iop.data.get("status").cloned().unwrap_or(Value::Null)
+}
+
+/// `GET path` on the operator's metrics server: (status line, body).
+fn http_get(addr: &str, path: &str) -> (String, String) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_string(), body.to_string())
+}
+
+#[test]
+fn dump_prints_the_operator_install_as_yaml() {
+    let out = Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args([
+            "operator",
+            "dump",
+            "--operator-namespace",
+            "ops",
+            "--hub",
+            "example.com/mesh",
+            "--tag",
+            "9.9",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let objects: Vec<manifest::object::Object> = stdout
+        .split("\n---\n")
+        .filter_map(|doc| manifest::object::Object::from_yaml(doc).unwrap())
+        .collect();
+    let kinds: Vec<&str> = objects.iter().map(|o| o.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace",
+            "CustomResourceDefinition",
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "Deployment",
+            "Service"
+        ]
+    );
+    let crd = &objects[1].value;
+    assert_eq!(crd["metadata"]["name"], "istiooperators.install.istio.io");
+    assert_eq!(crd["spec"]["scope"], "Namespaced");
+    let version = &crd["spec"]["versions"][0];
+    assert_eq!(version["name"], "v1alpha1");
+    assert_eq!(version["subresources"]["status"], json!({}));
+    let schema = &version["schema"]["openAPIV3Schema"];
+    assert_eq!(
+        operator::crd::non_structural_nodes(schema),
+        Vec::<String>::new()
+    );
+    let deployment = &objects[7].value;
+    assert_eq!(deployment["metadata"]["namespace"], "ops");
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "example.com/mesh/bosun:9.9");
+    assert_eq!(container["args"][0], "operator");
+    assert_eq!(container["args"][1], "run");
+}
+
+#[tokio::test]
+async fn init_installs_a_crd_that_validates_istio_operators() {
+    init_once();
+    let ns = testenv::unique_name("iop-crd");
+    create_namespace(&ns).await;
+    let api = iops(&ns).await;
+    let strict_dry_run = PatchParams::apply("bosun-tests")
+        .dry_run()
+        .validation_strict();
+
+    // Every profile of the pinned release is a valid IstioOperator.
+    let profiles = PathBuf::from(manifests()).join("profiles");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&profiles).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Some(obj) = manifest::object::Object::from_yaml(&text).unwrap() else {
+            continue;
+        };
+        let mut body = obj.value.clone();
+        body["metadata"] = json!({"name": "profile", "namespace": ns});
+        api.patch("profile", &strict_dry_run, &Patch::Apply(&body))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        checked += 1;
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} profiles found in {}",
+        profiles.display()
+    );
+
+    // Wrong types and unknown fields are refused by the schema, open fields are kept.
+    let refused = |spec: Value| {
+        json!({"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+               "metadata": {"name": "bad", "namespace": ns}, "spec": spec})
+    };
+    let err = api
+        .patch(
+            "bad",
+            &strict_dry_run,
+            &Patch::Apply(&refused(
+                json!({"components": {"pilot": {"k8s": {"replicaCount": "two"}}}}),
+            )),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("replicaCount"), "{err}");
+    let err = api
+        .patch(
+            "bad",
+            &strict_dry_run,
+            &Patch::Apply(&refused(json!({"components": {"pilot": {"bogus": true}}}))),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bogus"), "{err}");
+    let created = api
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(refused(
+                json!({"values": {"anything": {"goes": [1, "two"]}}, "meshConfig": {"x": 1}}),
+            ))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        created.data["spec"]["values"]["anything"]["goes"],
+        json!([1, "two"])
+    );
+    api.delete("bad", &Default::default()).await.unwrap();
+}
+
+#[tokio::test]
+async fn operator_reconciles_repairs_drift_and_uninstalls() {
+    init_once();
+    let ns = testenv::unique_name("iop-run");
+    let istio_ns = testenv::unique_name("istio-op");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+
+    // Applied, labelled as owned, and waiting for istiod.
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let istiod = wait_for("istiod applied", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let labels = istiod.metadata.labels.clone().unwrap_or_default();
+    assert_eq!(
+        labels
+            .get("install.operator.istio.io/owning-resource")
+            .map(String::as_str),
+        Some("minimal")
+    );
+    let status = wait_for(
+        "status RECONCILING with Pilot waiting",
+        &operator,
+        || async {
+            let s = status_of(&api.get("minimal").await.unwrap());
+            (s["status"] == "RECONCILING"
+                && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")
+                .then_some(s)
+        },
+    )
+    .await;
+    let pilot_error = status["componentStatus"]["Pilot"]["error"]
+        .as_str()
+        .unwrap();
+    assert!(
+        pilot_error.contains(&format!("Deployment {istio_ns}/istiod: 0/1 replicas ready")),
+        "{status}"
+    );
+    assert_eq!(status["componentStatus"]["Base"]["status"], "HEALTHY");
+    assert_eq!(status["observedGeneration"], 1);
+    let finalizers = api.get("minimal").await.unwrap().metadata.finalizers;
+    assert_eq!(
+        finalizers,
+        Some(vec!["install.istio.io/bosun-operator".to_string()])
+    );
+
+    // Ready → HEALTHY.
+    let ready = |generation: i64| {
+        json!({"status": {"observedGeneration": generation, "replicas": 1, "readyReplicas": 1,
+                          "updatedReplicas": 1, "availableReplicas": 1}})
+    };
+    deployments
+        .patch_status(
+            "istiod",
+            &PatchParams::default(),
+            &Patch::Merge(&ready(istiod.metadata.generation.unwrap())),
+        )
+        .await
+        .unwrap();
+    let status = wait_for("status HEALTHY", &operator, || async {
+        let s = status_of(&api.get("minimal").await.unwrap());
+        (s["status"] == "HEALTHY").then_some(s)
+    })
+    .await;
+    assert_eq!(
+        status["componentStatus"]["Pilot"],
+        json!({"status": "HEALTHY"})
+    );
+
+    // A deleted Deployment comes back.
+    let uid = istiod.metadata.uid.clone();
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    wait_for("istiod restored", &operator, || async {
+        deployments
+            .get_opt("istiod")
+            .await
+            .unwrap()
+            .filter(|d| d.metadata.uid != uid)
+    })
+    .await;
+
+    // A field another manager changed is taken back.
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let mesh = config_maps.get("istio").await.unwrap().data.unwrap()["mesh"].clone();
+    config_maps
+        .patch(
+            "istio",
+            &PatchParams::apply("someone-else").force(),
+            &Patch::Apply(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                                 "metadata": {"name": "istio", "namespace": istio_ns},
+                                 "data": {"mesh": "theirs"}})),
+        )
+        .await
+        .unwrap();
+    wait_for("ConfigMap istio restored", &operator, || async {
+        let data = config_maps.get("istio").await.unwrap().data.unwrap();
+        (data["mesh"] == mesh).then_some(())
+    })
+    .await;
+
+    // Metrics and health.
+    let addr = operator.metrics_addr().await;
+    assert_eq!(http_get(&addr, "/healthz").0, "HTTP/1.1 200 OK");
+    assert_eq!(http_get(&addr, "/readyz").0, "HTTP/1.1 200 OK");
+    let (line, metrics) = http_get(&addr, "/metrics");
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    let applied: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("bosun_operator_reconciles_total{result=\"applied\"} "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(applied >= 3, "{metrics}");
+    assert!(
+        metrics.contains(
+            "bosun_operator_objects_applied_total{kind=\"Deployment\",outcome=\"created\"} "
+        ),
+        "{metrics}"
+    );
+
+    // Deleting the IstioOperator uninstalls what it owns, then lets it go.
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("minimal")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+    assert!(config_maps.get_opt("istio").await.unwrap().is_none());
+    let cluster_roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> =
+        Api::all(client.kube().clone());
+    assert!(
+        cluster_roles
+            .get_opt(&format!("istiod-clusterrole-{istio_ns}"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // CRDs stay: other IstioOperators (and every user's Istio config) depend on them.
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(client.kube().clone());
+    assert!(
+        crds.get_opt("virtualservices.networking.istio.io")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn invalid_spec_sets_error_and_applies_nothing() {
+    init_once();
+    let ns = testenv::unique_name("iop-bad");
+    let istio_ns = testenv::unique_name("istio-opbad");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("bad", &ns, &istio_ns, json!({"bogus": 1}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let status = wait_for("status ERROR", &operator, || async {
+        let s = status_of(&api.get("bad").await.unwrap());
+        (s["status"] == "ERROR").then_some(s)
+    })
+    .await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains("nothing was applied")
+            && message.contains("values.global.bogus: unknown field \"bogus\""),
+        "{status}"
+    );
+    assert_eq!(status["observedGeneration"], 1);
+    let client = testenv::client().await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&istio_ns).await.unwrap().is_none());
+
+    // Fixing the spec applies it.
+    api.patch(
+        "bad",
+        &PatchParams::default(),
+        &Patch::Json::<()>(
+            serde_json::from_value(json!([{"op": "remove", "path": "/spec/values/global/bogus"}]))
+                .unwrap(),
+        ),
+    )
+    .await
+    .unwrap();
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied after the fix", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let status = wait_for(
+        "generation 2 applied, waiting for istiod",
+        &operator,
+        || async {
+            let s = status_of(&api.get("bad").await.unwrap());
+            (s["observedGeneration"] == 2
+                && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")
+                .then_some(s)
+        },
+    )
+    .await;
+    assert_eq!(status["status"], "RECONCILING");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("waiting for workloads"),
+        "{status}"
+    );
+    api.delete("bad", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("bad").await.unwrap().is_none().then_some(())
+    })
+    .await;
+}
