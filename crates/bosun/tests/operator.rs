@@ -445,6 +445,50 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
     })
     .await;
 
+    // An edit is applied, and what the spec no longer renders is pruned.
+    let hpas: Api<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler> =
+        Api::namespaced(client.kube().clone(), &istio_ns);
+    assert!(hpas.get_opt("istiod").await.unwrap().is_some());
+    api.patch(
+        "minimal",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {
+            "values": {"pilot": {"autoscaleEnabled": false}},
+            "components": {"pilot": {"k8s": {"replicaCount": 2}}}
+        }})),
+    )
+    .await
+    .unwrap();
+    wait_for(
+        "istiod scaled to 2 and its HPA pruned",
+        &operator,
+        || async {
+            let replicas = deployments
+                .get("istiod")
+                .await
+                .unwrap()
+                .spec
+                .unwrap()
+                .replicas;
+            let hpa = hpas.get_opt("istiod").await.unwrap();
+            (replicas == Some(2) && hpa.is_none()).then_some(())
+        },
+    )
+    .await;
+    let status = wait_for("generation 2 observed", &operator, || async {
+        let s = status_of(&api.get("minimal").await.unwrap());
+        (s["observedGeneration"] == 2 && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")
+            .then_some(s)
+    })
+    .await;
+    assert!(
+        status["componentStatus"]["Pilot"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("/2 replicas ready"),
+        "{status}"
+    );
+
     // Metrics and health.
     let addr = operator.metrics_addr().await;
     assert_eq!(http_get(&addr, "/healthz").0, "HTTP/1.1 200 OK");
@@ -567,4 +611,158 @@ async fn invalid_spec_sets_error_and_applies_nothing() {
         api.get_opt("bad").await.unwrap().is_none().then_some(())
     })
     .await;
+}
+
+#[tokio::test]
+async fn two_operators_elect_one_leader_and_the_other_takes_over() {
+    init_once();
+    let ns = testenv::unique_name("iop-lead");
+    let istio_ns = testenv::unique_name("istio-oplead");
+    create_namespace(&ns).await;
+    let mut a = Some(Operator::start(
+        &ns,
+        &["--lease-namespace", &ns, "--identity", "a"],
+    ));
+    let mut b = Some(Operator::start(
+        &ns,
+        &["--lease-namespace", &ns, "--identity", "b"],
+    ));
+    let leads = |o: &Option<Operator>| {
+        o.as_ref()
+            .is_some_and(|o| o.log().contains("msg=\"became leader\""))
+    };
+    let first = a.as_ref().unwrap();
+    wait_for("a leader", first, || async {
+        (leads(&a) || leads(&b)).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        leads(&a) != leads(&b),
+        "both lead:\n{}\n{}",
+        a.as_ref().unwrap().log(),
+        b.as_ref().unwrap().log()
+    );
+    let (leader, follower) = if leads(&a) {
+        (&mut a, &mut b)
+    } else {
+        (&mut b, &mut a)
+    };
+
+    // Only the leader reconciles.
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied", leader.as_ref().unwrap(), || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let follower_log = follower.as_ref().unwrap().log();
+    assert!(!follower_log.contains("msg=reconciled"), "{follower_log}");
+
+    // The leader goes away: the other takes over once the Lease expires, and reconciles.
+    drop(leader.take());
+    let new_leader = follower.as_ref().unwrap();
+    wait_for("the follower to take over", new_leader, || async {
+        new_leader
+            .log()
+            .contains("msg=\"became leader\"")
+            .then_some(())
+    })
+    .await;
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    wait_for("istiod restored by the new leader", new_leader, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", new_leader, || async {
+        api.get_opt("minimal")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn remove_refuses_while_istio_operators_exist_and_keeps_the_crd_with_force() {
+    init_once();
+    let operator_ns = testenv::unique_name("bosun-op-rm");
+    let out = bosun(&["operator", "init", "--operator-namespace", &operator_ns]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ns = testenv::unique_name("iop-rm");
+    create_namespace(&ns).await;
+    let api = iops(&ns).await;
+    // No operator watches this namespace, so it gets no finalizer and can simply be deleted.
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("left", &ns, "unused", json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+
+    let out = bosun(&["operator", "remove", "--operator-namespace", &operator_ns]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{ns}/left")) && stderr.contains("--force"),
+        "{}",
+        text(&out)
+    );
+
+    let out = bosun(&[
+        "operator",
+        "remove",
+        "--operator-namespace",
+        &operator_ns,
+        "--force",
+    ]);
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("pass -y"),
+        "{}",
+        text(&out)
+    );
+
+    let out = bosun(&[
+        "operator",
+        "remove",
+        "--operator-namespace",
+        &operator_ns,
+        "--force",
+        "-y",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("deleted Deployment {operator_ns}/bosun-operator")),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !stdout.contains("CustomResourceDefinition"),
+        "{}",
+        text(&out)
+    );
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &operator_ns);
+    assert!(
+        deployments
+            .get_opt("bosun-operator")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(api.get_opt("left").await.unwrap().is_some());
+    api.delete("left", &Default::default()).await.unwrap();
 }
