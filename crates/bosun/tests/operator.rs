@@ -568,6 +568,23 @@ async fn invalid_spec_sets_error_and_applies_nothing() {
     );
     assert_eq!(status["observedGeneration"], 1);
     let client = testenv::client().await;
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let event = wait_for("a Warning event", &operator, || async {
+        let list = events.list(&Default::default()).await.unwrap();
+        list.items.into_iter().find(|e| {
+            e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("bad")
+                && e.reason.as_deref() == Some("Invalid")
+        })
+    })
+    .await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    assert!(
+        event
+            .note
+            .unwrap_or_default()
+            .contains("values.global.bogus")
+    );
     let namespaces: Api<Namespace> = Api::all(client.kube().clone());
     assert!(namespaces.get_opt(&istio_ns).await.unwrap().is_none());
 

@@ -22,6 +22,7 @@ use futures::StreamExt;
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::core::ApiResource;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{self, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher;
@@ -82,6 +83,7 @@ pub fn backoff(attempt: u32) -> Duration {
 
 struct Context {
     client: cluster::Client,
+    recorder: Recorder,
     render: Arc<dyn Render>,
     metrics: Arc<Metrics>,
     crd_timeout: Duration,
@@ -107,10 +109,12 @@ fn render_input(iop: &DynamicObject) -> Value {
     })
 }
 
-/// Writes `status` unless the stored one (`current`) equals it; returns the status now stored.
+/// Writes `status` unless the stored one (`current`) equals it, and records an Event when the
+/// phase changes (what `kubectl describe` shows); returns the status now stored.
 async fn write_status(
+    ctx: &Context,
     api: &Api<DynamicObject>,
-    name: &str,
+    iop: &DynamicObject,
     current: Option<Value>,
     status: &Status,
 ) -> Result<Option<Value>, Error> {
@@ -118,13 +122,53 @@ async fn write_status(
     let Some(patch) = status_patch(current.as_ref(), &wanted) else {
         return Ok(current);
     };
-    api.patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+    let name = iop.name_any();
+    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
         .await
         .map_err(|source| Error::Kube {
             action: format!("writing the status of IstioOperator {name}"),
             source,
         })?;
+    let old_phase = current
+        .as_ref()
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str);
+    if old_phase != Some(status.phase.as_str()) {
+        publish_event(ctx, iop, status).await;
+    }
     Ok(Some(wanted))
+}
+
+/// An Event for a phase change. Events are a courtesy: failing to record one is logged, not
+/// an error of the reconcile.
+async fn publish_event(ctx: &Context, iop: &DynamicObject, status: &Status) {
+    let (type_, reason) = match status.phase {
+        Phase::Healthy => (EventType::Normal, "Healthy"),
+        Phase::Error if status.components.is_empty() => (EventType::Warning, "Invalid"),
+        Phase::Error => (EventType::Warning, "ApplyFailed"),
+        _ => (EventType::Normal, "Reconciling"),
+    };
+    // An Event's note holds at most 1 kB.
+    let mut note = status.message.clone();
+    if note.len() > 1000 {
+        let mut end = 1000;
+        while !note.is_char_boundary(end) {
+            end -= 1;
+        }
+        note.truncate(end);
+        note.push('…');
+    }
+    let event = KubeEvent {
+        type_,
+        reason: reason.into(),
+        note: Some(note),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    let reference = iop.object_ref(&iop_resource());
+    if let Err(e) = ctx.recorder.publish(&event, &reference).await {
+        log("warn", "recording an event failed", &[("error", &e)]);
+    }
 }
 
 /// Folds instances of one component (several gateways) into one `componentStatus` entry.
@@ -179,8 +223,9 @@ async fn apply(
         Ok(rendered) => rendered,
         Err(RenderError::Invalid(messages)) => {
             write_status(
+                &ctx,
                 &api,
-                &owner.name,
+                &iop,
                 current,
                 &Status::invalid(generation, &messages),
             )
@@ -200,7 +245,7 @@ async fn apply(
                 observed_generation: generation,
                 components: Vec::new(),
             };
-            write_status(&api, &owner.name, current, &status).await?;
+            write_status(&ctx, &api, &iop, current, &status).await?;
             return Err(e.into());
         }
     };
@@ -224,7 +269,7 @@ async fn apply(
             observed_generation: generation,
             components: Vec::new(),
         };
-        current = write_status(&api, &owner.name, current, &applying).await?;
+        current = write_status(&ctx, &api, &iop, current, &applying).await?;
     }
 
     let components: Vec<cluster::Component> = rendered
@@ -278,8 +323,9 @@ async fn apply(
                 );
             }
             write_status(
+                &ctx,
                 &api,
-                &owner.name,
+                &iop,
                 current,
                 &Status::from_components(generation, states),
             )
@@ -329,7 +375,7 @@ async fn apply(
         );
     }
     let status = Status::from_components(generation, states);
-    write_status(&api, &owner.name, current, &status).await?;
+    write_status(&ctx, &api, &iop, current, &status).await?;
     log(
         "info",
         "reconciled",
@@ -512,7 +558,12 @@ pub async fn run(
             lost.store(true, std::sync::atomic::Ordering::Relaxed);
         });
     }
+    let reporter = Reporter {
+        controller: FIELD_MANAGER.into(),
+        instance: options.lease.as_ref().map(|l| l.identity.clone()),
+    };
     let context = Arc::new(Context {
+        recorder: Recorder::new(client.kube().clone(), reporter),
         client,
         render,
         metrics,

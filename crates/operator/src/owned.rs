@@ -178,7 +178,7 @@ pub fn owned_kind(api_version: &str, kind: &str) -> Option<&'static OwnedKind> {
         .find(|k| k.kind == kind && k.api_version() == api_version)
 }
 
-/// Which IstioOperator owns an object.
+/// Which IstioOperator owns an object (shown as `namespace/name`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Owner {
     pub namespace: String,
@@ -208,7 +208,7 @@ impl Owner {
 
 impl std::fmt::Display for Owner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "IstioOperator {}/{}", self.namespace, self.name)
+        write!(f, "{}/{}", self.namespace, self.name)
     }
 }
 

@@ -64,7 +64,7 @@ pub async fn remove_owned(
             Err(e) if not_served(&e) => continue,
             Err(source) => {
                 return Err(Error::Kube {
-                    action: format!("listing {} owned by {owner}", k.plural),
+                    action: format!("listing {} owned by IstioOperator {owner}", k.plural),
                     source,
                 });
             }
