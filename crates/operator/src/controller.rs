@@ -46,7 +46,7 @@ pub const FIELD_MANAGER: &str = "bosun-operator";
 /// but a controller that never resyncs never recovers from one).
 const RESYNC: Duration = Duration::from_secs(600);
 /// How soon an IstioOperator whose workloads are not ready yet is looked at again.
-const NOT_READY_REQUEUE: Duration = Duration::from_secs(5);
+const NOT_READY_REQUEUE: Duration = Duration::from_secs(30);
 /// Error backoff: 1 s doubling to at most 5 min.
 const BACKOFF_START: Duration = Duration::from_secs(1);
 const BACKOFF_MAX: Duration = Duration::from_secs(300);
