@@ -408,7 +408,48 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
     .await;
     assert_eq!(
         status["componentStatus"]["Pilot"],
-        json!({"status": "HEALTHY"})
+        json!({"status": "HEALTHY"}),
+        "{status}"
+    );
+
+    // A reconcile with nothing to do (an annotation on the IstioOperator triggers one) finds
+    // every object as rendered and applies nothing.
+    let addr = operator.metrics_addr().await;
+    let skipped = || {
+        let (_, metrics) = http_get(&addr, "/metrics");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("bosun_operator_apply_skipped_total "))
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
+    let before = skipped();
+    let rv_before = deployments
+        .get("istiod")
+        .await
+        .unwrap()
+        .metadata
+        .resource_version;
+    api.patch(
+        "minimal",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"annotations": {"touched": "1"}}})),
+    )
+    .await
+    .unwrap();
+    wait_for("a reconcile that skips the apply", &operator, || async {
+        (skipped() > before).then_some(())
+    })
+    .await;
+    assert_eq!(
+        deployments
+            .get("istiod")
+            .await
+            .unwrap()
+            .metadata
+            .resource_version,
+        rv_before
     );
 
     // A deleted Deployment comes back.
@@ -490,7 +531,6 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
     );
 
     // Metrics and health.
-    let addr = operator.metrics_addr().await;
     assert_eq!(http_get(&addr, "/healthz").0, "HTTP/1.1 200 OK");
     assert_eq!(http_get(&addr, "/readyz").0, "HTTP/1.1 200 OK");
     let (line, metrics) = http_get(&addr, "/metrics");

@@ -34,7 +34,7 @@ use crate::lease::{self, LeaseOptions};
 use crate::log::log;
 use crate::metrics::Metrics;
 use crate::owned::{OWNED_KINDS, Owner, label, managed_selector};
-use crate::status::{ComponentState, Phase, Status, status_patch};
+use crate::status::{ComponentState, Phase, Status};
 use crate::{Error, Render, RenderError};
 
 /// The finalizer on every reconciled IstioOperator: its objects are removed before it goes.
@@ -83,6 +83,8 @@ pub fn backoff(attempt: u32) -> Duration {
 
 struct Context {
     client: cluster::Client,
+    /// The fingerprint of the render last applied successfully, per IstioOperator.
+    last_applied: Mutex<HashMap<Owner, u64>>,
     recorder: Recorder,
     render: Arc<dyn Render>,
     metrics: Arc<Metrics>,
@@ -109,7 +111,7 @@ fn render_input(iop: &DynamicObject) -> Value {
     })
 }
 
-/// Writes `status` unless the stored one (`current`) equals it, and records an Event when the
+/// Writes `status` unless the stored one (`current`, as cached) equals it, and records an Event when the
 /// phase changes (what `kubectl describe` shows); returns the status now stored.
 async fn write_status(
     ctx: &Context,
@@ -119,16 +121,29 @@ async fn write_status(
     status: &Status,
 ) -> Result<Option<Value>, Error> {
     let wanted = status.to_json();
-    let Some(patch) = status_patch(current.as_ref(), &wanted) else {
+    if current.as_ref() == Some(&wanted) {
         return Ok(current);
-    };
+    }
     let name = iop.name_any();
-    api.patch_status(&name, &PatchParams::default(), &Patch::Merge(&patch))
-        .await
-        .map_err(|source| Error::Kube {
-            action: format!("writing the status of IstioOperator {name}"),
-            source,
-        })?;
+    // Server-side apply, not a merge patch: fields this manager stops setting (a resolved
+    // `error`, a removed component) are removed by the server, whatever the (possibly stale)
+    // cached object showed.
+    let body = json!({
+        "apiVersion": format!("{GROUP}/{VERSION}"),
+        "kind": KIND,
+        "metadata": {"name": name},
+        "status": wanted,
+    });
+    api.patch_status(
+        &name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .map_err(|source| Error::Kube {
+        action: format!("writing the status of IstioOperator {name}"),
+        source,
+    })?;
     let old_phase = current
         .as_ref()
         .and_then(|c| c.get("status"))
@@ -203,6 +218,125 @@ fn push_component(states: &mut Vec<ComponentState>, state: ComponentState) {
 fn is_owned_exclusively(object: &Value) -> bool {
     let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or("");
     crate::owned::owned_kind(field("apiVersion"), field("kind")).is_none_or(|k| k.pruned)
+}
+
+/// Each component's objects as they are live, when every one still has every rendered field
+/// (see [`crate::noop`]); `None` as soon as one does not (or does not exist).
+async fn live_if_satisfied(
+    client: &cluster::Client,
+    components: &[cluster::Component],
+) -> Result<Option<Vec<Vec<cluster::ObjectRef>>>, Error> {
+    let mut out = Vec::new();
+    for c in components {
+        let mut refs = Vec::new();
+        for o in &c.objects {
+            let field = |p: &str| o.pointer(p).and_then(Value::as_str).map(str::to_string);
+            let mut object = cluster::ObjectRef {
+                api_version: field("/apiVersion").unwrap_or_default(),
+                kind: field("/kind").unwrap_or_default(),
+                namespace: field("/metadata/namespace"),
+                name: field("/metadata/name").unwrap_or_default(),
+            };
+            let Some(live) = client.get(&object).await? else {
+                return Ok(None);
+            };
+            if let Some(field) = crate::noop::unsatisfied_field(o, &live) {
+                log(
+                    "debug",
+                    "applying: an object differs from its render",
+                    &[("object", &object), ("field", &field)],
+                );
+                return Ok(None);
+            }
+            object.namespace = live
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            refs.push(object);
+        }
+        out.push(refs);
+    }
+    Ok(Some(out))
+}
+
+/// Applies the components (`cluster::Client::install`) and prunes what they no longer hold.
+/// Returns each component's applied objects, how many were created or changed, and how many
+/// were pruned. On an apply failure the status says which component failed.
+async fn apply_and_prune(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    iop: &DynamicObject,
+    current: Option<Value>,
+    rendered: &crate::Rendered,
+    components: &[cluster::Component],
+) -> Result<(Vec<Vec<cluster::ObjectRef>>, usize, usize), Error> {
+    let owner = owner_of(iop);
+    let generation = iop.meta().generation.unwrap_or(0);
+    let options = cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.to_string(),
+        // The operator is the authority over what it owns: fields someone else changed are
+        // taken back (drift repair).
+        force: true,
+        crd_timeout: ctx.crd_timeout,
+        readiness_timeout: None,
+    };
+    let mut done = 0usize;
+    let result = ctx
+        .client
+        .install(components, &options, &mut |_| done += 1)
+        .await;
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => {
+            let mut states = Vec::new();
+            for (i, c) in rendered.components.iter().enumerate() {
+                let (phase, error) = match i.cmp(&done) {
+                    std::cmp::Ordering::Less => (Phase::Reconciling, String::new()),
+                    std::cmp::Ordering::Equal => (Phase::Error, e.to_string()),
+                    std::cmp::Ordering::Greater => (Phase::None, String::new()),
+                };
+                push_component(
+                    &mut states,
+                    ComponentState {
+                        name: c.name.clone(),
+                        phase,
+                        error,
+                    },
+                );
+            }
+            write_status(
+                ctx,
+                api,
+                iop,
+                current,
+                &Status::from_components(generation, states),
+            )
+            .await?;
+            return Err(e.into());
+        }
+    };
+    let mut keep = HashSet::new();
+    for c in &report.components {
+        for a in &c.report.objects {
+            ctx.metrics.applied(&a.object.kind, a.outcome);
+            keep.insert(a.object.clone());
+        }
+    }
+    let changed =
+        report.count(cluster::Outcome::Created) + report.count(cluster::Outcome::Configured);
+    let applied = report
+        .components
+        .iter()
+        .map(|c| c.report.objects.iter().map(|a| a.object.clone()).collect())
+        .collect();
+
+    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    for object in &pruned {
+        ctx.metrics.pruned(&object.kind);
+        log("info", "pruned", &[("iop", &owner), ("object", object)]);
+    }
+
+    Ok((applied, changed, pruned.len()))
 }
 
 async fn apply(
@@ -290,74 +424,41 @@ async fn apply(
                 .collect(),
         })
         .collect();
-    let options = cluster::InstallOptions {
-        field_manager: FIELD_MANAGER.to_string(),
-        // The operator is the authority over what it owns: fields someone else changed are
-        // taken back (drift repair).
-        force: true,
-        crd_timeout: ctx.crd_timeout,
-        readiness_timeout: None,
+    let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
+    let fingerprint = crate::noop::fingerprint(&objects);
+    let same_render =
+        ctx.last_applied.lock().expect("last_applied").get(&owner) == Some(&fingerprint);
+    let unchanged = if same_render {
+        live_if_satisfied(&ctx.client, &components).await?
+    } else {
+        None
     };
-    let mut done = 0usize;
-    let result = ctx
-        .client
-        .install(&components, &options, &mut |_| done += 1)
-        .await;
-    let report = match result {
-        Ok(report) => report,
-        Err(e) => {
-            let mut states = Vec::new();
-            for (i, c) in rendered.components.iter().enumerate() {
-                let (phase, error) = match i.cmp(&done) {
-                    std::cmp::Ordering::Less => (Phase::Reconciling, String::new()),
-                    std::cmp::Ordering::Equal => (Phase::Error, e.to_string()),
-                    std::cmp::Ordering::Greater => (Phase::None, String::new()),
-                };
-                push_component(
-                    &mut states,
-                    ComponentState {
-                        name: c.name.clone(),
-                        phase,
-                        error,
-                    },
-                );
-            }
-            write_status(
-                &ctx,
-                &api,
-                &iop,
-                current,
-                &Status::from_components(generation, states),
-            )
-            .await?;
-            return Err(e.into());
+    let skipped = unchanged.is_some();
+    let (applied, changed, pruned) = match unchanged {
+        Some(applied) => {
+            ctx.metrics.apply_skipped();
+            (applied, 0, 0)
+        }
+        None => {
+            let (applied, changed, pruned) =
+                apply_and_prune(&ctx, &api, &iop, current.clone(), &rendered, &components).await?;
+            ctx.last_applied
+                .lock()
+                .expect("last_applied")
+                .insert(owner.clone(), fingerprint);
+            (applied, changed, pruned)
         }
     };
-    let mut keep = HashSet::new();
-    for c in &report.components {
-        for a in &c.report.objects {
-            ctx.metrics.applied(&a.object.kind, a.outcome);
-            keep.insert(a.object.clone());
-        }
-    }
-    let changed =
-        report.count(cluster::Outcome::Created) + report.count(cluster::Outcome::Configured);
-
-    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
-    for object in &pruned {
-        ctx.metrics.pruned(&object.kind);
-        log("info", "pruned", &[("iop", &owner), ("object", object)]);
-    }
 
     let mut states = Vec::new();
-    for (c, applied) in rendered.components.iter().zip(&report.components) {
+    for (c, applied) in rendered.components.iter().zip(&applied) {
         let mut not_ready = Vec::new();
-        for a in &applied.report.objects {
-            if !cluster::is_workload(&a.object) {
+        for object in applied {
+            if !cluster::is_workload(object) {
                 continue;
             }
-            if let cluster::Readiness::NotReady(why) = ctx.client.readiness_of(&a.object).await? {
-                not_ready.push(format!("{}: {why}", a.object));
+            if let cluster::Readiness::NotReady(why) = ctx.client.readiness_of(object).await? {
+                not_ready.push(format!("{object}: {why}"));
             }
         }
         let phase = if not_ready.is_empty() {
@@ -384,7 +485,8 @@ async fn apply(
             ("generation", &generation),
             ("status", &status.phase.as_str()),
             ("changed", &changed),
-            ("pruned", &pruned.len()),
+            ("pruned", &pruned),
+            ("apply_skipped", &skipped),
         ],
     );
     Ok(if status.phase == Phase::Healthy {
@@ -397,6 +499,10 @@ async fn apply(
 async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, Error> {
     let owner = owner_of(&iop);
     let removed = crate::prune::remove_owned(&ctx.client, &owner, &HashSet::new()).await?;
+    ctx.last_applied
+        .lock()
+        .expect("last_applied")
+        .remove(&owner);
     for object in &removed {
         ctx.metrics.pruned(&object.kind);
     }
@@ -569,6 +675,7 @@ pub async fn run(
         metrics,
         crd_timeout: options.crd_timeout,
         failures: Mutex::new(HashMap::new()),
+        last_applied: Mutex::new(HashMap::new()),
     });
     log(
         "info",

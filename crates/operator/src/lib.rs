@@ -18,6 +18,7 @@ pub mod deploy;
 pub mod lease;
 pub mod log;
 pub mod metrics;
+pub mod noop;
 pub mod owned;
 pub mod prune;
 pub mod status;

@@ -28,6 +28,7 @@ struct Counters {
     applied: BTreeMap<(String, String), u64>,
     /// By kind.
     pruned: BTreeMap<String, u64>,
+    apply_skipped: u64,
 }
 
 /// Shared by the controller (which counts) and the HTTP server (which prints).
@@ -62,6 +63,11 @@ impl Metrics {
     pub fn pruned(&self, kind: &str) {
         let mut c = self.counters.lock().expect("metrics");
         *c.pruned.entry(kind.to_string()).or_default() += 1;
+    }
+
+    /// A reconcile found every object as rendered and sent no writes.
+    pub fn apply_skipped(&self) {
+        self.counters.lock().expect("metrics").apply_skipped += 1;
     }
 
     pub fn set_ready(&self, ready: bool) {
@@ -130,6 +136,12 @@ impl Metrics {
                 "bosun_operator_objects_pruned_total{{kind=\"{kind}\"}} {n}"
             );
         }
+        out.push_str("# HELP bosun_operator_apply_skipped_total Reconciles that found every object as rendered and sent no writes.\n# TYPE bosun_operator_apply_skipped_total counter\n");
+        let _ = writeln!(
+            out,
+            "bosun_operator_apply_skipped_total {}",
+            c.apply_skipped
+        );
         out.push_str("# HELP bosun_operator_leader Whether this replica holds the leader Lease.\n# TYPE bosun_operator_leader gauge\n");
         let _ = writeln!(
             out,
@@ -225,6 +237,7 @@ mod tests {
         m.applied("Deployment", cluster::Outcome::Created);
         m.applied("Deployment", cluster::Outcome::Created);
         m.pruned("ConfigMap");
+        m.apply_skipped();
         let text = m.render();
         for line in [
             "bosun_operator_reconciles_total{result=\"applied\"} 1",
@@ -237,6 +250,7 @@ mod tests {
             "bosun_operator_reconcile_duration_seconds_count 2",
             "bosun_operator_objects_applied_total{kind=\"Deployment\",outcome=\"created\"} 2",
             "bosun_operator_objects_pruned_total{kind=\"ConfigMap\"} 1",
+            "bosun_operator_apply_skipped_total 1",
             "bosun_operator_leader 0",
         ] {
             assert!(text.lines().any(|l| l == line), "{line} missing in\n{text}");

@@ -1,7 +1,6 @@
 //! The IstioOperator's `status`, as the old Istio operator wrote it (`status.status`,
-//! `componentStatus` per component with its `error`, `message`), plus `observedGeneration`, and
-//! the merge patch that turns the stored status into a new one (none when nothing changed, so a
-//! no-op reconcile writes nothing). Pure: no I/O.
+//! `componentStatus` per component with its `error`, `message`), plus `observedGeneration`.
+//! Pure: no I/O (the controller writes it with server-side apply, only when it changed).
 
 use serde_json::{Map, Value, json};
 
@@ -133,34 +132,6 @@ impl Status {
     }
 }
 
-/// The merge patch (`{"status": …}`) that makes `current` (the stored status, if any) equal
-/// `wanted`, or `None` when they are equal already. A merge patch keeps keys it does not
-/// mention, so keys that `wanted` no longer has (a removed component, a resolved `error`) are
-/// set to null.
-pub fn status_patch(current: Option<&Value>, wanted: &Value) -> Option<Value> {
-    if current == Some(wanted) {
-        return None;
-    }
-    Some(json!({ "status": merge_diff(current, wanted) }))
-}
-
-/// `wanted`, plus a null for every key of `current` it lacks, at every depth.
-fn merge_diff(current: Option<&Value>, wanted: &Value) -> Value {
-    let (Some(Value::Object(old)), Value::Object(new)) = (current, wanted) else {
-        return wanted.clone();
-    };
-    let mut out = Map::new();
-    for (key, value) in new {
-        out.insert(key.clone(), merge_diff(old.get(key), value));
-    }
-    for key in old.keys() {
-        if !new.contains_key(key) {
-            out.insert(key.clone(), Value::Null);
-        }
-    }
-    Value::Object(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,33 +192,5 @@ mod tests {
         assert!(s.message.contains("nothing was applied"));
         assert!(s.message.contains("values.global.bogus: unknown field"));
         assert!(s.to_json().get("componentStatus").is_none());
-    }
-
-    #[test]
-    fn patch_is_none_when_unchanged_and_removes_stale_keys() {
-        let old = json!({"status": "HEALTHY", "observedGeneration": 1, "message": "m",
-                         "componentStatus": {"Base": {"status": "HEALTHY"}, "Cni": {"status": "HEALTHY"}}});
-        assert_eq!(status_patch(Some(&old), &old), None);
-        let new = json!({"status": "ERROR", "observedGeneration": 2, "message": "bad"});
-        assert_eq!(
-            status_patch(Some(&old), &new),
-            Some(
-                json!({"status": {"status": "ERROR", "observedGeneration": 2, "message": "bad",
-                                 "componentStatus": null}})
-            )
-        );
-        assert_eq!(
-            status_patch(None, &new),
-            Some(json!({"status": new.clone()}))
-        );
-        let waiting = json!({"status": "RECONCILING", "componentStatus": {"Pilot": {"status": "RECONCILING", "error": "0/1"}}});
-        let healthy =
-            json!({"status": "HEALTHY", "componentStatus": {"Pilot": {"status": "HEALTHY"}}});
-        assert_eq!(
-            status_patch(Some(&waiting), &healthy),
-            Some(
-                json!({"status": {"status": "HEALTHY", "componentStatus": {"Pilot": {"status": "HEALTHY", "error": null}}}})
-            )
-        );
     }
 }
