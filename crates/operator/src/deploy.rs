@@ -153,7 +153,12 @@ pub fn operator_objects(options: &DeployOptions) -> Vec<Value> {
                             "env": [
                                 {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
                                 // The pinned release's charts are cached here when no --manifests is given.
-                                {"name": "BOSUN_CACHE", "value": "/var/cache/bosun"}
+                                {"name": "BOSUN_CACHE", "value": "/var/cache/bosun"},
+                                // mimalloc's defaults (eagerly committed arenas, delayed purging) suit
+                                // a short render; a long-running, mostly idle operator halves its
+                                // RSS without them (BENCHMARKS.md).
+                                {"name": "MIMALLOC_ARENA_EAGER_COMMIT", "value": "0"},
+                                {"name": "MIMALLOC_PURGE_DELAY", "value": "0"}
                             ],
                             "ports": [{"name": "http-metrics", "containerPort": METRICS_PORT}],
                             "livenessProbe": probe("/healthz"),
