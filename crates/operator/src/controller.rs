@@ -51,6 +51,40 @@ const NOT_READY_REQUEUE: Duration = Duration::from_secs(30);
 const BACKOFF_START: Duration = Duration::from_secs(1);
 const BACKOFF_MAX: Duration = Duration::from_secs(300);
 
+/// The watches' retry delay after an error: 250 ms doubling to 4 s, reset by the next event.
+/// kube-runtime pauses every trigger while one watch backs off, so its default (up to 30 s)
+/// would hold drift repair back for half a minute after an API server restart.
+#[derive(Debug, Clone)]
+struct WatchBackoff {
+    next: Duration,
+}
+
+const WATCH_BACKOFF_START: Duration = Duration::from_millis(250);
+const WATCH_BACKOFF_MAX: Duration = Duration::from_secs(4);
+
+impl Default for WatchBackoff {
+    fn default() -> Self {
+        WatchBackoff {
+            next: WATCH_BACKOFF_START,
+        }
+    }
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+    fn next(&mut self) -> Option<Duration> {
+        let delay = self.next;
+        self.next = (delay * 2).min(WATCH_BACKOFF_MAX);
+        Some(delay)
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.next = WATCH_BACKOFF_START;
+    }
+}
+
 /// How `bosun operator run` runs.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -634,7 +668,8 @@ pub async fn run(
         None => Api::all_with(client.kube().clone(), &ar),
     };
     let mut controller = Controller::new_with(iops, watcher::Config::default(), ar.clone())
-        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)));
+        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
+        .trigger_backoff(WatchBackoff::default());
     for k in OWNED_KINDS.iter().filter(|k| k.watched) {
         let kind_ar = ApiResource {
             group: k.group.into(),
@@ -724,6 +759,19 @@ mod tests {
         assert!(!is_owned_exclusively(&crd));
         assert!(is_owned_exclusively(&deployment));
         assert!(is_owned_exclusively(&unknown));
+    }
+
+    #[test]
+    fn watch_backoff_is_short_and_resets() {
+        use kube::runtime::utils::Backoff;
+        let mut b = WatchBackoff::default();
+        let delays: Vec<Duration> = b.by_ref().take(6).collect();
+        assert_eq!(
+            delays,
+            [250, 500, 1000, 2000, 4000, 4000].map(Duration::from_millis)
+        );
+        b.reset();
+        assert_eq!(b.next(), Some(WATCH_BACKOFF_START));
     }
 
     #[test]
