@@ -6,6 +6,10 @@
 //! spec set to ERROR with nothing applied, the finalizer uninstalling, metrics served, and
 //! leader election between two processes.
 //!
+//! One test restarts the API server (it must come back with its state, so only a
+//! `scripts/testenv` control plane will do); it holds [`API_SERVER`] for writing while the
+//! others hold it for reading, so none of them sees the API server go away.
+//!
 //! Isolation: each test has its own IstioOperator namespace (the operator it starts watches
 //! only that one) and its own Istio namespace; every cluster-scoped object the minimal
 //! profile renders carries that namespace in its name, except the CRDs, which are shared
@@ -25,6 +29,11 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::ApiResource;
 use serde_json::{Value, json};
+
+/// Held for reading by every test that talks to the API server, for writing by the one that
+/// restarts it.
+static API_SERVER: std::sync::LazyLock<tokio::sync::RwLock<()>> =
+    std::sync::LazyLock::new(|| tokio::sync::RwLock::new(()));
 
 fn manifests() -> String {
     common::fetched("BOSUN_ISTIO", "fetch-istio")
@@ -259,6 +268,7 @@ fn dump_prints_the_operator_install_as_yaml() {
 
 #[tokio::test]
 async fn init_installs_a_crd_that_validates_istio_operators() {
+    let _api_server = API_SERVER.read().await;
     init_once();
     let ns = testenv::unique_name("iop-crd");
     create_namespace(&ns).await;
@@ -335,6 +345,7 @@ async fn init_installs_a_crd_that_validates_istio_operators() {
 
 #[tokio::test]
 async fn operator_reconciles_repairs_drift_and_uninstalls() {
+    let _api_server = API_SERVER.read().await;
     init_once();
     let ns = testenv::unique_name("iop-run");
     let istio_ns = testenv::unique_name("istio-op");
@@ -583,6 +594,7 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
 
 #[tokio::test]
 async fn invalid_spec_sets_error_and_applies_nothing() {
+    let _api_server = API_SERVER.read().await;
     init_once();
     let ns = testenv::unique_name("iop-bad");
     let istio_ns = testenv::unique_name("istio-opbad");
@@ -672,6 +684,7 @@ async fn invalid_spec_sets_error_and_applies_nothing() {
 
 #[tokio::test]
 async fn two_operators_elect_one_leader_and_the_other_takes_over() {
+    let _api_server = API_SERVER.read().await;
     init_once();
     let ns = testenv::unique_name("iop-lead");
     let istio_ns = testenv::unique_name("istio-oplead");
@@ -754,6 +767,7 @@ async fn two_operators_elect_one_leader_and_the_other_takes_over() {
 
 #[tokio::test]
 async fn remove_refuses_while_istio_operators_exist_and_keeps_the_crd_with_force() {
+    let _api_server = API_SERVER.read().await;
     init_once();
     let operator_ns = testenv::unique_name("bosun-op-rm");
     let out = bosun(&["operator", "init", "--operator-namespace", &operator_ns]);
@@ -822,4 +836,117 @@ async fn remove_refuses_while_istio_operators_exist_and_keeps_the_crd_with_force
     );
     assert!(api.get_opt("left").await.unwrap().is_some());
     api.delete("left", &Default::default()).await.unwrap();
+}
+
+/// The kube-apiserver of the `scripts/testenv` control plane: its pid file and command line.
+fn api_server_process() -> (PathBuf, u32, Vec<String>) {
+    let state = testenv::kubeconfig().parent().unwrap().to_path_buf();
+    let pid_file = state.join("kube-apiserver.pid");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (not a scripts/testenv control plane?)",
+                pid_file.display()
+            )
+        })
+        .trim()
+        .parse()
+        .unwrap();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    (pid_file, pid, args)
+}
+
+#[tokio::test]
+async fn operator_recovers_when_the_api_server_restarts() {
+    if std::env::var_os("BOSUN_TEST_KUBECONFIG").is_some() {
+        // Not a control plane this test can restart; said loudly rather than pretended.
+        eprintln!(
+            "operator_recovers_when_the_api_server_restarts: not run (BOSUN_TEST_KUBECONFIG is set)"
+        );
+        return;
+    }
+    let _api_server = API_SERVER.write().await;
+    init_once();
+    let ns = testenv::unique_name("iop-restart");
+    let istio_ns = testenv::unique_name("istio-oprst");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+
+    // Kill the API server (as a crash would), then start it again as it was started; etcd
+    // keeps the state.
+    let (pid_file, pid, args) = api_server_process();
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_for("the API server to exit", &operator, || async {
+        (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    })
+    .await;
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(pid_file.with_file_name("kube-apiserver.log"))
+        .unwrap();
+    // `setsid` so that it outlives this test process, as `scripts/testenv up` starts it; the pid
+    // file is rewritten so that `scripts/testenv down` stops the new process.
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the API server outlives this test; scripts/testenv down stops it"
+    )]
+    let restarted = Command::new("setsid")
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    std::fs::write(&pid_file, format!("{}\n", restarted.id())).unwrap();
+    wait_for("the API server to serve again", &operator, || async {
+        deployments.get_opt("istiod").await.ok().map(|_| ())
+    })
+    .await;
+
+    // The operator's watches resume: a deleted Deployment is restored, a deleted
+    // IstioOperator uninstalled.
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    wait_for("istiod restored after the restart", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for(
+        "IstioOperator uninstalled after the restart",
+        &operator,
+        || async {
+            api.get_opt("minimal")
+                .await
+                .unwrap()
+                .is_none()
+                .then_some(())
+        },
+    )
+    .await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
 }
