@@ -38,7 +38,14 @@ env_dir = os.path.join(state, "env")
 def fresh_cluster():
     env = dict(os.environ, BOSUN_TESTENV_DIR=env_dir)
     subprocess.run(["scripts/testenv", "down"], env=env, check=True, stderr=subprocess.DEVNULL)
-    out = subprocess.run(["scripts/testenv", "up"], env=env, check=True, capture_output=True, text=True).stdout
+    for attempt in range(3):  # a busy machine can make a start time out; try again
+        up = subprocess.run(["scripts/testenv", "up"], env=env, capture_output=True, text=True)
+        if up.returncode == 0:
+            break
+        print(f"testenv up failed (attempt {attempt + 1}): {up.stderr[-500:]}", file=sys.stderr)
+    else:
+        sys.exit("scripts/testenv up failed three times")
+    out = up.stdout
     time.sleep(3)  # a fresh API server is busy with its own bootstrap for a moment
     return out.strip().split("=", 1)[1]
 

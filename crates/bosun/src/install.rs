@@ -48,7 +48,7 @@ pub struct InstallArgs {
 }
 
 /// A Go-style duration: one or more `<number><unit>` with units `h`, `m`, `s`, `ms`.
-fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let bad = || format!("invalid duration {text:?} (examples: 300s, 5m, 1m30s)");
     let mut total = Duration::ZERO;
     let mut rest = text.trim();

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 mod install;
 mod mesh;
+mod operator;
 mod owned;
 mod plan;
 mod prepare;
@@ -52,6 +53,11 @@ enum Command {
     /// Show what `install` with the same inputs would do, changing nothing: each object to
     /// create, update (the fields that would change, from server-side dry runs) or delete.
     Plan(plan::PlanArgs),
+    /// The in-cluster operator: reconciles IstioOperator resources.
+    Operator {
+        #[command(subcommand)]
+        command: operator::OperatorCommand,
+    },
     /// Commands related to Istio configuration profiles.
     Profile {
         #[command(subcommand)]
@@ -186,6 +192,9 @@ fn main() -> ExitCode {
         } => translate::manifest_translate(args).map_err(|e| Failure::input(e.0)),
         Command::Uninstall(args) => uninstall::uninstall(args).map_err(|e| Failure::input(e.0)),
         Command::Plan(args) => plan::plan_command(args).map_err(|e| Failure::input(e.0)),
+        Command::Operator { command } => {
+            operator::operator(command).map_err(|e| Failure::input(e.0))
+        }
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
         Command::VerifyInstall(args) => {
             verify::verify_install(args).map_err(|e| Failure::input(e.0))

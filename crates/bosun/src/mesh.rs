@@ -158,10 +158,7 @@ pub fn validated_input(
 ) -> Result<Value, MeshFailure> {
     let files = read_inputs(&input.filenames)?;
     let flags = set_flags(input);
-    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)
-        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
-    let report = iop::validate::validate(&merged, &sources);
+    let (merged, report) = merge_and_validate(&files, &flags, packages)?;
     print_warnings(&report, &files, &merged, packages);
     let mut stderr = std::io::stderr().lock();
     if !report.errors.is_empty() {
@@ -182,6 +179,20 @@ pub fn validated_input(
         );
     }
     Ok(merged)
+}
+
+/// The inputs (already read) layered over their profile and `--set` flags, and the validation
+/// report of the result. Prints nothing: the CLI and the operator word the report differently.
+pub fn merge_and_validate(
+    files: &[iop::merge::InputFile],
+    flags: &[String],
+    packages: &InstallPackages,
+) -> Result<(Value, iop::validate::Report), MeshFailure> {
+    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+    let (merged, sources) = iop::merge::merge_inputs_traced(files, flags, &read)
+        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    let report = iop::validate::validate(&merged, &sources);
+    Ok((merged, report))
 }
 
 /// The text of the file an issue points into (a `-f` input or a profile), for its caret.
@@ -244,9 +255,7 @@ pub fn render(
 ) -> Result<(Value, manifest::generate::Generated), MeshFailure> {
     let packages = InstallPackages::new();
     let merged = validated_input(input, &packages, force)?;
-    let default_dir = packages.dir("")?;
-    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
-    let generated = manifest::generate::generate(&merged, &load)?;
+    let generated = generate(&merged, &packages)?;
     let mut stderr = std::io::stderr().lock();
     for w in &generated.warnings {
         let _ = writeln!(stderr, "❗ {w}");
@@ -261,6 +270,48 @@ pub fn migrate(merged: &Value) -> Result<Vec<manifest::generate::Migration>, Mes
     let default_dir = packages.dir("")?;
     let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
     Ok(manifest::generate::migrate(merged, &load)?)
+}
+
+/// The merged IstioOperator rendered with the charts of its install package (warnings are in
+/// the result, not printed).
+pub fn generate(
+    merged: &Value,
+    packages: &InstallPackages,
+) -> Result<manifest::generate::Generated, MeshFailure> {
+    let default_dir = packages.dir("")?;
+    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
+    Ok(manifest::generate::generate(merged, &load)?)
+}
+
+/// The rendered components as `cluster::Client::install` takes them: each component's objects
+/// in apply order, carrying istioctl's owner labels (`version`: the charts' Istio version), with
+/// the components each is installed after.
+pub fn cluster_components(
+    generated: &manifest::generate::Generated,
+    merged: &Value,
+    version: &str,
+) -> Vec<cluster::Component> {
+    generated
+        .components
+        .iter()
+        .map(|c| {
+            let mut objects = c.objects.clone();
+            manifest::order::sort_objects(&mut objects);
+            let mut objects: Vec<_> = objects.into_iter().map(|o| o.value).collect();
+            crate::owned::label_objects(merged, version, c.component.name, &mut objects);
+            cluster::Component {
+                name: c.component.name.to_string(),
+                display_name: c.component.display_name.to_string(),
+                after: c
+                    .component
+                    .installed_after
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
+                objects,
+            }
+        })
+        .collect()
 }
 
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {

@@ -31,27 +31,7 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, MeshFailure> {
     let (merged, generated) = crate::mesh::render(input, force)?;
     let version = crate::owned::istio_version(&merged)?;
-    let components: Vec<cluster::Component> = generated
-        .components
-        .iter()
-        .map(|c| {
-            let mut objects = c.objects.clone();
-            manifest::order::sort_objects(&mut objects);
-            let mut objects: Vec<_> = objects.into_iter().map(|o| o.value).collect();
-            crate::owned::label_objects(&merged, &version, c.component.name, &mut objects);
-            cluster::Component {
-                name: c.component.name.to_string(),
-                display_name: c.component.display_name.to_string(),
-                after: c
-                    .component
-                    .installed_after
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect(),
-                objects,
-            }
-        })
-        .collect();
+    let components = crate::mesh::cluster_components(&generated, &merged, &version);
     let rendered: Vec<(&str, &[serde_json::Value])> = generated
         .components
         .iter()

@@ -258,6 +258,40 @@ impl Client {
         })
     }
 
+    /// The live object `object` names (its kind resolved through discovery, like
+    /// [`Client::apply`]), or `None` when it does not exist. A namespaced object without a
+    /// namespace is looked up in [`Client::default_namespace`].
+    pub async fn get(&self, object: &ObjectRef) -> Result<Option<Value>, Error> {
+        let (group, version) = match object.api_version.split_once('/') {
+            Some((g, v)) => (g, v),
+            None => ("", object.api_version.as_str()),
+        };
+        let parsed = Parsed {
+            gvk: GroupVersionKind::gvk(group, version, &object.kind),
+            object: object.clone(),
+        };
+        let (ar, scope) = self.resolve(&parsed).await?;
+        let api: Api<DynamicObject> = match scope {
+            Scope::Namespaced => {
+                let ns = object
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| self.default_namespace().to_string());
+                Api::namespaced_with(self.kube.clone(), &ns, &ar)
+            }
+            Scope::Cluster => Api::all_with(self.kube.clone(), &ar),
+        };
+        let live = api
+            .get_opt(&object.name)
+            .await
+            .map_err(|source| Error::Api {
+                object: Box::new(object.clone()),
+                action: "reading it",
+                source,
+            })?;
+        Ok(live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null)))
+    }
+
     /// Server-side applies `objects` with `field_manager`, a few at a time, stopping at the
     /// first failure in input order (objects after it may have been applied already: they
     /// were in flight). With `force`, fields owned by other managers are taken over; without it such

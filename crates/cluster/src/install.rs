@@ -174,7 +174,7 @@ impl Client {
         &self,
         components: &[Component],
         options: &InstallOptions,
-        progress: &dyn Fn(usize, InstallEvent<'_>),
+        progress: &(dyn Fn(usize, InstallEvent<'_>) + Sync),
     ) -> Result<InstallReport, Error> {
         let manager = options.field_manager.as_str();
         let dependencies = dependency_indices(components)?;
@@ -304,7 +304,7 @@ impl Client {
         mut done: ApplyReport,
         options: &InstallOptions,
         index: usize,
-        progress: &dyn Fn(usize, InstallEvent<'_>),
+        progress: &(dyn Fn(usize, InstallEvent<'_>) + Sync),
     ) -> Result<ComponentReport, Error> {
         let rest: Vec<Value> = c
             .objects

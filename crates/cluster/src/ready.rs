@@ -192,8 +192,17 @@ fn interval(polls: u32) -> Duration {
 }
 
 impl Client {
-    /// Whether `object` is ready, and its live JSON (when it exists).
-    async fn readiness_of(&self, object: &ObjectRef) -> Result<(Readiness, Option<Value>), Error> {
+    /// Whether the workload `object` is ready now (one GET; a missing object is not ready).
+    /// Kinds readiness does not judge (see [`is_workload`]) are ready.
+    pub async fn readiness_of(&self, object: &ObjectRef) -> Result<Readiness, Error> {
+        Ok(self.readiness_and_live(object).await?.0)
+    }
+
+    /// [`Client::readiness_of`], and the object's live JSON (when it exists).
+    async fn readiness_and_live(
+        &self,
+        object: &ObjectRef,
+    ) -> Result<(Readiness, Option<Value>), Error> {
         let plural = workload_plural(&object.api_version, &object.kind).unwrap_or("");
         let (group, version) = object
             .api_version
@@ -247,7 +256,7 @@ impl Client {
         what: &str,
         objects: &[ObjectRef],
         timeout: Duration,
-        on_poll: &dyn Fn(&[NotReadyWorkload]),
+        on_poll: &(dyn Fn(&[NotReadyWorkload]) + Sync),
     ) -> Result<(), Error> {
         let mut pending: Vec<ObjectRef> =
             objects.iter().filter(|o| is_workload(o)).cloned().collect();
@@ -259,7 +268,7 @@ impl Client {
             let mut not_ready = Vec::new();
             let out_of_time = start.elapsed() >= timeout;
             for object in pending {
-                let (state, live) = self.readiness_of(&object).await?;
+                let (state, live) = self.readiness_and_live(&object).await?;
                 let Readiness::NotReady(mut why) = state else {
                     continue;
                 };

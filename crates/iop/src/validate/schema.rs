@@ -57,9 +57,8 @@ pub(crate) struct ProtoSchema {
     pub enums: BTreeMap<String, Vec<String>>,
 }
 
-pub(crate) static GO: LazyLock<GoSchema> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../iop_schema.json")).expect("iop_schema.json")
-});
+pub(crate) static GO: LazyLock<GoSchema> =
+    LazyLock::new(|| serde_json::from_str(crate::IOP_SCHEMA_JSON).expect("iop_schema.json"));
 
 pub(crate) static PROTO: LazyLock<ProtoSchema> = LazyLock::new(|| {
     serde_json::from_str(include_str!("../values_schema.json")).expect("values_schema.json")

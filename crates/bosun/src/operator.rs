@@ -1,0 +1,394 @@
+//! `bosun operator dump|init|remove|run`: the in-cluster operator. The logic lives in the
+//! `operator` crate; this file parses flags, prints, asks, and provides the render the
+//! operator calls ([`CliRender`]): the same merge, validation and chart rendering as
+//! `bosun install` (`mesh::merge_and_validate`, `mesh::generate`, `mesh::cluster_components`).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use crate::mesh::{InstallPackages, MeshFailure};
+
+/// The field manager of the operator's own install (`operator init`).
+const FIELD_MANAGER: &str = "bosun";
+
+#[derive(Subcommand)]
+pub enum OperatorCommand {
+    /// Print the operator's own install (IstioOperator CRD, namespace, RBAC, Deployment,
+    /// Service) as YAML.
+    Dump(DeployArgs),
+    /// Install the operator into the cluster (server-side apply; the CRD is waited for until
+    /// Established).
+    Init(InitArgs),
+    /// Remove the operator from the cluster (asks first unless -y).
+    Remove(RemoveArgs),
+    /// Run the controller: reconcile IstioOperator resources until SIGINT/SIGTERM.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DeployArgs {
+    /// The namespace the operator runs in.
+    #[arg(long = "operator-namespace", default_value = "istio-operator")]
+    pub operator_namespace: String,
+    /// Registry of the operator image (`HUB/bosun:TAG`).
+    #[arg(long)]
+    pub hub: Option<String>,
+    /// Tag of the operator image.
+    #[arg(long, default_value = env!("CARGO_PKG_VERSION"))]
+    pub tag: String,
+    /// The whole operator image reference (overrides --hub and --tag).
+    #[arg(long)]
+    pub image: Option<String>,
+    /// Reconcile only IstioOperators in this namespace (all namespaces by default).
+    #[arg(long = "watch-namespace")]
+    pub watch_namespace: Option<String>,
+    /// The install package (charts and profiles) directory inside the operator's image; the
+    /// pinned release, fetched on first use, by default.
+    #[arg(short = 'd', long = "manifests")]
+    pub manifests: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub deploy: DeployArgs,
+    /// How long the IstioOperator CRD may take to become Established (`30s`, `1m`).
+    #[arg(long = "readiness-timeout", default_value = "60s", value_parser = crate::install::parse_duration)]
+    pub readiness_timeout: Duration,
+}
+
+#[derive(Args, Debug)]
+pub struct RemoveArgs {
+    /// The namespace the operator runs in.
+    #[arg(long = "operator-namespace", default_value = "istio-operator")]
+    pub operator_namespace: String,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(short = 'y', long = "skip-confirmation")]
+    pub yes: bool,
+    /// Remove the operator even though IstioOperators exist; they and the CRD are kept.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Reconcile only IstioOperators in this namespace (all namespaces by default).
+    #[arg(long = "watch-namespace")]
+    pub watch_namespace: Option<String>,
+    /// The install package (charts and profiles) directory; the pinned release by default.
+    #[arg(short = 'd', long = "manifests")]
+    pub manifests: Option<String>,
+    /// Where `/metrics`, `/healthz` and `/readyz` are served (port 0: any free port, logged).
+    #[arg(long = "metrics-addr", default_value = "0.0.0.0:8383")]
+    pub metrics_addr: SocketAddr,
+    /// Elect a leader through a Lease in this namespace, so that several replicas are safe
+    /// (without it, the process assumes it is the only one).
+    #[arg(long = "lease-namespace")]
+    pub lease_namespace: Option<String>,
+    /// This replica's name in the Lease (default: $POD_NAME, else hostname and pid).
+    #[arg(long)]
+    pub identity: Option<String>,
+    /// How long CRDs may take to become Established.
+    #[arg(long = "crd-timeout", default_value = "60s", value_parser = crate::install::parse_duration)]
+    pub crd_timeout: Duration,
+}
+
+fn deploy_options(args: &DeployArgs) -> operator::deploy::DeployOptions {
+    operator::deploy::DeployOptions {
+        namespace: args.operator_namespace.clone(),
+        image: operator::deploy::image(args.image.as_deref(), args.hub.as_deref(), &args.tag),
+        watch_namespace: args.watch_namespace.clone(),
+        manifests: args.manifests.clone(),
+    }
+}
+
+pub fn operator(command: OperatorCommand) -> Result<(), MeshFailure> {
+    match command {
+        OperatorCommand::Dump(args) => dump(&args),
+        OperatorCommand::Init(args) => runtime()?.block_on(init(args)),
+        OperatorCommand::Remove(args) => runtime()?.block_on(remove(args)),
+        OperatorCommand::Run(args) => runtime()?.block_on(run(args)),
+    }
+}
+
+// One thread drives everything (the controller's work is I/O; rendering goes to tokio's
+// blocking pool), which keeps the idle operator small.
+fn runtime() -> Result<tokio::runtime::Runtime, MeshFailure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))
+}
+
+fn dump(args: &DeployArgs) -> Result<(), MeshFailure> {
+    let objects: Vec<manifest::object::Object> =
+        operator::deploy::operator_objects(&deploy_options(args))
+            .into_iter()
+            .map(manifest::object::Object::new)
+            .collect();
+    crate::mesh::write_stdout(&manifest::order::print_objects(&objects))
+}
+
+async fn init(args: InitArgs) -> Result<(), MeshFailure> {
+    let options = deploy_options(&args.deploy);
+    let component = cluster::Component {
+        name: "Operator".into(),
+        display_name: "bosun operator".into(),
+        after: Vec::new(),
+        objects: operator::deploy::operator_objects(&options),
+    };
+    let client = cluster::Client::from_env().await?;
+    let install = cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.into(),
+        force: false,
+        crd_timeout: args.readiness_timeout,
+        readiness_timeout: None,
+    };
+    let report = client.install(&[component], &install, &|_, _| {}).await?;
+    use cluster::Outcome::*;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(
+        stdout,
+        "✔ bosun operator installed in namespace {} ({} created, {} configured, {} unchanged)",
+        options.namespace,
+        report.count(Created),
+        report.count(Configured),
+        report.count(Unchanged)
+    );
+    Ok(())
+}
+
+fn confirm(question: &str) -> Result<(), MeshFailure> {
+    if !std::io::stdin().is_terminal() {
+        return Err(MeshFailure(
+            "stdin is not a terminal, so the removal cannot be confirmed; pass -y (--skip-confirmation) to remove without asking".into(),
+        ));
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(stdout, "{question} (y/N) ");
+    let _ = stdout.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Ok(()),
+        _ => Err(MeshFailure("cancelled".into())),
+    }
+}
+
+/// Namespaces `operator remove` never deletes, even when `operator init` labelled them.
+const PROTECTED_NAMESPACES: [&str; 5] = [
+    "default",
+    "kube-system",
+    "kube-public",
+    "kube-node-lease",
+    "istio-system",
+];
+
+async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
+    use kube::api::{Api, DynamicObject, ListParams};
+    let client = cluster::Client::from_env().await?;
+    let ns = args.operator_namespace.as_str();
+
+    // IstioOperators left behind would lose their controller: their finalizers could never
+    // run, and deleting the CRD would hang on them.
+    let iop_resource = kube::core::ApiResource {
+        group: operator::crd::GROUP.into(),
+        version: operator::crd::VERSION.into(),
+        api_version: format!("{}/{}", operator::crd::GROUP, operator::crd::VERSION),
+        kind: operator::crd::KIND.into(),
+        plural: operator::crd::PLURAL.into(),
+    };
+    let iops: Api<DynamicObject> = Api::all_with(client.kube().clone(), &iop_resource);
+    let existing: Vec<String> = match iops.list_metadata(&ListParams::default()).await {
+        Ok(list) => list
+            .items
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}/{}",
+                    m.metadata.namespace.as_deref().unwrap_or(""),
+                    m.metadata.name.as_deref().unwrap_or("")
+                )
+            })
+            .collect(),
+        Err(kube::Error::Api(s)) if s.code == 404 => Vec::new(),
+        Err(e) => return Err(MeshFailure(format!("listing IstioOperators: {e}"))),
+    };
+    if !existing.is_empty() && !args.force {
+        return Err(MeshFailure(format!(
+            "{} IstioOperator(s) still exist ({}); delete them first so that the operator uninstalls what they own, or pass --force to remove only the operator and keep them and the CRD",
+            existing.len(),
+            existing.join(", ")
+        )));
+    }
+    if !args.yes {
+        let also = if existing.is_empty() {
+            " and the IstioOperator CRD"
+        } else {
+            ""
+        };
+        confirm(&format!(
+            "This will remove the bosun operator from namespace {ns}{also}. Proceed?"
+        ))?;
+    }
+
+    let name = operator::deploy::OPERATOR_NAME;
+    let object =
+        |api_version: &str, kind: &str, namespace: Option<&str>, name: &str| cluster::ObjectRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: namespace.map(str::to_string),
+            name: name.into(),
+        };
+    let rbac = "rbac.authorization.k8s.io/v1";
+    let mut objects = vec![
+        object("apps/v1", "Deployment", Some(ns), name),
+        object("v1", "Service", Some(ns), name),
+        object(rbac, "RoleBinding", Some(ns), name),
+        object(rbac, "Role", Some(ns), name),
+        object(rbac, "ClusterRoleBinding", None, name),
+        object(rbac, "ClusterRole", None, name),
+        object("v1", "ServiceAccount", Some(ns), name),
+    ];
+    // The namespace goes only when `operator init` made it ours (its label) and it is not
+    // one that others rely on.
+    let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.kube().clone());
+    let ours = namespaces
+        .get_opt(ns)
+        .await
+        .map_err(|e| MeshFailure(format!("reading namespace {ns}: {e}")))?
+        .is_some_and(|n| {
+            n.metadata
+                .labels
+                .unwrap_or_default()
+                .get("app.kubernetes.io/part-of")
+                .map(String::as_str)
+                == Some("bosun-operator")
+        });
+    if ours && !PROTECTED_NAMESPACES.contains(&ns) {
+        objects.push(object("v1", "Namespace", None, ns));
+    }
+    if existing.is_empty() {
+        objects.push(object(
+            "apiextensions.k8s.io/v1",
+            "CustomResourceDefinition",
+            None,
+            operator::crd::CRD_NAME,
+        ));
+    }
+    let deleted = operator::prune::delete_objects(&client, &objects).await?;
+    let mut stdout = std::io::stdout().lock();
+    for o in &deleted {
+        let _ = writeln!(stdout, "✔ deleted {o}");
+    }
+    let _ = writeln!(
+        stdout,
+        "✔ bosun operator removed ({} object(s) deleted)",
+        deleted.len()
+    );
+    Ok(())
+}
+
+/// The operator's render: an IstioOperator resource through the same merge, validation and
+/// chart rendering as `bosun install -f FILE [--manifests DIR]`.
+struct CliRender {
+    manifests: Option<String>,
+}
+
+/// A validation issue as the status shows it: the field and the message (positions point
+/// into a file the user never wrote, so they are left out).
+fn issue_text(issue: &iop::validate::Issue) -> String {
+    if issue.field.is_empty() {
+        issue.message.clone()
+    } else {
+        format!("{}: {}", issue.field, issue.message)
+    }
+}
+
+impl operator::Render for CliRender {
+    fn render(&self, iop: &Value) -> Result<operator::Rendered, operator::RenderError> {
+        use operator::RenderError;
+        let name = format!(
+            "IstioOperator {}/{}",
+            iop.pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            iop.pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+        );
+        let text = serde_json::to_string_pretty(iop).unwrap_or_default();
+        let files = [iop::merge::InputFile { name, text }];
+        let input = crate::mesh::InputArgs {
+            filenames: Vec::new(),
+            set: Vec::new(),
+            manifests: self.manifests.clone(),
+            revision: None,
+        };
+        let flags = crate::mesh::set_flags(&input);
+        let packages = InstallPackages::new();
+        // A merge failure (an unknown profile, a malformed field) is the spec's fault too.
+        let (merged, report) = crate::mesh::merge_and_validate(&files, &flags, &packages)
+            .map_err(|e| RenderError::Invalid(vec![e.0]))?;
+        if !report.errors.is_empty() {
+            return Err(RenderError::Invalid(
+                report.errors.iter().map(issue_text).collect(),
+            ));
+        }
+        let generated =
+            crate::mesh::generate(&merged, &packages).map_err(|e| RenderError::Failed(e.0))?;
+        let mut warnings: Vec<String> = report.warnings.iter().map(issue_text).collect();
+        warnings.extend(generated.warnings.iter().cloned());
+        let version = crate::owned::istio_version(&merged).map_err(|e| RenderError::Failed(e.0))?;
+        let components = crate::mesh::cluster_components(&generated, &merged, &version)
+            .into_iter()
+            .map(|c| operator::RenderedComponent {
+                name: c.name,
+                display_name: c.display_name,
+                after: c.after,
+                objects: c.objects,
+            })
+            .collect();
+        Ok(operator::Rendered {
+            components,
+            warnings,
+        })
+    }
+}
+
+fn default_identity() -> String {
+    if let Some(pod) = std::env::var("POD_NAME").ok().filter(|p| !p.is_empty()) {
+        return pod;
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "bosun".into());
+    format!("{host}-{}", std::process::id())
+}
+
+async fn run(args: RunArgs) -> Result<(), MeshFailure> {
+    let client = cluster::Client::from_env().await?;
+    let lease = args.lease_namespace.as_deref().map(|ns| {
+        let identity = args.identity.clone().unwrap_or_else(default_identity);
+        operator::lease::LeaseOptions::new(ns, operator::deploy::LEASE_NAME, &identity)
+    });
+    let options = operator::controller::RunOptions {
+        watch_namespace: args.watch_namespace,
+        metrics_addr: args.metrics_addr,
+        lease,
+        crd_timeout: args.crd_timeout,
+    };
+    let render = Arc::new(CliRender {
+        manifests: args.manifests,
+    });
+    operator::controller::run(client, render, options).await?;
+    Ok(())
+}

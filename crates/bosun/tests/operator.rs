@@ -1,0 +1,952 @@
+//! `bosun operator` against the real test control plane (`scripts/testenv`): `dump` offline,
+//! `init` installing a CRD the API server accepts and that validates IstioOperators, and
+//! `operator run` as a child process reconciling IstioOperators: objects applied, status
+//! HEALTHY once the test sets istiod's readiness through the status subresource, drift
+//! repaired (a deleted Deployment, a ConfigMap changed by another field manager), an invalid
+//! spec set to ERROR with nothing applied, the finalizer uninstalling, metrics served, and
+//! leader election between two processes.
+//!
+//! One test restarts the API server (it must come back with its state, so only a
+//! `scripts/testenv` control plane will do); it holds [`API_SERVER`] for writing while the
+//! others hold it for reading, so none of them sees the API server go away.
+//!
+//! Isolation: each test has its own IstioOperator namespace (the operator it starts watches
+//! only that one) and its own Istio namespace; every cluster-scoped object the minimal
+//! profile renders carries that namespace in its name, except the CRDs, which are shared
+//! and never pruned.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use cluster::testenv;
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::ApiResource;
+use serde_json::{Value, json};
+
+/// Held for reading by every test that talks to the API server, for writing by the one that
+/// restarts it.
+static API_SERVER: std::sync::LazyLock<tokio::sync::RwLock<()>> =
+    std::sync::LazyLock::new(|| tokio::sync::RwLock::new(()));
+
+fn manifests() -> String {
+    common::fetched("BOSUN_ISTIO", "fetch-istio")
+        .join("manifests")
+        .display()
+        .to_string()
+}
+
+fn bosun(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running bosun")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `bosun operator init` once per test process (the CRD is cluster-wide; init is idempotent).
+fn init_once() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let out = bosun(&[
+            "operator",
+            "init",
+            "--operator-namespace",
+            "bosun-operator-tests",
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("✔ bosun operator installed"),
+            "{}",
+            text(&out)
+        );
+    });
+}
+
+fn iop_resource() -> ApiResource {
+    ApiResource {
+        group: "install.istio.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "install.istio.io/v1alpha1".into(),
+        kind: "IstioOperator".into(),
+        plural: "istiooperators".into(),
+    }
+}
+
+async fn iops(ns: &str) -> Api<DynamicObject> {
+    Api::namespaced_with(testenv::client().await.kube().clone(), ns, &iop_resource())
+}
+
+async fn create_namespace(name: &str) {
+    let client = testenv::client().await;
+    client
+        .apply(
+            &[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+}
+
+/// A running `bosun operator run`, killed when dropped; its stderr (the log) goes to a file.
+struct Operator {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Operator {
+    fn start(watch_namespace: &str, extra: &[&str]) -> Operator {
+        let log = std::env::temp_dir().join(format!("{}.log", testenv::unique_name("bosun-op")));
+        let file = std::fs::File::create(&log).unwrap();
+        let manifests = manifests();
+        let child = Command::new(env!("CARGO_BIN_EXE_bosun"))
+            .args([
+                "operator",
+                "run",
+                "--watch-namespace",
+                watch_namespace,
+                "--manifests",
+                &manifests,
+                "--metrics-addr",
+                "127.0.0.1:0",
+            ])
+            .args(extra)
+            .env("KUBECONFIG", testenv::kubeconfig())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .expect("starting bosun operator run");
+        Operator { child, log }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The address the metrics server bound (from the log).
+    async fn metrics_addr(&self) -> String {
+        let log = wait_for("the metrics address in the log", self, || async {
+            let log = self.log();
+            log.contains("msg=\"serving /metrics").then_some(log)
+        })
+        .await;
+        let line = log
+            .lines()
+            .find(|l| l.contains("msg=\"serving /metrics"))
+            .unwrap();
+        line.split("addr=").nth(1).unwrap().trim().to_string()
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.log);
+    }
+}
+
+/// Polls `check` every 200 ms until it gives a value; fails after 60 s with the operator's log.
+async fn wait_for<T, F, Fut>(what: &str, operator: &Operator, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; operator log:\n{}",
+            operator.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn iop(name: &str, ns: &str, istio_ns: &str, values_global: Value) -> Value {
+    let mut global = json!({"istioNamespace": istio_ns});
+    if let (Some(g), Some(extra)) = (global.as_object_mut(), values_global.as_object()) {
+        g.extend(extra.clone());
+    }
+    json!({
+        "apiVersion": "install.istio.io/v1alpha1",
+        "kind": "IstioOperator",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"profile": "minimal", "values": {"global": global}}
+    })
+}
+
+fn status_of(iop: &DynamicObject) -> Value {
+    iop.data.get("status").cloned().unwrap_or(Value::Null)
+}
+
+/// `GET path` on the operator's metrics server: (status line, body).
+fn http_get(addr: &str, path: &str) -> (String, String) {
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_string(), body.to_string())
+}
+
+#[test]
+fn dump_prints_the_operator_install_as_yaml() {
+    let out = Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args([
+            "operator",
+            "dump",
+            "--operator-namespace",
+            "ops",
+            "--hub",
+            "example.com/mesh",
+            "--tag",
+            "9.9",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let objects: Vec<manifest::object::Object> = stdout
+        .split("\n---\n")
+        .filter_map(|doc| manifest::object::Object::from_yaml(doc).unwrap())
+        .collect();
+    let kinds: Vec<&str> = objects.iter().map(|o| o.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Namespace",
+            "CustomResourceDefinition",
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "Deployment",
+            "Service"
+        ]
+    );
+    let crd = &objects[1].value;
+    assert_eq!(crd["metadata"]["name"], "istiooperators.install.istio.io");
+    assert_eq!(crd["spec"]["scope"], "Namespaced");
+    let version = &crd["spec"]["versions"][0];
+    assert_eq!(version["name"], "v1alpha1");
+    assert_eq!(version["subresources"]["status"], json!({}));
+    let schema = &version["schema"]["openAPIV3Schema"];
+    assert_eq!(
+        operator::crd::non_structural_nodes(schema),
+        Vec::<String>::new()
+    );
+    let deployment = &objects[7].value;
+    assert_eq!(deployment["metadata"]["namespace"], "ops");
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(container["image"], "example.com/mesh/bosun:9.9");
+    assert_eq!(container["args"][0], "operator");
+    assert_eq!(container["args"][1], "run");
+}
+
+#[tokio::test]
+async fn init_installs_a_crd_that_validates_istio_operators() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-crd");
+    create_namespace(&ns).await;
+    let api = iops(&ns).await;
+    let strict_dry_run = PatchParams::apply("bosun-tests")
+        .dry_run()
+        .validation_strict();
+
+    // Every profile of the pinned release is a valid IstioOperator.
+    let profiles = PathBuf::from(manifests()).join("profiles");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&profiles).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Some(obj) = manifest::object::Object::from_yaml(&text).unwrap() else {
+            continue;
+        };
+        let mut body = obj.value.clone();
+        body["metadata"] = json!({"name": "profile", "namespace": ns});
+        api.patch("profile", &strict_dry_run, &Patch::Apply(&body))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        checked += 1;
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} profiles found in {}",
+        profiles.display()
+    );
+
+    // Wrong types and unknown fields are refused by the schema, open fields are kept.
+    let refused = |spec: Value| {
+        json!({"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+               "metadata": {"name": "bad", "namespace": ns}, "spec": spec})
+    };
+    let err = api
+        .patch(
+            "bad",
+            &strict_dry_run,
+            &Patch::Apply(&refused(
+                json!({"components": {"pilot": {"k8s": {"replicaCount": "two"}}}}),
+            )),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("replicaCount"), "{err}");
+    let err = api
+        .patch(
+            "bad",
+            &strict_dry_run,
+            &Patch::Apply(&refused(json!({"components": {"pilot": {"bogus": true}}}))),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bogus"), "{err}");
+    let created = api
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(refused(
+                json!({"values": {"anything": {"goes": [1, "two"]}}, "meshConfig": {"x": 1}}),
+            ))
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        created.data["spec"]["values"]["anything"]["goes"],
+        json!([1, "two"])
+    );
+    api.delete("bad", &Default::default()).await.unwrap();
+}
+
+#[tokio::test]
+async fn operator_reconciles_repairs_drift_and_uninstalls() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-run");
+    let istio_ns = testenv::unique_name("istio-op");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+
+    // Applied, labelled as owned, and waiting for istiod.
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let istiod = wait_for("istiod applied", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let labels = istiod.metadata.labels.clone().unwrap_or_default();
+    assert_eq!(
+        labels
+            .get("install.operator.istio.io/owning-resource")
+            .map(String::as_str),
+        Some("minimal")
+    );
+    let status = wait_for(
+        "status RECONCILING with Pilot waiting",
+        &operator,
+        || async {
+            let s = status_of(&api.get("minimal").await.unwrap());
+            (s["status"] == "RECONCILING"
+                && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")
+                .then_some(s)
+        },
+    )
+    .await;
+    let pilot_error = status["componentStatus"]["Pilot"]["error"]
+        .as_str()
+        .unwrap();
+    assert!(
+        pilot_error.contains(&format!("Deployment {istio_ns}/istiod: 0/1 replicas ready")),
+        "{status}"
+    );
+    assert_eq!(status["componentStatus"]["Base"]["status"], "HEALTHY");
+    assert_eq!(status["observedGeneration"], 1);
+    let finalizers = api.get("minimal").await.unwrap().metadata.finalizers;
+    assert_eq!(
+        finalizers,
+        Some(vec!["install.istio.io/bosun-operator".to_string()])
+    );
+
+    // Ready → HEALTHY.
+    let ready = |generation: i64| {
+        json!({"status": {"observedGeneration": generation, "replicas": 1, "readyReplicas": 1,
+                          "updatedReplicas": 1, "availableReplicas": 1}})
+    };
+    deployments
+        .patch_status(
+            "istiod",
+            &PatchParams::default(),
+            &Patch::Merge(&ready(istiod.metadata.generation.unwrap())),
+        )
+        .await
+        .unwrap();
+    let status = wait_for("status HEALTHY", &operator, || async {
+        let s = status_of(&api.get("minimal").await.unwrap());
+        (s["status"] == "HEALTHY").then_some(s)
+    })
+    .await;
+    assert_eq!(
+        status["componentStatus"]["Pilot"],
+        json!({"status": "HEALTHY"}),
+        "{status}"
+    );
+
+    // A reconcile with nothing to do (an annotation on the IstioOperator triggers one) finds
+    // every object as rendered and applies nothing.
+    let addr = operator.metrics_addr().await;
+    let skipped = || {
+        let (_, metrics) = http_get(&addr, "/metrics");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("bosun_operator_apply_skipped_total "))
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    };
+    let before = skipped();
+    let rv_before = deployments
+        .get("istiod")
+        .await
+        .unwrap()
+        .metadata
+        .resource_version;
+    api.patch(
+        "minimal",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"annotations": {"touched": "1"}}})),
+    )
+    .await
+    .unwrap();
+    wait_for("a reconcile that skips the apply", &operator, || async {
+        (skipped() > before).then_some(())
+    })
+    .await;
+    assert_eq!(
+        deployments
+            .get("istiod")
+            .await
+            .unwrap()
+            .metadata
+            .resource_version,
+        rv_before
+    );
+
+    // A deleted Deployment comes back.
+    let uid = istiod.metadata.uid.clone();
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    wait_for("istiod restored", &operator, || async {
+        deployments
+            .get_opt("istiod")
+            .await
+            .unwrap()
+            .filter(|d| d.metadata.uid != uid)
+    })
+    .await;
+
+    // A field another manager changed is taken back.
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let mesh = config_maps.get("istio").await.unwrap().data.unwrap()["mesh"].clone();
+    config_maps
+        .patch(
+            "istio",
+            &PatchParams::apply("someone-else").force(),
+            &Patch::Apply(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                                 "metadata": {"name": "istio", "namespace": istio_ns},
+                                 "data": {"mesh": "theirs"}})),
+        )
+        .await
+        .unwrap();
+    wait_for("ConfigMap istio restored", &operator, || async {
+        let data = config_maps.get("istio").await.unwrap().data.unwrap();
+        (data["mesh"] == mesh).then_some(())
+    })
+    .await;
+
+    // An edit is applied, and what the spec no longer renders is pruned.
+    let hpas: Api<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler> =
+        Api::namespaced(client.kube().clone(), &istio_ns);
+    assert!(hpas.get_opt("istiod").await.unwrap().is_some());
+    api.patch(
+        "minimal",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {
+            "values": {"pilot": {"autoscaleEnabled": false}},
+            "components": {"pilot": {"k8s": {"replicaCount": 2}}}
+        }})),
+    )
+    .await
+    .unwrap();
+    wait_for(
+        "istiod scaled to 2 and its HPA pruned",
+        &operator,
+        || async {
+            let replicas = deployments
+                .get("istiod")
+                .await
+                .unwrap()
+                .spec
+                .unwrap()
+                .replicas;
+            let hpa = hpas.get_opt("istiod").await.unwrap();
+            (replicas == Some(2) && hpa.is_none()).then_some(())
+        },
+    )
+    .await;
+    let status = wait_for("generation 2 observed", &operator, || async {
+        let s = status_of(&api.get("minimal").await.unwrap());
+        (s["observedGeneration"] == 2 && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")
+            .then_some(s)
+    })
+    .await;
+    assert!(
+        status["componentStatus"]["Pilot"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("/2 replicas ready"),
+        "{status}"
+    );
+
+    // Metrics and health.
+    assert_eq!(http_get(&addr, "/healthz").0, "HTTP/1.1 200 OK");
+    assert_eq!(http_get(&addr, "/readyz").0, "HTTP/1.1 200 OK");
+    let (line, metrics) = http_get(&addr, "/metrics");
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    let applied: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("bosun_operator_reconciles_total{result=\"applied\"} "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(applied >= 3, "{metrics}");
+    assert!(
+        metrics.contains(
+            "bosun_operator_objects_applied_total{kind=\"Deployment\",outcome=\"created\"} "
+        ),
+        "{metrics}"
+    );
+
+    // Deleting the IstioOperator uninstalls what it owns, then lets it go.
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("minimal")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+    assert!(config_maps.get_opt("istio").await.unwrap().is_none());
+    let cluster_roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> =
+        Api::all(client.kube().clone());
+    assert!(
+        cluster_roles
+            .get_opt(&format!("istiod-clusterrole-{istio_ns}"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // CRDs stay: other IstioOperators (and every user's Istio config) depend on them.
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(client.kube().clone());
+    assert!(
+        crds.get_opt("virtualservices.networking.istio.io")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn invalid_spec_sets_error_and_applies_nothing() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-bad");
+    let istio_ns = testenv::unique_name("istio-opbad");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("bad", &ns, &istio_ns, json!({"bogus": 1}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let status = wait_for("status ERROR", &operator, || async {
+        let s = status_of(&api.get("bad").await.unwrap());
+        (s["status"] == "ERROR").then_some(s)
+    })
+    .await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains("nothing was applied")
+            && message.contains("values.global.bogus: unknown field \"bogus\""),
+        "{status}"
+    );
+    assert_eq!(status["observedGeneration"], 1);
+    let client = testenv::client().await;
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let event = wait_for("a Warning event", &operator, || async {
+        let list = events.list(&Default::default()).await.unwrap();
+        list.items.into_iter().find(|e| {
+            e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("bad")
+                && e.reason.as_deref() == Some("Invalid")
+        })
+    })
+    .await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    assert!(
+        event
+            .note
+            .unwrap_or_default()
+            .contains("values.global.bogus")
+    );
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&istio_ns).await.unwrap().is_none());
+
+    // Fixing the spec applies it.
+    api.patch(
+        "bad",
+        &PatchParams::default(),
+        &Patch::Json::<()>(
+            serde_json::from_value(json!([{"op": "remove", "path": "/spec/values/global/bogus"}]))
+                .unwrap(),
+        ),
+    )
+    .await
+    .unwrap();
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied after the fix", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let status = wait_for(
+        "generation 2 applied, waiting for istiod",
+        &operator,
+        || async {
+            let s = status_of(&api.get("bad").await.unwrap());
+            (s["observedGeneration"] == 2
+                && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")
+                .then_some(s)
+        },
+    )
+    .await;
+    assert_eq!(status["status"], "RECONCILING");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("waiting for workloads"),
+        "{status}"
+    );
+    api.delete("bad", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("bad").await.unwrap().is_none().then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn two_operators_elect_one_leader_and_the_other_takes_over() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-lead");
+    let istio_ns = testenv::unique_name("istio-oplead");
+    create_namespace(&ns).await;
+    let mut a = Some(Operator::start(
+        &ns,
+        &["--lease-namespace", &ns, "--identity", "a"],
+    ));
+    let mut b = Some(Operator::start(
+        &ns,
+        &["--lease-namespace", &ns, "--identity", "b"],
+    ));
+    let leads = |o: &Option<Operator>| {
+        o.as_ref()
+            .is_some_and(|o| o.log().contains("msg=\"became leader\""))
+    };
+    let first = a.as_ref().unwrap();
+    wait_for("a leader", first, || async {
+        (leads(&a) || leads(&b)).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        leads(&a) != leads(&b),
+        "both lead:\n{}\n{}",
+        a.as_ref().unwrap().log(),
+        b.as_ref().unwrap().log()
+    );
+    let (leader, follower) = if leads(&a) {
+        (&mut a, &mut b)
+    } else {
+        (&mut b, &mut a)
+    };
+
+    // Only the leader reconciles.
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied", leader.as_ref().unwrap(), || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let follower_log = follower.as_ref().unwrap().log();
+    assert!(!follower_log.contains("msg=reconciled"), "{follower_log}");
+
+    // The leader goes away: the other takes over once the Lease expires, and reconciles.
+    drop(leader.take());
+    let new_leader = follower.as_ref().unwrap();
+    wait_for("the follower to take over", new_leader, || async {
+        new_leader
+            .log()
+            .contains("msg=\"became leader\"")
+            .then_some(())
+    })
+    .await;
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    wait_for("istiod restored by the new leader", new_leader, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", new_leader, || async {
+        api.get_opt("minimal")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn remove_refuses_while_istio_operators_exist_and_keeps_the_crd_with_force() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let operator_ns = testenv::unique_name("bosun-op-rm");
+    let out = bosun(&["operator", "init", "--operator-namespace", &operator_ns]);
+    assert!(out.status.success(), "{}", text(&out));
+    let ns = testenv::unique_name("iop-rm");
+    create_namespace(&ns).await;
+    let api = iops(&ns).await;
+    // No operator watches this namespace, so it gets no finalizer and can simply be deleted.
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("left", &ns, "unused", json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+
+    let out = bosun(&["operator", "remove", "--operator-namespace", &operator_ns]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{ns}/left")) && stderr.contains("--force"),
+        "{}",
+        text(&out)
+    );
+
+    let out = bosun(&[
+        "operator",
+        "remove",
+        "--operator-namespace",
+        &operator_ns,
+        "--force",
+    ]);
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("pass -y"),
+        "{}",
+        text(&out)
+    );
+
+    let out = bosun(&[
+        "operator",
+        "remove",
+        "--operator-namespace",
+        &operator_ns,
+        "--force",
+        "-y",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("deleted Deployment {operator_ns}/bosun-operator")),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !stdout.contains("CustomResourceDefinition"),
+        "{}",
+        text(&out)
+    );
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &operator_ns);
+    assert!(
+        deployments
+            .get_opt("bosun-operator")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(api.get_opt("left").await.unwrap().is_some());
+    api.delete("left", &Default::default()).await.unwrap();
+}
+
+/// The kube-apiserver of the `scripts/testenv` control plane: its pid file and command line.
+fn api_server_process() -> (PathBuf, u32, Vec<String>) {
+    let state = testenv::kubeconfig().parent().unwrap().to_path_buf();
+    let pid_file = state.join("kube-apiserver.pid");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (not a scripts/testenv control plane?)",
+                pid_file.display()
+            )
+        })
+        .trim()
+        .parse()
+        .unwrap();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args = cmdline
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    (pid_file, pid, args)
+}
+
+#[tokio::test]
+async fn operator_recovers_when_the_api_server_restarts() {
+    if std::env::var_os("BOSUN_TEST_KUBECONFIG").is_some() {
+        // Not a control plane this test can restart; said loudly rather than pretended.
+        eprintln!(
+            "operator_recovers_when_the_api_server_restarts: not run (BOSUN_TEST_KUBECONFIG is set)"
+        );
+        return;
+    }
+    let _api_server = API_SERVER.write().await;
+    init_once();
+    let ns = testenv::unique_name("iop-restart");
+    let istio_ns = testenv::unique_name("istio-oprst");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+
+    // Kill the API server (as a crash would), then start it again as it was started; etcd
+    // keeps the state.
+    let (pid_file, pid, args) = api_server_process();
+    let killed = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_for("the API server to exit", &operator, || async {
+        (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    })
+    .await;
+    let log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(pid_file.with_file_name("kube-apiserver.log"))
+        .unwrap();
+    // `setsid` so that it outlives this test process, as `scripts/testenv up` starts it; the pid
+    // file is rewritten so that `scripts/testenv down` stops the new process.
+    #[expect(
+        clippy::zombie_processes,
+        reason = "the API server outlives this test; scripts/testenv down stops it"
+    )]
+    let restarted = Command::new("setsid")
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    std::fs::write(&pid_file, format!("{}\n", restarted.id())).unwrap();
+    wait_for("the API server to serve again", &operator, || async {
+        deployments.get_opt("istiod").await.ok().map(|_| ())
+    })
+    .await;
+
+    // The operator's watches resume: a deleted Deployment is restored, a deleted
+    // IstioOperator uninstalled.
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    wait_for("istiod restored after the restart", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for(
+        "IstioOperator uninstalled after the restart",
+        &operator,
+        || async {
+            api.get_opt("minimal")
+                .await
+                .unwrap()
+                .is_none()
+                .then_some(())
+        },
+    )
+    .await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+}

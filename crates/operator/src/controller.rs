@@ -1,0 +1,826 @@
+//! The IstioOperator controller (`bosun operator run`): a kube-rs runtime [`Controller`] over
+//! IstioOperator resources that also watches every object it applied (by label, see
+//! [`crate::owned`]), so an edited or deleted Deployment, Service or webhook brings a
+//! reconcile within the watch latency.
+//!
+//! One reconcile: validate and render (the CLI's [`Render`], the same as `bosun install`); an
+//! invalid spec sets ERROR with the validation messages and applies nothing. Otherwise the
+//! objects get ownership labels and go through [`cluster::Client::install`] (dependency order,
+//! CRDs waited for; no workload readiness wait, so one slow Deployment never blocks the loop),
+//! then [`crate::prune::remove_owned`] deletes what the spec no longer renders, then readiness
+//! is read once per workload and the status says HEALTHY or which workloads it waits for; a
+//! not-yet-healthy IstioOperator is requeued (and the workloads' status changes trigger
+//! reconciles too). Failures requeue with exponential backoff. The finalizer uninstalls
+//! through the same [`crate::prune::remove_owned`]. Status is written only when it changes.
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use kube::core::ApiResource;
+use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
+use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
+use kube::runtime::finalizer::{self, Event as FinalizerEvent, finalizer};
+use kube::runtime::reflector::ObjectRef;
+use kube::runtime::watcher;
+use kube::{Resource, ResourceExt};
+use serde_json::{Value, json};
+
+use crate::crd::{CRD_NAME, GROUP, KIND, PLURAL, VERSION};
+use crate::lease::{self, LeaseOptions};
+use crate::log::log;
+use crate::metrics::Metrics;
+use crate::owned::{OWNED_KINDS, Owner, label, managed_selector};
+use crate::status::{ComponentState, Phase, Status};
+use crate::{Error, Render, RenderError};
+
+/// The finalizer on every reconciled IstioOperator: its objects are removed before it goes.
+pub const FINALIZER: &str = "install.istio.io/bosun-operator";
+/// The field manager of everything the operator applies and of the status it writes.
+pub const FIELD_MANAGER: &str = "bosun-operator";
+
+/// How often a HEALTHY IstioOperator is reconciled without any event (missed events are rare,
+/// but a controller that never resyncs never recovers from one).
+const RESYNC: Duration = Duration::from_secs(600);
+/// How soon an IstioOperator whose workloads are not ready yet is looked at again.
+const NOT_READY_REQUEUE: Duration = Duration::from_secs(30);
+/// Error backoff: 1 s doubling to at most 5 min.
+const BACKOFF_START: Duration = Duration::from_secs(1);
+const BACKOFF_MAX: Duration = Duration::from_secs(300);
+
+/// The watches' retry delay after an error: 100 ms doubling to 500 ms, reset by the next
+/// event. kube-runtime pauses every trigger (all the watches together) for each error any
+/// watch yields, and after an API server restart each of the ~20 watches yields one (`410
+/// Expired`, then it lists again): with its default (up to 30 s) drift repair stalled for
+/// minutes; with this, for seconds. While the API server is down that is at most two connection
+/// attempts a second.
+#[derive(Debug, Clone)]
+struct WatchBackoff {
+    next: Duration,
+}
+
+const WATCH_BACKOFF_START: Duration = Duration::from_millis(100);
+const WATCH_BACKOFF_MAX: Duration = Duration::from_millis(500);
+
+impl Default for WatchBackoff {
+    fn default() -> Self {
+        WatchBackoff {
+            next: WATCH_BACKOFF_START,
+        }
+    }
+}
+
+impl Iterator for WatchBackoff {
+    type Item = Duration;
+    fn next(&mut self) -> Option<Duration> {
+        let delay = self.next;
+        self.next = (delay * 2).min(WATCH_BACKOFF_MAX);
+        Some(delay)
+    }
+}
+
+impl kube::runtime::utils::Backoff for WatchBackoff {
+    fn reset(&mut self) {
+        self.next = WATCH_BACKOFF_START;
+    }
+}
+
+/// How `bosun operator run` runs.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Only IstioOperators in this namespace; all namespaces when `None`.
+    pub watch_namespace: Option<String>,
+    pub metrics_addr: SocketAddr,
+    /// Leader election; `None` runs without (a single replica).
+    pub lease: Option<LeaseOptions>,
+    /// How long CRDs (the IstioOperator CRD at startup, Istio's in each apply) may take to be
+    /// Established.
+    pub crd_timeout: Duration,
+}
+
+fn iop_resource() -> ApiResource {
+    ApiResource {
+        group: GROUP.into(),
+        version: VERSION.into(),
+        api_version: format!("{GROUP}/{VERSION}"),
+        kind: KIND.into(),
+        plural: PLURAL.into(),
+    }
+}
+
+/// The delay before retry `attempt` (1-based).
+pub fn backoff(attempt: u32) -> Duration {
+    BACKOFF_START
+        .saturating_mul(1u32 << attempt.saturating_sub(1).min(16))
+        .min(BACKOFF_MAX)
+}
+
+struct Context {
+    client: cluster::Client,
+    /// The fingerprint of the render last applied successfully, per IstioOperator.
+    last_applied: Mutex<HashMap<Owner, u64>>,
+    recorder: Recorder,
+    render: Arc<dyn Render>,
+    metrics: Arc<Metrics>,
+    crd_timeout: Duration,
+    /// Consecutive failures per IstioOperator, for the backoff.
+    failures: Mutex<HashMap<Owner, u32>>,
+}
+
+fn owner_of(iop: &DynamicObject) -> Owner {
+    Owner {
+        namespace: iop.namespace().unwrap_or_default(),
+        name: iop.name_any(),
+    }
+}
+
+/// The IstioOperator as a render input: what a user's file would hold (no status, no
+/// server-set metadata).
+fn render_input(iop: &DynamicObject) -> Value {
+    json!({
+        "apiVersion": format!("{GROUP}/{VERSION}"),
+        "kind": KIND,
+        "metadata": {"name": iop.name_any(), "namespace": iop.namespace().unwrap_or_default()},
+        "spec": iop.data.get("spec").cloned().unwrap_or_else(|| json!({})),
+    })
+}
+
+/// Writes `status` unless the stored one (`current`, as cached) equals it, and records an Event when the
+/// phase changes (what `kubectl describe` shows); returns the status now stored.
+async fn write_status(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    iop: &DynamicObject,
+    current: Option<Value>,
+    status: &Status,
+) -> Result<Option<Value>, Error> {
+    let wanted = status.to_json();
+    if current.as_ref() == Some(&wanted) {
+        return Ok(current);
+    }
+    let name = iop.name_any();
+    // Server-side apply, not a merge patch: fields this manager stops setting (a resolved
+    // `error`, a removed component) are removed by the server, whatever the (possibly stale)
+    // cached object showed.
+    let body = json!({
+        "apiVersion": format!("{GROUP}/{VERSION}"),
+        "kind": KIND,
+        "metadata": {"name": name},
+        "status": wanted,
+    });
+    api.patch_status(
+        &name,
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&body),
+    )
+    .await
+    .map_err(|source| Error::Kube {
+        action: format!("writing the status of IstioOperator {name}"),
+        source,
+    })?;
+    let old_phase = current
+        .as_ref()
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str);
+    if old_phase != Some(status.phase.as_str()) {
+        publish_event(ctx, iop, status).await;
+    }
+    Ok(Some(wanted))
+}
+
+/// An Event for a phase change. Events are a courtesy: failing to record one is logged, not
+/// an error of the reconcile.
+async fn publish_event(ctx: &Context, iop: &DynamicObject, status: &Status) {
+    let (type_, reason) = match status.phase {
+        Phase::Healthy => (EventType::Normal, "Healthy"),
+        Phase::Error if status.components.is_empty() => (EventType::Warning, "Invalid"),
+        Phase::Error => (EventType::Warning, "ApplyFailed"),
+        _ => (EventType::Normal, "Reconciling"),
+    };
+    // An Event's note holds at most 1 kB.
+    let mut note = status.message.clone();
+    if note.len() > 1000 {
+        let mut end = 1000;
+        while !note.is_char_boundary(end) {
+            end -= 1;
+        }
+        note.truncate(end);
+        note.push('…');
+    }
+    let event = KubeEvent {
+        type_,
+        reason: reason.into(),
+        note: Some(note),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    let reference = iop.object_ref(&iop_resource());
+    if let Err(e) = ctx.recorder.publish(&event, &reference).await {
+        log("warn", "recording an event failed", &[("error", &e)]);
+    }
+}
+
+/// Folds instances of one component (several gateways) into one `componentStatus` entry.
+fn push_component(states: &mut Vec<ComponentState>, state: ComponentState) {
+    fn rank(p: Phase) -> u8 {
+        match p {
+            Phase::Error => 3,
+            Phase::Reconciling | Phase::Updating | Phase::ActionRequired => 2,
+            Phase::None => 1,
+            Phase::Healthy => 0,
+        }
+    }
+    match states.iter_mut().find(|s| s.name == state.name) {
+        Some(existing) => {
+            if rank(state.phase) > rank(existing.phase) {
+                existing.phase = state.phase;
+            }
+            if !state.error.is_empty() {
+                if !existing.error.is_empty() {
+                    existing.error.push_str("; ");
+                }
+                existing.error.push_str(&state.error);
+            }
+        }
+        None => states.push(state),
+    }
+}
+
+/// Whether an object gets this IstioOperator's ownership labels: not for kinds that are never
+/// pruned (CRDs), which every revision renders alike; labelling them would make each
+/// IstioOperator rewrite the others' labels on every reconcile.
+fn is_owned_exclusively(object: &Value) -> bool {
+    let field = |name: &str| object.get(name).and_then(Value::as_str).unwrap_or("");
+    crate::owned::owned_kind(field("apiVersion"), field("kind")).is_none_or(|k| k.pruned)
+}
+
+/// Each component's objects as they are live, when every one still has every rendered field
+/// (see [`crate::noop`]); `None` as soon as one does not (or does not exist).
+async fn live_if_satisfied(
+    client: &cluster::Client,
+    components: &[cluster::Component],
+) -> Result<Option<Vec<Vec<cluster::ObjectRef>>>, Error> {
+    let mut out = Vec::new();
+    for c in components {
+        let mut refs = Vec::new();
+        for o in &c.objects {
+            let field = |p: &str| o.pointer(p).and_then(Value::as_str).map(str::to_string);
+            let mut object = cluster::ObjectRef {
+                api_version: field("/apiVersion").unwrap_or_default(),
+                kind: field("/kind").unwrap_or_default(),
+                namespace: field("/metadata/namespace"),
+                name: field("/metadata/name").unwrap_or_default(),
+            };
+            let Some(live) = client.get(&object).await? else {
+                return Ok(None);
+            };
+            if let Some(field) = crate::noop::unsatisfied_field(o, &live) {
+                log(
+                    "debug",
+                    "applying: an object differs from its render",
+                    &[("object", &object), ("field", &field)],
+                );
+                return Ok(None);
+            }
+            object.namespace = live
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            refs.push(object);
+        }
+        out.push(refs);
+    }
+    Ok(Some(out))
+}
+
+/// Applies the components (`cluster::Client::install`) and prunes what they no longer hold.
+/// Returns each component's applied objects, how many were created or changed, and how many
+/// were pruned. On an apply failure the status says which component failed.
+async fn apply_and_prune(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    iop: &DynamicObject,
+    current: Option<Value>,
+    rendered: &crate::Rendered,
+    components: &[cluster::Component],
+) -> Result<(Vec<Vec<cluster::ObjectRef>>, usize, usize), Error> {
+    let owner = owner_of(iop);
+    let generation = iop.meta().generation.unwrap_or(0);
+    let options = cluster::InstallOptions {
+        field_manager: FIELD_MANAGER.to_string(),
+        // The operator is the authority over what it owns: fields someone else changed are
+        // taken back (drift repair).
+        force: true,
+        crd_timeout: ctx.crd_timeout,
+        readiness_timeout: None,
+    };
+    // What became of each component (the install runs independent ones side by side).
+    let outcomes: std::sync::Mutex<Vec<(Phase, String)>> =
+        std::sync::Mutex::new(vec![(Phase::None, String::new()); components.len()]);
+    let record = |i: usize, event: cluster::InstallEvent<'_>| {
+        let outcome = match event {
+            cluster::InstallEvent::Installed(_) => (Phase::Reconciling, String::new()),
+            cluster::InstallEvent::Failed(e) => (Phase::Error, e.to_string()),
+            cluster::InstallEvent::Skipped { because } => {
+                (Phase::None, format!("not applied: {because} failed"))
+            }
+            _ => return,
+        };
+        if let Some(slot) = outcomes.lock().expect("install outcomes").get_mut(i) {
+            *slot = outcome;
+        }
+    };
+    let result = ctx.client.install(components, &options, &record).await;
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => {
+            let outcomes = outcomes.into_inner().expect("install outcomes");
+            let mut states = Vec::new();
+            for (c, (phase, error)) in rendered.components.iter().zip(outcomes) {
+                push_component(
+                    &mut states,
+                    ComponentState {
+                        name: c.name.clone(),
+                        phase,
+                        error,
+                    },
+                );
+            }
+            write_status(
+                ctx,
+                api,
+                iop,
+                current,
+                &Status::from_components(generation, states),
+            )
+            .await?;
+            return Err(e.into());
+        }
+    };
+    let mut keep = HashSet::new();
+    for c in &report.components {
+        for a in &c.report.objects {
+            ctx.metrics.applied(&a.object.kind, a.outcome);
+            keep.insert(a.object.clone());
+        }
+    }
+    let changed =
+        report.count(cluster::Outcome::Created) + report.count(cluster::Outcome::Configured);
+    let applied = report
+        .components
+        .iter()
+        .map(|c| c.report.objects.iter().map(|a| a.object.clone()).collect())
+        .collect();
+
+    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    for object in &pruned {
+        ctx.metrics.pruned(&object.kind);
+        log("info", "pruned", &[("iop", &owner), ("object", object)]);
+    }
+
+    Ok((applied, changed, pruned.len()))
+}
+
+async fn apply(
+    iop: Arc<DynamicObject>,
+    ctx: Arc<Context>,
+    api: Api<DynamicObject>,
+) -> Result<Action, Error> {
+    let owner = owner_of(&iop);
+    let generation = iop.meta().generation.unwrap_or(0);
+    let mut current = iop.data.get("status").cloned();
+
+    let input = render_input(&iop);
+    let render = ctx.render.clone();
+    let rendered = tokio::task::spawn_blocking(move || render.render(&input))
+        .await
+        .map_err(|e| Error::Io(format!("the render task failed: {e}")))?;
+    let rendered = match rendered {
+        Ok(rendered) => rendered,
+        Err(RenderError::Invalid(messages)) => {
+            write_status(
+                &ctx,
+                &api,
+                &iop,
+                current,
+                &Status::invalid(generation, &messages),
+            )
+            .await?;
+            log(
+                "warn",
+                "invalid IstioOperator; nothing applied",
+                &[("iop", &owner), ("errors", &messages.join("; "))],
+            );
+            // Only a spec change can fix it; the spec change is an event.
+            return Ok(Action::await_change());
+        }
+        Err(e @ RenderError::Failed(_)) => {
+            let status = Status {
+                phase: Phase::Error,
+                message: format!("rendering failed, retrying with backoff: {e}"),
+                observed_generation: generation,
+                components: Vec::new(),
+            };
+            write_status(&ctx, &api, &iop, current, &status).await?;
+            return Err(e.into());
+        }
+    };
+    for w in &rendered.warnings {
+        log("warn", "render warning", &[("iop", &owner), ("warning", w)]);
+    }
+
+    // A new generation (or a recovery from an error) shows as RECONCILING while it applies;
+    // drift repair of a HEALTHY install does not flip the status back and forth.
+    let settled = current.as_ref().is_some_and(|s| {
+        s.get("observedGeneration").and_then(Value::as_i64) == Some(generation)
+            && matches!(
+                s.get("status").and_then(Value::as_str),
+                Some("HEALTHY" | "RECONCILING")
+            )
+    });
+    if !settled {
+        let applying = Status {
+            phase: Phase::Reconciling,
+            message: format!("applying generation {generation}"),
+            observed_generation: generation,
+            components: Vec::new(),
+        };
+        current = write_status(&ctx, &api, &iop, current, &applying).await?;
+    }
+
+    let components: Vec<cluster::Component> = rendered
+        .components
+        .iter()
+        .map(|c| cluster::Component {
+            name: c.name.clone(),
+            display_name: c.display_name.clone(),
+            after: c.after.clone(),
+            objects: c
+                .objects
+                .iter()
+                .map(|o| {
+                    let mut o = o.clone();
+                    if is_owned_exclusively(&o) {
+                        label(&mut o, &owner, &c.name);
+                    }
+                    o
+                })
+                .collect(),
+        })
+        .collect();
+    let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
+    let fingerprint = crate::noop::fingerprint(&objects);
+    let same_render =
+        ctx.last_applied.lock().expect("last_applied").get(&owner) == Some(&fingerprint);
+    let unchanged = if same_render {
+        live_if_satisfied(&ctx.client, &components).await?
+    } else {
+        None
+    };
+    let skipped = unchanged.is_some();
+    let (applied, changed, pruned) = match unchanged {
+        Some(applied) => {
+            ctx.metrics.apply_skipped();
+            (applied, 0, 0)
+        }
+        None => {
+            let (applied, changed, pruned) =
+                apply_and_prune(&ctx, &api, &iop, current.clone(), &rendered, &components).await?;
+            ctx.last_applied
+                .lock()
+                .expect("last_applied")
+                .insert(owner.clone(), fingerprint);
+            (applied, changed, pruned)
+        }
+    };
+
+    let mut states = Vec::new();
+    for (c, applied) in rendered.components.iter().zip(&applied) {
+        let mut not_ready = Vec::new();
+        for object in applied {
+            if !cluster::is_workload(object) {
+                continue;
+            }
+            if let cluster::Readiness::NotReady(why) = ctx.client.readiness_of(object).await? {
+                not_ready.push(format!("{object}: {why}"));
+            }
+        }
+        let phase = if not_ready.is_empty() {
+            Phase::Healthy
+        } else {
+            Phase::Reconciling
+        };
+        push_component(
+            &mut states,
+            ComponentState {
+                name: c.name.clone(),
+                phase,
+                error: not_ready.join("; "),
+            },
+        );
+    }
+    let status = Status::from_components(generation, states);
+    write_status(&ctx, &api, &iop, current, &status).await?;
+    log(
+        "info",
+        "reconciled",
+        &[
+            ("iop", &owner),
+            ("generation", &generation),
+            ("status", &status.phase.as_str()),
+            ("changed", &changed),
+            ("pruned", &pruned),
+            ("apply_skipped", &skipped),
+        ],
+    );
+    Ok(if status.phase == Phase::Healthy {
+        Action::requeue(RESYNC)
+    } else {
+        Action::requeue(NOT_READY_REQUEUE)
+    })
+}
+
+async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, Error> {
+    let owner = owner_of(&iop);
+    let removed = crate::prune::remove_owned(&ctx.client, &owner, &HashSet::new()).await?;
+    ctx.last_applied
+        .lock()
+        .expect("last_applied")
+        .remove(&owner);
+    for object in &removed {
+        ctx.metrics.pruned(&object.kind);
+    }
+    log(
+        "info",
+        "uninstalled",
+        &[("iop", &owner), ("deleted", &removed.len())],
+    );
+    Ok(Action::await_change())
+}
+
+/// The error a reconcile ends with (kube-rs's finalizer wraps ours).
+pub type ReconcileError = finalizer::Error<Error>;
+
+async fn reconcile(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, ReconcileError> {
+    let start = Instant::now();
+    let owner = owner_of(&iop);
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(ctx.client.kube().clone(), &owner.namespace, &iop_resource());
+    let deleting = iop.meta().deletion_timestamp.is_some();
+    let result = finalizer(&api, FINALIZER, iop, |event| {
+        let ctx = ctx.clone();
+        let api = api.clone();
+        async move {
+            match event {
+                FinalizerEvent::Apply(iop) => apply(iop, ctx, api).await,
+                FinalizerEvent::Cleanup(iop) => cleanup(iop, ctx).await,
+            }
+        }
+    })
+    .await;
+    let took = start.elapsed();
+    match &result {
+        Ok(_) => {
+            ctx.failures.lock().expect("failures").remove(&owner);
+            let what = if deleting { "uninstalled" } else { "applied" };
+            ctx.metrics.reconciled(what, took);
+        }
+        // An invalid spec is a successful reconcile whose outcome is ERROR; it is counted
+        // by the status, not as a failure.
+        Err(_) => ctx.metrics.reconciled("error", took),
+    }
+    result
+}
+
+fn error_policy(iop: Arc<DynamicObject>, error: &ReconcileError, ctx: Arc<Context>) -> Action {
+    let owner = owner_of(&iop);
+    let attempt = {
+        let mut failures = ctx.failures.lock().expect("failures");
+        let n = failures.entry(owner.clone()).or_default();
+        *n += 1;
+        *n
+    };
+    let delay = backoff(attempt);
+    log(
+        "error",
+        "reconcile failed",
+        &[
+            ("iop", &owner),
+            ("attempt", &attempt),
+            ("retry_in", &format!("{delay:?}")),
+            ("error", error),
+        ],
+    );
+    Action::requeue(delay)
+}
+
+/// Runs the operator until SIGINT/SIGTERM (or, with leader election, until leadership is
+/// lost, which is an error: the process exits and its restart competes again).
+pub async fn run(
+    client: cluster::Client,
+    render: Arc<dyn Render>,
+    options: RunOptions,
+) -> Result<(), Error> {
+    let metrics = Arc::new(Metrics::default());
+    let bound = crate::metrics::serve(options.metrics_addr, metrics.clone())
+        .await
+        .map_err(|e| Error::Io(format!("serving metrics on {}: {e}", options.metrics_addr)))?;
+    log(
+        "info",
+        "serving /metrics /healthz /readyz",
+        &[("addr", &bound)],
+    );
+
+    client
+        .wait_crd_established(CRD_NAME, options.crd_timeout)
+        .await
+        .map_err(|e| {
+            Error::Invalid(format!(
+                "{e}; install it with `bosun operator init` (or apply `bosun operator dump`)"
+            ))
+        })?;
+    metrics.set_ready(true);
+
+    let lost_leadership = match &options.lease {
+        Some(lease_options) => {
+            log(
+                "info",
+                "waiting for leadership",
+                &[
+                    ("lease", &lease_options.name),
+                    ("identity", &lease_options.identity),
+                ],
+            );
+            lease::acquire(&client, lease_options).await?;
+            metrics.set_leader(true);
+            log(
+                "info",
+                "became leader",
+                &[("identity", &lease_options.identity)],
+            );
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            let (client, lease_options, metrics) =
+                (client.clone(), lease_options.clone(), metrics.clone());
+            tokio::spawn(async move {
+                lease::hold(&client, &lease_options).await;
+                metrics.set_leader(false);
+                let _ = tx.send(());
+            });
+            Some(rx)
+        }
+        None => None,
+    };
+    let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+
+    let ar = iop_resource();
+    let iops: Api<DynamicObject> = match &options.watch_namespace {
+        Some(ns) => Api::namespaced_with(client.kube().clone(), ns, &ar),
+        None => Api::all_with(client.kube().clone(), &ar),
+    };
+    let mut controller = Controller::new_with(iops, watcher::Config::default(), ar.clone())
+        .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
+        .trigger_backoff(WatchBackoff::default());
+    for k in OWNED_KINDS.iter().filter(|k| k.watched) {
+        let kind_ar = ApiResource {
+            group: k.group.into(),
+            version: k.version.into(),
+            api_version: k.api_version(),
+            kind: k.kind.into(),
+            plural: k.plural.into(),
+        };
+        let api: Api<DynamicObject> = Api::all_with(client.kube().clone(), &kind_ar);
+        let iop_ar = ar.clone();
+        controller = controller.watches_with(
+            api,
+            kind_ar,
+            watcher::Config::default().labels(&managed_selector()),
+            move |object: DynamicObject| {
+                Owner::of_labels(object.labels()).map(|owner| {
+                    ObjectRef::new_with(&owner.name, iop_ar.clone()).within(&owner.namespace)
+                })
+            },
+        );
+    }
+    let mut controller = controller.shutdown_on_signal();
+    if let Some(rx) = lost_leadership {
+        let lost = lost.clone();
+        controller = controller.graceful_shutdown_on(async move {
+            let _ = rx.await;
+            lost.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+    }
+    let reporter = Reporter {
+        controller: FIELD_MANAGER.into(),
+        instance: options.lease.as_ref().map(|l| l.identity.clone()),
+    };
+    let context = Arc::new(Context {
+        recorder: Recorder::new(client.kube().clone(), reporter),
+        client,
+        render,
+        metrics,
+        crd_timeout: options.crd_timeout,
+        failures: Mutex::new(HashMap::new()),
+        last_applied: Mutex::new(HashMap::new()),
+    });
+    log(
+        "info",
+        "controller started",
+        &[(
+            "watch_namespace",
+            &options.watch_namespace.as_deref().unwrap_or("*"),
+        )],
+    );
+    controller
+        .run(reconcile, error_policy, context)
+        .for_each(|result| async move {
+            if let Err(e) = result {
+                // Reconcile failures are logged by the error policy; these are the watches'.
+                // An owned object's event for an IstioOperator this process does not watch
+                // (another namespace) or that is gone is expected, not worth a line.
+                if !matches!(
+                    e,
+                    kube::runtime::controller::Error::ReconcilerFailed(..)
+                        | kube::runtime::controller::Error::ObjectNotFound(..)
+                ) {
+                    log("warn", "controller", &[("error", &e)]);
+                }
+            }
+        })
+        .await;
+    if lost.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(Error::Invalid(
+            "lost the leader Lease; exiting so that a restart competes for it again".into(),
+        ));
+    }
+    log("info", "stopped", &[]);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crds_get_no_owner_labels() {
+        let crd =
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"});
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment"});
+        let unknown = json!({"apiVersion": "example.com/v1", "kind": "Thing"});
+        assert!(!is_owned_exclusively(&crd));
+        assert!(is_owned_exclusively(&deployment));
+        assert!(is_owned_exclusively(&unknown));
+    }
+
+    #[test]
+    fn watch_backoff_is_short_and_resets() {
+        use kube::runtime::utils::Backoff;
+        let mut b = WatchBackoff::default();
+        let delays: Vec<Duration> = b.by_ref().take(6).collect();
+        assert_eq!(
+            delays,
+            [100, 200, 400, 500, 500, 500].map(Duration::from_millis)
+        );
+        b.reset();
+        assert_eq!(b.next(), Some(WATCH_BACKOFF_START));
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_five_minutes() {
+        assert_eq!(backoff(1), Duration::from_secs(1));
+        assert_eq!(backoff(2), Duration::from_secs(2));
+        assert_eq!(backoff(5), Duration::from_secs(16));
+        assert_eq!(backoff(40), BACKOFF_MAX);
+    }
+
+    #[test]
+    fn gateway_instances_fold_into_one_entry() {
+        let mut states = Vec::new();
+        let state = |phase, error: &str| ComponentState {
+            name: "IngressGateways".into(),
+            phase,
+            error: error.into(),
+        };
+        push_component(&mut states, state(Phase::Healthy, ""));
+        push_component(&mut states, state(Phase::Reconciling, "a: not ready"));
+        push_component(&mut states, state(Phase::Healthy, ""));
+        assert_eq!(states, [state(Phase::Reconciling, "a: not ready")]);
+    }
+
+    #[test]
+    fn render_input_drops_status_and_server_metadata() {
+        let iop: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+            "metadata": {"name": "a", "namespace": "n", "uid": "u", "resourceVersion": "5"},
+            "spec": {"profile": "minimal"}, "status": {"status": "HEALTHY"}
+        }))
+        .unwrap();
+        assert_eq!(
+            render_input(&iop),
+            json!({"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+                   "metadata": {"name": "a", "namespace": "n"}, "spec": {"profile": "minimal"}})
+        );
+    }
+}

@@ -1,0 +1,84 @@
+//! bosun's in-cluster operator: a kube-rs runtime controller that reconciles
+//! `install.istio.io/v1alpha1` IstioOperator resources.
+//!
+//! Owns: the controller loop ([`controller`]), the IstioOperator status ([`status`]), the
+//! finalizer and prune that remove what an IstioOperator owns ([`prune`], through the labels of
+//! [`owned`]), leader election through a Lease ([`lease`]), the `/metrics`, `/healthz` and
+//! `/readyz` endpoints ([`metrics`]), structured logs ([`log`]), and the operator's own install
+//! objects with the IstioOperator CRD ([`deploy`], [`crd`]).
+//!
+//! Must not: render (the CLI hands in the same render `bosun install` uses, through the
+//! [`Render`] trait, so this crate never depends on the binary and the two can never render
+//! differently), or duplicate cluster I/O that `cluster` has: every apply goes through
+//! [`cluster::Client::install`], readiness through [`cluster::Client::readiness_of`].
+
+pub mod controller;
+pub mod crd;
+pub mod deploy;
+pub mod lease;
+pub mod log;
+pub mod metrics;
+pub mod noop;
+pub mod owned;
+pub mod prune;
+pub mod status;
+
+use serde_json::Value;
+
+/// One rendered component: its objects, ready to apply.
+#[derive(Debug, Clone)]
+pub struct RenderedComponent {
+    /// istioctl's name (`Base`, `Pilot`, `IngressGateways`): the `componentStatus` key.
+    pub name: String,
+    /// How people call it (`Istio core`, `Istiod`).
+    pub display_name: String,
+    /// The components (by name) it is installed after (see `cluster::Component::after`).
+    pub after: Vec<String>,
+    /// In apply order.
+    pub objects: Vec<Value>,
+}
+
+/// A rendered IstioOperator.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    pub components: Vec<RenderedComponent>,
+    /// The charts' and validation's warnings (logged, not fatal).
+    pub warnings: Vec<String>,
+}
+
+/// Why an IstioOperator could not be rendered.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RenderError {
+    /// The spec is invalid: each validation error as a person reads it. Nothing is applied.
+    #[error("the IstioOperator is invalid: {}", .0.join("; "))]
+    Invalid(Vec<String>),
+    /// Rendering failed for another reason (charts missing, a template failed).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Validation and rendering of one IstioOperator, provided by the CLI: the same code path
+/// `bosun install` uses. Called on a blocking thread (rendering is CPU work).
+pub trait Render: Send + Sync + 'static {
+    /// Renders `iop`, the IstioOperator as stored (apiVersion, kind, metadata, spec).
+    fn render(&self, iop: &Value) -> Result<Rendered, RenderError>;
+}
+
+/// Errors of the operator's own I/O.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Cluster(#[from] cluster::Error),
+    #[error("{action}: {source}")]
+    Kube {
+        action: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Io(String),
+}
