@@ -236,6 +236,14 @@ impl Decode<'_, '_> {
         for (k, fv) in obj {
             let p = child(path, PathSeg::Key(k.clone()));
             match field(&def.fields, k) {
+                // Given under both names, jsonpb reads only the JSON name's value.
+                Some((name, _)) if name != k && obj.contains_key(name) => {
+                    let at = (self.place)(&p);
+                    self.cx.warn(
+                        &at,
+                        format!("ignored: the field is also given as \"{name}\", which istioctl reads instead"),
+                    );
+                }
                 Some((_, f)) => self.field(fv, f, &p),
                 None => {
                     // istioctl drops unknown fields silently (ApplyJSON retries with
@@ -386,13 +394,8 @@ impl Decode<'_, '_> {
                     Value::String(s) => match serde_json::from_str::<Value>(s) {
                         Ok(n @ Value::Number(_)) => self.integer(&n, ty, ty, path),
                         Ok(Value::Null) => {}
-                        _ => self.error(
-                            path,
-                            format!(
-                                "cannot unmarshal string {} into Go value of type {ty}",
-                                go_quote(s)
-                            ),
-                        ),
+                        Ok(other) => self.error(path, mismatch(&other, ty)),
+                        Err(_) => self.error(path, quoted_number_error(s, ty)),
                     },
                     Value::Number(_) => self.integer(v, ty, ty, path),
                     Value::Null => {}
@@ -439,6 +442,21 @@ impl Decode<'_, '_> {
                 ),
             );
         }
+    }
+}
+
+/// Why jsonpb could not read the inside of a quoted integer as JSON: Go's syntax error where
+/// it is simple to match, else what was expected.
+fn quoted_number_error(s: &str, ty: &str) -> String {
+    match s.trim_start().chars().next() {
+        None => "unexpected end of JSON input".to_string(),
+        Some(c) if !"-0123456789\"[{tfn".contains(c) => {
+            format!("invalid character '{c}' looking for beginning of value")
+        }
+        Some(_) => format!(
+            "cannot unmarshal string {} into Go value of type {ty} (not a number)",
+            go_quote(s)
+        ),
     }
 }
 
