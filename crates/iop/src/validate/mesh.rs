@@ -473,3 +473,86 @@ fn is_base64(s: &str) -> bool {
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'+' || c == b'/')
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn keys(p: &[&str]) -> Vec<PathSeg> {
+        p.iter()
+            .map(|s| match s.parse::<usize>() {
+                Ok(i) => PathSeg::Index(i),
+                Err(_) => PathSeg::Key(s.to_string()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn canonical_uses_json_names_and_drops_unknowns_and_nulls() {
+        let user = json!({
+            "proxy_listen_port": 1,
+            "bogus": 2,
+            "trustDomain": null,
+            "default_config": {"discovery_address": "a:1", "proxyMetadata": {"K": "v"}},
+            "serviceSettings": [{"hosts": ["h"], "extra": 1}],
+        });
+        assert_eq!(
+            canonical(&user, &MESH.root),
+            json!({
+                "proxyListenPort": 1,
+                "defaultConfig": {"discoveryAddress": "a:1", "proxyMetadata": {"K": "v"}},
+                "serviceSettings": [{"hosts": ["h"]}],
+            })
+        );
+        // Both names given: the JSON name's value is kept.
+        assert_eq!(
+            canonical(
+                &json!({"access_log_file": 5, "accessLogFile": "x"}),
+                &MESH.root
+            ),
+            json!({"accessLogFile": "x"})
+        );
+    }
+
+    #[test]
+    fn user_paths_follow_the_names_written_and_stop_at_defaults() {
+        let user = json!({
+            "default_config": {"tracing": {"zipkin": {"address": "x"}}},
+            "serviceSettings": [{"hosts": ["a", "b"]}],
+        });
+        assert_eq!(
+            user_path(
+                &user,
+                &MESH.root,
+                &keys(&["defaultConfig", "tracing", "zipkin", "address"])
+            ),
+            keys(&["default_config", "tracing", "zipkin", "address"])
+        );
+        assert_eq!(
+            user_path(
+                &user,
+                &MESH.root,
+                &keys(&["serviceSettings", "0", "hosts", "1"])
+            ),
+            keys(&["serviceSettings", "0", "hosts", "1"])
+        );
+        // A default the user did not write: the nearest written parent.
+        assert_eq!(
+            user_path(&user, &MESH.root, &keys(&["defaultConfig", "statusPort"])),
+            keys(&["default_config"])
+        );
+        assert_eq!(
+            user_path(&user, &MESH.root, &keys(&["proxyListenPort"])),
+            Vec::<PathSeg>::new()
+        );
+    }
+
+    #[test]
+    fn base64_is_go_std_encoding() {
+        assert!(is_base64("YWJj"));
+        assert!(is_base64("YQ=="));
+        assert!(!is_base64("abc"));
+        assert!(!is_base64("YQ=a"));
+    }
+}
