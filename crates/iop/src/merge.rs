@@ -263,9 +263,16 @@ pub fn merge_inputs(
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<Value, MergeError> {
-    let (mut base, user_values) = layer(files, set_flags, read)?;
+    let (mut base, user_values, shared) = layer(files, set_flags, read)?;
     translate_to_helm(&mut base)?;
-    if let Some(values) = user_values {
+    if let Some(mut values) = user_values {
+        // The maps the base shares with the user's values carry what the translation wrote
+        // into them (spec.meshConfig over values.meshConfig), as in istioctl.
+        for p in &shared {
+            if let Some(now) = spec_values_at(&base, p) {
+                set_at(&mut values, p, now.clone());
+            }
+        }
         let layer = tree::make_map(Value::Object(values), &["spec", "values"]);
         tree::merge_from(as_map(&mut base), &layer);
     }
@@ -283,12 +290,18 @@ pub fn layer_inputs(
     Ok(layer(files, set_flags, read)?.0)
 }
 
-/// The layered tree and the user's own `values` (re-applied after translation).
+/// Paths (under `spec.values`) of maps istioctl shares between the base and the user's values.
+type SharedMaps = Vec<Vec<String>>;
+
+type Layered = (Value, Option<Map<String, Value>>, SharedMaps);
+
+/// The layered tree, the user's own `values` (re-applied after translation) and the maps of
+/// those values the tree shares with them (see [`shared_maps`]).
 fn layer(
     files: &[InputFile],
     set_flags: &[String],
     read: ReadProfile<'_>,
-) -> Result<(Value, Option<Map<String, Value>>), MergeError> {
+) -> Result<Layered, MergeError> {
     let mut user = user_config_base();
     for (i, file) in files.iter().enumerate() {
         if file.name == "-" && i != files.len() - 1 {
@@ -312,10 +325,58 @@ fn layer(
     let user_values = tree::get_path_map(&user, "spec.values").cloned();
 
     let mut base = Value::Object(read_profile(&install_package_path, &profile, read)?);
+    let mut shared = Vec::new();
+    if let Some(uv) = &user_values {
+        let profile_values = tree::get_path_map(&base, "spec.values");
+        shared_maps(profile_values, uv, &mut Vec::new(), &mut shared);
+    }
     // istioctl would add its compiled-in hub and tag here; a build without them (as the
     // pinned istioctl is) adds nothing, and neither does bosun.
     tree::merge_from(as_map(&mut base), user.as_object().expect("built as a map"));
-    Ok((base, user_values))
+    Ok((base, user_values, shared))
+}
+
+/// Where Go's `Map.MergeFrom` stores the user's own map object in the base rather than
+/// merging into one of the base's: a user map whose key the base lacks (or holds a non-map
+/// at). Go maps are references, so later writes into the base at those paths show in the
+/// user's values too.
+fn shared_maps(
+    base: Option<&Map<String, Value>>,
+    user: &Map<String, Value>,
+    prefix: &mut Vec<String>,
+    out: &mut SharedMaps,
+) {
+    for (k, v) in user {
+        let Value::Object(um) = v else { continue };
+        prefix.push(k.clone());
+        match base.and_then(|b| b.get(k)) {
+            Some(Value::Object(bm)) => shared_maps(Some(bm), um, prefix, out),
+            _ => out.push(prefix.clone()),
+        }
+        prefix.pop();
+    }
+}
+
+fn spec_values_at<'a>(base: &'a Value, path: &[String]) -> Option<&'a Value> {
+    let mut cur = base.get("spec")?.get("values")?;
+    for k in path {
+        cur = cur.get(k)?;
+    }
+    Some(cur)
+}
+
+fn set_at(values: &mut Map<String, Value>, path: &[String], v: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = values;
+    for k in parents {
+        match cur.get_mut(k) {
+            Some(Value::Object(m)) => cur = m,
+            _ => return,
+        }
+    }
+    cur.insert(last.clone(), v);
 }
 
 fn as_map(v: &mut Value) -> &mut Map<String, Value> {
@@ -387,6 +448,28 @@ pub fn normalize_floats(v: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// istioctl's values maps are shared with the base where the profile has none, so the
+    /// translation's spec.meshConfig survives re-applying the user's values.meshConfig; where
+    /// the profile has the map, the user's value wins.
+    #[test]
+    fn translated_mesh_config_shows_through_shared_user_maps() {
+        let profile = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  values:\n    global:\n      hub: x\n";
+        let read = |_: &str, _: &str| Ok(profile.to_string());
+        let file = InputFile {
+            name: "in.yaml".into(),
+            text: "spec:\n  meshConfig:\n    trustDomain: spec.example\n  values:\n    meshConfig:\n      trustDomain: values.example\n    global:\n      hub: user\n".into(),
+        };
+        let merged = merge_inputs(&[file], &["hub=flag".to_string()], &read).unwrap();
+        assert_eq!(
+            tree::get_path_string(&merged, "spec.values.meshConfig.trustDomain"),
+            "spec.example"
+        );
+        assert_eq!(
+            tree::get_path_string(&merged, "spec.values.global.hub"),
+            "user"
+        );
+    }
 
     #[test]
     fn split_documents_like_istio() {

@@ -3,10 +3,14 @@
 //! of the pinned Istio (unknown fields, wrong types, deprecated fields as warnings), and
 //! Kubernetes' own field rules inside every component's `k8s` block, which istioctl leaves to
 //! the API server (so its users learn of them only mid-install). Each finding names the field
-//! (as istioctl prints paths) and, through the [`SourceMap`], where it was set.
+//! (as istioctl prints paths) and, through the [`SourceMap`], where it was set. `meshConfig`
+//! is decoded as Istio's MeshConfig proto and judged by Istio's mesh rules (`mesh`).
 
+mod gotime;
 mod istio;
 mod k8s;
+mod mesh;
+mod mesh_rules;
 mod schema;
 
 use std::fmt;
@@ -127,6 +131,7 @@ pub fn validate(iop: &Value, sources: &SourceMap) -> Report {
             schema::check_values(&mut cx, values, &key(&spec_path, "values"));
         }
         istio::check(&mut cx, spec, &spec_path);
+        mesh::check(&mut cx, spec, &spec_path);
         k8s::check_components(&mut cx, spec, &spec_path);
     }
     cx.report

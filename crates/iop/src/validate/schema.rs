@@ -67,8 +67,8 @@ pub(crate) static PROTO: LazyLock<ProtoSchema> = LazyLock::new(|| {
 /// Hooks for fields whose JSON the generic walk does not judge (checked elsewhere or not at
 /// all), by Go struct type and field.
 fn skipped(ty: &str, field: &str) -> bool {
-    // `values` has its own (proto) schema; meshConfig is Istio's MeshConfig proto, which this
-    // validator does not carry; unvalidatedValues is exempt by definition.
+    // `values` has its own (proto) schema; meshConfig is Istio's MeshConfig proto, checked by
+    // the `mesh` module; unvalidatedValues is exempt by definition.
     ty == "apis.IstioOperatorSpec" && matches!(field, "values" | "meshConfig" | "unvalidatedValues")
 }
 
