@@ -283,6 +283,17 @@ pub fn generate(
     Ok(manifest::generate::generate(merged, &load)?)
 }
 
+/// Which objects [`cluster_components`] gives istioctl's owner labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerLabels {
+    /// Every object, CustomResourceDefinitions included, as `istioctl install` labels them.
+    All,
+    /// All but CustomResourceDefinitions: the operator's. CRDs are shared by every
+    /// installation, and labels naming one installation on them would be fought over by the
+    /// operator's field manager and `bosun install`'s (each install's labels differ).
+    NotCrds,
+}
+
 /// The rendered components as `cluster::Client::install` takes them: each component's objects
 /// in apply order, carrying istioctl's owner labels (`version`: the charts' Istio version), with
 /// the components each is installed after.
@@ -290,6 +301,7 @@ pub fn cluster_components(
     generated: &manifest::generate::Generated,
     merged: &Value,
     version: &str,
+    which: OwnerLabels,
 ) -> Vec<cluster::Component> {
     generated
         .components
@@ -298,7 +310,18 @@ pub fn cluster_components(
             let mut objects = c.objects.clone();
             manifest::order::sort_objects(&mut objects);
             let mut objects: Vec<_> = objects.into_iter().map(|o| o.value).collect();
-            crate::owned::label_objects(merged, version, c.component.name, &mut objects);
+            for object in objects.iter_mut() {
+                let crd =
+                    object.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition");
+                if which == OwnerLabels::All || !crd {
+                    crate::owned::label_objects(
+                        merged,
+                        version,
+                        c.component.name,
+                        std::slice::from_mut(object),
+                    );
+                }
+            }
             cluster::Component {
                 name: c.component.name.to_string(),
                 display_name: c.component.display_name.to_string(),

@@ -348,15 +348,20 @@ impl operator::Render for CliRender {
         let mut warnings: Vec<String> = report.warnings.iter().map(issue_text).collect();
         warnings.extend(generated.warnings.iter().cloned());
         let version = crate::owned::istio_version(&merged).map_err(|e| RenderError::Failed(e.0))?;
-        let components = crate::mesh::cluster_components(&generated, &merged, &version)
-            .into_iter()
-            .map(|c| operator::RenderedComponent {
-                name: c.name,
-                display_name: c.display_name,
-                after: c.after,
-                objects: c.objects,
-            })
-            .collect();
+        let components = crate::mesh::cluster_components(
+            &generated,
+            &merged,
+            &version,
+            crate::mesh::OwnerLabels::NotCrds,
+        )
+        .into_iter()
+        .map(|c| operator::RenderedComponent {
+            name: c.name,
+            display_name: c.display_name,
+            after: c.after,
+            objects: c.objects,
+        })
+        .collect();
         Ok(operator::Rendered {
             components,
             warnings,

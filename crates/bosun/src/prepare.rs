@@ -31,7 +31,12 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, MeshFailure> {
     let (merged, generated) = crate::mesh::render(input, force)?;
     let version = crate::owned::istio_version(&merged)?;
-    let components = crate::mesh::cluster_components(&generated, &merged, &version);
+    let components = crate::mesh::cluster_components(
+        &generated,
+        &merged,
+        &version,
+        crate::mesh::OwnerLabels::All,
+    );
     let rendered: Vec<(&str, &[serde_json::Value])> = generated
         .components
         .iter()

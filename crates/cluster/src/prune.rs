@@ -357,7 +357,11 @@ impl Client {
         selector: &str,
     ) -> Result<Vec<Listed>, Error> {
         // A few lists in flight at once; the results stay in the kinds' (deletion) order.
-        let lists = kinds.map(|k| self.list_labelled(k.group, k.version, k.kind, selector));
+        // Collected first: a stream over a closure would make the future's `Send` depend on
+        // higher-ranked lifetimes the compiler cannot prove (the operator runs this in a task).
+        let lists: Vec<_> = kinds
+            .map(|k| self.list_labelled(k.group, k.version, k.kind, selector))
+            .collect();
         let per_kind: Vec<Vec<Listed>> = futures::stream::iter(lists)
             .buffered(8)
             .try_collect()
@@ -400,7 +404,7 @@ impl Client {
         &self,
         installation: &Installation,
         installed: &crate::InstallReport,
-        progress: &mut dyn FnMut(&Deleted),
+        progress: &mut (dyn FnMut(&Deleted) + Send),
     ) -> Result<Vec<Deleted>, Error> {
         let candidates = self
             .prune_candidates_skipping(installation, &installed.created_kinds)
@@ -413,7 +417,7 @@ impl Client {
     pub async fn prune(
         &self,
         installation: &Installation,
-        progress: &mut dyn FnMut(&Deleted),
+        progress: &mut (dyn FnMut(&Deleted) + Send),
     ) -> Result<Vec<Deleted>, Error> {
         let candidates = self.prune_candidates(installation).await?;
         self.delete_owned(&candidates, progress).await
@@ -431,7 +435,7 @@ impl Client {
     pub async fn delete_owned(
         &self,
         objects: &[OwnedObject],
-        progress: &mut dyn FnMut(&Deleted),
+        progress: &mut (dyn FnMut(&Deleted) + Send),
     ) -> Result<Vec<Deleted>, Error> {
         let mut done = Vec::new();
         for owned in objects {

@@ -286,7 +286,9 @@ async fn installed_state_is_a_config_map_unless_the_istio_operator_kind_is_serve
             "versions": [{"name": "v1alpha1", "served": true, "storage": true,
                 "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}
     });
-    client.apply(&[crd], "bosun-tests", false).await.unwrap();
+    // Forced: the operator's tests, run earlier against the same server, may have installed
+    // the real CRD (field manager `bosun`).
+    client.apply(&[crd], "bosun-tests", true).await.unwrap();
     client
         .wait_crd_established(crd_name, Duration::from_secs(30))
         .await

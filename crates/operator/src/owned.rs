@@ -186,6 +186,18 @@ pub struct Owner {
 }
 
 impl Owner {
+    /// The labels every object this IstioOperator's reconciles applied carries.
+    pub fn labels(&self) -> std::collections::BTreeMap<String, String> {
+        [
+            (MANAGED_BY_LABEL, MANAGED_BY),
+            (OWNER_NAME_LABEL, self.name.as_str()),
+            (OWNER_NAMESPACE_LABEL, self.namespace.as_str()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+
     /// The label selector that finds every object this IstioOperator's reconciles applied.
     pub fn selector(&self) -> String {
         format!(

@@ -1,22 +1,21 @@
 //! Deleting what an IstioOperator owns: after each apply (prune: objects a spec change no longer
 //! renders) and in the finalizer (uninstall: everything it owns).
 //!
-//! **Seam for the lead:** [`remove_owned`] is the one function both paths call. `cluster` is
-//! getting ownership labels, prune and uninstall of its own (in parallel work); when that lands,
-//! the body of [`remove_owned`] should become a call into it, and [`crate::owned::label`] should
-//! give way to the labels `manifest` sets. Until then this is a minimal, real version: it lists
-//! every pruned kind of [`crate::owned::OWNED_KINDS`] by the owner's label selector and deletes
-//! what is not in `keep`. It never deletes CustomResourceDefinitions or Namespaces (see
-//! [`crate::owned::OwnedKind::pruned`]). [`delete_objects`] is the same kind of stand-in for
-//! `operator remove`.
+//! Both go through [`remove_owned`], which leaves the listing and the deleting to `cluster`
+//! (`Client::uninstall_candidates` with the owner's labels, then `Client::delete_owned`: the
+//! kinds istioctl prunes, a safe deletion order, Background propagation, deletes conditional on
+//! the uid listed). CustomResourceDefinitions and Namespaces are never selected. Objects are
+//! found by the labels the operator sets ([`Owner::labels`]), so an object applied by someone
+//! else, or by another IstioOperator, is never touched. [`delete_objects`] removes the
+//! operator's own install (`operator remove`).
 
 use std::collections::HashSet;
 
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, PropagationPolicy};
+use kube::api::{Api, DeleteParams, DynamicObject, PropagationPolicy};
 use kube::core::ApiResource;
 
 use crate::Error;
-use crate::owned::{OWNED_KINDS, OwnedKind, Owner};
+use crate::owned::{OwnedKind, Owner};
 
 fn api_resource(k: &OwnedKind) -> ApiResource {
     ApiResource {
@@ -37,50 +36,32 @@ fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> cluster::
     }
 }
 
-/// Whether a list or delete failed only because the server does not serve the kind (an
-/// optional add-on's kind such as NetworkAttachmentDefinition).
-fn not_served(e: &kube::Error) -> bool {
-    matches!(e, kube::Error::Api(s) if s.code == 404)
-}
-
-/// Deletes every object `owner` owns (by label, see [`Owner::selector`]) that is not in `keep`,
-/// and returns what it deleted. `keep` empty: uninstall. Deletes propagate in the background,
-/// so the owner's Pods and ReplicaSets go too.
+/// Deletes every object `owner` owns (by label, see [`Owner::labels`]) that is not in `keep`,
+/// and returns what it deleted. `keep` empty: uninstall.
 pub async fn remove_owned(
     client: &cluster::Client,
     owner: &Owner,
     keep: &HashSet<cluster::ObjectRef>,
 ) -> Result<Vec<cluster::ObjectRef>, Error> {
-    let selector = owner.selector();
-    let mut deleted = Vec::new();
-    for k in OWNED_KINDS.iter().filter(|k| k.pruned) {
-        let ar = api_resource(k);
-        let all: Api<DynamicObject> = Api::all_with(client.kube().clone(), &ar);
-        let listed = match all
-            .list_metadata(&ListParams::default().labels(&selector))
-            .await
-        {
-            Ok(list) => list,
-            Err(e) if not_served(&e) => continue,
-            Err(source) => {
-                return Err(Error::Kube {
-                    action: format!("listing {} owned by IstioOperator {owner}", k.plural),
-                    source,
-                });
-            }
-        };
-        for item in listed.items {
-            let name = item.metadata.name.clone().unwrap_or_default();
-            let namespace = item.metadata.namespace.clone().filter(|_| k.namespaced);
-            let object = object_ref(k, namespace.clone(), &name);
-            if keep.contains(&object) {
-                continue;
-            }
-            delete(client, k, namespace.as_deref(), &name).await?;
-            deleted.push(object);
-        }
-    }
-    Ok(deleted)
+    let scope = cluster::UninstallScope::ControlPlane {
+        labels: owner.labels(),
+        components: iop::component::ALL
+            .iter()
+            .map(|c| c.name.to_string())
+            .collect(),
+    };
+    let doomed: Vec<cluster::OwnedObject> = client
+        .uninstall_candidates(&scope)
+        .await?
+        .into_iter()
+        .filter(|o| !keep.contains(&o.object))
+        .collect();
+    let deleted = client.delete_owned(&doomed, &mut |_| {}).await?;
+    Ok(deleted
+        .into_iter()
+        .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
+        .map(|d| d.object)
+        .collect())
 }
 
 async fn delete(
