@@ -10,6 +10,7 @@ pub mod deps;
 pub mod engine;
 pub mod funcs;
 pub mod glob;
+pub mod gotime;
 pub mod ignore;
 pub mod json_read;
 pub mod json_value;

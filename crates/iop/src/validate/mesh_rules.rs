@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 use thiserror::Error;
 
-use super::gotime::{self, HOUR, MILLISECOND, Nanos, SECOND};
 use crate::source::PathSeg;
+use helm::gotime::{self, HOUR, MILLISECOND, Nanos, SECOND};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Severity {

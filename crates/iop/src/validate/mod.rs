@@ -6,7 +6,6 @@
 //! (as istioctl prints paths) and, through the [`SourceMap`], where it was set. `meshConfig`
 //! is decoded as Istio's MeshConfig proto and judged by Istio's mesh rules (`mesh`).
 
-mod gotime;
 mod istio;
 mod k8s;
 mod mesh;

@@ -1,20 +1,21 @@
-//! Go's `time.ParseDuration` and `time.Duration.String`, which the meshConfig checks need
-//! exactly: golang/protobuf's jsonpb reads a google.protobuf.Duration with ParseDuration (so
-//! its errors are the user's), and Istio's range checks print durations with String
-//! (`time 2h0m0s must be >1ms and <1h0m0s`).
+//! Go's `time.ParseDuration` and `time.Duration.String`, exactly: Sprig's duration functions
+//! (`duration`, `durationRound`, `ago`, `toDate` offsets) print and read durations as Go does,
+//! and so do the meshConfig checks in `iop` (golang/protobuf's jsonpb reads a
+//! google.protobuf.Duration with ParseDuration, so its errors are the user's, and Istio's range
+//! checks print durations with String: `time 2h0m0s must be >1ms and <1h0m0s`).
 
 use thiserror::Error;
 
 /// Nanoseconds, as Go's `time.Duration`.
-pub(crate) type Nanos = i64;
+pub type Nanos = i64;
 
-pub(crate) const MILLISECOND: Nanos = 1_000_000;
-pub(crate) const SECOND: Nanos = 1_000_000_000;
-pub(crate) const HOUR: Nanos = 3600 * SECOND;
+pub const MILLISECOND: Nanos = 1_000_000;
+pub const SECOND: Nanos = 1_000_000_000;
+pub const HOUR: Nanos = 3600 * SECOND;
 
 /// Why ParseDuration refused a string; the messages are Go's.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub(crate) enum DurationError {
+pub enum DurationError {
     #[error("time: invalid duration {}", go_quote(.0))]
     Invalid(String),
     #[error("time: missing unit in duration {}", go_quote(.0))]
@@ -25,7 +26,7 @@ pub(crate) enum DurationError {
 
 /// Go's `strconv.Quote` for the strings these messages hold (printable text; quotes,
 /// backslashes and control characters escaped).
-pub(crate) fn go_quote(s: &str) -> String {
+pub fn go_quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -56,7 +57,7 @@ fn unit(u: &str) -> Option<u64> {
 
 /// `time.ParseDuration`: a signed sequence of decimal numbers, each with an optional fraction
 /// and a unit; `0` alone needs none. Overflow past int64 nanoseconds is invalid.
-pub(crate) fn parse_duration(input: &str) -> Result<Nanos, DurationError> {
+pub fn parse_duration(input: &str) -> Result<Nanos, DurationError> {
     let invalid = || DurationError::Invalid(input.to_string());
     let mut s = input;
     let mut neg = false;
@@ -182,7 +183,7 @@ fn frac(mut v: u64, prec: usize) -> (String, u64) {
 }
 
 /// `time.Duration.String`: `1h0m0s`, `1.5s`, `100ms`, `0s`.
-pub(crate) fn format_duration(d: Nanos) -> String {
+pub fn format_duration(d: Nanos) -> String {
     if d == 0 {
         return "0s".to_string();
     }
