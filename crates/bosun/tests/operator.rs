@@ -436,6 +436,15 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
             .unwrap()
     };
     let before = skipped();
+    // The API server's audit log (scripts/testenv writes one line per request) shows what the
+    // operator sent meanwhile.
+    let audit = testenv::kubeconfig().with_file_name("audit.log");
+    let audit_lines = || {
+        std::fs::read_to_string(&audit)
+            .map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let audit_start = audit_lines().len();
     let rv_before = deployments
         .get("istiod")
         .await
@@ -453,6 +462,42 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
         (skipped() > before).then_some(())
     })
     .await;
+    if audit.exists() {
+        // Audit events are written asynchronously.
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let writes: Vec<String> = audit_lines()[audit_start..]
+            .iter()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|e| {
+                e["userAgent"]
+                    .as_str()
+                    .is_some_and(|a| a.starts_with("bosun/"))
+            })
+            .filter(|e| {
+                matches!(
+                    e["verb"].as_str(),
+                    Some("create" | "update" | "patch" | "delete")
+                )
+            })
+            // Leader election renews its Lease on its own clock, whatever reconciles do.
+            .filter(|e| e["objectRef"]["resource"].as_str() != Some("leases"))
+            .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
+            .collect();
+        // This test's own client says `bosun/` too: its annotation patch is one of them.
+        let mut writes = writes;
+        let own = writes
+            .iter()
+            .position(|w| w.starts_with("\"patch\"") && w.ends_with("/istiooperators/minimal?\""));
+        assert!(
+            own.is_some(),
+            "the test's own patch is not in the audit log: {writes:#?}"
+        );
+        writes.remove(own.unwrap());
+        assert!(
+            writes.is_empty(),
+            "a reconcile with nothing to do wrote: {writes:#?}"
+        );
+    }
     assert_eq!(
         deployments
             .get("istiod")
