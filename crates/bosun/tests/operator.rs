@@ -444,6 +444,21 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
             .map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
             .unwrap_or_default()
     };
+    // The Event for becoming HEALTHY is written just after the status: let it land first.
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !events
+        .list(&Default::default())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .any(|e| e.reason.as_deref() == Some("Healthy"))
+    {
+        assert!(std::time::Instant::now() < deadline, "no Healthy event");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let audit_start = audit_lines().len();
     let rv_before = deployments
         .get("istiod")
@@ -481,6 +496,13 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
             })
             // Leader election renews its Lease on its own clock, whatever reconciles do.
             .filter(|e| e["objectRef"]["resource"].as_str() != Some("leases"))
+            // Other tests' operators run meanwhile: only this installation's objects (its
+            // namespaces; cluster-scoped objects carry the Istio namespace in their names).
+            .filter(|e| {
+                e["requestURI"]
+                    .as_str()
+                    .is_some_and(|u| u.contains(&ns) || u.contains(&istio_ns))
+            })
             .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
             .collect();
         // This test's own client says `bosun/` too: its annotation patch is one of them.
