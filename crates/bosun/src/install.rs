@@ -117,6 +117,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         force: args.force,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
+        owner_labels: Some(installation.owner_labels.clone()),
     };
     let progress = crate::progress::InstallProgress::new(
         components.iter().map(|c| c.display_name.clone()).collect(),

@@ -148,6 +148,7 @@ async fn init(args: InitArgs) -> Result<(), MeshFailure> {
         force: false,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: None,
+        owner_labels: None,
     };
     let report = client.install(&[component], &install, &|_, _| {}).await?;
     use cluster::Outcome::*;

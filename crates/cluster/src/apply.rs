@@ -10,6 +10,7 @@ use kube::core::{ApiResource, GroupVersionKind, Status};
 use kube::discovery::{self, ApiCapabilities, Discovery, Scope};
 use serde_json::Value;
 
+use crate::snapshot::Snapshot;
 use crate::{Client, Error, FieldConflict};
 
 /// Which object, as a person reads it: `ConfigMap istio-system/istio`.
@@ -79,6 +80,36 @@ impl ApplyReport {
     pub fn changed(&self) -> bool {
         self.objects.iter().any(|a| a.outcome != Outcome::Unchanged)
     }
+}
+
+/// What was known of an object before applying it.
+enum Before {
+    /// It did not exist.
+    Absent,
+    /// It existed, with this `resourceVersion`.
+    Existed(String),
+    /// It was not among the installation's objects (a [`Snapshot`]): absent, or someone
+    /// else's.
+    NotOwned,
+}
+
+/// Whether the apply that answered `applied` created it: `field_manager`'s apply entry was
+/// written in the same second as the object (both are set by the request that creates it; an
+/// apply to an existing object stamps its entry later than the object's creation). An object
+/// someone else created within the same second before the apply counts as created.
+fn created_by(applied: &DynamicObject, field_manager: &str) -> bool {
+    let Some(created) = &applied.metadata.creation_timestamp else {
+        return false;
+    };
+    applied
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|f| {
+            f.manager.as_deref() == Some(field_manager) && f.operation.as_deref() == Some("Apply")
+        })
+        .any(|f| f.time.as_ref() == Some(created))
 }
 
 /// A kind (group, version, plural) in a namespace (`None`: cluster-scoped).
@@ -326,6 +357,21 @@ impl Client {
         field_manager: &str,
         force: bool,
     ) -> Result<Vec<(Applied, DynamicObject)>, Error> {
+        self.apply_known(objects, field_manager, force, None).await
+    }
+
+    /// [`Client::apply_returning`], taking the objects' resource versions before the apply
+    /// from `snapshot` for the kinds it covers instead of listing them. An object not in the
+    /// snapshot is not the installation's (yet): the server's answer tells whether the apply
+    /// created it (see [`created_by`]).
+    pub(crate) async fn apply_known(
+        &self,
+        objects: &[Value],
+        field_manager: &str,
+        force: bool,
+        snapshot: Option<&Snapshot>,
+    ) -> Result<Vec<(Applied, DynamicObject)>, Error> {
+        let covered = |ar: &ApiResource| snapshot.filter(|s| s.covers(&ar.group, &ar.kind));
         let mut params = PatchParams::apply(field_manager);
         if force {
             params = params.force();
@@ -361,7 +407,7 @@ impl Client {
                 ar.plural.clone(),
                 object.namespace.clone(),
             );
-            if before.contains_key(&key) {
+            if before.contains_key(&key) || covered(ar).is_some() {
                 continue;
             }
             let api = self.api_for(ar, object.namespace.as_deref());
@@ -392,18 +438,27 @@ impl Client {
         let params = &params;
         let patches = targets.into_iter().map(|(object, ar, body)| async move {
             let api = self.api_for(&ar, object.namespace.as_deref());
-            let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
-            let previous = match before.get(&key) {
-                Some(names) => names.get(&object.name).cloned(),
-                None => api
-                    .get_metadata_opt(&object.name)
-                    .await
-                    .map_err(|source| Error::Api {
-                        object: Box::new(object.clone()),
-                        action: "reading it before applying",
-                        source,
-                    })?
-                    .and_then(|m| m.metadata.resource_version),
+            let previous = if let Some(s) = covered(&ar) {
+                let ns = object.namespace.as_deref();
+                match s.resource_version(&ar.group, &ar.kind, ns, &object.name) {
+                    Some(rv) => Before::Existed(rv.to_string()),
+                    None => Before::NotOwned,
+                }
+            } else {
+                let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
+                match before.get(&key) {
+                    Some(names) => names.get(&object.name).cloned(),
+                    None => api
+                        .get_metadata_opt(&object.name)
+                        .await
+                        .map_err(|source| Error::Api {
+                            object: Box::new(object.clone()),
+                            action: "reading it before applying",
+                            source,
+                        })?
+                        .and_then(|m| m.metadata.resource_version),
+                }
+                .map_or(Before::Absent, Before::Existed)
             };
             let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
                 Ok(after) => after,
@@ -423,9 +478,11 @@ impl Client {
             };
             let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
             let outcome = match previous {
-                None => Outcome::Created,
-                Some(rv) if rv == resource_version => Outcome::Unchanged,
-                Some(_) => Outcome::Configured,
+                Before::Absent => Outcome::Created,
+                Before::Existed(rv) if rv == resource_version => Outcome::Unchanged,
+                Before::Existed(_) => Outcome::Configured,
+                Before::NotOwned if created_by(&after, field_manager) => Outcome::Created,
+                Before::NotOwned => Outcome::Configured,
             };
             Ok((
                 Applied {

@@ -6,13 +6,15 @@
 //! each is Established, then each component's remaining objects. A component starts once every
 //! component it is installed after ([`Component::after`]; istioctl's dependencies: Istiod and
 //! CNI after Base, gateways after Istiod, ztunnel after CNI) is applied and its workloads are
-//! ready (see [`crate::readiness`]), unless the options say not to wait. Components with no
+//! ready (see [`crate::readiness`]), unless the options say not to wait. Before the first
+//! component, an installation's own objects are read once by its labels ([`crate::snapshot`]),
+//! for the applies' outcomes and the prune after the install. Components with no
 //! dependency between them (CNI and Istiod; ztunnel and the gateways) are applied at the same
 //! time. A failed component fails the components installed after it (they are skipped) but
 //! not the others, and the install reports every failure at the end. Nothing here renders; the
 //! caller hands over the objects.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Namespace;
@@ -20,6 +22,7 @@ use kube::api::{Api, ObjectMeta, PostParams};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::snapshot::{Read, Snapshot};
 use crate::{Applied, ApplyReport, Client, Error, NotReadyWorkload, ObjectRef, Outcome};
 
 /// One component's objects, as rendered.
@@ -48,6 +51,11 @@ pub struct InstallOptions {
     /// After each component is applied, wait this long at most for its workloads
     /// (Deployments, StatefulSets, DaemonSets, Jobs) to be ready; `None` does not wait.
     pub readiness_timeout: Option<Duration>,
+    /// The installation's owner labels (`cluster::Installation::owner_labels`), when the
+    /// objects are an installation's: its objects are then read once, by label, before
+    /// anything is applied, and [`Client::prune_after_install`] reuses that read (see
+    /// [`crate::snapshot`]). `None` reads each kind and namespace the objects go to instead.
+    pub owner_labels: Option<BTreeMap<String, String>>,
 }
 
 /// What one component's install did: every object of it, Namespaces and CRDs included.
@@ -67,6 +75,9 @@ pub struct InstallReport {
     /// The kinds (group, kind) of the CustomResourceDefinitions this install created: none of
     /// their objects can exist yet.
     pub created_kinds: BTreeSet<(String, String)>,
+    /// The installation's objects as they were before the install applied anything (with
+    /// [`InstallOptions::owner_labels`]).
+    pub(crate) owned_before: Option<Snapshot>,
 }
 
 impl InstallReport {
@@ -242,6 +253,11 @@ impl Client {
         let since = earliest.map(|rv| rv.saturating_sub(1).to_string());
         self.wait_crds_established(&crd_names, since.as_deref(), options.crd_timeout)
             .await?;
+        if let Some(owner) = &options.owner_labels {
+            let kinds = snapshot_kinds(components, &report.created_kinds);
+            report.owned_before = Some(self.snapshot_owned(&kinds, owner).await?);
+        }
+        let snapshot = report.owned_before.as_ref();
 
         // 3. Everything else: each component once those it is installed after are done.
         let (senders, receivers): (Vec<watch::Sender<Done>>, Vec<watch::Receiver<Done>>) =
@@ -272,7 +288,9 @@ impl Client {
                         }
                     }
                     progress(i, InstallEvent::Applying);
-                    let result = self.install_component(c, done, options, i, progress).await;
+                    let result = self
+                        .install_component(c, done, options, snapshot, i, progress)
+                        .await;
                     match &result {
                         Ok(report) => progress(i, InstallEvent::Installed(report)),
                         Err(e) => progress(i, InstallEvent::Failed(e)),
@@ -303,6 +321,7 @@ impl Client {
         c: &Component,
         mut done: ApplyReport,
         options: &InstallOptions,
+        snapshot: Option<&Snapshot>,
         index: usize,
         progress: &(dyn Fn(usize, InstallEvent<'_>) + Sync),
     ) -> Result<ComponentReport, Error> {
@@ -313,9 +332,10 @@ impl Client {
             .cloned()
             .collect();
         done.objects.extend(
-            self.apply(&rest, &options.field_manager, options.force)
+            self.apply_known(&rest, &options.field_manager, options.force, snapshot)
                 .await?
-                .objects,
+                .into_iter()
+                .map(|(applied, _)| applied),
         );
         if let Some(timeout) = options.readiness_timeout {
             let applied: Vec<ObjectRef> = done.objects.iter().map(|a| a.object.clone()).collect();
@@ -329,6 +349,64 @@ impl Client {
             report: done,
         })
     }
+}
+
+/// What the snapshot before applying lists: every kind the components apply (Namespaces and
+/// CRDs aside, which are applied before it) and every kind a prune looks at, each once. Kinds
+/// whose CRD the components render are read without a selector, those whose CRD this install
+/// created not at all (see [`crate::snapshot`]).
+fn snapshot_kinds(
+    components: &[Component],
+    created: &BTreeSet<(String, String)>,
+) -> Vec<(String, String, String, Read)> {
+    let field = |o: &Value, p: &str| {
+        o.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let objects = || components.iter().flat_map(|c| c.objects.iter());
+    let custom: BTreeSet<(String, String)> = objects()
+        .filter(|o| is_crd(o))
+        .map(|o| (field(o, "/spec/group"), field(o, "/spec/names/kind")))
+        .collect();
+    let applied = objects()
+        .filter(|o| !is_namespace(o) && !is_crd(o))
+        .filter_map(|o| {
+            let api_version = o.get("apiVersion").and_then(Value::as_str)?;
+            let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+            Some((
+                group.to_string(),
+                version.to_string(),
+                kind_of(o).to_string(),
+            ))
+        });
+    let pruned = crate::PRUNED_KINDS
+        .iter()
+        .filter(|k| !k.purge_only)
+        .map(|k| {
+            (
+                k.group.to_string(),
+                k.version.to_string(),
+                k.kind.to_string(),
+            )
+        });
+    let mut seen = BTreeSet::new();
+    applied
+        .chain(pruned)
+        .filter(|(group, _, kind)| !kind.is_empty() && seen.insert((group.clone(), kind.clone())))
+        .map(|(group, version, kind)| {
+            let group_kind = (group.clone(), kind.clone());
+            let read = if created.contains(&group_kind) {
+                Read::Nothing
+            } else if custom.contains(&group_kind) {
+                Read::Unselected
+            } else {
+                Read::Selected
+            };
+            (group, version, kind, read)
+        })
+        .collect()
 }
 
 /// For each component, the earlier components it is installed after (by name).

@@ -45,6 +45,7 @@ pub mod overlap;
 mod plan;
 mod prune;
 mod ready;
+mod snapshot;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod uninstall;

@@ -170,6 +170,7 @@ pub(crate) struct Listed {
     pub namespaced: bool,
     pub labels: BTreeMap<String, String>,
     pub uid: Option<String>,
+    pub resource_version: Option<String>,
 }
 
 /// istioctl's object hash: kind, namespace (none for cluster-scoped kinds), name.
@@ -289,8 +290,8 @@ impl Client {
         }
     }
 
-    /// Every object of kind `group/version/kind` (all namespaces) matching `selector`; empty
-    /// when the server does not serve the kind.
+    /// Every object of kind `group/version/kind` (all namespaces) matching `selector` (every
+    /// object for an empty one); empty when the server does not serve the kind.
     pub(crate) async fn list_labelled(
         &self,
         group: &str,
@@ -315,24 +316,25 @@ impl Client {
         };
         let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
         // Metadata is all selection needs.
-        let items =
-            match crate::client::list_metadata_paged(&api, ListParams::default().labels(selector))
-                .await
-            {
-                Ok(items) => items,
-                // The kind went away between discovery and the list (a CRD just deleted).
-                Err(kube::Error::Api(status)) if status.code == 404 => return Ok(Vec::new()),
-                Err(source) => {
-                    return Err(Error::List {
-                        target: Box::new(crate::error::ListTarget {
-                            api_version,
-                            kind: kind.to_string(),
-                            selector: selector.to_string(),
-                        }),
-                        source,
-                    });
-                }
-            };
+        let params = match selector {
+            "" => ListParams::default(),
+            _ => ListParams::default().labels(selector),
+        };
+        let items = match crate::client::list_metadata_paged(&api, params).await {
+            Ok(items) => items,
+            // The kind went away between discovery and the list (a CRD just deleted).
+            Err(kube::Error::Api(status)) if status.code == 404 => return Ok(Vec::new()),
+            Err(source) => {
+                return Err(Error::List {
+                    target: Box::new(crate::error::ListTarget {
+                        api_version,
+                        kind: kind.to_string(),
+                        selector: selector.to_string(),
+                    }),
+                    source,
+                });
+            }
+        };
         let namespaced = matches!(scope, Scope::Namespaced);
         Ok(items
             .into_iter()
@@ -346,6 +348,7 @@ impl Client {
                 namespaced,
                 labels: item.metadata.labels.clone().unwrap_or_default(),
                 uid: item.metadata.uid.clone(),
+                resource_version: item.metadata.resource_version.clone(),
             })
             .collect())
     }
@@ -375,20 +378,8 @@ impl Client {
         &self,
         installation: &Installation,
     ) -> Result<Vec<OwnedObject>, Error> {
-        self.prune_candidates_skipping(installation, &BTreeSet::new())
-            .await
-    }
-
-    /// [`Client::prune_candidates`], not listing the kinds in `skip` (group, kind).
-    async fn prune_candidates_skipping(
-        &self,
-        installation: &Installation,
-        skip: &BTreeSet<(String, String)>,
-    ) -> Result<Vec<OwnedObject>, Error> {
         let selector = selector(&installation.owner_labels, &[COMPONENT_LABEL], None);
-        let kinds = PRUNED_KINDS.iter().filter(|k| {
-            !k.purge_only && !skip.contains(&(k.group.to_string(), k.kind.to_string()))
-        });
+        let kinds = PRUNED_KINDS.iter().filter(|k| !k.purge_only);
         let listed = self.list_kinds(kinds, &selector).await?;
         Ok(prune_selection(
             installation,
@@ -397,18 +388,46 @@ impl Client {
         ))
     }
 
-    /// [`Client::prune`] right after `installed`: the kinds whose CustomResourceDefinition that
-    /// install created have no objects yet, so they are not listed (which also spares a kind
-    /// the server may refuse with 429 for a moment while its storage starts).
+    /// [`Client::prune`] right after `installed`: the installation's objects come from what
+    /// the install listed before applying (see [`crate::snapshot`]); only kinds it did not list
+    /// are listed now, and not those whose CustomResourceDefinition that install created (they
+    /// have no objects yet).
     pub async fn prune_after_install(
         &self,
         installation: &Installation,
         installed: &crate::InstallReport,
         progress: &mut (dyn FnMut(&Deleted) + Send),
     ) -> Result<Vec<Deleted>, Error> {
-        let candidates = self
-            .prune_candidates_skipping(installation, &installed.created_kinds)
-            .await?;
+        let snapshot = installed.owned_before.as_ref();
+        let known = |k: &PrunedKind| {
+            installed
+                .created_kinds
+                .contains(&(k.group.to_string(), k.kind.to_string()))
+                || snapshot.is_some_and(|s| s.covers(k.group, k.kind))
+        };
+        let selector = selector(&installation.owner_labels, &[COMPONENT_LABEL], None);
+        let pruned = || PRUNED_KINDS.iter().filter(|k| !k.purge_only);
+        let mut fresh = self
+            .list_kinds(pruned().filter(|k| !known(k)), &selector)
+            .await?
+            .into_iter()
+            .peekable();
+        // In deletion order: each kind's objects from the snapshot or from the fresh lists
+        // (which come in that order too).
+        let mut listed = Vec::new();
+        for k in pruned() {
+            if let Some(s) = snapshot.filter(|s| s.covers(k.group, k.kind)) {
+                listed.extend(s.objects_of(k.group, k.kind).cloned());
+            } else {
+                while let Some(l) = fresh.next_if(|l| {
+                    l.object.kind == k.kind
+                        && crate::snapshot::group_of(&l.object.api_version) == k.group
+                }) {
+                    listed.push(l);
+                }
+            }
+        }
+        let candidates = prune_selection(installation, &listed, self.default_namespace());
         self.delete_owned(&candidates, progress).await
     }
 
@@ -523,6 +542,7 @@ mod tests {
             namespaced: ns.is_some(),
             labels: l,
             uid: Some(format!("uid-{name}")),
+            resource_version: None,
         }
     }
 

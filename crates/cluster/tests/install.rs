@@ -44,6 +44,7 @@ async fn a_failed_component_skips_its_dependents_and_not_the_others() {
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: Some(Duration::from_secs(5)),
+        owner_labels: None,
     };
     let events = Mutex::new(Vec::new());
     let record = |i: usize, e: InstallEvent<'_>| {
@@ -102,4 +103,142 @@ async fn a_failed_component_skips_its_dependents_and_not_the_others() {
         kube::Api::namespaced(client.kube().clone(), &ns);
     assert!(api.get_opt("independent").await.unwrap().is_some());
     assert!(api.get_opt("after-broken").await.unwrap().is_none());
+}
+
+/// An installation's objects are read once, by its labels, before anything is applied: the
+/// outcomes come from that read (an object someone else made is `Configured`, not `Created`),
+/// and the prune after the install takes its candidates from it instead of listing again.
+#[tokio::test]
+async fn an_installations_objects_are_read_once_and_its_prune_reuses_the_read() {
+    use cluster::{Installation, Outcome, RenderedComponent};
+    use kube::api::{Api, Patch, PatchParams};
+
+    let client = testenv::client().await;
+    let ns = testenv::unique_name("snap");
+    let rev = testenv::unique_name("rev");
+    let owner: std::collections::BTreeMap<String, String> = [
+        ("operator.istio.io/managed", "Reconcile"),
+        ("istio.io/rev", rev.as_str()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let owned = |name: &str| {
+        let mut cm = config_map(&ns, name);
+        let mut labels = json!(owner);
+        labels["operator.istio.io/component"] = json!("Base");
+        cm["metadata"]["labels"] = labels;
+        cm
+    };
+    // Someone else's ConfigMaps: one the installation will take over, one it must leave alone.
+    let configmaps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let ns_object = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+    client.apply(&[ns_object], "someone", false).await.unwrap();
+    for name in ["taken", "bystander"] {
+        configmaps
+            .patch(
+                name,
+                &PatchParams::apply("someone"),
+                &Patch::Apply(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": name, "namespace": ns}, "data": {"other": "x"}})),
+            )
+            .await
+            .unwrap();
+    }
+    // "Created" is told from the creation second; let the other manager's second pass.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+
+    let options = InstallOptions {
+        field_manager: "bosun".into(),
+        force: false,
+        crd_timeout: Duration::from_secs(10),
+        readiness_timeout: None,
+        owner_labels: Some(owner.clone()),
+    };
+    let install = |names: &[&str]| {
+        let objects: Vec<Value> = names.iter().map(|n| owned(n)).collect();
+        let installation = Installation {
+            owner_labels: owner.clone(),
+            components: vec![RenderedComponent::from_objects("Base", &objects)],
+        };
+        (vec![component("Base", &[], objects)], installation)
+    };
+    let outcomes = |report: &cluster::InstallReport| -> Vec<(String, Outcome)> {
+        report.components[0]
+            .report
+            .objects
+            .iter()
+            .map(|a| (a.object.name.clone(), a.outcome))
+            .collect()
+    };
+    let name = |n: &str| n.to_string();
+
+    let (components, installation) = install(&["a", "taken"]);
+    let report = client
+        .install(&components, &options, &|_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        outcomes(&report),
+        [
+            (name("a"), Outcome::Created),
+            (name("taken"), Outcome::Configured)
+        ]
+    );
+    let pruned = client
+        .prune_after_install(&installation, &report, &mut |_| {})
+        .await
+        .unwrap();
+    assert!(pruned.is_empty(), "{pruned:?}");
+
+    let report = client
+        .install(&components, &options, &|_, _| {})
+        .await
+        .unwrap();
+    assert_eq!(
+        outcomes(&report),
+        [
+            (name("a"), Outcome::Unchanged),
+            (name("taken"), Outcome::Unchanged)
+        ]
+    );
+
+    // "taken" is the installation's now; rendered no more, the prune deletes it.
+    let audit = testenv::kubeconfig().with_file_name("audit.log");
+    let audit_lines = || {
+        std::fs::read_to_string(&audit)
+            .map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+            .unwrap_or_default()
+    };
+    let start = audit_lines().len();
+    let (components, installation) = install(&["a"]);
+    let report = client
+        .install(&components, &options, &|_, _| {})
+        .await
+        .unwrap();
+    let pruned = client
+        .prune_after_install(&installation, &report, &mut |_| {})
+        .await
+        .unwrap();
+    let pruned: Vec<String> = pruned.iter().map(|d| d.object.to_string()).collect();
+    assert_eq!(pruned, [format!("ConfigMap {ns}/taken")]);
+    assert!(configmaps.get_opt("taken").await.unwrap().is_none());
+    assert!(configmaps.get_opt("bystander").await.unwrap().is_some());
+
+    if audit.exists() {
+        // This test's lists of ConfigMaps: by its revision's labels, or in its namespace.
+        tokio::time::sleep(Duration::from_millis(500)).await; // the log is written asynchronously
+        let configmap_lists: Vec<String> = audit_lines()[start..]
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["verb"] == "list")
+            .filter_map(|e| e["requestURI"].as_str().map(str::to_string))
+            .filter(|u| {
+                (u.starts_with("/api/v1/configmaps?") && u.contains(&rev))
+                    || u.starts_with(&format!("/api/v1/namespaces/{ns}/configmaps?"))
+            })
+            .collect();
+        assert_eq!(configmap_lists.len(), 1, "{configmap_lists:#?}");
+    }
 }
