@@ -1,5 +1,6 @@
-//! istioctl's mesh commands that need no cluster: `manifest generate` and `profile`. Reads the
-//! inputs and the install package from disk, hands them to `iop` and `manifest`, prints.
+//! istioctl's mesh commands that need no cluster: `manifest generate` (unless
+//! `--cluster-specific`) and `profile`. Reads the inputs and the install package from disk,
+//! hands them to `iop` and `manifest`, prints.
 
 use std::cell::RefCell;
 use std::io::{Read, Write};
@@ -38,7 +39,60 @@ pub struct GenerateArgs {
     /// Write the manifest to this file instead of stdout.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
+    /// Read the current cluster for cluster-specific settings, as `install` does: its
+    /// Kubernetes version (charts' `.Capabilities`), GKE's CNI settings, CNI warnings.
+    #[arg(long = "cluster-specific")]
+    pub cluster_specific: bool,
 }
+
+/// What istioctl takes from the cluster it renders for (see `iop::detect`).
+pub struct Detected {
+    /// `--set` paths laid over the profile (GKE's).
+    pub settings: Vec<String>,
+    /// The cluster's version, as the charts' `.Capabilities.KubeVersion`.
+    pub kube_version: helm::objects::KubeVersion,
+    pub cni: iop::detect::CniConfig,
+}
+
+impl Detected {
+    pub fn from_facts(facts: &cluster::ClusterFacts) -> Detected {
+        // istioctl's AUTO_GKE_DETECTION: on unless set to a false Go bool.
+        let gke = std::env::var("AUTO_GKE_DETECTION")
+            .ok()
+            .and_then(|v| iop::detect::go_parse_bool(&v))
+            .unwrap_or(true);
+        let v = &facts.version;
+        Detected {
+            settings: iop::detect::platform_settings(&v.git_version, gke),
+            kube_version: helm::objects::KubeVersion {
+                version: v.git_version.clone(),
+                major: v.major.clone(),
+                minor: v.minor.clone(),
+            },
+            cni: iop::detect::CniConfig {
+                calico_felix: facts.calico_felix.clone(),
+                cilium: facts.cilium_config.clone(),
+            },
+        }
+    }
+
+    /// Reads the current cluster (`KUBECONFIG`, …) on a runtime of its own.
+    pub fn from_current_cluster() -> Result<Detected, MeshFailure> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+        let facts = runtime.block_on(async {
+            let client = cluster::Client::from_env().await?;
+            client.cluster_facts().await
+        })?;
+        Ok(Detected::from_facts(&facts))
+    }
+}
+
+/// Reads what istioctl takes from a cluster, when asked: called once the input is known to
+/// be valid, so that bad input fails before any request.
+pub type Detect<'a> = &'a dyn Fn() -> Result<Detected, MeshFailure>;
 
 /// A failure worded as istioctl words it (`Error: …` is added by main).
 pub struct MeshFailure(pub String);
@@ -150,16 +204,40 @@ pub(crate) fn set_flags(input: &InputArgs) -> Vec<String> {
 }
 
 /// The merged IstioOperator of the inputs, validated: errors fail (or, with `force`, are
-/// printed as warnings, as istioctl does); warnings are printed.
+/// printed as warnings, as istioctl does); warnings are printed. With `detect`, the cluster is
+/// read once the input is valid (or forced), the inputs are merged again over what it implies
+/// for the profile, and its CNI warnings are printed first, as istioctl prints them.
 pub fn validated_input(
     input: &InputArgs,
     packages: &InstallPackages,
     force: bool,
-) -> Result<Value, MeshFailure> {
+    detect: Option<Detect<'_>>,
+) -> Result<(Value, Option<Detected>), MeshFailure> {
     let files = read_inputs(&input.filenames)?;
     let flags = set_flags(input);
-    let (merged, report) = merge_and_validate(&files, &flags, packages)?;
-    print_warnings(&report, &files, &merged, packages);
+    let (mut merged, report) = merge_and_validate(&files, &flags, packages)?;
+    if !report.errors.is_empty() && !force {
+        print_warnings(&report, &files, &merged, packages);
+    }
+    let detected = match detect {
+        Some(detect) if report.errors.is_empty() || force => Some(detect()?),
+        _ => None,
+    };
+    if let Some(d) = &detected {
+        if !d.settings.is_empty() {
+            let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+            merged = iop::merge::merge_inputs_detected(&files, &flags, &d.settings, &read)
+                .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+        }
+        let enabled = |c: &str| iop::detect::component_enabled(&merged, c);
+        let mut stderr = std::io::stderr().lock();
+        for w in iop::detect::cni_incompatibilities(&d.cni, enabled("cni"), enabled("ztunnel")) {
+            let _ = writeln!(stderr, "❗ {w}");
+        }
+    }
+    if report.errors.is_empty() || force {
+        print_warnings(&report, &files, &merged, packages);
+    }
     let mut stderr = std::io::stderr().lock();
     if !report.errors.is_empty() {
         print_errors(&report, &files, &merged, packages);
@@ -178,7 +256,7 @@ pub fn validated_input(
             "spec invalid; continuing because of --force: {summary}"
         );
     }
-    Ok(merged)
+    Ok((merged, detected))
 }
 
 /// The inputs (already read) layered over their profile and `--set` flags, and the validation
@@ -247,15 +325,18 @@ pub(crate) fn print_errors(
     }
 }
 
-/// The inputs merged, validated and rendered, as `manifest generate` renders them; the charts'
-/// warnings are printed on stderr. Returns the merged IstioOperator too.
+/// The inputs merged, validated and rendered, as `manifest generate` renders them (for the
+/// cluster `detect` reads, if given); the charts' warnings are printed on stderr. Returns the
+/// merged IstioOperator too.
 pub fn render(
     input: &InputArgs,
     force: bool,
+    detect: Option<Detect<'_>>,
 ) -> Result<(Value, manifest::generate::Generated), MeshFailure> {
     let packages = InstallPackages::new();
-    let merged = validated_input(input, &packages, force)?;
-    let generated = generate(&merged, &packages)?;
+    let (merged, detected) = validated_input(input, &packages, force, detect)?;
+    let kube_version = detected.as_ref().map(|d| &d.kube_version);
+    let generated = generate(&merged, kube_version, &packages)?;
     let mut stderr = std::io::stderr().lock();
     for w in &generated.warnings {
         let _ = writeln!(stderr, "❗ {w}");
@@ -269,18 +350,19 @@ pub fn migrate(merged: &Value) -> Result<Vec<manifest::generate::Migration>, Mes
     let packages = InstallPackages::new();
     let default_dir = packages.dir("")?;
     let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
-    Ok(manifest::generate::migrate(merged, &load)?)
+    Ok(manifest::generate::migrate(merged, None, &load)?)
 }
 
 /// The merged IstioOperator rendered with the charts of its install package (warnings are in
 /// the result, not printed).
 pub fn generate(
     merged: &Value,
+    kube_version: Option<&helm::objects::KubeVersion>,
     packages: &InstallPackages,
 ) -> Result<manifest::generate::Generated, MeshFailure> {
     let default_dir = packages.dir("")?;
     let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
-    Ok(manifest::generate::generate(merged, &load)?)
+    Ok(manifest::generate::generate(merged, kube_version, &load)?)
 }
 
 /// Which objects [`cluster_components`] gives istioctl's owner labels.
@@ -338,7 +420,9 @@ pub fn cluster_components(
 }
 
 pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
-    let (_, generated) = render(&args.input, args.force)?;
+    let detect = || Detected::from_current_cluster();
+    let detect: Option<Detect<'_>> = args.cluster_specific.then_some(&detect);
+    let (_, generated) = render(&args.input, args.force, detect)?;
     let out = manifest::order::print_objects(&generated.sorted_objects());
     match &args.output {
         Some(path) => std::fs::write(path, out).map_err(|e| {

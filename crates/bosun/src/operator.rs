@@ -344,8 +344,8 @@ impl operator::Render for CliRender {
                 report.errors.iter().map(issue_text).collect(),
             ));
         }
-        let generated =
-            crate::mesh::generate(&merged, &packages).map_err(|e| RenderError::Failed(e.0))?;
+        let generated = crate::mesh::generate(&merged, None, &packages)
+            .map_err(|e| RenderError::Failed(e.0))?;
         let mut warnings: Vec<String> = report.warnings.iter().map(issue_text).collect();
         warnings.extend(generated.warnings.iter().cloned());
         let version = crate::owned::istio_version(&merged).map_err(|e| RenderError::Failed(e.0))?;

@@ -10,7 +10,7 @@ use crate::install::FIELD_MANAGER;
 use crate::mesh::MeshFailure;
 
 /// The rendered install and a client for the cluster: what install, plan and verify-install
-/// start from. Nothing has talked to the cluster yet.
+/// start from. Only reads have gone to the cluster (its version and CNI configuration).
 pub(crate) struct Prepared {
     pub merged: serde_json::Value,
     /// The Istio version of the charts rendered (the owner labels' version).
@@ -23,13 +23,26 @@ pub(crate) struct Prepared {
     pub client: cluster::Client,
 }
 
-/// Renders `input` as `manifest generate` does (everything that can fail without the cluster
-/// fails here), each component's objects in apply order, and makes the cluster client.
+/// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
+/// the cluster is read), each component's objects in apply order, and makes the cluster client.
 pub(crate) fn prepare(
     input: &crate::mesh::InputArgs,
     force: bool,
 ) -> Result<Prepared, MeshFailure> {
-    let (merged, generated) = crate::mesh::render(input, force)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    // The cluster is read (its version and CNI, as istioctl reads them) only once the input
+    // is known to be valid; the client made for that is the one returned.
+    let made = std::cell::RefCell::new(None);
+    let detect = || -> Result<crate::mesh::Detected, MeshFailure> {
+        let client = runtime.block_on(cluster::Client::from_env())?;
+        let facts = runtime.block_on(client.cluster_facts())?;
+        *made.borrow_mut() = Some(client);
+        Ok(crate::mesh::Detected::from_facts(&facts))
+    };
+    let (merged, generated) = crate::mesh::render(input, force, Some(&detect))?;
     let version = crate::owned::istio_version(&merged)?;
     let components = crate::mesh::cluster_components(
         &generated,
@@ -44,11 +57,10 @@ pub(crate) fn prepare(
         .map(|(g, c)| (g.component.name, c.objects.as_slice()))
         .collect();
     let installation = crate::owned::installation(&merged, &version, &rendered);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
-    let client = runtime.block_on(cluster::Client::from_env())?;
+    let client = match made.into_inner() {
+        Some(client) => client,
+        None => runtime.block_on(cluster::Client::from_env())?,
+    };
     Ok(Prepared {
         merged,
         version,

@@ -132,7 +132,7 @@ fn output_dir(requested: Option<PathBuf>) -> Result<PathBuf, MeshFailure> {
 
 pub fn manifest_translate(args: TranslateArgs) -> Result<(), MeshFailure> {
     // The same validation and rendering as `manifest generate` first: bad input stops here.
-    let (merged, generated) = crate::mesh::render(&args.input, false)?;
+    let (merged, generated) = crate::mesh::render(&args.input, false, None)?;
     let migrations = crate::mesh::migrate(&merged)?;
     let dir = output_dir(args.output)?;
 

@@ -36,6 +36,9 @@ pub enum Error {
     InferConfig(#[source] Box<kube::config::InferConfigError>),
     #[error("creating the cluster client: {0}")]
     Connect(#[source] kube::Error),
+    /// istioctl's wording: `fail to get Kubernetes version`.
+    #[error("fail to get Kubernetes version: {0}")]
+    Version(#[source] kube::Error),
     #[error("object #{index}: {reason}")]
     InvalidObject { index: usize, reason: String },
     #[error("{object}: the API server serves no kind {kind} in {api_version}")]

@@ -31,6 +31,9 @@
 //!   live objects ([`Plan`]: create / update with field changes / unchanged / conflict, and
 //!   deletes that prune adds).
 //!
+//! - [`Client::cluster_facts`]: the Kubernetes version and CNI configuration that istioctl's
+//!   cluster-specific rendering looks at.
+//!
 //! - [`Client::verify`]: every rendered object present, as rendered (judged by a server dry
 //!   run), and ready ([`VerifyReport`]), for `verify-install`.
 //!
@@ -40,6 +43,7 @@
 mod apply;
 mod client;
 mod error;
+mod facts;
 mod install;
 pub mod overlap;
 mod plan;
@@ -57,6 +61,7 @@ mod why;
 pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict, ListTarget};
+pub use facts::ClusterFacts;
 pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, InstallReport};
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use prune::{

@@ -78,6 +78,7 @@ pub const DEFAULT_API_VERSIONS: &[&str] = &[
 
 /// `common.KubeVersion`: `{Version, Major, Minor}`; `{{ . }}` prints its `String()` (the version),
 /// `%v` prints the struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KubeVersion {
     pub version: String,
     pub major: String,

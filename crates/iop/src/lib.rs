@@ -5,10 +5,11 @@
 //!
 //! The merged IstioOperator is an untyped JSON tree (`serde_json::Value`), as istioctl keeps it
 //! (`values.Map`), so that layering and path access never lose fields; typed views are taken
-//! where a rule needs them. Pure logic: callers read files and pass their text. It must not
-//! render charts or talk to a cluster.
+//! where a rule needs them. Pure logic: callers read files (and the cluster, for [`detect`]) and
+//! pass what they read. It must not render charts or talk to a cluster.
 
 pub mod component;
+pub mod detect;
 pub mod merge;
 pub mod profile;
 pub mod quantity;

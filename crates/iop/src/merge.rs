@@ -157,6 +157,18 @@ pub fn merge_inputs_traced(
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<(Value, SourceMap), MergeError> {
+    merge_inputs_traced_detected(files, set_flags, &[], read)
+}
+
+/// [`merge_inputs_traced`] with settings detected from the cluster (`detected`, `--set`
+/// paths; see [`crate::detect::platform_settings`]) laid over the profile, as istioctl does
+/// when it has a cluster. Their values carry no origin.
+pub fn merge_inputs_traced_detected(
+    files: &[InputFile],
+    set_flags: &[String],
+    detected: &[String],
+    read: ReadProfile<'_>,
+) -> Result<(Value, SourceMap), MergeError> {
     // Each profile file is read once: the merge and the positions both need it.
     let texts: RefCell<HashMap<(String, String), Result<String, String>>> = Default::default();
     let read = |path: &str, name: &str| -> Result<String, String> {
@@ -168,7 +180,7 @@ pub fn merge_inputs_traced(
         texts.borrow_mut().insert(key, text.clone());
         text
     };
-    let merged = merge_inputs(files, set_flags, &read)?;
+    let merged = merge_inputs_detected(files, set_flags, detected, &read)?;
     let mut sources = SourceMap::new();
     let install_package_path = tree::get_path_string(&merged, "spec.installPackagePath");
     let profile = tree::get_path_string(&merged, "spec.profile");
@@ -256,14 +268,25 @@ fn resolve_segments(tree_root: &Value, path: &str) -> Vec<PathSeg> {
     out
 }
 
-/// istioctl's `MergeInputs` (without cluster detection: `manifest generate` does not look at a
-/// cluster unless asked to, and bosun never does for rendering).
+/// istioctl's `MergeInputs` without a cluster (as `manifest generate` runs unless told
+/// `--cluster-specific`).
 pub fn merge_inputs(
     files: &[InputFile],
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<Value, MergeError> {
-    let (mut base, user_values, shared) = layer(files, set_flags, read)?;
+    merge_inputs_detected(files, set_flags, &[], read)
+}
+
+/// istioctl's `MergeInputs` with the settings it detected from the cluster (`--set` paths)
+/// laid over the profile, under the user's inputs.
+pub fn merge_inputs_detected(
+    files: &[InputFile],
+    set_flags: &[String],
+    detected: &[String],
+    read: ReadProfile<'_>,
+) -> Result<Value, MergeError> {
+    let (mut base, user_values, shared) = layer(files, set_flags, detected, read)?;
     translate_to_helm(&mut base)?;
     if let Some(mut values) = user_values {
         // The maps the base shares with the user's values carry what the translation wrote
@@ -287,7 +310,7 @@ pub fn layer_inputs(
     set_flags: &[String],
     read: ReadProfile<'_>,
 ) -> Result<Value, MergeError> {
-    Ok(layer(files, set_flags, read)?.0)
+    Ok(layer(files, set_flags, &[], read)?.0)
 }
 
 /// Paths (under `spec.values`) of maps istioctl shares between the base and the user's values.
@@ -300,6 +323,7 @@ type Layered = (Value, Option<Map<String, Value>>, SharedMaps);
 fn layer(
     files: &[InputFile],
     set_flags: &[String],
+    detected: &[String],
     read: ReadProfile<'_>,
 ) -> Result<Layered, MergeError> {
     let mut user = user_config_base();
@@ -325,6 +349,7 @@ fn layer(
     let user_values = tree::get_path_map(&user, "spec.values").cloned();
 
     let mut base = Value::Object(read_profile(&install_package_path, &profile, read)?);
+    tree::set_spec_paths(&mut base, detected)?;
     let mut shared = Vec::new();
     if let Some(uv) = &user_values {
         let profile_values = tree::get_path_map(&base, "spec.values");

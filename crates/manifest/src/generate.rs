@@ -3,6 +3,7 @@
 //! are applied, and the objects are collected per component.
 
 use helm::chart::Chart;
+use helm::objects::KubeVersion;
 use iop::component::{self, Component, ComponentSpec};
 use serde_json::Value;
 
@@ -64,7 +65,12 @@ pub enum GenerateError {
 /// in parallel, one thread each (their charts are independent; each thread loads its own chart,
 /// as template values are not shared across threads); results and the first error are taken
 /// in istioctl's component order, so the output does not depend on scheduling.
-pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, GenerateError> {
+/// `kube_version` is the cluster's when there is one (`.Capabilities.KubeVersion`).
+pub fn generate(
+    merged: &Value,
+    kube_version: Option<&KubeVersion>,
+    load_chart: LoadChart<'_>,
+) -> Result<Generated, GenerateError> {
     let merged = with_unvalidated_values(merged);
     let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
     let mut work: Vec<(&'static Component, Vec<ComponentSpec>)> = Vec::new();
@@ -86,7 +92,14 @@ pub fn generate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Generated, 
         let mut objects = Vec::new();
         let mut warnings = Vec::new();
         for spec in specs {
-            objects.extend(render_instance(comp, spec, &merged, &chart, &mut warnings)?);
+            objects.extend(render_instance(
+                comp,
+                spec,
+                &merged,
+                &chart,
+                kube_version,
+                &mut warnings,
+            )?);
         }
         Ok((objects, warnings))
     };
@@ -138,7 +151,11 @@ pub struct Migration {
 /// istioctl's `render.Migrate`: every component instance of the merged IstioOperator with its
 /// values and plain Helm rendering, in istioctl's component order. Nothing is post-processed;
 /// compare with [`generate`] to see what istioctl adds on top of Helm.
-pub fn migrate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Vec<Migration>, GenerateError> {
+pub fn migrate(
+    merged: &Value,
+    kube_version: Option<&KubeVersion>,
+    load_chart: LoadChart<'_>,
+) -> Result<Vec<Migration>, GenerateError> {
     let merged = with_unvalidated_values(merged);
     let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
     let mut out = Vec::new();
@@ -158,8 +175,12 @@ pub fn migrate(merged: &Value, load_chart: LoadChart<'_>) -> Result<Vec<Migratio
             let values_tree = iop::translate::component_values(comp, &spec, &merged)?;
             let values = iop::tree::get_path_map(&values_tree, "spec.values").cloned();
             let empty = serde_json::Map::new();
-            let rendered =
-                render::render_chart(&chart, values.as_ref().unwrap_or(&empty), &spec.namespace)?;
+            let rendered = render::render_chart(
+                &chart,
+                values.as_ref().unwrap_or(&empty),
+                &spec.namespace,
+                kube_version,
+            )?;
             out.push(Migration {
                 component: comp,
                 spec,
@@ -189,12 +210,13 @@ fn render_instance(
     spec: &ComponentSpec,
     merged: &Value,
     chart: &Chart,
+    kube_version: Option<&KubeVersion>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Object>, GenerateError> {
     let values_tree = iop::translate::component_values(comp, spec, merged)?;
     let empty = serde_json::Map::new();
     let values = iop::tree::get_path_map(&values_tree, "spec.values").unwrap_or(&empty);
-    let rendered = render::render_chart(chart, values, &spec.namespace)?;
+    let rendered = render::render_chart(chart, values, &spec.namespace, kube_version)?;
     warnings.extend(rendered.warnings);
     Ok(crate::postprocess::post_process(
         comp,

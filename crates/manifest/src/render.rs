@@ -1,5 +1,6 @@
 //! Rendering one component's chart as istioctl's `helm.Render` does: release `istio`, the
-//! component's namespace, Kubernetes 1.32 (istioctl's minimum) as `.Capabilities`, a release
+//! component's namespace, the cluster's Kubernetes version as `.Capabilities` (1.32, istioctl's
+//! minimum, without a cluster), a release
 //! that is neither install nor upgrade, the chart's values coalesced under the component's,
 //! every rendered file split at `---` lines in file-name order, `NOTES.txt` read for
 //! `WARNING:` lines only.
@@ -35,15 +36,21 @@ pub struct Rendered {
 }
 
 /// Renders `chart` with the user's `values` (the component's `spec.values`).
+/// `kube_version` is the cluster's, when istioctl has one; otherwise
+/// [`ISTIOCTL_KUBE_VERSION`].
 pub fn render_chart(
     chart: &Chart,
     values: &serde_json::Map<String, serde_json::Value>,
     namespace: &str,
+    kube_version: Option<&KubeVersion>,
 ) -> Result<Rendered, RenderError> {
     let user = helm::json_value::from_json_map(values);
     let (coalesced, _) = helm::values::coalesce_chart(chart, &user)
         .map_err(|e| RenderError::Values(e.to_string()))?;
-    let kube_version = KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::Values)?;
+    let kube_version = match kube_version {
+        Some(v) => v.clone(),
+        None => KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::Values)?,
+    };
     let capabilities = Capabilities {
         kube_version: Rc::new(kube_version),
         api_versions: Rc::new(VersionSet::new(
