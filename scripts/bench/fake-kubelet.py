@@ -6,7 +6,9 @@ benchmark can run both tools to completion.
 Every POLL seconds, for each Deployment: a ReplicaSet owned by it (controller reference,
 the Deployment's pod template plus a pod-template-hash label, as the deployment controller
 makes one; istioctl looks for it) with ready status, then the Deployment's own status; for each
-DaemonSet, status for one scheduled, ready, updated pod. Runs until killed.
+DaemonSet, status for one scheduled, ready, updated pod; for each Service with a selector, an
+EndpointSlice with one ready endpoint (what bosun's wait for webhooks looks at). Runs until
+killed.
 
 Usage: KUBECONFIG=... scripts/bench/fake-kubelet.py [POLL]
 Requests carry the user agent `bench-fake-kubelet`, so request counts by user agent leave them out.
@@ -109,6 +111,18 @@ def fake_daemonset(d):
                      "numberAvailable": 1, "numberMisscheduled": 0}}, MERGE)
 
 
+def fake_endpoints(svc, existing):
+    meta = svc["metadata"]
+    ns, name = meta["namespace"], meta["name"]
+    if not svc.get("spec", {}).get("selector") or (ns, name) in existing:
+        return
+    call("POST", f"/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices", {
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": f"{name}-bench", "labels": {"kubernetes.io/service-name": name}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.9"], "conditions": {"ready": True}}]})
+
+
 def ready_deployment(d):
     s, spec = d.get("status", {}), d.get("spec", {})
     return (s.get("observedGeneration", 0) >= d["metadata"].get("generation", 1)
@@ -129,6 +143,11 @@ while True:
         for d in (call("GET", "/apis/apps/v1/daemonsets") or {}).get("items", []):
             if not ready_daemonset(d):
                 fake_daemonset(d)
+        slices = (call("GET", "/apis/discovery.k8s.io/v1/endpointslices") or {}).get("items", [])
+        existing = {(s["metadata"]["namespace"],
+                     s["metadata"].get("labels", {}).get("kubernetes.io/service-name")) for s in slices}
+        for svc in (call("GET", "/api/v1/services") or {}).get("items", []):
+            fake_endpoints(svc, existing)
     except Exception as e:  # the server restarting, a race with a delete: try again
         print(f"fake-kubelet: {e}", file=sys.stderr)
     time.sleep(POLL)

@@ -30,6 +30,10 @@ pub struct InstallArgs {
     /// later objects depend on them.
     #[arg(long = "no-wait")]
     pub no_wait: bool,
+    /// Also wait until each Service of type LoadBalancer (the ingress gateway's) has an
+    /// external address; off by default, as a cluster may have no load balancer to give one.
+    #[arg(long = "wait-for-load-balancers", conflicts_with = "no_wait")]
+    pub wait_for_load_balancers: bool,
     /// How long each component's workloads may take to become ready, and each
     /// CustomResourceDefinition to become Established (Go duration: `300s`, `5m`, `1m30s`).
     #[arg(long = "readiness-timeout", default_value = "300s", value_parser = parse_duration)]
@@ -117,6 +121,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         force: args.force,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
+        wait_for_load_balancers: args.wait_for_load_balancers,
         owner_labels: Some(installation.owner_labels.clone()),
     };
     let progress = crate::progress::InstallProgress::new(

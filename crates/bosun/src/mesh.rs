@@ -76,6 +76,28 @@ impl Detected {
         }
     }
 
+    /// The inputs' `merged` IstioOperator for this cluster: merged again with the detected
+    /// settings over the profile (when there are any), and istioctl's CNI warnings for it.
+    pub fn apply(
+        &self,
+        merged: Value,
+        files: &[iop::merge::InputFile],
+        flags: &[String],
+        packages: &InstallPackages,
+    ) -> Result<(Value, Vec<String>), MeshFailure> {
+        let merged = if self.settings.is_empty() {
+            merged
+        } else {
+            let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+            iop::merge::merge_inputs_detected(files, flags, &self.settings, &read)
+                .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?
+        };
+        let enabled = |c: &str| iop::detect::component_enabled(&merged, c);
+        let warnings =
+            iop::detect::cni_incompatibilities(&self.cni, enabled("cni"), enabled("ztunnel"));
+        Ok((merged, warnings))
+    }
+
     /// Reads the current cluster (`KUBECONFIG`, …) on a runtime of its own.
     pub fn from_current_cluster() -> Result<Detected, MeshFailure> {
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -224,14 +246,10 @@ pub fn validated_input(
         _ => None,
     };
     if let Some(d) = &detected {
-        if !d.settings.is_empty() {
-            let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-            merged = iop::merge::merge_inputs_detected(&files, &flags, &d.settings, &read)
-                .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
-        }
-        let enabled = |c: &str| iop::detect::component_enabled(&merged, c);
+        let warnings;
+        (merged, warnings) = d.apply(merged, &files, &flags, packages)?;
         let mut stderr = std::io::stderr().lock();
-        for w in iop::detect::cni_incompatibilities(&d.cni, enabled("cni"), enabled("ztunnel")) {
+        for w in warnings {
             let _ = writeln!(stderr, "❗ {w}");
         }
     }

@@ -148,6 +148,7 @@ async fn init(args: InitArgs) -> Result<(), MeshFailure> {
         force: false,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: None,
+        wait_for_load_balancers: false,
         owner_labels: None,
     };
     let report = client.install(&[component], &install, &|_, _| {}).await?;
@@ -302,6 +303,8 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
 /// chart rendering as `bosun install -f FILE [--manifests DIR]`.
 struct CliRender {
     manifests: Option<String>,
+    /// What the cluster said about itself when the operator started (its version, GKE, CNI).
+    detected: crate::mesh::Detected,
 }
 
 /// A validation issue as the status shows it: the field and the message (positions point
@@ -344,9 +347,15 @@ impl operator::Render for CliRender {
                 report.errors.iter().map(issue_text).collect(),
             ));
         }
-        let generated = crate::mesh::generate(&merged, None, &packages)
-            .map_err(|e| RenderError::Failed(e.0))?;
-        let mut warnings: Vec<String> = report.warnings.iter().map(issue_text).collect();
+        let (merged, cni_warnings) = self
+            .detected
+            .apply(merged, &files, &flags, &packages)
+            .map_err(|e| RenderError::Invalid(vec![e.0]))?;
+        let generated =
+            crate::mesh::generate(&merged, Some(&self.detected.kube_version), &packages)
+                .map_err(|e| RenderError::Failed(e.0))?;
+        let mut warnings = cni_warnings;
+        warnings.extend(report.warnings.iter().map(issue_text));
         warnings.extend(generated.warnings.iter().cloned());
         let version = crate::owned::istio_version(&merged).map_err(|e| RenderError::Failed(e.0))?;
         let components = crate::mesh::cluster_components(
@@ -392,8 +401,12 @@ async fn run(args: RunArgs) -> Result<(), MeshFailure> {
         lease,
         crd_timeout: args.crd_timeout,
     };
+    // Read once: the version and CNI settings of a running cluster rarely change, and every
+    // reconcile would otherwise read them again.
+    let facts = client.cluster_facts().await?;
     let render = Arc::new(CliRender {
         manifests: args.manifests,
+        detected: crate::mesh::Detected::from_facts(&facts),
     });
     operator::controller::run(client, render, options).await?;
     Ok(())

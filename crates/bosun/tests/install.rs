@@ -295,6 +295,17 @@ async fn install_waits_until_istiod_is_ready() {
         )
         .await
         .unwrap();
+    // What the EndpointSlice controller would publish for a ready istiod pod: the webhooks
+    // istiod serves wait for it.
+    let slice = serde_json::json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "istiod-ready", "namespace": ns,
+            "labels": {"kubernetes.io/service-name": "istiod"}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.9"], "conditions": {"ready": true}}]});
+    client
+        .apply(&[slice], "endpointslice-controller", false)
+        .await
+        .unwrap();
 
     let out = tokio::time::timeout(
         std::time::Duration::from_secs(60),
@@ -371,7 +382,11 @@ async fn readiness_timeout_names_what_is_not_ready_and_why() {
     assert!(!out.status.success(), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("Istiod: 1 workload not ready after")
+        // istiod, and the two webhook configurations it serves (no endpoint without it).
+        stderr.contains("Istiod: 3 objects not ready after")
+            && stderr.contains(&format!(
+                "no ready endpoint for Service {ns}/istiod, which its webhooks call"
+            ))
             && stderr.contains(&format!(
                 "Deployment {ns}/istiod: 0/1 replicas ready (observedGeneration 0 < generation 1"
             ))

@@ -130,12 +130,40 @@ fn totals(out: &Output) -> (usize, usize, usize) {
 }
 
 /// Until aborted: every Deployment and DaemonSet in `ns` whose status is not ready yet gets a
-/// ready status, as its controller and kubelet would report it.
+/// ready status, as its controller and kubelet would report it, and every Service with a
+/// selector a ready endpoint, as the EndpointSlice controller would publish it.
 fn make_workloads_ready(client: &cluster::Client, ns: &str) -> tokio::task::JoinHandle<()> {
     let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), ns);
     let daemonsets: Api<DaemonSet> = Api::namespaced(client.kube().clone(), ns);
+    let services: Api<Service> = Api::namespaced(client.kube().clone(), ns);
+    let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
+        Api::namespaced(client.kube().clone(), ns);
     tokio::spawn(async move {
         loop {
+            for svc in services.list(&ListParams::default()).await.unwrap() {
+                if svc
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.selector.as_ref())
+                    .is_none()
+                {
+                    continue;
+                }
+                let name = svc.metadata.name.unwrap();
+                let slice = serde_json::json!({"apiVersion": "discovery.k8s.io/v1",
+                    "kind": "EndpointSlice",
+                    "metadata": {"name": format!("{name}-ready"),
+                        "labels": {"kubernetes.io/service-name": name}},
+                    "addressType": "IPv4",
+                    "endpoints": [{"addresses": ["10.0.0.9"], "conditions": {"ready": true}}]});
+                let _ = slices
+                    .patch(
+                        &format!("{name}-ready"),
+                        &PatchParams::apply("endpointslice-controller"),
+                        &Patch::Apply(&slice),
+                    )
+                    .await;
+            }
             for d in deployments.list(&ListParams::default()).await.unwrap() {
                 let generation = d.metadata.generation.unwrap_or(1);
                 let observed = d.status.as_ref().and_then(|s| s.observed_generation);

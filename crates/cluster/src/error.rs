@@ -90,10 +90,11 @@ pub enum Error {
         overlaps.iter().map(|o| format!("\n  {o}")).collect::<String>()
     )]
     WebhookOverlap { overlaps: Vec<Overlap> },
-    /// Workloads still not ready when the readiness wait ended: each one, and why.
+    /// Objects still not ready when the readiness wait ended (workloads, webhooks, load
+    /// balancers): each one, and why.
     #[error(
         "{what}: {} not ready after {waited:.1?}:{}",
-        if objects.len() == 1 { "1 workload".to_string() } else { format!("{} workloads", objects.len()) },
+        if objects.len() == 1 { "1 object".to_string() } else { format!("{} objects", objects.len()) },
         objects.iter().map(|(o, why)| format!("\n  {o}: {why}")).collect::<String>()
     )]
     NotReady {

@@ -51,6 +51,8 @@ pub struct InstallOptions {
     /// After each component is applied, wait this long at most for its workloads
     /// (Deployments, StatefulSets, DaemonSets, Jobs) to be ready; `None` does not wait.
     pub readiness_timeout: Option<Duration>,
+    /// When waiting, also wait until each Service of type LoadBalancer has an address.
+    pub wait_for_load_balancers: bool,
     /// The installation's owner labels (`cluster::Installation::owner_labels`), when the
     /// objects are an installation's: its objects are then read once, by label, before
     /// anything is applied, and [`Client::prune_after_install`] reuses that read (see
@@ -341,7 +343,8 @@ impl Client {
             let applied: Vec<ObjectRef> = done.objects.iter().map(|a| a.object.clone()).collect();
             let on_poll =
                 |not_ready: &[NotReadyWorkload]| progress(index, InstallEvent::Waiting(not_ready));
-            self.wait_ready_reporting(&c.display_name, &applied, timeout, &on_poll)
+            let load_balancers = options.wait_for_load_balancers;
+            self.wait_ready_reporting(&c.display_name, &applied, timeout, load_balancers, &on_poll)
                 .await?;
         }
         Ok(ComponentReport {

@@ -11,6 +11,14 @@
 //!   *not* ready, as istioctl decides: a mesh component that runs nowhere (a node selector or
 //!   taint matching no node) is a broken install, not a finished one.
 //! - Job: condition `Complete=True`. `Failed=True` is reported with its reason.
+//! - MutatingWebhookConfiguration, ValidatingWebhookConfiguration: every Service its webhooks
+//!   call has a ready endpoint (an EndpointSlice labelled with the Service's name, holding an
+//!   endpoint whose `ready` condition is not false): until then the API server cannot reach
+//!   the webhook, and what the next component creates would be refused or not injected.
+//!   Webhooks called by URL are ready.
+//! - Service of type LoadBalancer, only when asked ([`Client::wait_ready_reporting`]'s
+//!   `load_balancers`): `status.loadBalancer.ingress` has an address. Off by default, as in
+//!   istioctl: a cluster without a load-balancer controller never gives one.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -46,6 +54,92 @@ fn workload_plural(api_version: &str, kind: &str) -> Option<&'static str> {
 /// Whether readiness waits for objects of this kind.
 pub fn is_workload(object: &ObjectRef) -> bool {
     workload_plural(&object.api_version, &object.kind).is_some()
+}
+
+/// The plural of a webhook configuration kind.
+fn webhook_plural(object: &ObjectRef) -> Option<&'static str> {
+    match (object.api_version.as_str(), object.kind.as_str()) {
+        ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration") => {
+            Some("mutatingwebhookconfigurations")
+        }
+        ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration") => {
+            Some("validatingwebhookconfigurations")
+        }
+        _ => None,
+    }
+}
+
+/// The Services (namespace, name) the webhooks of configuration `obj` call, each once.
+pub(crate) fn webhook_services(obj: &Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for webhook in obj
+        .get("webhooks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(service) = webhook.pointer("/clientConfig/service") else {
+            continue;
+        };
+        let field = |k: &str| {
+            service
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let called = (field("namespace"), field("name"));
+        if !called.1.is_empty() && !out.contains(&called) {
+            out.push(called);
+        }
+    }
+    out
+}
+
+/// Whether any of a Service's EndpointSlices `slices` holds an endpoint that is ready (a
+/// missing `ready` condition counts as ready, as the API says consumers should read it).
+pub(crate) fn has_ready_endpoint(slices: &[Value]) -> bool {
+    slices.iter().any(|slice| {
+        slice
+            .get("endpoints")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|e| e.pointer("/conditions/ready").and_then(Value::as_bool) != Some(false))
+    })
+}
+
+fn is_service(object: &ObjectRef) -> bool {
+    object.api_version == "v1" && object.kind == "Service"
+}
+
+/// Whether the live Service `obj` has the address its load balancer gives, if it is of type
+/// LoadBalancer (`None` for any other object).
+pub(crate) fn load_balancer_readiness(obj: &Value) -> Option<Readiness> {
+    let is_lb = obj.get("kind").and_then(Value::as_str) == Some("Service")
+        && obj.pointer("/spec/type").and_then(Value::as_str) == Some("LoadBalancer");
+    if !is_lb {
+        return None;
+    }
+    let addressed = obj
+        .pointer("/status/loadBalancer/ingress")
+        .and_then(Value::as_array)
+        .is_some_and(|ingress| {
+            ingress.iter().any(|i| {
+                ["ip", "hostname"].iter().any(|k| {
+                    i.get(k)
+                        .and_then(Value::as_str)
+                        .is_some_and(|v| !v.is_empty())
+                })
+            })
+        });
+    Some(if addressed {
+        Readiness::Ready
+    } else {
+        Readiness::NotReady(
+            "no load balancer address yet (status.loadBalancer.ingress is empty)".to_string(),
+        )
+    })
 }
 
 fn int(obj: &Value, pointer: &str) -> Option<i64> {
@@ -203,7 +297,14 @@ impl Client {
         &self,
         object: &ObjectRef,
     ) -> Result<(Readiness, Option<Value>), Error> {
-        let plural = workload_plural(&object.api_version, &object.kind).unwrap_or("");
+        if let Some(plural) = webhook_plural(object) {
+            return self.webhook_readiness(object, plural).await;
+        }
+        let plural = if is_service(object) {
+            "services"
+        } else {
+            workload_plural(&object.api_version, &object.kind).unwrap_or("")
+        };
         let (group, version) = object
             .api_version
             .split_once('/')
@@ -233,7 +334,49 @@ impl Client {
             map.insert("apiVersion".into(), object.api_version.clone().into());
             map.insert("kind".into(), object.kind.clone().into());
         }
-        Ok((readiness(&json).unwrap_or(Readiness::Ready), Some(json)))
+        let state = readiness(&json)
+            .or_else(|| load_balancer_readiness(&json))
+            .unwrap_or(Readiness::Ready);
+        Ok((state, Some(json)))
+    }
+
+    /// Whether the Services the webhook configuration `object` calls have ready endpoints:
+    /// one GET, and one EndpointSlice list per Service.
+    async fn webhook_readiness(
+        &self,
+        object: &ObjectRef,
+        plural: &str,
+    ) -> Result<(Readiness, Option<Value>), Error> {
+        let gvk = GroupVersionKind::gvk("admissionregistration.k8s.io", "v1", &object.kind);
+        let ar = ApiResource::from_gvk_with_plural(&gvk, plural);
+        let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
+        let read_error = |source| Error::Api {
+            object: Box::new(object.clone()),
+            action: "reading it while waiting until ready",
+            source,
+        };
+        let Some(live) = api.get_opt(&object.name).await.map_err(read_error)? else {
+            return Ok((Readiness::NotReady("it does not exist".to_string()), None));
+        };
+        let json = serde_json::to_value(&live).unwrap_or(Value::Null);
+        for (ns, name) in webhook_services(&json) {
+            let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
+                Api::namespaced(self.kube.clone(), &ns);
+            let params = kube::api::ListParams::default()
+                .labels(&format!("kubernetes.io/service-name={name}"));
+            let listed = slices.list(&params).await.map_err(read_error)?;
+            let listed: Vec<Value> = listed
+                .items
+                .iter()
+                .filter_map(|s| serde_json::to_value(s).ok())
+                .collect();
+            if !has_ready_endpoint(&listed) {
+                let why =
+                    format!("no ready endpoint for Service {ns}/{name}, which its webhooks call");
+                return Ok((Readiness::NotReady(why), Some(json)));
+            }
+        }
+        Ok((Readiness::Ready, Some(json)))
     }
 
     /// Waits until every workload among `objects` (see [`is_workload`]; other kinds are
@@ -245,21 +388,28 @@ impl Client {
         objects: &[ObjectRef],
         timeout: Duration,
     ) -> Result<(), Error> {
-        self.wait_ready_reporting(what, objects, timeout, &|_| {})
+        self.wait_ready_reporting(what, objects, timeout, false, &|_| {})
             .await
     }
 
     /// [`Client::wait_ready`], telling `on_poll` after each poll that finds workloads not
-    /// ready which ones and why (what a progress display shows while it waits).
+    /// ready which ones and why (what a progress display shows while it waits). With
+    /// `load_balancers`, Services of type LoadBalancer are waited for too (see the module docs).
     pub async fn wait_ready_reporting(
         &self,
         what: &str,
         objects: &[ObjectRef],
         timeout: Duration,
+        load_balancers: bool,
         on_poll: &(dyn Fn(&[NotReadyWorkload]) + Sync),
     ) -> Result<(), Error> {
-        let mut pending: Vec<ObjectRef> =
-            objects.iter().filter(|o| is_workload(o)).cloned().collect();
+        let mut pending: Vec<ObjectRef> = objects
+            .iter()
+            .filter(|o| {
+                is_workload(o) || webhook_plural(o).is_some() || (load_balancers && is_service(o))
+            })
+            .cloned()
+            .collect();
         let start = Instant::now();
         let mut polls = 0;
         // What the pods and events said, and when it was read, per workload.
@@ -312,6 +462,57 @@ impl Client {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn webhooks_are_ready_when_the_services_they_call_have_ready_endpoints() {
+        let config = json!({"webhooks": [
+            {"name": "a", "clientConfig": {"service": {"namespace": "istio-system", "name": "istiod"}}},
+            {"name": "b", "clientConfig": {"service": {"namespace": "istio-system", "name": "istiod"}}},
+            {"name": "c", "clientConfig": {"url": "https://example.com/hook"}},
+            {"name": "d", "clientConfig": {"service": {"namespace": "other", "name": "hook"}}}]});
+        assert_eq!(
+            webhook_services(&config),
+            [
+                ("istio-system".to_string(), "istiod".to_string()),
+                ("other".to_string(), "hook".to_string())
+            ]
+        );
+        let slice = |endpoints: Value| json!({"endpoints": endpoints});
+        assert!(!has_ready_endpoint(&[]));
+        assert!(!has_ready_endpoint(&[slice(json!(null))]));
+        assert!(!has_ready_endpoint(&[slice(
+            json!([{"conditions": {"ready": false}}])
+        )]));
+        assert!(has_ready_endpoint(&[slice(json!([{"conditions": {}}]))]));
+        assert!(has_ready_endpoint(&[
+            slice(json!([{"conditions": {"ready": false}}])),
+            slice(json!([{"conditions": {"ready": true}}]))
+        ]));
+    }
+
+    #[test]
+    fn load_balancers_are_ready_with_an_address() {
+        let svc = |kind: &str, status: Value| {
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "gw"},
+                   "spec": {"type": kind}, "status": status})
+        };
+        assert_eq!(load_balancer_readiness(&svc("ClusterIP", json!({}))), None);
+        assert_eq!(
+            load_balancer_readiness(&svc("LoadBalancer", json!({"loadBalancer": {}}))),
+            Some(Readiness::NotReady(
+                "no load balancer address yet (status.loadBalancer.ingress is empty)".into()
+            ))
+        );
+        for address in [json!({"ip": "10.1.2.3"}), json!({"hostname": "lb.example"})] {
+            let status = json!({"loadBalancer": {"ingress": [address]}});
+            assert_eq!(
+                load_balancer_readiness(&svc("LoadBalancer", status)),
+                Some(Readiness::Ready)
+            );
+        }
+        // Workload readiness does not judge Services (verify-install's readiness column).
+        assert_eq!(readiness(&svc("LoadBalancer", json!({}))), None);
+    }
 
     fn deployment(generation: i64, spec: Value, status: Value) -> Value {
         json!({"apiVersion": "apps/v1", "kind": "Deployment",

@@ -44,6 +44,7 @@ async fn a_failed_component_skips_its_dependents_and_not_the_others() {
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: Some(Duration::from_secs(5)),
+        wait_for_load_balancers: false,
         owner_labels: None,
     };
     let events = Mutex::new(Vec::new());
@@ -154,6 +155,7 @@ async fn an_installations_objects_are_read_once_and_its_prune_reuses_the_read() 
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: None,
+        wait_for_load_balancers: false,
         owner_labels: Some(owner.clone()),
     };
     let install = |names: &[&str]| {
@@ -241,4 +243,127 @@ async fn an_installations_objects_are_read_once_and_its_prune_reuses_the_read() 
             .collect();
         assert_eq!(configmap_lists.len(), 1, "{configmap_lists:#?}");
     }
+}
+
+/// With `wait_for_load_balancers`, a component is installed once its Services of type
+/// LoadBalancer have an address; until then the wait names the Service and why.
+#[tokio::test]
+async fn load_balancer_services_are_waited_for_when_asked() {
+    use kube::api::{Api, Patch, PatchParams};
+
+    let client = testenv::client().await;
+    let ns = testenv::unique_name("lb");
+    let service = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "gateway", "namespace": ns},
+        "spec": {"type": "LoadBalancer", "selector": {"app": "gateway"},
+            "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}});
+    let components = [component("Gateways", &[], vec![service])];
+    let options = |wait_for_load_balancers| InstallOptions {
+        field_manager: "bosun".into(),
+        force: false,
+        crd_timeout: Duration::from_secs(10),
+        readiness_timeout: Some(Duration::from_secs(2)),
+        wait_for_load_balancers,
+        owner_labels: None,
+    };
+    // Not asked: nothing to wait for.
+    client
+        .install(&components, &options(false), &|_, _| {})
+        .await
+        .unwrap();
+    let err = client
+        .install(&components, &options(true), &|_, _| {})
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!("Service {ns}/gateway"))
+            && err.contains("no load balancer address yet"),
+        "{err}"
+    );
+
+    let services: Api<k8s_openapi::api::core::v1::Service> =
+        Api::namespaced(client.kube().clone(), &ns);
+    services
+        .patch_status(
+            "gateway",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"loadBalancer": {"ingress": [{"ip": "192.0.2.10"}]}}})),
+        )
+        .await
+        .unwrap();
+    client
+        .install(&components, &options(true), &|_, _| {})
+        .await
+        .unwrap();
+}
+
+/// A component with webhooks is installed once the Services they call have ready endpoints:
+/// until then the API server could not call them.
+#[tokio::test]
+async fn webhooks_are_waited_for_until_their_service_has_a_ready_endpoint() {
+    use kube::api::{Api, PostParams};
+
+    let client = testenv::client().await;
+    let ns = testenv::unique_name("hook");
+    let config = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration", "metadata": {"name": ns},
+        "webhooks": [{"name": "check.example.com", "admissionReviewVersions": ["v1"],
+            "sideEffects": "None", "failurePolicy": "Ignore",
+            // Nothing is ever sent to it: it matches no request.
+            "rules": [{"apiGroups": ["example.com"], "apiVersions": ["v1"],
+                "operations": ["CREATE"], "resources": ["nothings"]}],
+            "clientConfig": {"service": {"namespace": ns, "name": "checker", "port": 443}}}]});
+    let components = [component("Pilot", &[], vec![config_map(&ns, "c"), config])];
+    let options = InstallOptions {
+        field_manager: "bosun".into(),
+        force: false,
+        crd_timeout: Duration::from_secs(10),
+        readiness_timeout: Some(Duration::from_secs(2)),
+        wait_for_load_balancers: false,
+        owner_labels: None,
+    };
+    let err = client
+        .install(&components, &options, &|_, _| {})
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!("ValidatingWebhookConfiguration {ns}"))
+            && err.contains(&format!("no ready endpoint for Service {ns}/checker")),
+        "{err}"
+    );
+
+    let slice = |ready: bool| -> k8s_openapi::api::discovery::v1::EndpointSlice {
+        serde_json::from_value(json!({
+            "metadata": {"name": format!("checker-{ready}"),
+                "labels": {"kubernetes.io/service-name": "checker"}},
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.0.0.7"], "conditions": {"ready": ready}}]}))
+        .unwrap()
+    };
+    let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
+        Api::namespaced(client.kube().clone(), &ns);
+    slices
+        .create(&PostParams::default(), &slice(false))
+        .await
+        .unwrap();
+    assert!(
+        client
+            .install(&components, &options, &|_, _| {})
+            .await
+            .is_err(),
+        "an endpoint that is not ready is not enough"
+    );
+    slices
+        .create(&PostParams::default(), &slice(true))
+        .await
+        .unwrap();
+    client
+        .install(&components, &options, &|_, _| {})
+        .await
+        .unwrap();
+    let configs: Api<k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration> =
+        Api::all(client.kube().clone());
+    configs.delete(&ns, &Default::default()).await.unwrap();
 }

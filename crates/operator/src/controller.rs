@@ -316,6 +316,7 @@ async fn apply_and_prune(
         force: true,
         crd_timeout: ctx.crd_timeout,
         readiness_timeout: None,
+        wait_for_load_balancers: false,
         owner_labels: None,
     };
     // What became of each component (the install runs independent ones side by side).

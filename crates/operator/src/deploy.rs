@@ -63,6 +63,10 @@ fn cluster_rules() -> Vec<Value> {
                "verbs": ["get", "list", "watch", "create"]}),
         json!({"apiGroups": ["", "events.k8s.io"], "resources": ["events"],
                "verbs": ["create", "patch"]}),
+        // What rendering reads of the cluster, as istioctl does (`iop::detect`): Calico's
+        // settings, and only those (Cilium's ConfigMap is readable already: an owned kind).
+        json!({"apiGroups": ["projectcalico.org"], "resources": ["felixconfigurations"],
+               "resourceNames": ["default"], "verbs": ["get"]}),
     ];
     let mut groups: Vec<&str> = Vec::new();
     for k in OWNED_KINDS {
