@@ -409,7 +409,7 @@ pub fn cluster_components(
         .map(|c| {
             let mut objects = c.objects.clone();
             manifest::order::sort_objects(&mut objects);
-            let mut objects: Vec<_> = objects.into_iter().map(|o| o.value).collect();
+            let mut objects: Vec<_> = objects.into_iter().map(|o| o.into_value()).collect();
             for object in objects.iter_mut() {
                 let crd =
                     object.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition");
@@ -442,6 +442,9 @@ pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let detect: Option<Detect<'_>> = args.cluster_specific.then_some(&detect);
     let (_, generated) = render(&args.input, args.force, detect)?;
     let out = manifest::order::print_objects(&generated.sorted_objects());
+    // The process ends after printing: freeing the objects' trees (megabytes of small nodes
+    // for Istio's CRDs) would only cost time.
+    std::mem::forget(generated);
     match &args.output {
         Some(path) => std::fs::write(path, out).map_err(|e| {
             MeshFailure(format!(

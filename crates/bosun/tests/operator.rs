@@ -247,7 +247,7 @@ fn dump_prints_the_operator_install_as_yaml() {
             "Service"
         ]
     );
-    let crd = &objects[1].value;
+    let crd = objects[1].value();
     assert_eq!(crd["metadata"]["name"], "istiooperators.install.istio.io");
     assert_eq!(crd["spec"]["scope"], "Namespaced");
     let version = &crd["spec"]["versions"][0];
@@ -258,7 +258,7 @@ fn dump_prints_the_operator_install_as_yaml() {
         operator::crd::non_structural_nodes(schema),
         Vec::<String>::new()
     );
-    let deployment = &objects[7].value;
+    let deployment = objects[7].value();
     assert_eq!(deployment["metadata"]["namespace"], "ops");
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
     assert_eq!(container["image"], "example.com/mesh/bosun:9.9");
@@ -286,7 +286,7 @@ async fn init_installs_a_crd_that_validates_istio_operators() {
         let Some(obj) = manifest::object::Object::from_yaml(&text).unwrap() else {
             continue;
         };
-        let mut body = obj.value.clone();
+        let mut body = obj.value().clone();
         body["metadata"] = json!({"name": "profile", "namespace": ns});
         api.patch("profile", &strict_dry_run, &Patch::Apply(&body))
             .await

@@ -149,8 +149,43 @@ impl FromIterator<Value> for List {
 /// A Go `map[string]interface{}` (or a named map type): a shared, mutable reference.
 #[derive(Clone, Default)]
 pub struct Map {
-    entries: Rc<RefCell<BTreeMap<Rc<str>, Value>>>,
+    entries: Rc<MapCell>,
     type_name: Option<&'static str>,
+}
+
+/// Where a lazily built map's entries come from: a decoded document that the map stands for.
+///
+/// A 60 KB CRD read with `fromYaml` is a tree of thousands of maps, of which a template
+/// usually touches two or three; a lazy map builds its own level on first use (its nested
+/// maps lazy again), and a writer that knows the source can write an untouched map straight
+/// from it. A source must always build the same entries: the map's meaning is fixed when it
+/// is made, building it is only deferred.
+pub trait MapSource {
+    /// This map's entries, one level (nested maps may be lazy themselves).
+    fn build(&self) -> BTreeMap<Rc<str>, Value>;
+
+    /// The source itself, for writers that can use it without building the map.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+#[derive(Default)]
+struct MapCell {
+    entries: RefCell<BTreeMap<Rc<str>, Value>>,
+    /// Set while the entries are not built yet (then `entries` is empty).
+    pending: RefCell<Option<Rc<dyn MapSource>>>,
+}
+
+impl MapCell {
+    /// The entries, built first if the map is still lazy.
+    fn built(&self) -> &RefCell<BTreeMap<Rc<str>, Value>> {
+        // A plain borrow first: most maps are never lazy, and a lazy one is built once.
+        if self.pending.borrow().is_some()
+            && let Some(source) = self.pending.borrow_mut().take()
+        {
+            *self.entries.borrow_mut() = source.build();
+        }
+        &self.entries
+    }
 }
 
 impl Map {
@@ -166,6 +201,23 @@ impl Map {
         }
     }
 
+    /// A map whose entries `source` builds when the map is first used (see [`MapSource`]).
+    pub fn lazy(source: Rc<dyn MapSource>) -> Map {
+        Map {
+            entries: Rc::new(MapCell {
+                entries: RefCell::default(),
+                pending: RefCell::new(Some(source)),
+            }),
+            type_name: None,
+        }
+    }
+
+    /// The source of a lazy map whose entries are not built yet: its entries are exactly what
+    /// the source builds, so a reader may use the source instead.
+    pub fn pending_source(&self) -> Option<Rc<dyn MapSource>> {
+        self.entries.pending.borrow().clone()
+    }
+
     pub fn from_entries<K: Into<Rc<str>>>(entries: impl IntoIterator<Item = (K, Value)>) -> Map {
         let map = Map::new();
         for (k, v) in entries {
@@ -179,37 +231,38 @@ impl Map {
     }
 
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.entries.borrow().get(key).cloned()
+        self.entries.built().borrow().get(key).cloned()
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries.borrow().contains_key(key)
+        self.entries.built().borrow().contains_key(key)
     }
 
     pub fn insert(&self, key: impl Into<Rc<str>>, value: Value) -> Option<Value> {
-        self.entries.borrow_mut().insert(key.into(), value)
+        self.entries.built().borrow_mut().insert(key.into(), value)
     }
 
     pub fn remove(&self, key: &str) -> Option<Value> {
-        self.entries.borrow_mut().remove(key)
+        self.entries.built().borrow_mut().remove(key)
     }
 
     pub fn len(&self) -> usize {
-        self.entries.borrow().len()
+        self.entries.built().borrow().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.borrow().is_empty()
+        self.entries.built().borrow().is_empty()
     }
 
     /// The keys in Go's sorted order.
     pub fn keys(&self) -> Vec<Rc<str>> {
-        self.entries.borrow().keys().cloned().collect()
+        self.entries.built().borrow().keys().cloned().collect()
     }
 
     /// A snapshot of the entries in sorted key order (safe to iterate while the map is changed).
     pub fn entries(&self) -> Vec<(Rc<str>, Value)> {
         self.entries
+            .built()
             .borrow()
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
@@ -218,7 +271,7 @@ impl Map {
 
     /// Borrow the entries without copying. Do not mutate the map while holding it.
     pub fn with_entries<R>(&self, f: impl FnOnce(&BTreeMap<Rc<str>, Value>) -> R) -> R {
-        f(&self.entries.borrow())
+        f(&self.entries.built().borrow())
     }
 
     pub fn ptr_eq(&self, other: &Map) -> bool {
@@ -242,7 +295,10 @@ impl Map {
     /// A new map with the same entries (values are shared, not deep-copied).
     pub fn shallow_clone(&self) -> Map {
         Map {
-            entries: Rc::new(RefCell::new(self.entries.borrow().clone())),
+            entries: Rc::new(MapCell {
+                entries: RefCell::new(self.entries.built().borrow().clone()),
+                pending: RefCell::default(),
+            }),
             type_name: self.type_name,
         }
     }

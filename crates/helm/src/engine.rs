@@ -80,7 +80,12 @@ pub fn render_with(
         let out = set
             .execute(&t.name, Value::Map(t.root.clone()))
             .map_err(|e| reformat_exec_error(&e.to_string()))?;
-        rendered.insert(t.name.clone(), out.replace("<no value>", ""));
+        let out = if out.contains("<no value>") {
+            out.replace("<no value>", "")
+        } else {
+            out
+        };
+        rendered.insert(t.name.clone(), out);
     }
     Ok(rendered)
 }

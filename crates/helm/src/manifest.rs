@@ -101,9 +101,12 @@ pub(crate) fn is_go_space(c: char) -> bool {
 }
 
 /// The documents of all rendered files, split into ordinary manifests and hooks, each sorted
-/// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped.
+/// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped. A document
+/// that is exactly a large `toYaml` output remembered by `memo` (the render's) is not read
+/// again for its head.
 pub fn sort_manifests(
     files: &BTreeMap<String, String>,
+    memo: Option<&yaml::YamlMemo>,
 ) -> Result<(Vec<Manifest>, Vec<Manifest>), RenderError> {
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
@@ -112,8 +115,12 @@ pub fn sort_manifests(
             continue;
         }
         for doc in split_documents(content) {
-            let head = yaml::from_yaml(&doc)
-                .map_err(|e| RenderError(format!("YAML parse error on {path}: {}", e)))?;
+            let remembered = memo.and_then(|m| m.emitted_value(yaml::skip_comment_lines(&doc)));
+            let head = match remembered {
+                Some(head) => head,
+                None => yaml::from_yaml(&doc)
+                    .map_err(|e| RenderError(format!("YAML parse error on {path}: {}", e)))?,
+            };
             let (kind, hook) = read_head(&head).map_err(|ty| {
                 RenderError(format!(
                     "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
@@ -185,6 +192,18 @@ fn sort_by_kind(manifests: &mut [Manifest]) {
 /// `---\n# Source: FILE\nCONTENT\n` for each manifest.
 pub fn frame(manifests: &[Manifest]) -> String {
     let mut out = String::new();
+    frame_into(&mut out, manifests);
+    out
+}
+
+/// [`frame`], appended to `out`.
+pub fn frame_into(out: &mut String, manifests: &[Manifest]) {
+    out.reserve(
+        manifests
+            .iter()
+            .map(|m| m.source.len() + m.content.len() + 16)
+            .sum(),
+    );
     for m in manifests {
         out.push_str("---\n# Source: ");
         out.push_str(&m.source);
@@ -192,7 +211,6 @@ pub fn frame(manifests: &[Manifest]) -> String {
         out.push_str(&m.content);
         out.push('\n');
     }
-    out
 }
 
 #[cfg(test)]

@@ -246,8 +246,10 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         capabilities: Value::Object(Rc::new(capabilities)),
     };
     let root_values = coalesced.retyped(Some("common.Values"));
-    let rendered = engine::render(&chart, &root_values, &context)?;
-    let (manifests, hooks) = manifest::sort_manifests(&rendered)?;
+    // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
+    let memo = crate::yaml::YamlMemo::new();
+    let rendered = engine::render_with(&chart, &root_values, &context, &memo)?;
+    let (manifests, hooks) = manifest::sort_manifests(&rendered, Some(&memo))?;
     let hooks: Vec<Manifest> = if options.no_hooks {
         Vec::new()
     } else {
@@ -302,14 +304,18 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         });
     }
 
-    let mut framed = String::new();
+    // One buffer for the whole output: a chart like Istio's base writes 1 MB, and each copy
+    // of that costs fresh pages.
+    let mut all = String::new();
     for (name, crd) in &crds {
-        framed.push_str(&format!("---\n# Source: {name}\n{}\n", crd.text()));
+        all.push_str(&format!("---\n# Source: {name}\n{}\n", crd.text()));
     }
-    framed.push_str(&manifest::frame(&manifests));
-    let mut all = framed.trim_matches(manifest::is_go_space).to_string();
+    manifest::frame_into(&mut all, &manifests);
+    all.truncate(all.trim_end_matches(manifest::is_go_space).len());
+    let leading = all.len() - all.trim_start_matches(manifest::is_go_space).len();
+    all.drain(..leading);
     all.push('\n');
-    all.push_str(&manifest::frame(&hooks));
+    manifest::frame_into(&mut all, &hooks);
     let stdout = if options.show_only.is_empty() {
         all
     } else {

@@ -128,7 +128,7 @@ pub fn read_objects(file: &str, text: &str) -> Result<Vec<Object>, DiffError> {
         })? {
             // A `List` (kubectl's output form) contributes its items.
             if o.kind() == "List"
-                && let Some(items) = o.value.get("items").and_then(Value::as_array)
+                && let Some(items) = o.value().get("items").and_then(Value::as_array)
             {
                 out.extend(items.iter().map(|v| Object::new(v.clone())));
                 continue;
@@ -273,7 +273,7 @@ fn show(v: &Value) -> String {
 pub fn diff(a: &[Object], b: &[Object], filter: &Filter) -> ManifestDiff {
     let index = |objs: &[Object]| -> BTreeMap<Key, Value> {
         objs.iter()
-            .map(|o| (Key::of(o), o.value.clone()))
+            .map(|o| (Key::of(o), o.value().clone()))
             .filter(|(k, _)| filter.keeps(k))
             .collect()
     };

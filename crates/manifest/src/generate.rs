@@ -32,11 +32,11 @@ pub struct Generated {
 
 impl Generated {
     /// Every object, in istioctl's output order.
-    pub fn sorted_objects(&self) -> Vec<Object> {
-        let mut all: Vec<Object> = self
+    pub fn sorted_objects(&self) -> Vec<&Object> {
+        let mut all: Vec<&Object> = self
             .components
             .iter()
-            .flat_map(|c| c.objects.iter().cloned())
+            .flat_map(|c| c.objects.iter())
             .collect();
         crate::order::sort_objects(&mut all);
         all

@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-/// A rendered object.
+/// A rendered object. It does not change once made (a changed object is a new one), so the
+/// YAML it was read from can stand for it when printed.
 #[derive(Debug, Clone)]
 pub struct Object {
-    pub value: Value,
-    /// When the object was read from a document that a `toYaml` of this render wrote: the tree
-    /// as read and the object's YAML form, so that printing an unchanged object need not write
-    /// it again.
-    canonical: Option<Arc<(Value, String)>>,
+    value: Value,
+    /// When the object was read from a document that a `toYaml` of this render wrote: the
+    /// object's YAML form, so that printing it need not write it again.
+    canonical: Option<Arc<str>>,
 }
 
 impl PartialEq for Object {
@@ -54,7 +54,7 @@ impl Object {
         text: &str,
         memo: Option<&helm::yaml::YamlMemo>,
     ) -> Result<Option<Object>, ObjectError> {
-        let remembered = memo.and_then(|m| m.emitted_json(skip_comment_lines(text)));
+        let remembered = memo.and_then(|m| m.emitted_json(helm::yaml::skip_comment_lines(text)));
         let hit = remembered.is_some();
         let mut json = match remembered {
             Some(json) => json,
@@ -78,9 +78,9 @@ impl Object {
                     let canonical = if hit {
                         // The memo holds only trees that read back as written, so printing
                         // the object as read writes the same text again.
-                        let yaml = format!("{}\n", skip_comment_lines(text));
+                        let yaml = format!("{}\n", helm::yaml::skip_comment_lines(text));
                         debug_assert_eq!(helm::yaml::json_to_yaml(&json).as_ref(), Ok(&yaml));
-                        Some(Arc::new((json.clone(), yaml)))
+                        Some(Arc::from(yaml))
                     } else {
                         None
                     };
@@ -147,32 +147,30 @@ impl Object {
 
     /// The object as istioctl prints it.
     pub fn to_yaml(&self) -> String {
-        if let Some(c) = &self.canonical
-            && c.0 == self.value
-        {
-            return c.1.clone();
+        match &self.canonical {
+            Some(yaml) => yaml.to_string(),
+            None => {
+                helm::yaml::json_to_yaml(&self.value).expect("a JSON tree always has a YAML form")
+            }
         }
-        helm::yaml::json_to_yaml(&self.value).expect("a JSON tree always has a YAML form")
     }
-}
 
-/// The document after the comment lines it starts with (each `#` to its `\n`, with no other
-/// line break in it), where its YAML begins.
-fn skip_comment_lines(text: &str) -> &str {
-    let mut rest = text;
-    while rest.starts_with('#') {
-        let Some(nl) = rest.find('\n') else {
-            return rest;
-        };
-        if !rest[..nl]
-            .bytes()
-            .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
-        {
-            return rest;
+    /// [`Object::to_yaml`], appended to `out` (without copying a remembered text first).
+    pub fn write_yaml(&self, out: &mut String) {
+        match &self.canonical {
+            Some(yaml) => out.push_str(yaml),
+            None => out.push_str(&self.to_yaml()),
         }
-        rest = &rest[nl + 1..];
     }
-    rest
+
+    /// The object as JSON (integers int64, other numbers float64).
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    pub fn into_value(self) -> Value {
+        self.value
+    }
 }
 
 /// [`integers_as_int64`] in place.

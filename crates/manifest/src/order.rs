@@ -2,6 +2,8 @@
 //! service accounts and cluster roles, bindings, validating webhooks, config maps, workloads,
 //! autoscalers, services last; ties by group, kind and name, otherwise stable.
 
+use std::borrow::Borrow;
+
 use crate::object::Object;
 
 /// istioctl's `objectKindOrdering`.
@@ -21,8 +23,9 @@ pub fn kind_rank(obj: &Object) -> i32 {
 }
 
 /// Sorts as istioctl's `sortManifests` (a stable sort).
-pub fn sort_objects(objects: &mut [Object]) {
+pub fn sort_objects<T: Borrow<Object>>(objects: &mut [T]) {
     objects.sort_by(|a, b| {
+        let (a, b) = (a.borrow(), b.borrow());
         kind_rank(a)
             .cmp(&kind_rank(b))
             .then_with(|| a.group().cmp(b.group()))
@@ -32,10 +35,10 @@ pub fn sort_objects(objects: &mut [Object]) {
 }
 
 /// `manifest generate`'s stdout: every object's YAML followed by `\n---\n`.
-pub fn print_objects(objects: &[Object]) -> String {
+pub fn print_objects<T: Borrow<Object>>(objects: &[T]) -> String {
     let mut out = String::new();
     for obj in objects {
-        out.push_str(&obj.to_yaml());
+        obj.borrow().write_yaml(&mut out);
         out.push_str("\n---\n");
     }
     out

@@ -182,7 +182,7 @@ pub fn post_process(
         if patches.is_empty() {
             continue;
         }
-        let mut value = objects[i].value.clone();
+        let mut value = objects[i].value().clone();
         let kind = object_kind(&objects[i]);
         for (patch, is_pdb) in patches {
             value = crate::smp::strategic_merge(&kind, &value, &patch)
@@ -209,7 +209,7 @@ pub fn post_process(
                 }
                 // istioctl collects the errors of single patches and then drops them, so a
                 // patch whose path does not resolve is skipped silently; so is it here.
-                let patched = crate::overlay::apply_overlay(&obj.value, &patches)
+                let patched = crate::overlay::apply_overlay(obj.value(), &patches)
                     .map_err(|e| PostProcessError::Overlay(e.go_message().to_string()))?;
                 *obj = Object::new(crate::object::integers_as_int64(patched.object));
             }

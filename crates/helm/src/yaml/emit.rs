@@ -15,7 +15,7 @@ use super::YamlError;
 #[path = "emit_v3.rs"]
 pub(crate) mod v3;
 use super::gofmt::{format_float, json_float};
-use super::read::{STR_TAG, YMap, YVal, decode_first, resolve_plain};
+use super::read::{LazyDoc, STR_TAG, YMap, YVal, decode_first, resolve_plain};
 
 // ---------------------------------------------------------------------------------------------
 // encoding/json.Marshal
@@ -170,6 +170,11 @@ fn json_to_yval(v: &Value) -> Result<YVal, ()> {
             YVal::Seq(items?)
         }
         Value::Map(m) => {
+            if let Some(source) = m.pending_source()
+                && let Some(doc) = source.as_any().downcast_ref::<LazyDoc>()
+            {
+                return lazy_map_to_yval(doc);
+            }
             // Distinct string keys stay distinct: json_string_to_yval keeps a string as it is.
             let entries = m.with_entries(|entries| -> Result<Vec<(YVal, YVal)>, ()> {
                 entries
@@ -185,6 +190,87 @@ fn json_to_yval(v: &Value) -> Result<YVal, ()> {
         },
         Value::Func(_) => YVal::Nil,
     })
+}
+
+/// Whether `m` is a lazy map of a decoded document, not built yet.
+fn is_lazy_doc(m: &gotemplate::Map) -> bool {
+    m.pending_source()
+        .is_some_and(|s| s.as_any().downcast_ref::<LazyDoc>().is_some())
+}
+
+/// [`json_to_yval`] of a lazy map that is not built yet, written from its document.
+fn lazy_map_to_yval(doc: &LazyDoc) -> Result<YVal, ()> {
+    let y = lazy_doc_to_yval(doc.node())?;
+    // Debug builds (all the tests) check the shortcut against the conversion it skips.
+    #[cfg(debug_assertions)]
+    {
+        let value = super::read::to_json_value(doc.node()).expect("a LazyDoc converts");
+        let general = json_to_yval(&value);
+        assert!(
+            general
+                .as_ref()
+                .is_ok_and(|g| super::read::same_yval(g, &y)),
+            "a lazy map writes differently from its conversion"
+        );
+    }
+    Ok(y)
+}
+
+/// `json_to_yval(to_json_value(node))` without building the template values between: numbers
+/// become float64 text read back, keys sort as a Go map's do, and strings keep their bytes.
+fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
+    Ok(match node {
+        YVal::Nil => YVal::Nil,
+        YVal::Bool(b) => YVal::Bool(*b),
+        YVal::Int(i) => resolve_plain(&json_float(*i as f64)),
+        YVal::Uint(u) => resolve_plain(&json_float(*u as f64)),
+        YVal::Float(f) => resolve_plain(&json_float(*f)),
+        YVal::Str(s) => json_bytes_to_yval(s)?,
+        YVal::Seq(items) => YVal::Seq(
+            items
+                .iter()
+                .map(lazy_doc_to_yval)
+                .collect::<Result<_, ()>>()?,
+        ),
+        YVal::Map(m) => {
+            let mut entries = m
+                .entries
+                .iter()
+                .map(|(k, v)| match k {
+                    YVal::Str(k) => Ok((json_bytes_to_yval(k)?, v)),
+                    // LazyDoc trees have string keys only.
+                    _ => Err(()),
+                })
+                .collect::<Result<Vec<_>, ()>>()?;
+            let key = |e: &(YVal, &YVal)| -> std::rc::Rc<[u8]> {
+                match &e.0 {
+                    YVal::Str(b) => b.clone(),
+                    _ => std::rc::Rc::from([]),
+                }
+            };
+            // A Go map holds each key once, the last one read, in sorted order.
+            if !entries.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+                entries.reverse();
+                entries.sort_by_key(key);
+                entries.dedup_by_key(|e| key(e));
+            }
+            let entries = entries
+                .into_iter()
+                .map(|(k, v)| Ok((k, lazy_doc_to_yval(v)?)))
+                .collect::<Result<Vec<_>, ()>>()?;
+            YVal::Map(YMap::from_distinct(entries))
+        }
+    })
+}
+
+/// A decoded string as the JSON round trip and go-yaml's re-read leave it (shared when valid
+/// UTF-8, as most are).
+fn json_bytes_to_yval(s: &std::rc::Rc<[u8]>) -> Result<YVal, ()> {
+    match std::str::from_utf8(s) {
+        Ok(text) if !needs_yaml_reread(text) => Ok(YVal::Str(s.clone())),
+        Ok(_) => Err(()),
+        Err(_) => json_string_to_yval(&super::read::go_lossy_utf8(s)),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1164,6 +1250,8 @@ fn json_fails(v: &Value) -> bool {
     match v {
         Value::Float(f) => !f.is_finite(),
         Value::List(l) => l.items().iter().any(json_fails),
+        // A lazy map's document holds no NaN or infinity (lazy_json_value checked it).
+        Value::Map(m) if is_lazy_doc(m) => false,
         Value::Map(m) => m.with_entries(|e| e.values().any(json_fails)),
         Value::Object(o) => match o.as_value() {
             Some(inner) => json_fails(&inner),

@@ -26,11 +26,12 @@ pub struct YamlMemo(Rc<RefCell<Inner>>);
 
 #[derive(Default)]
 struct Inner {
-    /// `fromYaml` input → go-yaml's decoded tree of it.
-    parsed: TextMap<YVal>,
+    /// `fromYaml` input → go-yaml's decoded tree of it, and whether it converts without error
+    /// (then each `fromYaml` of it is a lazy map over the tree).
+    parsed: TextMap<(Rc<YVal>, bool)>,
     /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
     /// and whether reading the text back is known to give that tree again.
-    emitted: TextMap<(YVal, bool)>,
+    emitted: TextMap<(Rc<YVal>, bool)>,
 }
 
 /// A map keyed by large texts (a CRD is 60 KB): the hash samples a text (its length, its ends
@@ -83,22 +84,49 @@ impl YamlMemo {
         YamlMemo::default()
     }
 
-    /// `fromYaml`'s parse: [`super::from_yaml`], with the decoded tree of large texts kept, so
-    /// that a repeat only converts it again (each call gets fresh maps, as a parse would).
+    /// `fromYaml`'s parse: [`super::from_yaml`], with the decoded tree of large texts kept.
+    /// The result is a lazy map over that tree (a template usually reads two or three of a
+    /// CRD's thousands of maps; `toYaml` writes the rest straight from the tree), fresh for
+    /// each call as a parse's would be.
     pub fn from_yaml(&self, text: &Rc<str>) -> Result<Value, YamlError> {
         if text.len() < MIN_LEN {
             return super::from_yaml(text);
         }
-        if let Some(tree) = self.0.borrow().parsed.get(text) {
-            return super::read::json_round_trip(tree);
+        let remembered = self.0.borrow().parsed.get(text).cloned();
+        let (tree, lazy) = match remembered {
+            Some(entry) => entry,
+            None => {
+                let tree = super::read::decode_first(text.as_bytes())
+                    .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
+                if !matches!(tree, YVal::Map(_)) {
+                    return super::read::json_round_trip(&tree);
+                }
+                let tree = Rc::new(tree);
+                let lazy = super::read::lazy_json_value(&tree).is_some();
+                self.0
+                    .borrow_mut()
+                    .parsed
+                    .insert(text.clone(), (tree.clone(), lazy));
+                (tree, lazy)
+            }
+        };
+        if !lazy {
+            return super::read::json_round_trip(&tree);
         }
-        let tree = super::read::decode_first(text.as_bytes())
-            .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
-        let v = super::read::json_round_trip(&tree)?;
-        if let YVal::Map(_) = tree {
-            self.0.borrow_mut().parsed.insert(text.clone(), tree);
+        let value = super::read::lazy_json_value_unchecked(&tree);
+        // Debug builds (all the tests) check a second lazy map, built whole, against the
+        // conversion it defers.
+        #[cfg(debug_assertions)]
+        {
+            let eager = super::read::json_round_trip(&tree).expect("a lazy tree converts");
+            let built = super::read::lazy_json_value_unchecked(&tree);
+            assert_eq!(
+                super::to_json(&built).ok(),
+                super::to_json(&eager).ok(),
+                "a lazy map builds differently from its conversion"
+            );
         }
-        Ok(v)
+        Ok(value)
     }
 
     /// `toYaml` before Helm trims the final newline: [`super::to_yaml`], remembering large
@@ -116,7 +144,7 @@ impl YamlMemo {
                 self.0
                     .borrow_mut()
                     .emitted
-                    .insert(Rc::from(trimmed), (tree, safe));
+                    .insert(Rc::from(trimmed), (Rc::new(tree), safe));
             }
         }
         Ok(text)
@@ -125,7 +153,8 @@ impl YamlMemo {
     /// What `sigs.k8s.io/yaml.Unmarshal` of `text` into `interface{}` gives, as a JSON tree
     /// (every number a float64), when `text` is exactly a remembered `toYaml` output whose
     /// re-read is known to give back the tree it was written from; `None` otherwise.
-    /// The entry is used up (a rendered document is read once; a repeat reads the text).
+    /// The entry is used up (a rendered document is read once as a whole; a repeat reads
+    /// the text).
     pub fn emitted_json(&self, text: &str) -> Option<serde_json::Value> {
         let (tree, safe) = self.0.borrow_mut().emitted.remove(text)?;
         if !safe {
@@ -139,6 +168,28 @@ impl YamlMemo {
             assert_eq!(json, real, "memoized toYaml tree differs from its re-read");
         }
         Some(json)
+    }
+
+    /// [`super::from_yaml`] of `text` when it is exactly a remembered `toYaml` output that
+    /// reads back as written: a lazy map over the remembered tree, so that a reader of a few
+    /// fields (Helm's sort by kind) does not read the whole document. The entry stays.
+    pub fn emitted_value(&self, text: &str) -> Option<Value> {
+        let tree = match self.0.borrow().emitted.get(text) {
+            Some((tree, true)) => tree.clone(),
+            _ => return None,
+        };
+        let value = super::read::lazy_json_value(&tree)?;
+        #[cfg(debug_assertions)]
+        {
+            let real = super::from_yaml(text).expect("a toYaml output reads back");
+            let built = super::read::lazy_json_value(&tree).expect("checked above");
+            assert_eq!(
+                super::to_json(&built).ok(),
+                super::to_json(&real).ok(),
+                "memoized toYaml tree differs from its re-read"
+            );
+        }
+        Some(value)
     }
 }
 

@@ -177,3 +177,22 @@ pub fn from_yaml_json(text: &str) -> Result<serde_json::Value, YamlError> {
 pub fn json_to_yaml(v: &serde_json::Value) -> Result<String, YamlError> {
     emit::json_tree_to_yaml(v)
 }
+
+/// The document after the comment lines it starts with (each `#` to its `\n`, with no other
+/// line break in it), where its YAML begins.
+pub fn skip_comment_lines(text: &str) -> &str {
+    let mut rest = text;
+    while rest.starts_with('#') {
+        let Some(nl) = rest.find('\n') else {
+            return rest;
+        };
+        if !rest[..nl]
+            .bytes()
+            .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+        {
+            return rest;
+        }
+        rest = &rest[nl + 1..];
+    }
+    rest
+}

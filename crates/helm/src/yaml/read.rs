@@ -1051,6 +1051,110 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
     })
 }
 
+/// A decoded map read as [`to_json_value`] reads it, built one level at a time when a
+/// template first uses it (a [`gotemplate::MapSource`]): the node at `path` in `root`, each
+/// step an entry of a map or an item of a sequence.
+pub(crate) struct LazyDoc {
+    root: Rc<YVal>,
+    path: Rc<[u32]>,
+}
+
+impl LazyDoc {
+    /// The decoded node this map stands for.
+    pub(crate) fn node(&self) -> &YVal {
+        let mut node = &*self.root;
+        for &i in self.path.iter() {
+            node = match node {
+                YVal::Map(m) => &m.entries[i as usize].1,
+                YVal::Seq(items) => &items[i as usize],
+                // Paths are only made by `lazy_value`, one step per map entry or item.
+                _ => unreachable!("a LazyDoc path steps into a scalar"),
+            };
+        }
+        node
+    }
+}
+
+impl gotemplate::MapSource for LazyDoc {
+    fn build(&self) -> std::collections::BTreeMap<Rc<str>, Value> {
+        let YVal::Map(m) = self.node() else {
+            unreachable!("a LazyDoc stands for a map")
+        };
+        m.entries
+            .iter()
+            .enumerate()
+            .map(|(i, (k, v))| {
+                // `lazy_json_value` took only trees whose keys are all strings.
+                let YVal::Str(k) = k else {
+                    unreachable!("a LazyDoc key is a string")
+                };
+                (json_str(k), lazy_value(&self.root, &self.path, i, v))
+            })
+            .collect()
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// The value of `node`, the `step`-th child of the node at `parent` in `root`: scalars as
+/// [`to_json_value`] converts them, maps lazy, sequences converted item by item.
+fn lazy_value(root: &Rc<YVal>, parent: &[u32], step: usize, node: &YVal) -> Value {
+    let path = || -> Rc<[u32]> { parent.iter().copied().chain([step as u32]).collect() };
+    match node {
+        YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
+        YVal::Map(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
+            root: root.clone(),
+            path: path(),
+        }))),
+        YVal::Seq(items) => {
+            let path = path();
+            Value::List(List::new(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| lazy_value(root, &path, i, item))
+                    .collect(),
+            ))
+        }
+        // Scalars never fail to convert.
+        scalar => to_json_value(scalar).unwrap_or(Value::Nil),
+    }
+}
+
+/// [`json_round_trip`] of a decoded map, built lazily (see [`LazyDoc`]); `None` when the tree
+/// holds what the round trip could refuse (a key that is not a string, NaN or an infinity),
+/// so that the caller takes the eager path and its exact error.
+pub(crate) fn lazy_json_value(root: &Rc<YVal>) -> Option<Value> {
+    fn convertible(v: &YVal) -> bool {
+        match v {
+            YVal::Float(f) => f.is_finite(),
+            YVal::Seq(items) => items.iter().all(convertible),
+            YVal::Map(m) => m
+                .entries
+                .iter()
+                .all(|(k, v)| matches!(k, YVal::Str(_)) && convertible(v)),
+            _ => true,
+        }
+    }
+    if !matches!(&**root, YVal::Map(_)) || !convertible(root) {
+        return None;
+    }
+    Some(lazy_json_value_unchecked(root))
+}
+
+/// [`lazy_json_value`] of a tree already known to convert.
+pub(crate) fn lazy_json_value_unchecked(root: &Rc<YVal>) -> Value {
+    match &**root {
+        YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
+        _ => Value::Map(Map::lazy(Rc::new(LazyDoc {
+            root: root.clone(),
+            path: Rc::from([]),
+        }))),
+    }
+}
+
 /// [`to_json_value`] and then [`crate::json_value::to_json_value`] in one step, for a decoded
 /// document that converts without error (`None` otherwise: the caller takes the general path
 /// for its error).
@@ -1117,7 +1221,7 @@ pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
 
 /// Structural equality of decoded values (entries in order, floats by bits).
 #[cfg(debug_assertions)]
-fn same_yval(a: &YVal, b: &YVal) -> bool {
+pub(crate) fn same_yval(a: &YVal, b: &YVal) -> bool {
     match (a, b) {
         (YVal::Nil, YVal::Nil) => true,
         (YVal::Bool(x), YVal::Bool(y)) => x == y,
