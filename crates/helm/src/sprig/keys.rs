@@ -4,7 +4,8 @@
 //!
 //! DER, PEM and the X.509 certificate are written here, shaped as Go's `x509.CreateCertificate`
 //! writes them; the arithmetic comes from RustCrypto's `rsa`, `p256` and `ed25519-dalek`.
-//! Only RSA, ECDSA P-256 and Ed25519 keys are known (Sprig's DSA keys and other curves are not).
+//! `genPrivateKey` makes RSA, DSA (L2048N256, as Go's `crypto/dsa` generates it), ECDSA P-256
+//! and Ed25519 keys; the certificate functions take RSA, ECDSA P-256 and Ed25519 keys.
 
 use std::rc::Rc;
 
@@ -390,6 +391,12 @@ fn ec_point(k: &p256::SecretKey) -> Vec<u8> {
 fn generate_private_key(kind: &str) -> Result<String, FuncError> {
     let key = match kind {
         "" | "rsa" => rsa_key(4096),
+        "dsa" => {
+            return Ok(match dsa_key() {
+                Ok(key) => key,
+                Err(e) => format!("failed to generate dsa params: {e}"),
+            });
+        }
         "ecdsa" => Ok(Key::Ec(p256::SecretKey::random(&mut rand_core::OsRng))),
         "ed25519" => Ok(Key::Ed(ed25519_dalek::SigningKey::from_bytes(&random()?))),
         _ => return Ok(format!("Unknown type {kind}")),
@@ -398,6 +405,68 @@ fn generate_private_key(kind: &str) -> Result<String, FuncError> {
         Ok(k) => k.pem(),
         Err(e) => format!("failed to generate private key: {e}"),
     })
+}
+
+/// Go's `dsa.GenerateParameters(L2048N256)` then `dsa.GenerateKey`, written as Sprig's
+/// `DSAKeyFormat` (version, P, Q, G, Y, X) in a `DSA PRIVATE KEY` block.
+fn dsa_key() -> Result<String, String> {
+    const L: usize = 2048;
+    const N: usize = 256;
+    // Go's `numMRTests`.
+    const MILLER_RABIN_ROUNDS: usize = 64;
+    let random_bytes = |buf: &mut [u8]| getrandom::getrandom(buf).map_err(|e| e.to_string());
+    let prime = |n: &BigUint| num_bigint_dig::prime::probably_prime(n, MILLER_RABIN_ROUNDS);
+    let one = BigUint::from(1u32);
+    let mut q_bytes = [0u8; N / 8];
+    let mut p_bytes = [0u8; L / 8];
+    let (p, q) = 'primes: loop {
+        random_bytes(&mut q_bytes)?;
+        q_bytes[N / 8 - 1] |= 1;
+        q_bytes[0] |= 0x80;
+        let q = BigUint::from_bytes_be(&q_bytes);
+        if !prime(&q) {
+            continue;
+        }
+        for _ in 0..4 * L {
+            random_bytes(&mut p_bytes)?;
+            p_bytes[L / 8 - 1] |= 1;
+            p_bytes[0] |= 0x80;
+            let candidate = BigUint::from_bytes_be(&p_bytes);
+            // p ≡ 1 (mod q), so that q divides p-1.
+            let p = &candidate - (&candidate % &q) + &one;
+            if p.bits() < L || !prime(&p) {
+                continue;
+            }
+            break 'primes (p, q);
+        }
+    };
+    let exponent = (&p - &one) / &q;
+    let mut h = BigUint::from(2u32);
+    let g = loop {
+        let g = h.modpow(&exponent, &p);
+        if g != one {
+            break g;
+        }
+        h += &one;
+    };
+    let mut x_bytes = vec![0u8; q.bits() / 8];
+    let x = loop {
+        random_bytes(&mut x_bytes)?;
+        let x = BigUint::from_bytes_be(&x_bytes);
+        if x != BigUint::default() && x < q {
+            break x;
+        }
+    };
+    let y = g.modpow(&x, &p);
+    let der = seq(&[
+        &uint(&[0]),
+        &big(&p),
+        &big(&q),
+        &big(&g),
+        &big(&y),
+        &big(&x),
+    ]);
+    Ok(pem_encode("DSA PRIVATE KEY", &der))
 }
 
 /// Go's checks that DER parses as a PKCS#1, SEC 1 or PKCS#8 structure, loosely: enough to say
@@ -1232,6 +1301,29 @@ mod tests {
         assert_eq!(civil(0), (1970, 1, 1));
         assert_eq!(civil(19723), (2024, 1, 1));
         assert_eq!(asn1_time(0).unwrap(), tlv(0x17, b"700101000000Z"));
+    }
+
+    #[test]
+    fn dsa_keys_are_go_shaped() {
+        let pem = generate_private_key("dsa").unwrap();
+        let (kind, der) = pem_decode(pem.as_bytes()).unwrap();
+        assert_eq!(kind, "DSA PRIVATE KEY");
+        let s = whole(&der, SEQ).unwrap();
+        let mut r = Reader(s.body);
+        let ints: Vec<BigUint> = std::iter::from_fn(|| r.next())
+            .map(|e| read_uint(&e).unwrap())
+            .collect();
+        let [version, p, q, g, y, x] = &ints[..] else {
+            panic!("six integers, got {}", ints.len())
+        };
+        let one = BigUint::from(1u32);
+        assert_eq!(version, &BigUint::default());
+        assert_eq!((p.bits(), q.bits()), (2048, 256));
+        assert!(num_bigint_dig::prime::probably_prime(p, 20));
+        assert!(num_bigint_dig::prime::probably_prime(q, 20));
+        assert_eq!((p - &one) % q, BigUint::default());
+        assert!(g > &one && g.modpow(q, p) == one);
+        assert!(x < q && &g.modpow(x, p) == y);
     }
 
     #[test]

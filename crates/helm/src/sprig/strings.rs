@@ -78,6 +78,11 @@ fn byte_slice(text: &str, lo: usize, hi: usize) -> Value {
 }
 
 pub(super) fn compile(pattern: &str) -> Result<regex::Regex, String> {
+    if let Some(op) = invalid_repeat(pattern) {
+        return Err(format!(
+            "error parsing regexp: invalid repeat count: `{op}`"
+        ));
+    }
     regex::Regex::new(&go_regex(pattern)).map_err(|e| {
         let text = e.to_string();
         // Go's wording for the errors whose Go text is known to follow from Rust's.
@@ -89,6 +94,67 @@ pub(super) fn compile(pattern: &str) -> Result<regex::Regex, String> {
             text
         }
     })
+}
+
+/// Go's limits on counted repetition (`regexp/syntax`): a count above 1000, or nested counts
+/// that together ask for more than 1000 copies of what they repeat (`(x{64}\n){16,18}`), are
+/// "invalid repeat count" errors, which Rust's `regex` accepts. Returns the offending
+/// operator's text (the outermost repetition whose nesting is too large).
+fn invalid_repeat(pattern: &str) -> Option<&str> {
+    use regex_syntax::ast::{Ast, RepetitionKind, RepetitionRange};
+    // (min, max) of a counted repetition; max -1 when unbounded.
+    fn counts(kind: &RepetitionKind) -> Option<(u32, i64)> {
+        match kind {
+            RepetitionKind::Range(RepetitionRange::Exactly(n)) => Some((*n, *n as i64)),
+            RepetitionKind::Range(RepetitionRange::AtLeast(n)) => Some((*n, -1)),
+            RepetitionKind::Range(RepetitionRange::Bounded(m, n)) => Some((*m, *n as i64)),
+            _ => None,
+        }
+    }
+    // Go's `repeatIsValid`: at most `n` copies of the innermost thing.
+    fn within(ast: &Ast, n: i64) -> bool {
+        let mut n = n;
+        if let Ast::Repetition(r) = ast
+            && let Some((min, max)) = counts(&r.op.kind)
+        {
+            let m = if max < 0 { min as i64 } else { max };
+            if m > n {
+                return false;
+            }
+            if m > 0 {
+                n /= m;
+            }
+        }
+        children(ast).iter().all(|c| within(c, n))
+    }
+    fn children(ast: &Ast) -> Vec<&Ast> {
+        match ast {
+            Ast::Repetition(r) => vec![&*r.ast],
+            Ast::Group(g) => vec![&*g.ast],
+            Ast::Alternation(a) => a.asts.iter().collect(),
+            Ast::Concat(c) => c.asts.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+    // Go checks each repetition as it parses it, innermost (leftmost-closing) first.
+    fn first_invalid(ast: &Ast) -> Option<&regex_syntax::ast::Span> {
+        if let Some(span) = children(ast).into_iter().find_map(first_invalid) {
+            return Some(span);
+        }
+        let Ast::Repetition(r) = ast else {
+            return None;
+        };
+        let (min, max) = counts(&r.op.kind)?;
+        let bad_count = min > 1000 || max > 1000 || (max >= 0 && (min as i64) > max);
+        let nested_too_large = (min >= 2 || max >= 2) && !within(ast, 1000);
+        (bad_count || nested_too_large).then_some(&r.op.span)
+    }
+    // A pattern this parser refuses is left to `regex` (and its error).
+    let ast = regex_syntax::ast::parse::Parser::new()
+        .parse(pattern)
+        .ok()?;
+    let span = first_invalid(&ast)?;
+    pattern.get(span.start.offset..span.end.offset)
 }
 
 /// Rewrites Go's ASCII-only Perl classes (`\d`, `\w`, `\s`, `\b`) into their ASCII forms, since
