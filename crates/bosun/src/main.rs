@@ -174,6 +174,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Every command but the operator ends soon after it renders.
+    if !matches!(cli.command, Command::Operator { .. }) {
+        helm::yaml::skip_freeing_memos();
+    }
     let result = match cli.command {
         Command::Helm {
             command: HelmCommand::Template(args),

@@ -137,10 +137,10 @@ pub fn go_kind(value: &Value) -> &'static str {
 fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     let memo_to = memo.clone();
     let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", move |_, args| {
-        Ok(Value::from(match memo_to.to_yaml(&args[0]) {
-            Ok(text) => text.strip_suffix('\n').unwrap_or(&text).to_string(),
-            Err(_) => String::new(),
-        }))
+        Ok(match memo_to.to_yaml(&args[0]) {
+            Ok(text) => Value::String(text),
+            Err(_) => Value::str(""),
+        })
     });
     to_yaml.returns_error = false;
     map.insert("toYaml", to_yaml);

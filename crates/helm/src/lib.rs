@@ -23,3 +23,12 @@ pub mod strvals;
 pub mod template;
 pub mod values;
 pub mod yaml;
+
+/// `String::from_utf8_lossy`, with `str::from_utf8`'s fast check first: nearly every text is
+/// valid, and the lossy scan is byte by byte.
+pub(crate) fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}

@@ -327,8 +327,8 @@ impl Object for Files {
                 |files, name| {
                     let data = files
                         .get(name)
-                        .map(|d| String::from_utf8_lossy(d).into_owned());
-                    Ok(Value::from(data.unwrap_or_default()))
+                        .map(|d| Value::String(Rc::from(crate::utf8_lossy(d))));
+                    Ok(data.unwrap_or_else(|| Value::str("")))
                 },
                 this,
                 "string",
@@ -350,7 +350,7 @@ impl Object for Files {
                     let Some(data) = files.get(name) else {
                         return Ok(Value::List(List::typed(vec![], "string")));
                     };
-                    let text = String::from_utf8_lossy(data);
+                    let text = crate::utf8_lossy(data);
                     if text.is_empty() {
                         // Helm indexes the last byte of the file without a check.
                         return Err(FuncError::new("runtime error: index out of range [-1]"));
@@ -377,7 +377,7 @@ impl Object for Files {
                 "engine.files",
             )),
             "AsConfig" => Some(Files::getter(
-                |files| files.as_yaml(|data| String::from_utf8_lossy(data).into_owned()),
+                |files| files.as_yaml(|data| crate::utf8_lossy(data).into_owned()),
                 this,
             )),
             "AsSecrets" => Some(Files::getter(

@@ -16,6 +16,7 @@ use super::YamlError;
 pub(crate) mod v3;
 use super::gofmt::{format_float, json_float};
 use super::read::{LazyDoc, STR_TAG, YMap, YVal, decode_first, resolve_plain};
+use super::repeats::{Repeats, StateAfter, StateBefore};
 
 // ---------------------------------------------------------------------------------------------
 // encoding/json.Marshal
@@ -143,6 +144,9 @@ pub(crate) fn to_json(v: &Value) -> Result<String, YamlError> {
 /// Characters that `encoding/json` writes raw but go-yaml's reader does not take as they are:
 /// control characters it rejects, and NEL, a line break folded inside the quoted string.
 fn needs_yaml_reread(s: &str) -> bool {
+    if s.is_ascii() {
+        return s.as_bytes().contains(&0x7f);
+    }
     s.chars()
         .any(|c| matches!(c, '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}'))
 }
@@ -719,7 +723,7 @@ fn analyze_any(value: &[u8]) -> Analysis {
     )
 }
 
-struct Emitter {
+struct Emitter<'a> {
     out: Vec<u8>,
     column: i64,
     indent: i64,
@@ -731,10 +735,12 @@ struct Emitter {
     simple_key_context: bool,
     best_indent: i64,
     best_width: i64,
+    /// Collections written more than once, when the tree has any (see [`Repeats`]).
+    repeats: Option<Repeats<'a>>,
 }
 
-impl Emitter {
-    fn new() -> Emitter {
+impl<'a> Emitter<'a> {
+    fn new() -> Emitter<'a> {
         Emitter {
             out: Vec::new(),
             column: 0,
@@ -747,6 +753,7 @@ impl Emitter {
             simple_key_context: false,
             best_indent: 2,
             best_width: 80,
+            repeats: None,
         }
     }
 
@@ -844,7 +851,54 @@ impl Emitter {
         self.indention = self.indention && is_indention;
     }
 
-    fn emit_node(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
+    fn emit_node(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
+        let collection = matches!(v, YVal::Seq(_) | YVal::Map(_));
+        let Some(hash) = self
+            .repeats
+            .as_ref()
+            .filter(|_| collection)
+            .and_then(|r| r.hash_of(v))
+        else {
+            return self.emit_node_once(v, mapping, simple_key);
+        };
+        let before = StateBefore {
+            indent: self.indent,
+            column: self.column,
+            whitespace: self.whitespace,
+            indention: self.indention,
+            mapping,
+            simple_key,
+        };
+        let repeats = self.repeats.as_ref().expect("checked above");
+        if self.flow_level == 0
+            && let Some((text, after)) = repeats.find(hash, before, v)
+        {
+            self.out.extend_from_within(text);
+            self.column = after.column;
+            self.whitespace = after.whitespace;
+            self.indention = after.indention;
+            self.mapping_context = after.mapping_context;
+            self.simple_key_context = after.simple_key_context;
+            return;
+        }
+        let start = self.out.len();
+        self.emit_node_once(v, mapping, simple_key);
+        let after = StateAfter {
+            column: self.column,
+            whitespace: self.whitespace,
+            indention: self.indention,
+            mapping_context: self.mapping_context,
+            simple_key_context: self.simple_key_context,
+        };
+        if self.flow_level == 0 {
+            let end = self.out.len();
+            if let Some(r) = self.repeats.as_mut() {
+                r.remember(hash, before, v, start..end, after);
+            }
+        }
+    }
+
+    fn emit_node_once(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;
         match v {
@@ -1184,7 +1238,7 @@ impl Emitter {
 
 fn yval_key_str(k: &YVal) -> Cow<'_, str> {
     match k {
-        YVal::Str(s) => String::from_utf8_lossy(s),
+        YVal::Str(s) => crate::utf8_lossy(s),
         other => scalar_text(other).0,
     }
 }
@@ -1209,7 +1263,7 @@ fn scalar_text(v: &YVal) -> (Cow<'_, str>, Style) {
             (Cow::Owned(s), Style::Plain)
         }
         YVal::Str(s) => {
-            let s = String::from_utf8_lossy(s);
+            let s = crate::utf8_lossy(s);
             let style = string_style(&s);
             (s, style)
         }
@@ -1234,6 +1288,7 @@ fn check_simple_key(k: &YVal) -> bool {
 /// go-yaml v2's `Marshal` of a decoded value.
 pub(crate) fn marshal(v: &YVal) -> String {
     let mut e = Emitter::new();
+    e.repeats = Repeats::of(v);
     e.emit_node(v, false, false);
     // Document end: an implicit document ends with a line break.
     e.write_indent();
@@ -1250,7 +1305,7 @@ fn json_fails(v: &Value) -> bool {
     match v {
         Value::Float(f) => !f.is_finite(),
         Value::List(l) => l.items().iter().any(json_fails),
-        // A lazy map's document holds no NaN or infinity (lazy_json_value checked it).
+        // A lazy map's document holds no NaN or infinity (lazy_convertible checked it).
         Value::Map(m) if is_lazy_doc(m) => false,
         Value::Map(m) => m.with_entries(|e| e.values().any(json_fails)),
         Value::Object(o) => match o.as_value() {

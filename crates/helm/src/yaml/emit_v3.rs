@@ -124,7 +124,7 @@ fn key_less(a: &str, b: &str) -> bool {
     ar.len() < br.len()
 }
 
-impl Emitter {
+impl Emitter<'_> {
     fn emit_node_v3(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;

@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use gotemplate::Value;
 
@@ -32,6 +33,25 @@ struct Inner {
     /// `toYaml` output (without the trailing newline Helm trims) → the tree it was written from,
     /// and whether reading the text back is known to give that tree again.
     emitted: TextMap<(Rc<YVal>, bool)>,
+}
+
+/// Set by [`skip_freeing_memos`].
+static SKIP_FREEING: AtomicBool = AtomicBool::new(false);
+
+/// For processes that end right after rendering (the command line): a memo's trees, megabytes
+/// of small nodes for Istio's CRDs, are then left to the process's exit instead of being freed
+/// one node at a time. A long-running process (the operator) must not call this.
+pub fn skip_freeing_memos() {
+    SKIP_FREEING.store(true, Ordering::Relaxed);
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if SKIP_FREEING.load(Ordering::Relaxed) {
+            std::mem::forget(std::mem::take(&mut self.parsed));
+            std::mem::forget(std::mem::take(&mut self.emitted));
+        }
+    }
 }
 
 /// A map keyed by large texts (a CRD is 60 KB): the hash samples a text (its length, its ends
@@ -102,7 +122,7 @@ impl YamlMemo {
                     return super::read::json_round_trip(&tree);
                 }
                 let tree = Rc::new(tree);
-                let lazy = super::read::lazy_json_value(&tree).is_some();
+                let lazy = super::read::lazy_convertible(&tree);
                 self.0
                     .borrow_mut()
                     .parsed
@@ -113,13 +133,13 @@ impl YamlMemo {
         if !lazy {
             return super::read::json_round_trip(&tree);
         }
-        let value = super::read::lazy_json_value_unchecked(&tree);
+        let value = super::read::lazy_json_value(&tree);
         // Debug builds (all the tests) check a second lazy map, built whole, against the
         // conversion it defers.
         #[cfg(debug_assertions)]
         {
             let eager = super::read::json_round_trip(&tree).expect("a lazy tree converts");
-            let built = super::read::lazy_json_value_unchecked(&tree);
+            let built = super::read::lazy_json_value(&tree);
             assert_eq!(
                 super::to_json(&built).ok(),
                 super::to_json(&eager).ok(),
@@ -129,25 +149,26 @@ impl YamlMemo {
         Ok(value)
     }
 
-    /// `toYaml` before Helm trims the final newline: [`super::to_yaml`], remembering large
-    /// outputs with the tree they were written from.
-    pub fn to_yaml(&self, v: &Value) -> Result<String, YamlError> {
+    /// Helm's `toYaml`: [`super::to_yaml`] without its final newline, remembering large
+    /// outputs with the tree they were written from (the text is shared with the memo, not
+    /// copied: Istio's CRDs are 1 MB of it).
+    pub fn to_yaml(&self, v: &Value) -> Result<Rc<str>, YamlError> {
         let (text, tree) = super::emit::to_yaml_tree(v)?;
-        if text.len() >= MIN_LEN
+        let trimmed: Rc<str> = Rc::from(text.strip_suffix('\n').unwrap_or(&text));
+        if trimmed.len() + 1 >= MIN_LEN
             && let Some(tree) = tree
         {
-            let trimmed = text.strip_suffix('\n').unwrap_or(&text);
             // A reader that trims the document (as istioctl's splitter does) must still see
             // exactly this text, and reading it without the newline must be the same read.
-            if trimmed.trim_end() == trimmed && !trimmed.starts_with(char::is_whitespace) {
+            if trimmed.trim_end() == &*trimmed && !trimmed.starts_with(char::is_whitespace) {
                 let safe = round_trips(&tree);
                 self.0
                     .borrow_mut()
                     .emitted
-                    .insert(Rc::from(trimmed), (Rc::new(tree), safe));
+                    .insert(trimmed.clone(), (Rc::new(tree), safe));
             }
         }
-        Ok(text)
+        Ok(trimmed)
     }
 
     /// What `sigs.k8s.io/yaml.Unmarshal` of `text` into `interface{}` gives, as a JSON tree
@@ -178,11 +199,14 @@ impl YamlMemo {
             Some((tree, true)) => tree.clone(),
             _ => return None,
         };
-        let value = super::read::lazy_json_value(&tree)?;
+        if !super::read::lazy_convertible(&tree) {
+            return None;
+        }
+        let value = super::read::lazy_json_value(&tree);
         #[cfg(debug_assertions)]
         {
             let real = super::from_yaml(text).expect("a toYaml output reads back");
-            let built = super::read::lazy_json_value(&tree).expect("checked above");
+            let built = super::read::lazy_json_value(&tree);
             assert_eq!(
                 super::to_json(&built).ok(),
                 super::to_json(&real).ok(),

@@ -14,10 +14,11 @@ mod libyaml;
 mod memo;
 mod positions;
 mod read;
+mod repeats;
 
 use gotemplate::{Map, Value};
 
-pub use memo::YamlMemo;
+pub use memo::{YamlMemo, skip_freeing_memos};
 pub use positions::{Mark, PathSeg, Position, Shape};
 
 /// A YAML error, with the message Helm would print (go-yaml's text, wrapped as

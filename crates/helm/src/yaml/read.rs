@@ -1084,7 +1084,7 @@ impl gotemplate::MapSource for LazyDoc {
             .iter()
             .enumerate()
             .map(|(i, (k, v))| {
-                // `lazy_json_value` took only trees whose keys are all strings.
+                // `lazy_convertible` trees have string keys only.
                 let YVal::Str(k) = k else {
                     unreachable!("a LazyDoc key is a string")
                 };
@@ -1123,10 +1123,10 @@ fn lazy_value(root: &Rc<YVal>, parent: &[u32], step: usize, node: &YVal) -> Valu
     }
 }
 
-/// [`json_round_trip`] of a decoded map, built lazily (see [`LazyDoc`]); `None` when the tree
-/// holds what the round trip could refuse (a key that is not a string, NaN or an infinity),
-/// so that the caller takes the eager path and its exact error.
-pub(crate) fn lazy_json_value(root: &Rc<YVal>) -> Option<Value> {
+/// Whether [`lazy_json_value`] may stand for the round trip of `root`: a map holding nothing the
+/// round trip could refuse (a key that is not a string, NaN or an infinity). Otherwise the
+/// caller takes the eager path and its exact error.
+pub(crate) fn lazy_convertible(root: &YVal) -> bool {
     fn convertible(v: &YVal) -> bool {
         match v {
             YVal::Float(f) => f.is_finite(),
@@ -1138,14 +1138,16 @@ pub(crate) fn lazy_json_value(root: &Rc<YVal>) -> Option<Value> {
             _ => true,
         }
     }
-    if !matches!(&**root, YVal::Map(_)) || !convertible(root) {
-        return None;
-    }
-    Some(lazy_json_value_unchecked(root))
+    matches!(root, YVal::Map(_)) && convertible(root)
 }
 
-/// [`lazy_json_value`] of a tree already known to convert.
-pub(crate) fn lazy_json_value_unchecked(root: &Rc<YVal>) -> Value {
+/// [`json_round_trip`] of a decoded map that is [`lazy_convertible`], built lazily (see
+/// [`LazyDoc`]).
+pub(crate) fn lazy_json_value(root: &Rc<YVal>) -> Value {
+    debug_assert!(
+        lazy_convertible(root),
+        "a lazy map of a tree that may not convert"
+    );
     match &**root {
         YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
         _ => Value::Map(Map::lazy(Rc::new(LazyDoc {
@@ -1220,7 +1222,6 @@ pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
 }
 
 /// Structural equality of decoded values (entries in order, floats by bits).
-#[cfg(debug_assertions)]
 pub(crate) fn same_yval(a: &YVal, b: &YVal) -> bool {
     match (a, b) {
         (YVal::Nil, YVal::Nil) => true,
