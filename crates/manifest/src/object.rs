@@ -2,23 +2,67 @@
 //! JSON with integers as int64 and other numbers as float64), and its YAML form as istioctl
 //! prints it (`sigs.k8s.io/yaml.Marshal` of the object).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
 /// A rendered object. It does not change once made (a changed object is a new one), so the
-/// YAML it was read from can stand for it when printed.
+/// YAML it was read from can stand for it when printed, and the tree need not be built until
+/// something reads it: istioctl's post-processing patches a few objects of a component, and
+/// Istio's CRDs are 1 MB of YAML that is only printed.
 #[derive(Debug, Clone)]
 pub struct Object {
-    value: Value,
+    /// The fields that ordering, identity and patch targeting read.
+    head: Head,
+    /// The object as JSON; empty until first read when `canonical` is there to read it from.
+    value: OnceLock<Value>,
     /// When the object was read from a document that a `toYaml` of this render wrote: the
     /// object's YAML form, so that printing it need not write it again.
-    canonical: Option<Arc<str>>,
+    canonical: Option<Arc<String>>,
+}
+
+/// An object's `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` (empty where the
+/// object has no such string).
+#[derive(Debug, Clone, Default)]
+struct Head {
+    api_version: String,
+    kind: String,
+    name: String,
+    namespace: String,
+}
+
+/// Where [`Head`]'s fields are.
+const HEAD_PATHS: [&[&str]; 4] = [
+    &["apiVersion"],
+    &["kind"],
+    &["metadata", "name"],
+    &["metadata", "namespace"],
+];
+
+impl Head {
+    fn of(value: &Value) -> Head {
+        let [api_version, kind, name, namespace] = HEAD_PATHS.map(|path| {
+            let mut cur = value;
+            for key in path {
+                match cur.get(key) {
+                    Some(v) => cur = v,
+                    None => return String::new(),
+                }
+            }
+            cur.as_str().unwrap_or_default().to_string()
+        });
+        Head {
+            api_version,
+            kind,
+            name,
+            namespace,
+        }
+    }
 }
 
 impl PartialEq for Object {
     fn eq(&self, other: &Object) -> bool {
-        self.value == other.value
+        self.value() == other.value()
     }
 }
 
@@ -36,7 +80,8 @@ pub enum ObjectError {
 impl Object {
     pub fn new(value: Value) -> Object {
         Object {
-            value,
+            head: Head::of(&value),
+            value: OnceLock::from(value),
             canonical: None,
         }
     }
@@ -54,7 +99,35 @@ impl Object {
         text: &str,
         memo: Option<&helm::yaml::YamlMemo>,
     ) -> Result<Option<Object>, ObjectError> {
-        let remembered = memo.and_then(|m| m.emitted_json(helm::yaml::skip_comment_lines(text)));
+        let body = helm::yaml::skip_comment_lines(text);
+        // A remembered map with a kind: its head now, its tree when something reads it.
+        if let Some([api_version, Some(kind), name, namespace]) =
+            memo.and_then(|m| m.emitted_strings(body, HEAD_PATHS))
+            && !kind.is_empty()
+        {
+            let head = Head {
+                api_version: api_version.unwrap_or_default(),
+                kind,
+                name: name.unwrap_or_default(),
+                namespace: namespace.unwrap_or_default(),
+            };
+            let object = Object {
+                head,
+                value: OnceLock::new(),
+                canonical: Some(Arc::new(format!("{body}\n"))),
+            };
+            // Debug builds (all the tests) check the deferred read against the eager one.
+            #[cfg(debug_assertions)]
+            {
+                let eager = Object::from_yaml_memo(text, None)
+                    .expect("a remembered document reads")
+                    .expect("a remembered document is an object");
+                assert_eq!(eager.value(), object.value(), "deferred read differs");
+                assert_eq!(format!("{:?}", eager.head), format!("{:?}", object.head));
+            }
+            return Ok(Some(object));
+        }
+        let remembered = memo.and_then(|m| m.emitted_json(body));
         let hit = remembered.is_some();
         let mut json = match remembered {
             Some(json) => json,
@@ -78,14 +151,15 @@ impl Object {
                     let canonical = if hit {
                         // The memo holds only trees that read back as written, so printing
                         // the object as read writes the same text again.
-                        let yaml = format!("{}\n", helm::yaml::skip_comment_lines(text));
+                        let yaml = format!("{body}\n");
                         debug_assert_eq!(helm::yaml::json_to_yaml(&json).as_ref(), Ok(&yaml));
-                        Some(Arc::from(yaml))
+                        Some(Arc::new(yaml))
                     } else {
                         None
                     };
                     Ok(Some(Object {
-                        value: json,
+                        head: Head::of(&json),
+                        value: OnceLock::from(json),
                         canonical,
                     }))
                 }
@@ -102,11 +176,11 @@ impl Object {
     }
 
     pub fn kind(&self) -> &str {
-        self.str_at(&["kind"])
+        &self.head.kind
     }
 
     pub fn api_version(&self) -> &str {
-        self.str_at(&["apiVersion"])
+        &self.head.api_version
     }
 
     /// The API group (`apps` for `apps/v1`, empty for `v1`).
@@ -118,22 +192,11 @@ impl Object {
     }
 
     pub fn name(&self) -> &str {
-        self.str_at(&["metadata", "name"])
+        &self.head.name
     }
 
     pub fn namespace(&self) -> &str {
-        self.str_at(&["metadata", "namespace"])
-    }
-
-    fn str_at(&self, path: &[&str]) -> &str {
-        let mut cur = &self.value;
-        for key in path {
-            match cur.get(key) {
-                Some(v) => cur = v,
-                None => return "",
-            }
-        }
-        cur.as_str().unwrap_or_default()
+        &self.head.namespace
     }
 
     /// `kind:namespace:name` (cluster-scoped RBAC kinds without the namespace), istioctl's
@@ -150,7 +213,7 @@ impl Object {
         match &self.canonical {
             Some(yaml) => yaml.to_string(),
             None => {
-                helm::yaml::json_to_yaml(&self.value).expect("a JSON tree always has a YAML form")
+                helm::yaml::json_to_yaml(self.value()).expect("a JSON tree always has a YAML form")
             }
         }
     }
@@ -165,11 +228,27 @@ impl Object {
 
     /// The object as JSON (integers int64, other numbers float64).
     pub fn value(&self) -> &Value {
-        &self.value
+        self.value.get_or_init(|| self.read_canonical())
     }
 
-    pub fn into_value(self) -> Value {
-        self.value
+    pub fn into_value(mut self) -> Value {
+        match self.value.take() {
+            Some(value) => value,
+            None => self.read_canonical(),
+        }
+    }
+
+    /// The tree of an object made from its remembered YAML: that text read back, which gives
+    /// the tree `toYaml` wrote it from (the memo keeps only texts that read back so).
+    fn read_canonical(&self) -> Value {
+        let yaml = self
+            .canonical
+            .as_deref()
+            .expect("an object without a tree has its YAML");
+        let mut json =
+            helm::yaml::from_yaml_json(yaml).expect("a remembered toYaml output reads back");
+        integers_to_int64(&mut json);
+        json
     }
 }
 

@@ -191,6 +191,37 @@ impl YamlMemo {
         Some(json)
     }
 
+    /// The strings at `paths` (each a path of plain-word keys) in what
+    /// [`Self::emitted_json`] would give for `text`, without building that tree: `None` when
+    /// `text` is not exactly a remembered `toYaml` output of a map that reads back as
+    /// written; for each path, `None` where it holds no string. The entry stays.
+    pub fn emitted_strings<const N: usize>(
+        &self,
+        text: &str,
+        paths: [&[&str]; N],
+    ) -> Option<[Option<String>; N]> {
+        let inner = self.0.borrow();
+        let (tree, safe) = inner.emitted.get(text)?;
+        if !safe || !matches!(&**tree, YVal::Map(_)) {
+            return None;
+        }
+        Some(paths.map(|path| {
+            let mut node = &**tree;
+            for key in path {
+                let YVal::Map(m) = node else { return None };
+                node = &m
+                    .entries
+                    .iter()
+                    .find(|(k, _)| matches!(k, YVal::Str(b) if **b == *key.as_bytes()))?
+                    .1;
+            }
+            match node {
+                YVal::Str(b) => Some(super::read::go_lossy_utf8(b)),
+                _ => None,
+            }
+        }))
+    }
+
     /// [`super::from_yaml`] of `text` when it is exactly a remembered `toYaml` output that
     /// reads back as written: a lazy map over the remembered tree, so that a reader of a few
     /// fields (Helm's sort by kind) does not read the whole document. The entry stays.
