@@ -168,11 +168,26 @@ impl Failure {
 }
 
 // Rendering builds and drops many small tree nodes (Istio's CRDs are 1 MB of YAML); mimalloc
-// spends far less time in the allocator and in page faults on that than the system one.
+// spends far less time in the allocator and in page faults on that than the system one. It is
+// built without transparent huge pages (see `small_pages_only`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Keeps this process off transparent huge pages, also where the system gives them to every
+/// process. A command touches a few MiB spread over many 2 MiB regions; with huge pages each
+/// region is a 2 MiB page to clear (or to compact memory for, after another process freed
+/// much), which doubled `manifest generate`'s time and peak memory when measured alternated
+/// with istioctl (BENCHMARKS.md).
+fn small_pages_only() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_THP_DISABLE takes no pointers; it only sets a flag on this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 fn main() -> ExitCode {
+    small_pages_only();
     let cli = Cli::parse();
     // Every command but the operator ends soon after it renders.
     if !matches!(cli.command, Command::Operator { .. }) {
