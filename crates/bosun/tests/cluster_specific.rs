@@ -8,17 +8,11 @@
 
 mod common;
 
+use common::{manifests, text};
 use std::process::{Command, Output, Stdio};
 
 use cluster::testenv;
 use serde_json::{Value, json};
-
-fn manifests() -> String {
-    common::fetched("BOSUN_ISTIO", "fetch-istio")
-        .join("manifests")
-        .display()
-        .to_string()
-}
 
 fn run(program: &std::path::Path, args: &[&str]) -> Output {
     Command::new(program)
@@ -27,15 +21,6 @@ fn run(program: &std::path::Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .expect("running the tool")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The `❗ detected …` lines of a run's stderr.

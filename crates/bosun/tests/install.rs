@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::{manifests, text};
 use std::process::{Command, Output, Stdio};
 
 use cluster::testenv;
@@ -17,13 +18,6 @@ use kube::Api;
 /// namespace), so the test that checks a re-install changes nothing holds this exclusively and
 /// every other installing test holds it shared.
 static CLUSTER_WIDE: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
-
-fn manifests() -> String {
-    common::fetched("BOSUN_ISTIO", "fetch-istio")
-        .join("manifests")
-        .display()
-        .to_string()
-}
 
 /// Runs `bosun install ARGS` against the test control plane, stdin closed.
 fn bosun_install(args: &[&str]) -> Output {
@@ -47,15 +41,6 @@ fn spawn_bosun_install(args: &[&str]) -> std::process::Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("starting bosun")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// The `(created, configured, unchanged)` counts of the `✔ Installation complete (…)` line.

@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use common::{bosun, manifests, text};
 
 use cluster::testenv;
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
@@ -22,32 +22,6 @@ use serde_json::{Value, json};
 async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
     static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     LOCK.lock().await
-}
-
-fn manifests() -> String {
-    common::fetched("BOSUN_ISTIO", "fetch-istio")
-        .join("manifests")
-        .display()
-        .to_string()
-}
-
-/// Runs `bosun ARGS` against the test control plane, stdin closed.
-fn bosun(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bosun"))
-        .args(args)
-        .env("KUBECONFIG", testenv::kubeconfig())
-        .stdin(Stdio::null())
-        .output()
-        .expect("running bosun")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// A live sidecar injector of revision `rev` whose one webhook has these selectors.

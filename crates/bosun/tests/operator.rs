@@ -17,9 +17,10 @@
 
 mod common;
 
+use common::{bosun, manifests, text};
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
@@ -34,31 +35,6 @@ use serde_json::{Value, json};
 /// restarts it.
 static API_SERVER: std::sync::LazyLock<tokio::sync::RwLock<()>> =
     std::sync::LazyLock::new(|| tokio::sync::RwLock::new(()));
-
-fn manifests() -> String {
-    common::fetched("BOSUN_ISTIO", "fetch-istio")
-        .join("manifests")
-        .display()
-        .to_string()
-}
-
-fn bosun(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bosun"))
-        .args(args)
-        .env("KUBECONFIG", testenv::kubeconfig())
-        .stdin(Stdio::null())
-        .output()
-        .expect("running bosun")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
 
 /// `bosun operator init` once per test process (the CRD is cluster-wide; init is idempotent).
 fn init_once() {

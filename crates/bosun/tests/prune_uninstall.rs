@@ -14,6 +14,7 @@
 
 mod common;
 
+use common::text;
 use std::collections::BTreeMap;
 use std::process::{Command, Output, Stdio};
 use std::sync::RwLock;
@@ -96,15 +97,6 @@ async fn bosun(command: &str, args: &[&str]) -> Output {
     tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
         .await
         .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn stdout(out: &Output) -> String {

@@ -1,10 +1,13 @@
-//! Helpers shared by the integration tests: the repository root, and the oracles and inputs
-//! that scripts fetch (a test uses what the environment names, else runs the script).
+//! Helpers shared by the integration tests: the repository root, the oracles and inputs that
+//! scripts fetch (a test uses what the environment names, else runs the script), and running
+//! bosun against the test control plane.
 
 #![allow(dead_code)] // each test file uses its own subset
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
+
+use cluster::testenv;
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -24,6 +27,34 @@ pub fn fetched(env: &str, script: &str) -> PathBuf {
         String::from_utf8_lossy(&out.stderr)
     );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// The pinned Istio release's `manifests` folder.
+pub fn manifests() -> String {
+    fetched("BOSUN_ISTIO", "fetch-istio")
+        .join("manifests")
+        .display()
+        .to_string()
+}
+
+/// Runs `bosun ARGS` against the test control plane, stdin closed.
+pub fn bosun(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null())
+        .output()
+        .expect("running bosun")
+}
+
+/// A finished command's status and output, for assertion messages.
+pub fn text(out: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 /// One case of tests/cases/manifest-generate/parity.txt: a name, the flags both tools get, and
