@@ -220,12 +220,18 @@ fn lazy_map_to_yval(doc: &LazyDoc) -> Result<YVal, ()> {
     Ok(y)
 }
 
+/// Integers beyond this are not exact as float64.
+const EXACT_INT: u64 = 1 << 53;
+
 /// `json_to_yval(to_json_value(node))` without building the template values between: numbers
 /// become float64 text read back, keys sort as a Go map's do, and strings keep their bytes.
 fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
     Ok(match node {
         YVal::Nil => YVal::Nil,
         YVal::Bool(b) => YVal::Bool(*b),
+        // An integer exact as a float64 is written as its digits, which read back as it.
+        YVal::Int(i) if i.unsigned_abs() <= EXACT_INT => YVal::Int(*i),
+        YVal::Uint(u) if *u <= EXACT_INT => YVal::Int(*u as i64),
         YVal::Int(i) => resolve_plain(&json_float(*i as f64)),
         YVal::Uint(u) => resolve_plain(&json_float(*u as f64)),
         YVal::Float(f) => resolve_plain(&json_float(*f)),
@@ -270,6 +276,14 @@ fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
 /// A decoded string as the JSON round trip and go-yaml's re-read leave it (shared when valid
 /// UTF-8, as most are).
 fn json_bytes_to_yval(s: &std::rc::Rc<[u8]>) -> Result<YVal, ()> {
+    if s.is_ascii() {
+        // DEL is the only ASCII character go-yaml's reader does not take as it is.
+        return if s.contains(&0x7f) {
+            Err(())
+        } else {
+            Ok(YVal::Str(s.clone()))
+        };
+    }
     match std::str::from_utf8(s) {
         Ok(text) if !needs_yaml_reread(text) => Ok(YVal::Str(s.clone())),
         Ok(_) => Err(()),
