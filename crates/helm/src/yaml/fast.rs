@@ -5,6 +5,7 @@
 //! collections, anchors, tags, keys that are not plain words); the caller then takes libyaml.
 //! Debug builds check every accepted document against libyaml's reading.
 
+use super::fast_repeats::{MIN_DOCUMENT, Repeats};
 use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_untyped_pub};
 
 /// go-yaml's value for one document, when it is in the subset.
@@ -29,6 +30,12 @@ pub(super) fn decode(input: &[u8]) -> Option<YVal> {
         s: input,
         pos: 0,
         depth: 0,
+        repeats: if input.len() >= MIN_DOCUMENT {
+            Repeats::of(input)
+        } else {
+            None
+        },
+        first_readings: 0,
     };
     // Comment lines before the content (istioctl's CRD file starts with one).
     loop {
@@ -55,6 +62,11 @@ struct Reader<'a> {
     pos: usize,
     /// Nesting of collections, bounded so that deep input cannot exhaust the stack here.
     depth: usize,
+    /// The document's large blocks that look repeated, when it has any.
+    repeats: Option<Repeats>,
+    /// How many repeated blocks are being read for the first time around the current line (the
+    /// outermost one is remembered whole, so the ones inside it are not).
+    first_readings: usize,
 }
 
 const MAX_DEPTH: usize = 200;
@@ -245,12 +257,43 @@ impl Reader<'_> {
         }
         let ind = self.indent();
         if ind > col {
-            return self.block_at(ind, None);
+            return self.block_or_copy(ind);
         }
         if in_mapping && ind == col && self.is_seq_entry(self.pos + ind) {
             return self.block_at(col, None);
         }
         Some(YVal::Nil)
+    }
+
+    /// [`Reader::block_at`] of the block at column `ind` that starts on the current line, or a
+    /// copy of the value of an earlier block with the same text (see `fast_repeats`).
+    fn block_or_copy(&mut self, ind: usize) -> Option<YVal> {
+        let start = self.pos;
+        let Some((end, key)) = self.repeats.as_ref().and_then(|r| r.block_at(start)) else {
+            return self.block_at(ind, None);
+        };
+        // After a document marker the reader gives up; the copy must not hide that.
+        let after = &self.s[end..];
+        if after.starts_with(b"---") || after.starts_with(b"...") || after.starts_with(b"%") {
+            return self.block_at(ind, None);
+        }
+        let repeats = self.repeats.as_ref().expect("checked above");
+        if let Some(copy) = repeats.copy_of(self.s, start, end, key, self.depth) {
+            self.pos = end;
+            return Some(copy);
+        }
+        self.first_readings += 1;
+        let value = self.block_at(ind, None);
+        self.first_readings -= 1;
+        let value = value?;
+        // Remembered only when the reading ended where the block ends, as a copy's will.
+        if self.pos == end && self.first_readings == 0 {
+            let depth = self.depth;
+            if let Some(r) = self.repeats.as_mut() {
+                r.remember(start, end, key, depth, &value);
+            }
+        }
+        Some(value)
     }
 
     /// A scalar starting at `q` on the current line, in a collection at column `col`; moves to

@@ -9,6 +9,7 @@
 
 mod emit;
 mod fast;
+mod fast_repeats;
 mod gofmt;
 mod libyaml;
 mod memo;

@@ -1,0 +1,131 @@
+//! Blocks that one document repeats, for the fast reader: a CRD lists the same schema under
+//! each of its versions, so more than half of Istio's CRD text is a block read before. A block
+//! is a run of lines more indented than the line before it, up to the first line that is less
+//! indented; the reader's result for it depends only on its text and the nesting depth, so a
+//! second reading can take a copy of the first.
+//!
+//! A pass over the lines finds each large block's extent and groups the blocks by indentation,
+//! length and a sample of their bytes; only blocks whose group has two members are remembered,
+//! and a copy is taken only after the texts compare equal.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+
+use super::read::YVal;
+
+/// Blocks shorter than this are cheaper to read again than to look up and copy.
+const MIN_BLOCK: usize = 2048;
+
+/// Documents shorter than this have too little to repeat.
+pub(super) const MIN_DOCUMENT: usize = 32 * 1024;
+
+pub(super) struct Repeats {
+    /// Start of a large block (the start of its first line) → its end and its group's key.
+    blocks: HashMap<usize, (usize, Key)>,
+    /// Keys of groups with two or more blocks.
+    repeated: HashMap<Key, u32>,
+    /// A block read once, by its key: its start and end, the depth it was read at, and the
+    /// value.
+    read: HashMap<Key, Vec<(usize, usize, usize, YVal)>>,
+}
+
+/// Indentation, length and a hash of sampled bytes.
+type Key = (usize, usize, u64);
+
+impl Repeats {
+    /// The large blocks of `s` that look repeated; `None` when there are none.
+    pub fn of(s: &[u8]) -> Option<Repeats> {
+        // Each non-blank line that is not a comment: its start and indentation.
+        let mut lines: Vec<(usize, usize)> = Vec::new();
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', s).chain([s.len()]) {
+            if start < end {
+                let ind = s[start..end].iter().take_while(|&&b| b == b' ').count();
+                if start + ind < end && s[start + ind] != b'#' {
+                    lines.push((start, ind));
+                }
+            }
+            start = end + 1;
+        }
+        // For each line, where the first later line that is less indented starts.
+        let mut ends = vec![s.len(); lines.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (j, &(line_start, ind)) in lines.iter().enumerate() {
+            while let Some(&i) = open.last() {
+                if lines[i].1 <= ind {
+                    break;
+                }
+                ends[i] = line_start;
+                open.pop();
+            }
+            open.push(j);
+        }
+        let mut blocks = HashMap::new();
+        let mut count: HashMap<Key, u32> = HashMap::new();
+        for j in 1..lines.len() {
+            let (block_start, ind) = lines[j];
+            if ind <= lines[j - 1].1 || ends[j] - block_start < MIN_BLOCK {
+                continue;
+            }
+            let key = (
+                ind,
+                ends[j] - block_start,
+                sample_hash(&s[block_start..ends[j]]),
+            );
+            *count.entry(key).or_default() += 1;
+            blocks.insert(block_start, (ends[j], key));
+        }
+        count.retain(|_, n| *n > 1);
+        if count.is_empty() {
+            return None;
+        }
+        blocks.retain(|_, (_, key)| count.contains_key(key));
+        Some(Repeats {
+            blocks,
+            repeated: count,
+            read: HashMap::new(),
+        })
+    }
+
+    /// The block starting at `start`, when it looks repeated: its end and key.
+    pub fn block_at(&self, start: usize) -> Option<(usize, Key)> {
+        let (end, key) = self.blocks.get(&start)?;
+        self.repeated.contains_key(key).then_some((*end, *key))
+    }
+
+    /// A copy of the value of an earlier block with the same text, read at `depth`.
+    pub fn copy_of(
+        &self,
+        s: &[u8],
+        start: usize,
+        end: usize,
+        key: Key,
+        depth: usize,
+    ) -> Option<YVal> {
+        self.read.get(&key)?.iter().find_map(|(a, b, d, value)| {
+            (*d == depth && s[*a..*b] == s[start..end]).then(|| value.clone())
+        })
+    }
+
+    pub fn remember(&mut self, start: usize, end: usize, key: Key, depth: usize, value: &YVal) {
+        self.read
+            .entry(key)
+            .or_default()
+            .push((start, end, depth, value.clone()));
+    }
+}
+
+/// A hash of a block's length, ends and bytes spread over it (equal blocks hash equally; the
+/// texts are compared before a copy is taken).
+fn sample_hash(b: &[u8]) -> u64 {
+    let mut h = foldhash::fast::FixedState::with_seed(0xb10c).build_hasher();
+    let n = b.len();
+    h.write_usize(n);
+    h.write(&b[..n.min(64)]);
+    h.write(&b[n.saturating_sub(64)..]);
+    let step = (n / 64).max(1);
+    for i in (0..n).step_by(step) {
+        h.write_u8(b[i]);
+    }
+    h.finish()
+}
