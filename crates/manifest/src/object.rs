@@ -23,7 +23,7 @@ pub struct Object {
 
 /// An object's `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` (empty where the
 /// object has no such string).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq)]
 struct Head {
     api_version: String,
     kind: String,
@@ -123,7 +123,7 @@ impl Object {
                     .expect("a remembered document reads")
                     .expect("a remembered document is an object");
                 assert_eq!(eager.value(), object.value(), "deferred read differs");
-                assert_eq!(format!("{:?}", eager.head), format!("{:?}", object.head));
+                assert_eq!(eager.head, object.head, "deferred head differs");
             }
             return Ok(Some(object));
         }

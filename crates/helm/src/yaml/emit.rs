@@ -276,14 +276,6 @@ fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
 /// A decoded string as the JSON round trip and go-yaml's re-read leave it (shared when valid
 /// UTF-8, as most are).
 fn json_bytes_to_yval(s: &std::rc::Rc<[u8]>) -> Result<YVal, ()> {
-    if s.is_ascii() {
-        // DEL is the only ASCII character go-yaml's reader does not take as it is.
-        return if s.contains(&0x7f) {
-            Err(())
-        } else {
-            Ok(YVal::Str(s.clone()))
-        };
-    }
     match std::str::from_utf8(s) {
         Ok(text) if !needs_yaml_reread(text) => Ok(YVal::Str(s.clone())),
         Ok(_) => Err(()),
@@ -866,11 +858,12 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit_node(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
-        let collection = matches!(v, YVal::Seq(_) | YVal::Map(_));
+        // Repeated collections are non-empty, so written in block style.
+        let block_collection = self.flow_level == 0 && matches!(v, YVal::Seq(_) | YVal::Map(_));
         let Some(hash) = self
             .repeats
             .as_ref()
-            .filter(|_| collection)
+            .filter(|_| block_collection)
             .and_then(|r| r.hash_of(v))
         else {
             return self.emit_node_once(v, mapping, simple_key);
@@ -884,9 +877,7 @@ impl<'a> Emitter<'a> {
             simple_key,
         };
         let repeats = self.repeats.as_ref().expect("checked above");
-        if self.flow_level == 0
-            && let Some((text, after)) = repeats.find(hash, before, v)
-        {
+        if let Some((text, after)) = repeats.find(hash, before, v) {
             self.out.extend_from_within(text);
             self.column = after.column;
             self.whitespace = after.whitespace;
@@ -904,11 +895,9 @@ impl<'a> Emitter<'a> {
             mapping_context: self.mapping_context,
             simple_key_context: self.simple_key_context,
         };
-        if self.flow_level == 0 {
-            let end = self.out.len();
-            if let Some(r) = self.repeats.as_mut() {
-                r.remember(hash, before, v, start..end, after);
-            }
+        let end = self.out.len();
+        if let Some(r) = self.repeats.as_mut() {
+            r.remember(hash, before, v, start..end, after);
         }
     }
 

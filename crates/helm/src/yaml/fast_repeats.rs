@@ -20,10 +20,9 @@ const MIN_BLOCK: usize = 2048;
 pub(super) const MIN_DOCUMENT: usize = 32 * 1024;
 
 pub(super) struct Repeats {
-    /// Start of a large block (the start of its first line) → its end and its group's key.
+    /// Start of a large block whose group has two or more blocks (the start of its first
+    /// line) → its end and its group's key.
     blocks: HashMap<usize, (usize, Key)>,
-    /// Keys of groups with two or more blocks.
-    repeated: HashMap<Key, u32>,
     /// A block read once, by its key: its start and end, the depth it was read at, and the
     /// value.
     read: HashMap<Key, Vec<(usize, usize, usize, YVal)>>,
@@ -82,15 +81,13 @@ impl Repeats {
         blocks.retain(|_, (_, key)| count.contains_key(key));
         Some(Repeats {
             blocks,
-            repeated: count,
             read: HashMap::new(),
         })
     }
 
     /// The block starting at `start`, when it looks repeated: its end and key.
     pub fn block_at(&self, start: usize) -> Option<(usize, Key)> {
-        let (end, key) = self.blocks.get(&start)?;
-        self.repeated.contains_key(key).then_some((*end, *key))
+        self.blocks.get(&start).copied()
     }
 
     /// A copy of the value of an earlier block with the same text, read at `depth`.

@@ -230,7 +230,9 @@ impl YamlMemo {
             Some((tree, true)) => tree.clone(),
             _ => return None,
         };
-        if !super::read::lazy_convertible(&tree) {
+        // A tree that round-trips has string keys and finite floats only, so a map of it
+        // converts (lazy_json_value checks that again in debug builds).
+        if !matches!(&*tree, YVal::Map(_)) {
             return None;
         }
         let value = super::read::lazy_json_value(&tree);
