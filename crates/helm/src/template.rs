@@ -250,6 +250,9 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let memo = crate::yaml::YamlMemo::new();
     let rendered = engine::render_with(&chart, &root_values, &context, &memo)?;
     let (manifests, hooks) = manifest::sort_manifests(&rendered, Some(&memo))?;
+    // The output is about as large as what these hold: it can take their memory.
+    drop(rendered);
+    drop(memo);
     let hooks: Vec<Manifest> = if options.no_hooks {
         Vec::new()
     } else {

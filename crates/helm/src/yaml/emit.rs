@@ -15,7 +15,7 @@ use super::YamlError;
 #[path = "emit_v3.rs"]
 pub(crate) mod v3;
 use super::gofmt::{format_float, json_float};
-use super::read::{LazyDoc, STR_TAG, YMap, YVal, decode_first, resolve_plain};
+use super::read::{LazyDoc, YMap, YVal, decode_first, resolve_plain};
 use super::repeats::{Repeats, StateAfter, StateBefore};
 
 // ---------------------------------------------------------------------------------------------
@@ -210,10 +210,11 @@ fn lazy_map_to_yval(doc: &LazyDoc) -> Result<YVal, ()> {
     {
         let value = super::read::to_json_value(doc.node()).expect("a LazyDoc converts");
         let general = json_to_yval(&value);
+        let whole = super::verbatim::expand_all(&y, &|v| lazy_doc_to_yval(v).ok());
         assert!(
             general
                 .as_ref()
-                .is_ok_and(|g| super::read::same_yval(g, &y)),
+                .is_ok_and(|g| super::read::same_yval(g, whole.as_ref().unwrap_or(&y))),
             "a lazy map writes differently from its conversion"
         );
     }
@@ -236,6 +237,8 @@ fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
         YVal::Uint(u) => resolve_plain(&json_float(*u as f64)),
         YVal::Float(f) => resolve_plain(&json_float(*f)),
         YVal::Str(s) => json_bytes_to_yval(s)?,
+        // Its text was compared with the output for the converted value.
+        YVal::Verbatim(block) => YVal::Verbatim(block.clone()),
         YVal::Seq(items) => YVal::Seq(
             items
                 .iter()
@@ -423,10 +426,7 @@ fn is_base60_float(s: &str) -> bool {
 }
 
 fn string_style(s: &str) -> Style {
-    let can_use_plain = {
-        let (rtag, _) = super::read::resolve_untyped_pub("", s);
-        rtag == STR_TAG && !is_base60_float(s)
-    };
+    let can_use_plain = { super::read::resolve_non_string("", s).is_none() && !is_base60_float(s) };
     if s.contains('\n') {
         Style::Literal
     } else if can_use_plain {
@@ -858,6 +858,14 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit_node(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
+        if let YVal::Verbatim(block) = v
+            && self.flow_level == 0
+            && self.state_before(mapping, simple_key) == block.before
+        {
+            self.out.extend_from_slice(block.emitted());
+            self.restore(block.after);
+            return;
+        }
         // Repeated collections are non-empty, so written in block style.
         let block_collection = self.flow_level == 0 && matches!(v, YVal::Seq(_) | YVal::Map(_));
         let Some(hash) = self
@@ -868,33 +876,16 @@ impl<'a> Emitter<'a> {
         else {
             return self.emit_node_once(v, mapping, simple_key);
         };
-        let before = StateBefore {
-            indent: self.indent,
-            column: self.column,
-            whitespace: self.whitespace,
-            indention: self.indention,
-            mapping,
-            simple_key,
-        };
+        let before = self.state_before(mapping, simple_key);
         let repeats = self.repeats.as_ref().expect("checked above");
         if let Some((text, after)) = repeats.find(hash, before, v) {
             self.out.extend_from_within(text);
-            self.column = after.column;
-            self.whitespace = after.whitespace;
-            self.indention = after.indention;
-            self.mapping_context = after.mapping_context;
-            self.simple_key_context = after.simple_key_context;
+            self.restore(after);
             return;
         }
         let start = self.out.len();
         self.emit_node_once(v, mapping, simple_key);
-        let after = StateAfter {
-            column: self.column,
-            whitespace: self.whitespace,
-            indention: self.indention,
-            mapping_context: self.mapping_context,
-            simple_key_context: self.simple_key_context,
-        };
+        let after = self.state_after();
         let end = self.out.len();
         if let Some(r) = self.repeats.as_mut() {
             r.remember(hash, before, v, start..end, after);
@@ -902,67 +893,135 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit_node_once(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
+        match v {
+            YVal::Seq(items) if self.flow_level == 0 && !items.is_empty() => {
+                self.mapping_context = mapping;
+                self.simple_key_context = simple_key;
+                self.begin_block_seq();
+                for item in items {
+                    self.seq_item();
+                    self.emit_node(item, false, false);
+                }
+                self.pop_indent();
+            }
+            YVal::Map(m) if self.flow_level == 0 && !m.entries.is_empty() => {
+                self.mapping_context = mapping;
+                self.simple_key_context = simple_key;
+                self.increase_indent(false, false);
+                // Each key's text once, not once per comparison.
+                let mut entries: Vec<(Cow<'_, str>, &(YVal, YVal))> =
+                    m.entries.iter().map(|e| (yval_key_str(&e.0), e)).collect();
+                sort_keys(
+                    &mut entries,
+                    &|a: &(Cow<'_, str>, &(YVal, YVal)), b: &(Cow<'_, str>, &(YVal, YVal))| {
+                        key_less(&a.0, &b.0)
+                    },
+                );
+                for (_, (k, v)) in entries {
+                    self.write_indent();
+                    if check_simple_key(k) {
+                        self.emit_node(k, true, true);
+                        self.write_indicator(b":", false, false, false);
+                    } else {
+                        self.write_indicator(b"?", true, false, true);
+                        self.emit_node(k, true, false);
+                        self.write_indent();
+                        self.write_indicator(b":", true, false, true);
+                    }
+                    self.emit_node(v, true, false);
+                }
+                self.pop_indent();
+            }
+            YVal::Verbatim(block) => {
+                // Another state than the one the block was compared in: written from its value.
+                match lazy_doc_to_yval(&block.expand()) {
+                    Ok(value) => {
+                        let repeats = self.repeats.take();
+                        let mut inner = Emitter {
+                            repeats: None,
+                            out: Vec::new(),
+                            indents: Vec::new(),
+                            ..*self
+                        };
+                        std::mem::swap(&mut inner.out, &mut self.out);
+                        std::mem::swap(&mut inner.indents, &mut self.indents);
+                        inner.emit_node_once(&value, mapping, simple_key);
+                        std::mem::swap(&mut inner.out, &mut self.out);
+                        std::mem::swap(&mut inner.indents, &mut self.indents);
+                        self.indent = inner.indent;
+                        self.restore(inner.state_after());
+                        self.repeats = repeats;
+                    }
+                    // `verbatim::find` converted every scalar of the block.
+                    Err(()) => unreachable!("a verbatim block converts"),
+                }
+            }
+            leaf => self.emit_leaf(leaf, mapping, simple_key),
+        }
+    }
+
+    /// A scalar, or a collection written in flow style (only empty ones are, here).
+    fn emit_leaf(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;
         match v {
-            YVal::Seq(items) => {
-                if self.flow_level > 0 || items.is_empty() {
-                    self.write_indicator(b"[", true, true, false);
-                    self.increase_indent(true, false);
-                    self.flow_level += 1;
-                    // Only empty sequences are written in flow style here.
-                    self.flow_level -= 1;
-                    self.pop_indent();
-                    self.write_indicator(b"]", false, false, false);
-                } else {
-                    let indentless = self.mapping_context && !self.indention;
-                    self.increase_indent(false, indentless);
-                    for item in items {
-                        self.write_indent();
-                        self.write_indicator(b"-", true, false, true);
-                        self.emit_node(item, false, false);
-                    }
-                    self.pop_indent();
-                }
+            YVal::Seq(_) => {
+                self.write_indicator(b"[", true, true, false);
+                self.increase_indent(true, false);
+                self.pop_indent();
+                self.write_indicator(b"]", false, false, false);
             }
-            YVal::Map(m) => {
-                if self.flow_level > 0 || m.entries.is_empty() {
-                    self.write_indicator(b"{", true, true, false);
-                    self.increase_indent(true, false);
-                    self.pop_indent();
-                    self.write_indicator(b"}", false, false, false);
-                } else {
-                    self.increase_indent(false, false);
-                    // Each key's text once, not once per comparison.
-                    let mut entries: Vec<(Cow<'_, str>, &(YVal, YVal))> =
-                        m.entries.iter().map(|e| (yval_key_str(&e.0), e)).collect();
-                    sort_keys(
-                        &mut entries,
-                        &|a: &(Cow<'_, str>, &(YVal, YVal)), b: &(Cow<'_, str>, &(YVal, YVal))| {
-                            key_less(&a.0, &b.0)
-                        },
-                    );
-                    for (_, (k, v)) in entries {
-                        self.write_indent();
-                        if check_simple_key(k) {
-                            self.emit_node(k, true, true);
-                            self.write_indicator(b":", false, false, false);
-                        } else {
-                            self.write_indicator(b"?", true, false, true);
-                            self.emit_node(k, true, false);
-                            self.write_indent();
-                            self.write_indicator(b":", true, false, true);
-                        }
-                        self.emit_node(v, true, false);
-                    }
-                    self.pop_indent();
-                }
+            YVal::Map(_) => {
+                self.write_indicator(b"{", true, true, false);
+                self.increase_indent(true, false);
+                self.pop_indent();
+                self.write_indicator(b"}", false, false, false);
             }
             scalar => {
                 let (text, style) = scalar_text(scalar);
                 self.emit_scalar(text.as_bytes(), style);
             }
         }
+    }
+
+    /// The start of a non-empty block sequence (its items each begin with [`Self::seq_item`]).
+    fn begin_block_seq(&mut self) {
+        let indentless = self.mapping_context && !self.indention;
+        self.increase_indent(false, indentless);
+    }
+
+    fn seq_item(&mut self) {
+        self.write_indent();
+        self.write_indicator(b"-", true, false, true);
+    }
+
+    fn state_before(&self, mapping: bool, simple_key: bool) -> StateBefore {
+        StateBefore {
+            indent: self.indent,
+            column: self.column,
+            whitespace: self.whitespace,
+            indention: self.indention,
+            mapping,
+            simple_key,
+        }
+    }
+
+    fn state_after(&self) -> StateAfter {
+        StateAfter {
+            column: self.column,
+            whitespace: self.whitespace,
+            indention: self.indention,
+            mapping_context: self.mapping_context,
+            simple_key_context: self.simple_key_context,
+        }
+    }
+
+    fn restore(&mut self, after: StateAfter) {
+        self.column = after.column;
+        self.whitespace = after.whitespace;
+        self.indention = after.indention;
+        self.mapping_context = after.mapping_context;
+        self.simple_key_context = after.simple_key_context;
     }
 
     fn emit_scalar(&mut self, value: &[u8], requested: Style) {
@@ -1270,7 +1329,7 @@ fn scalar_text(v: &YVal) -> (Cow<'_, str>, Style) {
             let style = string_style(&s);
             (s, style)
         }
-        YVal::Seq(_) | YVal::Map(_) => unreachable!("not a scalar"),
+        YVal::Seq(_) | YVal::Map(_) | YVal::Verbatim(_) => unreachable!("not a scalar"),
     }
 }
 
@@ -1279,6 +1338,7 @@ fn check_simple_key(k: &YVal) -> bool {
     match k {
         YVal::Seq(items) => items.is_empty(),
         YVal::Map(m) => m.entries.is_empty(),
+        YVal::Verbatim(_) => false,
         scalar => {
             let (text, _) = scalar_text(scalar);
             let b = text.as_bytes();
@@ -1295,7 +1355,116 @@ pub(crate) fn marshal(v: &YVal) -> String {
     e.emit_node(v, false, false);
     // Document end: an implicit document ends with a line break.
     e.write_indent();
-    String::from_utf8(e.out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let text = String::from_utf8(e.out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    // Debug builds (all the tests) check every copied block against writing its value.
+    #[cfg(debug_assertions)]
+    if let Some(expanded) = super::verbatim::expand_all(v, &|y| lazy_doc_to_yval(y).ok()) {
+        assert_eq!(
+            text,
+            marshal(&expanded),
+            "a verbatim block writes differently"
+        );
+    }
+    text
+}
+
+/// The emitter driven one event at a time by a reader (see `verbatim`): what [`marshal`]
+/// writes for a tree, without the tree.
+pub(super) struct Stream(Emitter<'static>);
+
+impl Stream {
+    pub fn new() -> Stream {
+        Stream(Emitter::new())
+    }
+
+    pub fn out(&self) -> &[u8] {
+        &self.0.out
+    }
+
+    /// The state a block that is a key's value (`mapping`) or an item starts in.
+    pub fn state_before(&self, mapping: bool) -> StateBefore {
+        self.0.state_before(mapping, false)
+    }
+
+    pub fn state_after(&self) -> StateAfter {
+        self.0.state_after()
+    }
+
+    /// A non-empty block mapping that is a key's value (`mapping`), an item or the document.
+    pub fn begin_map(&mut self, mapping: bool) {
+        self.0.mapping_context = mapping;
+        self.0.simple_key_context = false;
+        self.0.increase_indent(false, false);
+    }
+
+    /// A non-empty block sequence (see [`Stream::begin_map`]).
+    pub fn begin_seq(&mut self, mapping: bool) {
+        self.0.mapping_context = mapping;
+        self.0.simple_key_context = false;
+        self.0.begin_block_seq();
+    }
+
+    pub fn end_block(&mut self) {
+        self.0.pop_indent();
+    }
+
+    /// The output at `range` written again, ending in the state `after` (a block written the
+    /// same as an earlier one).
+    pub fn repeat_output(&mut self, range: std::ops::Range<usize>, after: StateAfter) {
+        self.0.out.extend_from_within(range);
+        self.0.restore(after);
+    }
+
+    pub fn seq_item(&mut self) {
+        self.0.seq_item();
+    }
+
+    /// A decoded mapping key and its `:`, as the JSON round trip leaves it: `None` when that
+    /// changes the key or the emitter writes it in the long form (`? key`); otherwise whether
+    /// it reads back as itself.
+    pub fn map_key(&mut self, key: &std::rc::Rc<[u8]>) -> Option<bool> {
+        let k = json_bytes_to_yval(key).ok()?;
+        if !matches!(&k, YVal::Str(b) if **b == **key) || !check_simple_key(&k) {
+            return None;
+        }
+        self.0.write_indent();
+        self.0.emit_leaf(&k, true, true);
+        self.0.write_indicator(b":", false, false, false);
+        Some(super::memo::key_round_trips(key))
+    }
+
+    /// A decoded scalar (or `[]`, `{}`) that is a key's value (`mapping`) or an item, written
+    /// as its JSON round trip is: `None` when that fails; otherwise whether it reads back.
+    pub fn scalar(&mut self, v: &YVal, mapping: bool) -> Option<bool> {
+        if matches!(v, YVal::Float(f) if !f.is_finite()) {
+            return None;
+        }
+        let converted = lazy_doc_to_yval(v).ok()?;
+        self.0.emit_leaf(&converted, mapping, false);
+        Some(super::memo::round_trips(&converted))
+    }
+}
+
+/// Whether the emitter writes a mapping's keys in the order given (they are the keys of a
+/// decoded map, in its order): each once, in byte order (the JSON round trip's), and left in
+/// place by the emitter's sort.
+pub(super) fn in_emitted_order(keys: &[std::rc::Rc<[u8]>]) -> bool {
+    if !keys.windows(2).all(|w| w[0] < w[1]) {
+        return false;
+    }
+    let Ok(texts) = keys
+        .iter()
+        .map(|k| std::str::from_utf8(k))
+        .collect::<Result<Vec<&str>, _>>()
+    else {
+        return false;
+    };
+    let mut sorted: Vec<usize> = (0..texts.len()).collect();
+    sort_keys(&mut sorted, &|a: &usize, b: &usize| {
+        key_less(texts[*a], texts[*b])
+    });
+    sorted.iter().enumerate().all(|(i, &j)| i == j)
 }
 
 /// `sigs.k8s.io/yaml.Marshal`.

@@ -67,7 +67,7 @@ fn scalar_text(v: &YVal) -> (String, Style) {
             let style = string_style(&s);
             (s, style)
         }
-        YVal::Seq(_) | YVal::Map(_) => unreachable!("not a scalar"),
+        YVal::Seq(_) | YVal::Map(_) | YVal::Verbatim(_) => unreachable!("not a scalar"),
     }
 }
 
@@ -162,6 +162,7 @@ impl Emitter<'_> {
             }
             YVal::Seq(_) => self.write_indicator(b"[]", true, false, false),
             YVal::Map(_) => self.write_indicator(b"{}", true, false, false),
+            YVal::Verbatim(block) => self.emit_node_v3(&block.expand(), mapping, simple_key),
             scalar => {
                 let (text, style) = scalar_text(scalar);
                 self.emit_scalar_v3(text.as_bytes(), style);

@@ -5,61 +5,62 @@
 //! collections, anchors, tags, keys that are not plain words); the caller then takes libyaml.
 //! Debug builds check every accepted document against libyaml's reading.
 
+use std::rc::Rc;
+
 use super::fast_repeats::{MIN_DOCUMENT, Repeats};
-use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_untyped_pub};
+use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_non_string};
+use super::verbatim::Verbatim;
 
 /// go-yaml's value for one document, when it is in the subset.
 pub(super) fn decode(input: &[u8]) -> Option<YVal> {
-    // No tabs, carriage returns or other controls; UTF-8 only with characters libyaml takes as
-    // they are (no BOM, no NEL or other line breaks, no C1 controls or noncharacters).
-    if input.iter().any(|&b| b < 0x20 && b != b'\n') {
+    if !in_subset(input) {
         return None;
     }
-    if !input.is_ascii() {
-        let text = std::str::from_utf8(input).ok()?;
-        let plain = |c: char| {
-            c.is_ascii()
-                || matches!(c, '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}'
-                    | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
-        };
-        if !text.chars().all(plain) {
-            return None;
-        }
-    }
-    let mut p = Reader {
-        s: input,
-        pos: 0,
-        depth: 0,
-        repeats: if input.len() >= MIN_DOCUMENT {
-            Repeats::of(input)
-        } else {
-            None
-        },
-        first_readings: 0,
-    };
-    // Comment lines before the content (istioctl's CRD file starts with one).
-    loop {
-        let ind = p.indent();
-        match p.s.get(p.pos + ind) {
-            Some(b'#') | Some(b'\n') => p.next_line(),
-            _ => break,
-        }
-    }
-    if p.pos >= p.s.len() || p.indent() != 0 {
-        return None;
-    }
-    let v = p.block_at(0, None)?;
-    p.skip_blank_lines()?;
-    if p.pos < p.s.len() {
-        return None;
-    }
-    Some(v)
+    Reader::document(input, true)?.read_document()
 }
 
-struct Reader<'a> {
-    s: &'a [u8],
+/// [`decode`], leaving the document's [`Verbatim`] blocks as they are (see `verbatim`).
+pub(super) fn decode_keeping_verbatim(text: &Rc<str>) -> Option<YVal> {
+    if !in_subset(text.as_bytes()) {
+        return None;
+    }
+    let found = super::verbatim::find(text);
+    let kept: usize = found.iter().map(|v| (v.end() - v.start()) as usize).sum();
+    // Copies of repeated blocks pay off only where much is left to read.
+    let mut reader = Reader::document(text.as_bytes(), kept < text.len() / 2)?;
+    reader.verbatim = found.into_iter().map(Rc::new).collect();
+    reader.read_document()
+}
+
+/// No tabs, carriage returns or other controls; UTF-8 only with characters libyaml takes as
+/// they are (no BOM, no NEL or other line breaks, no C1 controls or noncharacters).
+fn in_subset(input: &[u8]) -> bool {
+    // A pass without branches per byte, which the compiler vectorizes.
+    let control = |chunk: &[u8]| {
+        chunk
+            .iter()
+            .fold(false, |found, &b| found | ((b < 0x20) & (b != b'\n')))
+    };
+    if input.chunks(4096).any(control) {
+        return false;
+    }
+    if input.is_ascii() {
+        return true;
+    }
+    let Ok(text) = std::str::from_utf8(input) else {
+        return false;
+    };
+    text.chars().all(|c| {
+        c.is_ascii()
+            || matches!(c, '\u{a0}'..='\u{2027}' | '\u{202a}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}'
+                | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
+    })
+}
+
+pub(super) struct Reader<'a> {
+    pub s: &'a [u8],
     /// Always the start of a line.
-    pos: usize,
+    pub pos: usize,
     /// Nesting of collections, bounded so that deep input cannot exhaust the stack here.
     depth: usize,
     /// The document's large blocks that look repeated, when it has any.
@@ -67,6 +68,9 @@ struct Reader<'a> {
     /// How many repeated blocks are being read for the first time around the current line (the
     /// outermost one is remembered whole, so the ones inside it are not).
     first_readings: usize,
+    /// Blocks not to read, in the order they start, and the next one ahead.
+    verbatim: Vec<Rc<Verbatim>>,
+    next_verbatim: usize,
 }
 
 const MAX_DEPTH: usize = 200;
@@ -75,8 +79,90 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'/' | b'$')
 }
 
-impl Reader<'_> {
-    fn at(&self, i: usize) -> u8 {
+impl<'a> Reader<'a> {
+    /// A reader at the start of the content of a document whose text is in the subset
+    /// (`in_subset`), looking for repeated blocks if `repeats` and the document is large.
+    pub fn document(input: &'a [u8], repeats: bool) -> Option<Reader<'a>> {
+        let mut p = Reader::from_line(input, 0);
+        if repeats && input.len() >= MIN_DOCUMENT {
+            p.repeats = Repeats::of(input);
+        }
+        // Comment lines before the content (istioctl's CRD file starts with one).
+        loop {
+            let ind = p.indent();
+            match p.s.get(p.pos + ind) {
+                Some(b'#') | Some(b'\n') => p.next_line(),
+                _ => break,
+            }
+        }
+        if p.pos >= p.s.len() || p.indent() != 0 {
+            return None;
+        }
+        Some(p)
+    }
+
+    /// A reader at `pos`, the start of a line of `s` (no repeats are looked for).
+    pub fn from_line(s: &'a [u8], pos: usize) -> Reader<'a> {
+        Reader {
+            s,
+            pos,
+            depth: 0,
+            repeats: None,
+            first_readings: 0,
+            verbatim: Vec::new(),
+            next_verbatim: 0,
+        }
+    }
+
+    fn read_document(mut self) -> Option<YVal> {
+        let v = self.block_at(0, None)?;
+        self.skip_blank_lines()?;
+        if self.pos < self.s.len() {
+            return None;
+        }
+        Some(v)
+    }
+
+    /// The document's repeated blocks, for a caller that copies them itself (this reader
+    /// then reads them).
+    pub fn take_repeats(&mut self) -> Option<Repeats> {
+        self.repeats.take()
+    }
+
+    /// One level deeper, unless that is too deep.
+    pub fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    pub fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The verbatim block whose output starts at `from`, if there is one: the reader moves to
+    /// the line after it.
+    fn take_verbatim(&mut self, from: usize) -> Option<YVal> {
+        while self
+            .verbatim
+            .get(self.next_verbatim)
+            .is_some_and(|v| (v.start() as usize) < from)
+        {
+            self.next_verbatim += 1;
+        }
+        let v = self.verbatim.get(self.next_verbatim)?;
+        if v.start() as usize != from {
+            return None;
+        }
+        self.pos = (v.end() as usize + 1).min(self.s.len());
+        self.next_verbatim += 1;
+        Some(YVal::Verbatim(v.clone()))
+    }
+
+    pub fn at(&self, i: usize) -> u8 {
         self.s.get(i).copied().unwrap_or(b'\n')
     }
 
@@ -87,11 +173,11 @@ impl Reader<'_> {
             .map_or(self.s.len(), |n| from + n)
     }
 
-    fn next_line(&mut self) {
+    pub fn next_line(&mut self) {
         self.pos = (self.line_end(self.pos) + 1).min(self.s.len());
     }
 
-    fn indent(&self) -> usize {
+    pub fn indent(&self) -> usize {
         self.s[self.pos..]
             .iter()
             .take_while(|&&b| b == b' ')
@@ -104,7 +190,7 @@ impl Reader<'_> {
 
     /// Skips blank lines and comment lines (between nodes, where the scanner skips them
     /// whatever their indentation); a document marker or directive gives up.
-    fn skip_blank_lines(&mut self) -> Option<()> {
+    pub fn skip_blank_lines(&mut self) -> Option<()> {
         while self.pos < self.s.len() {
             let ind = self.indent();
             let c = self.at(self.pos + ind);
@@ -125,13 +211,13 @@ impl Reader<'_> {
         line.starts_with(b"---") || line.starts_with(b"...") || line.starts_with(b"%")
     }
 
-    fn is_seq_entry(&self, c: usize) -> bool {
+    pub fn is_seq_entry(&self, c: usize) -> bool {
         self.at(c) == b'-' && matches!(self.at(c + 1), b' ' | b'\n')
     }
 
     /// A block collection whose first entry is at column `col` of the current line (`start`:
     /// where it starts, when not at the line's indentation, for `- key: …`).
-    fn block_at(&mut self, col: usize, start: Option<usize>) -> Option<YVal> {
+    pub fn block_at(&mut self, col: usize, start: Option<usize>) -> Option<YVal> {
         let c = start.unwrap_or(self.pos + col);
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -147,7 +233,7 @@ impl Reader<'_> {
     }
 
     /// `key:` at `c`: the key and the index after the colon.
-    fn key(&self, c: usize) -> Option<(YVal, usize)> {
+    pub fn key(&self, c: usize) -> Option<(YVal, usize)> {
         let (key, after) = match self.at(c) {
             q @ (b'\'' | b'"') => {
                 let end = self.s[c + 1..self.line_end(c)]
@@ -171,11 +257,10 @@ impl Reader<'_> {
                 let text = std::str::from_utf8(&self.s[c..i]).ok()?;
                 // A key that reads as something else (`true`, `1`, `null`, a date) is left to
                 // the general reader.
-                let (tag, v) = resolve_untyped_pub("", text);
-                if tag != super::read::STR_TAG {
+                if resolve_non_string("", text).is_some() {
                     return None;
                 }
-                (v, i + 1)
+                (YVal::Str(text.as_bytes().into()), i + 1)
             }
             _ => return None,
         };
@@ -217,7 +302,10 @@ impl Reader<'_> {
                     return None;
                 }
                 if self.key(q).is_some() {
-                    self.block_at(q - self.pos, Some(q))?
+                    match self.take_verbatim(c + 1) {
+                        Some(v) => v,
+                        None => self.block_at(q - self.pos, Some(q))?,
+                    }
                 } else {
                     self.scalar(q, col)?
                 }
@@ -242,6 +330,9 @@ impl Reader<'_> {
     fn value_after(&mut self, after: usize, col: usize) -> Option<YVal> {
         let q = after + self.s[after..].iter().take_while(|&&b| b == b' ').count();
         if self.at(q) == b'\n' || (q > after && self.at(q) == b'#') {
+            if let Some(v) = self.take_verbatim(after) {
+                return Some(v);
+            }
             return self.nested(col, true);
         }
         self.scalar(q, col)
@@ -298,7 +389,7 @@ impl Reader<'_> {
 
     /// A scalar starting at `q` on the current line, in a collection at column `col`; moves to
     /// the line after it.
-    fn scalar(&mut self, q: usize, col: usize) -> Option<YVal> {
+    pub fn scalar(&mut self, q: usize, col: usize) -> Option<YVal> {
         let end = self.line_end(q);
         let rest = &self.s[q..end];
         match rest[0] {
@@ -516,11 +607,9 @@ fn resolve_plain_text(text: Vec<u8>) -> YVal {
     let Ok(s) = std::str::from_utf8(&text) else {
         return YVal::Str(text.into());
     };
-    let (tag, v) = resolve_untyped_pub("", s);
-    if tag == TIMESTAMP_TAG {
-        YVal::Str(text.into())
-    } else {
-        v
+    match resolve_non_string("", s) {
+        Some((tag, v)) if tag != TIMESTAMP_TAG => v,
+        _ => YVal::Str(text.into()),
     }
 }
 

@@ -29,7 +29,7 @@ pub(super) struct Repeats {
 }
 
 /// Indentation, length and a hash of sampled bytes.
-type Key = (usize, usize, u64);
+pub(super) type Key = (usize, usize, u64);
 
 impl Repeats {
     /// The large blocks of `s` that look repeated; `None` when there are none.

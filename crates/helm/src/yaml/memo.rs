@@ -116,7 +116,7 @@ impl YamlMemo {
         let (tree, lazy) = match remembered {
             Some(entry) => entry,
             None => {
-                let tree = super::read::decode_first(text.as_bytes())
+                let tree = super::read::decode_first_keeping_verbatim(text)
                     .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
                 if !matches!(tree, YVal::Map(_)) {
                     return super::read::json_round_trip(&tree);
@@ -254,7 +254,7 @@ impl YamlMemo {
 /// properties that make each scalar's style unambiguous: keys short single-line strings;
 /// strings printable, with no line break other than `\n` and none at the end (a trimmed
 /// document loses a final one); integers exact as float64; floats finite.
-fn round_trips(v: &YVal) -> bool {
+pub(super) fn round_trips(v: &YVal) -> bool {
     match v {
         YVal::Nil | YVal::Bool(_) => true,
         YVal::Int(i) => i.abs() <= EXACT_INT,
@@ -262,11 +262,17 @@ fn round_trips(v: &YVal) -> bool {
         YVal::Float(f) => f.is_finite() && (f.fract() != 0.0 || f.abs() < EXACT_INT as f64),
         YVal::Str(s) => safe_string(s),
         YVal::Seq(items) => items.iter().all(round_trips),
-        YVal::Map(m) => m.entries.iter().all(|(k, v)| {
-            matches!(k, YVal::Str(s) if s.len() <= 128 && safe_string(s) && !s.contains(&b'\n'))
-                && round_trips(v)
-        }),
+        YVal::Map(m) => m
+            .entries
+            .iter()
+            .all(|(k, v)| matches!(k, YVal::Str(s) if key_round_trips(s)) && round_trips(v)),
+        YVal::Verbatim(block) => block.round_trips,
     }
+}
+
+/// [`round_trips`] for a map's string key.
+pub(super) fn key_round_trips(s: &[u8]) -> bool {
+    s.len() <= 128 && safe_string(s) && !s.contains(&b'\n')
 }
 
 fn safe_string(s: &[u8]) -> bool {

@@ -16,6 +16,7 @@ mod memo;
 mod positions;
 mod read;
 mod repeats;
+mod verbatim;
 
 use gotemplate::{Map, Value};
 

@@ -313,6 +313,9 @@ pub(crate) enum YVal {
     Str(Rc<[u8]>),
     Seq(Vec<YVal>),
     Map(YMap),
+    /// A non-empty block mapping not read yet, whose text is what `toYaml` writes for it
+    /// (see `verbatim`).
+    Verbatim(Rc<super::verbatim::Verbatim>),
 }
 
 impl YVal {
@@ -350,7 +353,9 @@ impl KeyIndex {
             // +0 and -0 are the same key.
             YVal::Float(f) => KeyRepr::Float(if *f == 0.0 { 0 } else { f.to_bits() }),
             YVal::Str(s) => KeyRepr::Str(s.clone()),
-            YVal::Seq(_) | YVal::Map(_) => unreachable!("checked by the decoder"),
+            YVal::Seq(_) | YVal::Map(_) | YVal::Verbatim(_) => {
+                unreachable!("checked by the decoder")
+            }
         }
     }
 }
@@ -591,6 +596,12 @@ fn parse_timestamp(s: &str) -> bool {
 }
 
 fn resolve_untyped(tag: &str, s: &str) -> (&'static str, YVal) {
+    resolve_non_string(tag, s).unwrap_or_else(|| (STR_TAG, YVal::str(s)))
+}
+
+/// [`resolve_untyped`] when `s` resolves to something other than a plain string (a
+/// timestamp included); `None` for a string, without copying it.
+pub(crate) fn resolve_non_string(tag: &str, s: &str) -> Option<(&'static str, YVal)> {
     let hint = match s.as_bytes().first() {
         None => b'N',
         Some(b'+' | b'-') => b'S',
@@ -601,34 +612,34 @@ fn resolve_untyped(tag: &str, s: &str) -> (&'static str, YVal) {
     };
     if hint != 0 && tag != STR_TAG && tag != BINARY_TAG {
         if let Some(r) = resolve_map(s) {
-            return r;
+            return Some(r);
         }
         match hint {
             b'.' => {
                 if let Some(f) = parse_float(s) {
-                    return (FLOAT_TAG, YVal::Float(f));
+                    return Some((FLOAT_TAG, YVal::Float(f)));
                 }
             }
             b'D' | b'S' => {
                 if (tag.is_empty() || tag == TIMESTAMP_TAG) && parse_timestamp(s) {
-                    return (TIMESTAMP_TAG, YVal::str(s));
+                    return Some((TIMESTAMP_TAG, YVal::str(s)));
                 }
                 let plain = s.replace('_', "");
                 if let Some(i) = parse_int_base0(&plain) {
-                    return (INT_TAG, YVal::Int(i));
+                    return Some((INT_TAG, YVal::Int(i)));
                 }
                 if let Some(u) = parse_uint_base0(&plain) {
-                    return (INT_TAG, YVal::Uint(u));
+                    return Some((INT_TAG, YVal::Uint(u)));
                 }
                 if let Some(f) = parse_float(&plain) {
-                    return (FLOAT_TAG, YVal::Float(f));
+                    return Some((FLOAT_TAG, YVal::Float(f)));
                 }
                 // "0b…" and "-0b…" are covered by the base-0 integer parse above.
             }
             _ => {}
         }
     }
-    (STR_TAG, YVal::str(s))
+    None
 }
 
 /// An untagged plain scalar's Go value (how go-yaml reads a JSON number back).
@@ -940,6 +951,7 @@ pub(crate) fn go_sharp_v(v: &YVal, top: bool) -> String {
             let parts: Vec<String> = parts.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
             format!("map[interface {{}}]interface {{}}{{{}}}", parts.join(", "))
         }
+        YVal::Verbatim(block) => go_sharp_v(&block.expand(), top),
     }
 }
 
@@ -1033,6 +1045,7 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
         YVal::Uint(u) => Value::Float(*u as f64),
         YVal::Float(f) => Value::Float(*f),
         YVal::Str(s) => Value::String(json_str(s)),
+        YVal::Verbatim(block) => to_json_value(&block.expand())?,
         YVal::Seq(items) => {
             let out: Result<Vec<Value>, Fail> = items.iter().map(to_json_value).collect();
             Value::List(List::new(out?))
@@ -1077,8 +1090,18 @@ impl LazyDoc {
 
 impl gotemplate::MapSource for LazyDoc {
     fn build(&self) -> std::collections::BTreeMap<Rc<str>, Value> {
-        let YVal::Map(m) = self.node() else {
-            unreachable!("a LazyDoc stands for a map")
+        let (root, path, m) = match self.node() {
+            YVal::Map(m) => (&self.root, &*self.path, m),
+            // A block not read yet: read now, as the root of its own lazy maps.
+            YVal::Verbatim(block) => {
+                let read = Rc::new(block.expand());
+                return LazyDoc {
+                    root: read,
+                    path: Rc::from([]),
+                }
+                .build();
+            }
+            _ => unreachable!("a LazyDoc stands for a map"),
         };
         m.entries
             .iter()
@@ -1088,7 +1111,7 @@ impl gotemplate::MapSource for LazyDoc {
                 let YVal::Str(k) = k else {
                     unreachable!("a LazyDoc key is a string")
                 };
-                (json_str(k), lazy_value(&self.root, &self.path, i, v))
+                (json_str(k), lazy_value(root, path, i, v))
             })
             .collect()
     }
@@ -1105,6 +1128,11 @@ fn lazy_value(root: &Rc<YVal>, parent: &[u32], step: usize, node: &YVal) -> Valu
     match node {
         YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
         YVal::Map(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
+            root: root.clone(),
+            path: path(),
+        }))),
+        // Verbatim blocks are non-empty maps.
+        YVal::Verbatim(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
             root: root.clone(),
             path: path(),
         }))),
@@ -1169,6 +1197,7 @@ pub(crate) fn yval_to_serde(v: &YVal) -> Option<serde_json::Value> {
         YVal::Uint(u) => number(*u as f64)?,
         YVal::Float(f) => number(*f)?,
         YVal::Str(s) => serde_json::Value::String(go_lossy_utf8(s)),
+        YVal::Verbatim(block) => yval_to_serde(&block.expand())?,
         YVal::Seq(items) => {
             serde_json::Value::Array(items.iter().map(yval_to_serde).collect::<Option<_>>()?)
         }
@@ -1221,6 +1250,25 @@ pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
     decode_general(input)
 }
 
+/// [`decode_first`] of a large text that `toYaml` may write back: blocks already written as
+/// `toYaml` writes them stay unread (see `verbatim`).
+pub(crate) fn decode_first_keeping_verbatim(text: &Rc<str>) -> Result<YVal, Fail> {
+    let Some(v) = super::fast::decode_keeping_verbatim(text) else {
+        return decode_first(text.as_bytes());
+    };
+    // Debug builds (all the tests) check the blocks left unread against reading them.
+    #[cfg(debug_assertions)]
+    {
+        let read = super::verbatim::expand_all(&v, &|y| Some(y.clone()));
+        let whole = decode_first(text.as_bytes()).expect("the fast reader took the text");
+        assert!(
+            same_yval(read.as_ref().unwrap_or(&v), &whole),
+            "a verbatim block reads differently"
+        );
+    }
+    Ok(v)
+}
+
 /// Structural equality of decoded values (entries in order, floats by bits).
 pub(crate) fn same_yval(a: &YVal, b: &YVal) -> bool {
     match (a, b) {
@@ -1240,6 +1288,9 @@ pub(crate) fn same_yval(a: &YVal, b: &YVal) -> bool {
                     .zip(&y.entries)
                     .all(|(a, b)| same_yval(&a.0, &b.0) && same_yval(&a.1, &b.1))
         }
+        (YVal::Verbatim(x), YVal::Verbatim(y)) => x.same_text(y),
+        // A verbatim block stands for its value read or for its value converted, depending on
+        // the tree; the callers that compare it with another node expand it first.
         _ => false,
     }
 }

@@ -152,6 +152,12 @@ fn fingerprint(v: &YVal, large: &mut Vec<(*const YVal, u64)>) -> (u64, usize) {
             }
             weight
         }
+        // The same block of the same document: its text is written as it is, never looked up.
+        YVal::Verbatim(block) => {
+            h.write_u8(9);
+            h.write_usize(std::rc::Rc::as_ptr(block) as *const u8 as usize);
+            block.emitted().len()
+        }
         YVal::Map(m) => {
             h.write_u8(8);
             h.write_usize(m.entries.len());

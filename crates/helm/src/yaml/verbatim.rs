@@ -1,0 +1,481 @@
+//! Blocks of a large document that are already written as `toYaml` writes them.
+//!
+//! Istio's CRD file was written by an emitter much like go-yaml's: its keys are sorted, its
+//! strings quoted and folded as go-yaml does. The base chart reads each CRD with `fromYaml`,
+//! replaces its labels and writes it back with `toYaml`. For every block the template does not
+//! touch (the CRD's whole `spec`, 95% of the text), the output is the input.
+//!
+//! [`find`] reads a document as the fast reader does and, instead of building its tree, drives
+//! the emitter as `toYaml` would for the value read, comparing each block's output with the
+//! block's own text as it goes (each byte is compared once, by the innermost block that is
+//! still equal). The largest blocks that compare equal become [`Verbatim`] nodes: the reader
+//! does not build them, and the emitter copies their text when it meets them in the state
+//! they were compared in. Anything else (another state, a template reading into the block)
+//! reads the block's text then.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::emit::Stream;
+use super::fast::Reader;
+use super::fast_repeats::{Key, Repeats};
+use super::read::YVal;
+use super::repeats::{StateAfter, StateBefore};
+
+/// Blocks shorter than this are cheap to read and write; a node for them would cost more.
+const MIN_BYTES: usize = 256;
+
+/// A block mapping of a document whose text is what the emitter writes for its value (after
+/// the JSON round trip `toYaml` makes) when it starts in the state `before`.
+pub(crate) struct Verbatim {
+    text: Rc<str>,
+    /// The emitter's output for the block: from just after the `:` or `-` before it to the
+    /// end of its last line (without the line break).
+    start: u32,
+    end: u32,
+    /// Where the reader reads the block: the line it starts on, its column, and where it
+    /// starts when that is not at the line's indentation (`- key: …`).
+    line: u32,
+    col: u32,
+    first: Option<u32>,
+    pub before: StateBefore,
+    pub after: StateAfter,
+    /// Whether reading the text back gives the value again (see `memo::round_trips`).
+    pub round_trips: bool,
+}
+
+impl std::fmt::Debug for Verbatim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Verbatim({}..{})", self.start, self.end)
+    }
+}
+
+impl Verbatim {
+    /// The emitter's output for the block, in the state [`Verbatim::before`].
+    pub fn emitted(&self) -> &[u8] {
+        &self.text.as_bytes()[self.start as usize..self.end as usize]
+    }
+
+    /// The same block `delta` bytes further on in the document (a copy of its text there).
+    fn moved(&self, delta: isize) -> Verbatim {
+        let at = |x: u32| (x as isize + delta) as u32;
+        Verbatim {
+            text: self.text.clone(),
+            start: at(self.start),
+            end: at(self.end),
+            line: at(self.line),
+            col: self.col,
+            first: self.first.map(at),
+            before: self.before,
+            after: self.after,
+            round_trips: self.round_trips,
+        }
+    }
+
+    /// Where the block's output starts in the document (just after the `:` or `-`).
+    pub fn start(&self) -> u32 {
+        self.start
+    }
+
+    /// Where it ends: before the line break of its last line.
+    pub fn end(&self) -> u32 {
+        self.end
+    }
+
+    /// Whether two nodes stand for the same text (then for the same value).
+    pub fn same_text(&self, other: &Verbatim) -> bool {
+        self.before == other.before && self.emitted() == other.emitted()
+    }
+
+    /// go-yaml's value of the block, read from its text.
+    pub fn expand(&self) -> YVal {
+        let mut reader = Reader::from_line(self.text.as_bytes(), self.line as usize);
+        let value = reader.block_at(self.col as usize, self.first.map(|f| f as usize));
+        // `find` read this block with the same reader before recording it.
+        value.expect("a verbatim block reads as it was read when found")
+    }
+}
+
+/// `v` with every verbatim block replaced by `convert` of its value (the reader's, or what
+/// `convert` makes of it); `None` when `v` holds none. For the checks of debug builds.
+#[cfg(debug_assertions)]
+pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> Option<YVal> {
+    fn has_verbatim(v: &YVal) -> bool {
+        match v {
+            YVal::Verbatim(_) => true,
+            YVal::Seq(items) => items.iter().any(has_verbatim),
+            YVal::Map(m) => m.entries.iter().any(|(_, v)| has_verbatim(v)),
+            _ => false,
+        }
+    }
+    fn expand(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> YVal {
+        match v {
+            YVal::Verbatim(block) => {
+                convert(&block.expand()).expect("a verbatim block converts as it did when found")
+            }
+            YVal::Seq(items) => YVal::Seq(items.iter().map(|i| expand(i, convert)).collect()),
+            YVal::Map(m) => YVal::Map(super::read::YMap::from_distinct(
+                m.entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), expand(v, convert)))
+                    .collect(),
+            )),
+            other => other.clone(),
+        }
+    }
+    has_verbatim(v).then(|| expand(v, convert))
+}
+
+/// The largest blocks of `text` (a document in the fast reader's subset) that are written as
+/// `toYaml` writes them, in the order they start; none when the reader gives up on `text`.
+pub(super) fn find(text: &Rc<str>) -> Vec<Verbatim> {
+    let Some(mut reader) = Reader::document(text.as_bytes(), true) else {
+        return Vec::new();
+    };
+    let repeats = reader.take_repeats();
+    let mut v = Verifier {
+        text,
+        r: reader,
+        e: Stream::new(),
+        open: Vec::new(),
+        found: Vec::new(),
+        repeats,
+        seen: HashMap::new(),
+    };
+    match v.root() {
+        Some(()) => v.found,
+        None => Vec::new(),
+    }
+}
+
+/// A block being compared: where its text starts, where its output starts, and whether the
+/// two are still equal.
+struct Open {
+    from: usize,
+    out_from: usize,
+    equal: bool,
+}
+
+struct Verifier<'a> {
+    text: &'a Rc<str>,
+    r: Reader<'a>,
+    e: Stream,
+    open: Vec<Open>,
+    found: Vec<Verbatim>,
+    /// The document's blocks that look repeated (see `fast_repeats`), and those read whole.
+    repeats: Option<Repeats>,
+    seen: HashMap<Key, Vec<Seen>>,
+}
+
+/// A repeated block as it was read and written the first time: a later block with the same
+/// text, at the same depth and in the same emitter state, is written the same.
+struct Seen {
+    start: usize,
+    end: usize,
+    depth: usize,
+    before: StateBefore,
+    output: std::ops::Range<usize>,
+    after: StateAfter,
+    found: Found,
+    is_map: bool,
+    /// The verbatim blocks found in it.
+    inside: Vec<Verbatim>,
+}
+
+/// What a node's reading found out: whether its keys are in the emitter's order and each
+/// once (`ordered`), and whether its text reads back as its value (`round_trips`).
+#[derive(Clone, Copy)]
+struct Found {
+    ordered: bool,
+    round_trips: bool,
+}
+
+impl Found {
+    const YES: Found = Found {
+        ordered: true,
+        round_trips: true,
+    };
+
+    fn and(self, other: Found) -> Found {
+        Found {
+            ordered: self.ordered && other.ordered,
+            round_trips: self.round_trips && other.round_trips,
+        }
+    }
+}
+
+impl Verifier<'_> {
+    fn root(&mut self) -> Option<()> {
+        // The document itself is never a node of its own (nothing holds it), so it is read as
+        // a block whose output is not compared.
+        self.r.enter()?;
+        let c = self.r.pos;
+        if self.r.is_seq_entry(c) {
+            self.sequence(0, false)?;
+        } else {
+            self.mapping(0, None, false)?;
+        }
+        self.r.leave();
+        self.r.skip_blank_lines()?;
+        (self.r.pos >= self.r.s.len()).then_some(())
+    }
+
+    /// Compares the output written since `out_start` with the text it stands for, in the
+    /// innermost open block.
+    fn compare(&mut self, out_start: usize) {
+        let Some(open) = self.open.last_mut() else {
+            return;
+        };
+        if !open.equal {
+            return;
+        }
+        let out = self.e.out();
+        let from = open.from + (out_start - open.out_from);
+        let to = from + (out.len() - out_start);
+        if self.r.s.get(from..to) != Some(&out[out_start..]) {
+            for o in self.open.iter_mut() {
+                o.equal = false;
+            }
+        }
+    }
+
+    /// A block collection at column `col` (see `Reader::block_at`) whose output starts right
+    /// after the source's byte `from - 1` (the `:` or `-` before it); `mapping`: the value of
+    /// a mapping key.
+    fn block(
+        &mut self,
+        col: usize,
+        start: Option<usize>,
+        from: usize,
+        mapping: bool,
+    ) -> Option<Found> {
+        self.r.enter()?;
+        let line = self.r.pos;
+        let depth = self.r.depth();
+        let before = self.e.state_before(mapping);
+        let out_from = self.e.out().len();
+        let found_from = self.found.len();
+        self.open.push(Open {
+            from,
+            out_from,
+            equal: true,
+        });
+        let repeat = match start {
+            None => self.repeats.as_ref().and_then(|r| r.block_at(line)),
+            Some(_) => None,
+        };
+        let copied = repeat.and_then(|(end, key)| self.copy_of(line, end, key, depth, before));
+        let (is_map, found) = match copied {
+            Some(copy) => copy,
+            None => {
+                let c = start.unwrap_or(self.r.pos + col);
+                let is_map = !self.r.is_seq_entry(c);
+                let found = if is_map {
+                    self.mapping(col, start, mapping)?
+                } else {
+                    self.sequence(col, mapping)?
+                };
+                (is_map, found)
+            }
+        };
+        self.r.leave();
+        let open = self.open.pop().expect("pushed above");
+        let s = self.r.s;
+        // The block's text ends before the line break that ends its last line.
+        let end = if self.r.pos > 0 && s[self.r.pos - 1] == b'\n' {
+            self.r.pos - 1
+        } else {
+            self.r.pos
+        };
+        let equal = open.equal
+            && found.ordered
+            && end >= from
+            && end - from == self.e.out().len() - open.out_from;
+        // The enclosing block compared its text up to here in its own terms; the block's
+        // text must sit where its output does there too.
+        let in_place = self
+            .open
+            .last()
+            .is_none_or(|p| p.from + (open.out_from - p.out_from) == from);
+        if !equal || !in_place {
+            for o in self.open.iter_mut() {
+                o.equal = false;
+            }
+        } else if is_map && end - from >= MIN_BYTES {
+            // The blocks inside this one are part of it.
+            while self.found.last().is_some_and(|v| v.start as usize >= from) {
+                self.found.pop();
+            }
+            self.found.push(Verbatim {
+                text: self.text.clone(),
+                start: from as u32,
+                end: end as u32,
+                line: line as u32,
+                col: col as u32,
+                first: start.map(|f| f as u32),
+                before,
+                after: self.e.state_after(),
+                round_trips: found.round_trips,
+            });
+        }
+        if let Some((block_end, key)) = repeat
+            && copied.is_none()
+            && self.r.pos == block_end
+        {
+            let seen = Seen {
+                start: line,
+                end: block_end,
+                depth,
+                before,
+                output: out_from..self.e.out().len(),
+                after: self.e.state_after(),
+                found,
+                is_map,
+                inside: self.found[found_from..]
+                    .iter()
+                    .map(|v| v.moved(0))
+                    .collect(),
+            };
+            self.seen.entry(key).or_default().push(seen);
+        }
+        Some(found)
+    }
+
+    /// A block read before with the same text (see [`Seen`]): its output written again, its
+    /// verbatim blocks found again here; whether it is a mapping, and what its reading found.
+    fn copy_of(
+        &mut self,
+        start: usize,
+        end: usize,
+        key: Key,
+        depth: usize,
+        before: StateBefore,
+    ) -> Option<(bool, Found)> {
+        // After a document marker the reader gives up; the copy must not hide that.
+        let after = &self.r.s[end..];
+        if after.starts_with(b"---") || after.starts_with(b"...") || after.starts_with(b"%") {
+            return None;
+        }
+        let s = self.r.s;
+        let seen = self.seen.get(&key)?.iter().find(|p| {
+            p.depth == depth && p.before == before && s[p.start..p.end] == s[start..end]
+        })?;
+        let delta = start as isize - seen.start as isize;
+        let (output, after, found, is_map) =
+            (seen.output.clone(), seen.after, seen.found, seen.is_map);
+        self.found
+            .extend(seen.inside.iter().map(|v| v.moved(delta)));
+        let out_start = self.e.out().len();
+        self.e.repeat_output(output, after);
+        self.compare(out_start);
+        self.r.pos = end;
+        Some((is_map, found))
+    }
+
+    fn mapping(&mut self, col: usize, mut start: Option<usize>, mapping: bool) -> Option<Found> {
+        self.e.begin_map(mapping);
+        let mut found = Found::YES;
+        let mut keys: Vec<Rc<[u8]>> = Vec::new();
+        loop {
+            let c = start.take().unwrap_or(self.r.pos + col);
+            let (key, after) = self.r.key(c)?;
+            let YVal::Str(key) = key else { return None };
+            let out_start = self.e.out().len();
+            // A key the emitter writes in the long form is left to the general path.
+            let round_trips = self.e.map_key(&key)?;
+            found.round_trips &= round_trips;
+            self.compare(out_start);
+            found = found.and(self.value_after(after, col)?);
+            keys.push(key);
+            self.r.skip_blank_lines()?;
+            if self.r.pos >= self.r.s.len() {
+                break;
+            }
+            let ind = self.r.indent();
+            if ind < col {
+                break;
+            }
+            if ind > col || self.r.is_seq_entry(self.r.pos + ind) {
+                return None;
+            }
+        }
+        self.e.end_block();
+        found.ordered &= super::emit::in_emitted_order(&keys);
+        Some(found)
+    }
+
+    fn sequence(&mut self, col: usize, mapping: bool) -> Option<Found> {
+        self.e.begin_seq(mapping);
+        let mut found = Found::YES;
+        loop {
+            let c = self.r.pos + col;
+            let out_start = self.e.out().len();
+            self.e.seq_item();
+            self.compare(out_start);
+            let item = if self.r.at(c + 1) == b'\n' {
+                self.nested(col, false, c + 1)?
+            } else {
+                let q = c + 1 + self.r.s[c + 1..].iter().take_while(|&&b| b == b' ').count();
+                if self.r.is_seq_entry(q) || self.r.at(q) == b'\n' {
+                    return None;
+                }
+                if self.r.key(q).is_some() {
+                    let line = self.r.pos;
+                    self.block(q - line, Some(q), c + 1, false)?
+                } else {
+                    self.scalar(q, col, false)?
+                }
+            };
+            found = found.and(item);
+            self.r.skip_blank_lines()?;
+            if self.r.pos >= self.r.s.len() {
+                break;
+            }
+            let ind = self.r.indent();
+            if ind < col || (ind == col && !self.r.is_seq_entry(self.r.pos + ind)) {
+                break;
+            }
+            if ind > col {
+                return None;
+            }
+        }
+        self.e.end_block();
+        Some(found)
+    }
+
+    /// The value after `key:` (at `after`) of a mapping at column `col`.
+    fn value_after(&mut self, after: usize, col: usize) -> Option<Found> {
+        let q = after + self.r.s[after..].iter().take_while(|&&b| b == b' ').count();
+        if self.r.at(q) == b'\n' || (q > after && self.r.at(q) == b'#') {
+            return self.nested(col, true, after);
+        }
+        self.scalar(q, col, true)
+    }
+
+    /// `Reader::nested`, the node's output starting after the source's byte `from - 1`.
+    fn nested(&mut self, col: usize, in_mapping: bool, from: usize) -> Option<Found> {
+        self.r.next_line();
+        self.r.skip_blank_lines()?;
+        if self.r.pos < self.r.s.len() {
+            let ind = self.r.indent();
+            if ind > col || (in_mapping && ind == col && self.r.is_seq_entry(self.r.pos + ind)) {
+                return self.block(ind, None, from, in_mapping);
+            }
+        }
+        let out_start = self.e.out().len();
+        self.e.scalar(&YVal::Nil, in_mapping)?;
+        self.compare(out_start);
+        Some(Found::YES)
+    }
+
+    fn scalar(&mut self, q: usize, col: usize, mapping: bool) -> Option<Found> {
+        let value = self.r.scalar(q, col)?;
+        let out_start = self.e.out().len();
+        let round_trips = self.e.scalar(&value, mapping)?;
+        self.compare(out_start);
+        Some(Found {
+            ordered: true,
+            round_trips,
+        })
+    }
+}
