@@ -583,8 +583,7 @@ fn collect(
             let data = std::fs::read(&path).map_err(io(&path))?;
             let data = data
                 .strip_prefix(b"\xEF\xBB\xBF".as_slice())
-                .unwrap_or(&data)
-                .to_vec();
+                .unwrap_or(&data);
             out.push(ChartFile {
                 path: rel,
                 data: Rc::from(data),

@@ -1374,8 +1374,11 @@ pub(crate) fn marshal(v: &YVal) -> String {
 pub(super) struct Stream(Emitter<'static>);
 
 impl Stream {
-    pub fn new() -> Stream {
-        Stream(Emitter::new())
+    /// A stream whose output will be about `size` bytes.
+    pub fn with_capacity(size: usize) -> Stream {
+        let mut e = Emitter::new();
+        e.out.reserve(size);
+        Stream(e)
     }
 
     pub fn out(&self) -> &[u8] {

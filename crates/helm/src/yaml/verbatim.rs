@@ -136,7 +136,8 @@ pub(super) fn find(text: &Rc<str>) -> Vec<Verbatim> {
     let mut v = Verifier {
         text,
         r: reader,
-        e: Stream::new(),
+        // The output is about as long as the text (a little longer where it quotes).
+        e: Stream::with_capacity(text.len() + text.len() / 8),
         open: Vec::new(),
         found: Vec::new(),
         repeats,
