@@ -36,12 +36,55 @@ pub enum ChartError {
 #[derive(Clone, Debug)]
 pub struct ChartFile {
     pub path: String,
-    pub data: Rc<[u8]>,
+    pub data: FileData,
 }
 
 impl ChartFile {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.data).into_owned()
+    }
+}
+
+/// A file's bytes, kept as text when they are UTF-8: `.Files.Get` then shares them instead of
+/// copying (Istio's CRD file is 1 MB).
+#[derive(Clone, Debug)]
+pub enum FileData {
+    Text(Rc<str>),
+    Binary(Rc<[u8]>),
+}
+
+impl FileData {
+    pub fn new(bytes: &[u8]) -> FileData {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => FileData::Text(Rc::from(text)),
+            Err(_) => FileData::Binary(Rc::from(bytes)),
+        }
+    }
+
+    /// The file as a Go string converts it (invalid UTF-8 replaced).
+    pub fn text(&self) -> Rc<str> {
+        match self {
+            FileData::Text(text) => text.clone(),
+            FileData::Binary(bytes) => Rc::from(crate::utf8_lossy(bytes)),
+        }
+    }
+
+    pub fn bytes(&self) -> Rc<[u8]> {
+        match self {
+            FileData::Text(text) => Rc::from(text.as_bytes()),
+            FileData::Binary(bytes) => bytes.clone(),
+        }
+    }
+}
+
+impl std::ops::Deref for FileData {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileData::Text(text) => text.as_bytes(),
+            FileData::Binary(bytes) => bytes,
+        }
     }
 }
 
@@ -172,7 +215,7 @@ impl Chart {
                             message: e.to_string(),
                         })?;
                 }
-                "values.schema.json" => schema = Some(file.data.clone()),
+                "values.schema.json" => schema = Some(file.data.bytes()),
                 path if path.starts_with("templates/") => templates.push(file),
                 path if path.starts_with("charts/") && !path.ends_with(".prov") => {
                     let rest = &path["charts/".len()..];
@@ -520,7 +563,7 @@ pub fn load_archive(data: &[u8]) -> Result<Chart, ChartError> {
         std::io::Read::read_to_end(&mut entry, &mut content).map_err(archive_error)?;
         files.push(ChartFile {
             path: relative,
-            data: Rc::from(content),
+            data: FileData::new(&content),
         });
     }
     if files.is_empty() {
@@ -586,7 +629,7 @@ fn collect(
                 .unwrap_or(&data);
             out.push(ChartFile {
                 path: rel,
-                data: Rc::from(data),
+                data: FileData::new(data),
             });
         }
     }

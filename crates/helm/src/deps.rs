@@ -270,7 +270,7 @@ mod tests {
                 .iter()
                 .map(|(p, t)| ChartFile {
                     path: p.to_string(),
-                    data: std::rc::Rc::from(t.as_bytes()),
+                    data: crate::chart::FileData::new(t.as_bytes()),
                 })
                 .collect(),
         )

@@ -6,6 +6,8 @@ use std::rc::Rc;
 
 use gotemplate::{ArgType, Func, FuncError, List, Map, Object, Value};
 
+use crate::chart::FileData;
+
 /// Helm 4.1.4's identity, as `.Capabilities.HelmVersion` shows it.
 pub const HELM_VERSION: &str = "v4.1.4";
 const HELM_GIT_COMMIT: &str = "05fa37973dc9e42b76e1d2883494c87174b6074f";
@@ -256,18 +258,18 @@ impl Object for Capabilities {
 /// `engine.files`: the chart's non-template files, with Helm's accessors.
 pub struct Files {
     // Shared, because every method lookup (`.Files.Get`) hands the accessor its own handle.
-    files: Rc<[(String, Rc<[u8]>)]>,
+    files: Rc<[(String, FileData)]>,
 }
 
 impl Files {
-    pub fn new(mut files: Vec<(String, Rc<[u8]>)>) -> Files {
+    pub fn new(mut files: Vec<(String, FileData)>) -> Files {
         files.sort_by(|a, b| a.0.cmp(&b.0));
         Files {
             files: files.into(),
         }
     }
 
-    fn get(&self, name: &str) -> Option<&Rc<[u8]>> {
+    fn get(&self, name: &str) -> Option<&FileData> {
         self.files
             .iter()
             .find(|(path, _)| path == name)
@@ -325,9 +327,7 @@ impl Object for Files {
         match name {
             "Get" => Some(Files::accessor(
                 |files, name| {
-                    let data = files
-                        .get(name)
-                        .map(|d| Value::String(Rc::from(crate::utf8_lossy(d))));
+                    let data = files.get(name).map(|d| Value::String(d.text()));
                     Ok(data.unwrap_or_else(|| Value::str("")))
                 },
                 this,
@@ -338,7 +338,7 @@ impl Object for Files {
                     Ok(Value::Bytes(
                         files
                             .get(name)
-                            .cloned()
+                            .map(FileData::bytes)
                             .unwrap_or_else(|| Rc::from(&[][..])),
                     ))
                 },
@@ -408,7 +408,7 @@ impl Object for Files {
     fn as_value(&self) -> Option<Value> {
         let map = Map::named("engine.files");
         for (path, data) in self.files.iter() {
-            map.insert(path.as_str(), Value::Bytes(data.clone()));
+            map.insert(path.as_str(), Value::Bytes(data.bytes()));
         }
         Some(Value::Map(map))
     }

@@ -24,11 +24,14 @@ fn indent(spaces: i64, text: &str) -> Result<String, FuncError> {
 }
 
 /// Go's `strings.Split`: an empty separator splits into characters.
-fn go_split(text: &str, sep: &str) -> Vec<String> {
+fn go_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
     if sep.is_empty() {
-        return text.chars().map(String::from).collect();
+        return text
+            .char_indices()
+            .map(|(i, c)| &text[i..i + c.len_utf8()])
+            .collect();
     }
-    text.split(sep).map(String::from).collect()
+    text.split(sep).collect()
 }
 
 /// Go's `unicode.ToUpper`/`ToLower` applied rune by rune (no multi-character expansions).
@@ -396,7 +399,7 @@ pub(super) fn register(map: &mut FuncMap) {
         |_, a| {
             let m = Map::named("map[string]string");
             for (i, part) in go_split(s(&a, 1), s(&a, 0)).into_iter().enumerate() {
-                m.insert(format!("_{i}"), Value::from(part));
+                m.insert(format!("_{i}"), Value::str(part));
             }
             Ok(Value::Map(m))
         },
@@ -409,9 +412,10 @@ pub(super) fn register(map: &mut FuncMap) {
         "[]string",
         false,
         |_, a| {
+            // Istio's CRD file is split into 15 parts of 1 MB in all: each is copied once.
             let items = go_split(s(&a, 1), s(&a, 0))
                 .into_iter()
-                .map(Value::from)
+                .map(Value::str)
                 .collect();
             Ok(Value::List(List::typed(items, "string")))
         },
@@ -550,11 +554,14 @@ pub(super) fn register_more(map: &mut FuncMap) {
             } else if count < 0 || sep.is_empty() {
                 let all = go_split(text, sep);
                 if count > 0 && all.len() > count as usize {
-                    let mut head: Vec<String> = all[..count as usize - 1].to_vec();
+                    let mut head: Vec<String> = all[..count as usize - 1]
+                        .iter()
+                        .map(|p| p.to_string())
+                        .collect();
                     head.push(all[count as usize - 1..].concat());
                     head
                 } else {
-                    all
+                    all.into_iter().map(String::from).collect()
                 }
             } else {
                 text.splitn(count as usize, sep).map(String::from).collect()

@@ -1427,6 +1427,14 @@ impl Stream {
     /// changes the key or the emitter writes it in the long form (`? key`); otherwise whether
     /// it reads back as itself.
     pub fn map_key(&mut self, key: &std::rc::Rc<[u8]>) -> Option<bool> {
+        // Most keys are words written as they are (see `plain_as_read`): a simple key, written
+        // plain, that reads back.
+        if key.len() <= 128 && plain_as_read(key) {
+            self.0.write_indent();
+            self.plain(key, true, true);
+            self.0.write_indicator(b":", false, false, false);
+            return Some(true);
+        }
         let k = json_bytes_to_yval(key).ok()?;
         if !matches!(&k, YVal::Str(b) if **b == **key) || !check_simple_key(&k) {
             return None;
@@ -1435,6 +1443,30 @@ impl Stream {
         self.0.emit_leaf(&k, true, true);
         self.0.write_indicator(b":", false, false, false);
         Some(super::memo::key_round_trips(key))
+    }
+
+    /// A string for which [`plain_as_read`] holds, written as [`Stream::scalar`] writes it
+    /// (without its analysis, which [`plain_as_read`] stands for).
+    pub fn plain_string(&mut self, s: &[u8], mapping: bool) {
+        self.plain(s, mapping, false);
+    }
+
+    /// `emit_leaf` of a string for which [`plain_as_read`] holds.
+    fn plain(&mut self, s: &[u8], mapping: bool, simple_key: bool) {
+        #[cfg(debug_assertions)]
+        {
+            let a = analyze_scalar(s);
+            let text = std::str::from_utf8(s).expect("ASCII");
+            assert!(
+                string_style(text) == Style::Plain && a.block_plain_allowed && !a.multiline,
+                "{text:?} is not written plain"
+            );
+        }
+        self.0.mapping_context = mapping;
+        self.0.simple_key_context = simple_key;
+        self.0.increase_indent(true, false);
+        self.0.write_plain(s, !simple_key);
+        self.0.pop_indent();
     }
 
     /// A decoded scalar (or `[]`, `{}`) that is a key's value (`mapping`) or an item, written
@@ -1447,6 +1479,22 @@ impl Stream {
         self.0.emit_leaf(&converted, mapping, false);
         Some(super::memo::round_trips(&converted))
     }
+}
+
+/// Whether `s`, the rest of a line after `key: ` or `- `, is a plain scalar that reads as
+/// itself, a string that the emitter writes plain and that reads back as written: printable
+/// ASCII starting with a letter or digit, without `:` or `#` (which could end it or start a
+/// comment) or a trailing space, and not a word that resolves to another type.
+pub(super) fn plain_as_read(s: &[u8]) -> bool {
+    let Some((&first, rest)) = s.split_first() else {
+        return false;
+    };
+    first.is_ascii_alphanumeric()
+        && s.last() != Some(&b' ')
+        && rest
+            .iter()
+            .all(|&b| (0x20..=0x7e).contains(&b) && b != b':' && b != b'#')
+        && std::str::from_utf8(s).is_ok_and(|t| super::read::resolve_non_string("", t).is_none())
 }
 
 /// Whether the emitter writes a mapping's keys in the order given (they are the keys of a

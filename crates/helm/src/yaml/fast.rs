@@ -166,7 +166,7 @@ impl<'a> Reader<'a> {
         self.s.get(i).copied().unwrap_or(b'\n')
     }
 
-    fn line_end(&self, from: usize) -> usize {
+    pub fn line_end(&self, from: usize) -> usize {
         self.s[from..]
             .iter()
             .position(|&b| b == b'\n')
