@@ -441,21 +441,34 @@ pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let detect = || Detected::from_current_cluster();
     let detect: Option<Detect<'_>> = args.cluster_specific.then_some(&detect);
     let (_, generated) = render(&args.input, args.force, detect)?;
-    let out = manifest::order::print_objects(&generated.sorted_objects());
+    let objects = generated.sorted_objects();
+    let written = match &args.output {
+        Some(path) => {
+            let failure = |step: &str, e: std::io::Error| {
+                MeshFailure(format!(
+                    "write manifest to {:?}: {step} {}: {}",
+                    path.display().to_string(),
+                    path.display(),
+                    io_error_text(&e)
+                ))
+            };
+            let file = std::fs::File::create(path).map_err(|e| failure("open", e))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+            manifest::order::write_objects(&objects, &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| failure("write", e))
+        }
+        None => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            manifest::order::write_objects(&objects, &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| MeshFailure(format!("writing output: {e}")))
+        }
+    };
     // The process ends after printing: freeing the objects' trees (megabytes of small nodes
     // for Istio's CRDs) would only cost time.
     std::mem::forget(generated);
-    match &args.output {
-        Some(path) => std::fs::write(path, out).map_err(|e| {
-            MeshFailure(format!(
-                "write manifest to {:?}: open {}: {}",
-                path.display().to_string(),
-                path.display(),
-                io_error_text(&e)
-            ))
-        }),
-        None => write_stdout(&out),
-    }
+    written
 }
 
 pub fn write_stdout(text: &str) -> Result<(), MeshFailure> {

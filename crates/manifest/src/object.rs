@@ -219,6 +219,11 @@ impl Object {
     }
 
     /// [`Object::to_yaml`], appended to `out` (without copying a remembered text first).
+    /// The object's YAML when it is kept as text (see [`Object::write_yaml`]).
+    pub fn kept_yaml(&self) -> Option<&str> {
+        self.canonical.as_deref().map(|s| s.as_str())
+    }
+
     pub fn write_yaml(&self, out: &mut String) {
         match &self.canonical {
             Some(yaml) => out.push_str(yaml),

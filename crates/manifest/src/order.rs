@@ -43,3 +43,26 @@ pub fn print_objects<T: Borrow<Object>>(objects: &[T]) -> String {
     }
     out
 }
+
+/// [`print_objects`] written to `w` as it goes (the output of a full install is over 1 MB;
+/// most objects' YAML is kept already and is written without a copy).
+pub fn write_objects<T: Borrow<Object>>(
+    objects: &[T],
+    w: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let mut made = String::new();
+    for obj in objects {
+        let obj = obj.borrow();
+        let yaml = match obj.kept_yaml() {
+            Some(yaml) => yaml,
+            None => {
+                made.clear();
+                obj.write_yaml(&mut made);
+                &made
+            }
+        };
+        w.write_all(yaml.as_bytes())?;
+        w.write_all(b"\n---\n")?;
+    }
+    Ok(())
+}
