@@ -73,7 +73,7 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
 fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
     let mut objects = 0;
     for part in split_yaml_documents(&file.text) {
-        let doc = map_from_yaml(&part).map_err(|message| MergeError::SplitFile {
+        let doc = map_from_yaml(part).map_err(|message| MergeError::SplitFile {
             file: file.name.clone(),
             message,
         })?;
@@ -95,26 +95,24 @@ fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
 
 /// Istio's `yml.SplitString`: parts between lines starting with `---`, trimmed, empty ones
 /// dropped. (A last line without a newline is always content.)
-pub fn split_yaml_documents(text: &str) -> Vec<String> {
+/// Each part is a slice of `text`: the lines between two separators are contiguous there.
+pub fn split_yaml_documents(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
-    let mut active = String::new();
-    let mut rest = text;
-    while let Some(nl) = rest.find('\n') {
-        let line = &rest[..=nl];
-        if line.starts_with("---") {
-            parts.push(std::mem::take(&mut active));
-        } else {
-            active.push_str(line);
+    let mut start = 0;
+    let mut line = 0;
+    while let Some(nl) = text[line..].find('\n') {
+        let end = line + nl + 1;
+        if text[line..].starts_with("---") {
+            parts.push(&text[start..line]);
+            start = end;
         }
-        rest = &rest[nl + 1..];
+        line = end;
     }
-    active.push_str(rest);
-    if !active.is_empty() {
-        parts.push(active);
-    }
+    // The last line, without a newline, is content even when it starts with `---`.
+    parts.push(&text[start..]);
     parts
-        .iter()
-        .map(|p| p.trim_matches(|c: char| c.is_whitespace()).to_string())
+        .into_iter()
+        .map(|p| p.trim_matches(|c: char| c.is_whitespace()))
         .filter(|p| !p.is_empty())
         .collect()
 }
