@@ -122,7 +122,7 @@ impl Key {
 pub fn read_objects(file: &str, text: &str) -> Result<Vec<Object>, DiffError> {
     let mut out = Vec::new();
     for doc in iop::merge::split_yaml_documents(text) {
-        if let Some(o) = Object::from_yaml(&doc).map_err(|source| DiffError::Object {
+        if let Some(o) = Object::from_yaml(doc).map_err(|source| DiffError::Object {
             file: file.to_string(),
             source,
         })? {

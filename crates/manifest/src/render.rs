@@ -90,7 +90,7 @@ pub fn render_chart(
             continue;
         }
         for doc in iop::merge::split_yaml_documents(text) {
-            if let Some(obj) = Object::from_yaml_memo(&doc, Some(&memo))? {
+            if let Some(obj) = Object::from_yaml_memo(doc, Some(&memo))? {
                 out.objects.push(obj);
             }
         }
@@ -99,7 +99,7 @@ pub fn render_chart(
     crds.sort_by(|a, b| a.1.path.cmp(&b.1.path));
     for (_, crd) in crds {
         for doc in iop::merge::split_yaml_documents(&crd.text()) {
-            if let Some(obj) = Object::from_yaml(&doc)? {
+            if let Some(obj) = Object::from_yaml(doc)? {
                 out.objects.push(obj);
             }
         }
