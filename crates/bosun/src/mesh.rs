@@ -442,6 +442,11 @@ pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
     let detect: Option<Detect<'_>> = args.cluster_specific.then_some(&detect);
     let (_, generated) = render(&args.input, args.force, detect)?;
     let objects = generated.sorted_objects();
+    let write = |out: &mut dyn Write| {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+        manifest::order::write_objects(&objects, &mut w)?;
+        w.flush()
+    };
     let written = match &args.output {
         Some(path) => {
             let failure = |step: &str, e: std::io::Error| {
@@ -452,18 +457,11 @@ pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
                     io_error_text(&e)
                 ))
             };
-            let file = std::fs::File::create(path).map_err(|e| failure("open", e))?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-            manifest::order::write_objects(&objects, &mut w)
-                .and_then(|()| w.flush())
-                .map_err(|e| failure("write", e))
+            let mut file = std::fs::File::create(path).map_err(|e| failure("open", e))?;
+            write(&mut file).map_err(|e| failure("write", e))
         }
-        None => {
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            manifest::order::write_objects(&objects, &mut w)
-                .and_then(|()| w.flush())
-                .map_err(|e| MeshFailure(format!("writing output: {e}")))
-        }
+        None => write(&mut std::io::stdout().lock())
+            .map_err(|e| MeshFailure(format!("writing output: {e}"))),
     };
     // The process ends after printing: freeing the objects' trees (megabytes of small nodes
     // for Istio's CRDs) would only cost time.

@@ -225,7 +225,7 @@ impl Object {
     }
 
     pub fn write_yaml(&self, out: &mut String) {
-        match &self.canonical {
+        match self.kept_yaml() {
             Some(yaml) => out.push_str(yaml),
             None => out.push_str(&self.to_yaml()),
         }

@@ -36,12 +36,9 @@ pub fn sort_objects<T: Borrow<Object>>(objects: &mut [T]) {
 
 /// `manifest generate`'s stdout: every object's YAML followed by `\n---\n`.
 pub fn print_objects<T: Borrow<Object>>(objects: &[T]) -> String {
-    let mut out = String::new();
-    for obj in objects {
-        obj.borrow().write_yaml(&mut out);
-        out.push_str("\n---\n");
-    }
-    out
+    let mut out = Vec::new();
+    write_objects(objects, &mut out).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("objects' YAML is text")
 }
 
 /// [`print_objects`] written to `w` as it goes (the output of a full install is over 1 MB;

@@ -426,7 +426,7 @@ fn is_base60_float(s: &str) -> bool {
 }
 
 fn string_style(s: &str) -> Style {
-    let can_use_plain = { super::read::resolve_non_string("", s).is_none() && !is_base60_float(s) };
+    let can_use_plain = super::read::resolve_non_string("", s).is_none() && !is_base60_float(s);
     if s.contains('\n') {
         Style::Literal
     } else if can_use_plain {
@@ -936,21 +936,19 @@ impl<'a> Emitter<'a> {
                 // Another state than the one the block was compared in: written from its value.
                 match lazy_doc_to_yval(&block.expand()) {
                     Ok(value) => {
-                        let repeats = self.repeats.take();
+                        // An emitter of the value's own lifetime (repeats refer to nodes of the
+                        // tree being written), continuing this one's output and state.
                         let mut inner = Emitter {
+                            out: std::mem::take(&mut self.out),
+                            indents: std::mem::take(&mut self.indents),
                             repeats: None,
-                            out: Vec::new(),
-                            indents: Vec::new(),
                             ..*self
                         };
-                        std::mem::swap(&mut inner.out, &mut self.out);
-                        std::mem::swap(&mut inner.indents, &mut self.indents);
                         inner.emit_node_once(&value, mapping, simple_key);
-                        std::mem::swap(&mut inner.out, &mut self.out);
-                        std::mem::swap(&mut inner.indents, &mut self.indents);
-                        self.indent = inner.indent;
                         self.restore(inner.state_after());
-                        self.repeats = repeats;
+                        self.indent = inner.indent;
+                        self.out = inner.out;
+                        self.indents = inner.indents;
                     }
                     // `verbatim::find` converted every scalar of the block.
                     Err(()) => unreachable!("a verbatim block converts"),

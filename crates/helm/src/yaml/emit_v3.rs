@@ -7,7 +7,7 @@
 
 use gotemplate::{IntKind, Value};
 
-use super::super::read::{STR_TAG, YMap, YVal, resolve_untyped_pub};
+use super::super::read::{YMap, YVal, resolve_non_string};
 use super::{
     Emitter, Style, analyze_scalar, check_simple_key, is_base60_float, is_digit, is_letter,
     sort_keys,
@@ -36,8 +36,7 @@ fn is_old_bool(s: &str) -> bool {
 
 /// v3's `encoder.stringv` style for an untagged string.
 fn string_style(s: &str) -> Style {
-    let (rtag, _) = resolve_untyped_pub("", s);
-    let plain = rtag == STR_TAG && !is_base60_float(s) && !is_old_bool(s);
+    let plain = resolve_non_string("", s).is_none() && !is_base60_float(s) && !is_old_bool(s);
     if s.contains('\n') {
         Style::Literal
     } else if plain {

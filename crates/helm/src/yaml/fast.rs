@@ -24,10 +24,13 @@ pub(super) fn decode_keeping_verbatim(text: &Rc<str>) -> Option<YVal> {
     if !in_subset(text.as_bytes()) {
         return None;
     }
-    let found = super::verbatim::find(text);
+    let mut reader = Reader::document(text.as_bytes(), true)?;
+    let found = super::verbatim::find(text, reader.repeats.as_ref());
     let kept: usize = found.iter().map(|v| (v.end() - v.start()) as usize).sum();
     // Copies of repeated blocks pay off only where much is left to read.
-    let mut reader = Reader::document(text.as_bytes(), kept < text.len() / 2)?;
+    if kept >= text.len() / 2 {
+        reader.repeats = None;
+    }
     reader.verbatim = found.into_iter().map(Rc::new).collect();
     reader.read_document()
 }
@@ -123,12 +126,6 @@ impl<'a> Reader<'a> {
         Some(v)
     }
 
-    /// The document's repeated blocks, for a caller that copies them itself (this reader
-    /// then reads them).
-    pub fn take_repeats(&mut self) -> Option<Repeats> {
-        self.repeats.take()
-    }
-
     /// One level deeper, unless that is too deep.
     pub fn enter(&mut self) -> Option<()> {
         self.depth += 1;
@@ -219,16 +216,13 @@ impl<'a> Reader<'a> {
     /// where it starts, when not at the line's indentation, for `- key: …`).
     pub fn block_at(&mut self, col: usize, start: Option<usize>) -> Option<YVal> {
         let c = start.unwrap_or(self.pos + col);
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return None;
-        }
+        self.enter()?;
         let v = if self.is_seq_entry(c) {
             self.sequence(col)
         } else {
             self.mapping(col, start)
         };
-        self.depth -= 1;
+        self.leave();
         v
     }
 

@@ -647,11 +647,6 @@ pub(crate) fn resolve_plain(s: &str) -> YVal {
     resolve_untyped("", s).1
 }
 
-/// The tag an untagged plain scalar resolves to (the encoder's quoting test).
-pub(crate) fn resolve_untyped_pub(tag: &str, s: &str) -> (&'static str, YVal) {
-    resolve_untyped(tag, s)
-}
-
 /// go-yaml's `resolve(tag, in)`.
 fn resolve(tag: &str, s: &str) -> Result<(String, YVal), Fail> {
     if !resolvable_tag(tag) {
@@ -1127,12 +1122,8 @@ fn lazy_value(root: &Rc<YVal>, parent: &[u32], step: usize, node: &YVal) -> Valu
     let path = || -> Rc<[u32]> { parent.iter().copied().chain([step as u32]).collect() };
     match node {
         YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
-        YVal::Map(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
-            root: root.clone(),
-            path: path(),
-        }))),
-        // Verbatim blocks are non-empty maps.
-        YVal::Verbatim(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
+        // Verbatim blocks are non-empty maps, read when the lazy map is built.
+        YVal::Map(_) | YVal::Verbatim(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
             root: root.clone(),
             path: path(),
         }))),

@@ -27,6 +27,7 @@ const MIN_BYTES: usize = 256;
 
 /// A block mapping of a document whose text is what the emitter writes for its value (after
 /// the JSON round trip `toYaml` makes) when it starts in the state `before`.
+#[derive(Clone)]
 pub(crate) struct Verbatim {
     text: Rc<str>,
     /// The emitter's output for the block: from just after the `:` or `-` before it to the
@@ -128,11 +129,11 @@ pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> O
 
 /// The largest blocks of `text` (a document in the fast reader's subset) that are written as
 /// `toYaml` writes them, in the order they start; none when the reader gives up on `text`.
-pub(super) fn find(text: &Rc<str>) -> Vec<Verbatim> {
-    let Some(mut reader) = Reader::document(text.as_bytes(), true) else {
+/// `repeats`: the document's repeated blocks, when it has any.
+pub(super) fn find(text: &Rc<str>, repeats: Option<&Repeats>) -> Vec<Verbatim> {
+    let Some(reader) = Reader::document(text.as_bytes(), false) else {
         return Vec::new();
     };
-    let repeats = reader.take_repeats();
     let mut v = Verifier {
         text,
         r: reader,
@@ -164,7 +165,7 @@ struct Verifier<'a> {
     open: Vec<Open>,
     found: Vec<Verbatim>,
     /// The document's blocks that look repeated (see `fast_repeats`), and those read whole.
-    repeats: Option<Repeats>,
+    repeats: Option<&'a Repeats>,
     seen: HashMap<Key, Vec<Seen>>,
 }
 
@@ -262,7 +263,7 @@ impl<'a> Verifier<'a> {
             equal: true,
         });
         let repeat = match start {
-            None => self.repeats.as_ref().and_then(|r| r.block_at(line)),
+            None => self.repeats.and_then(|r| r.block_at(line)),
             Some(_) => None,
         };
         let copied = repeat.and_then(|(end, key)| self.copy_of(line, end, key, depth, before));
@@ -332,10 +333,7 @@ impl<'a> Verifier<'a> {
                 after: self.e.state_after(),
                 found,
                 is_map,
-                inside: self.found[found_from..]
-                    .iter()
-                    .map(|v| v.moved(0))
-                    .collect(),
+                inside: self.found[found_from..].to_vec(),
             };
             self.seen.entry(key).or_default().push(seen);
         }
