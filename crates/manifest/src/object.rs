@@ -2,6 +2,7 @@
 //! JSON with integers as int64 and other numbers as float64), and its YAML form as istioctl
 //! prints it (`sigs.k8s.io/yaml.Marshal` of the object).
 
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
@@ -18,7 +19,49 @@ pub struct Object {
     value: OnceLock<Value>,
     /// When the object was read from a document that a `toYaml` of this render wrote: the
     /// object's YAML form, so that printing it need not write it again.
-    canonical: Option<Arc<String>>,
+    canonical: Option<Kept>,
+}
+
+/// An object's YAML form (its last newline included), kept as a slice of the file it was
+/// rendered in when it is one: for Istio's CRDs a copy would be another 1 MB to write.
+#[derive(Clone)]
+struct Kept {
+    file: Arc<String>,
+    range: Range<usize>,
+}
+
+impl Kept {
+    /// `body` and a newline: the slice of `file` when `body` lies in it followed by one,
+    /// else a copy.
+    fn of(file: Option<&Arc<String>>, body: &str) -> Kept {
+        if let Some(file) = file {
+            let start = (body.as_ptr() as usize).wrapping_sub(file.as_ptr() as usize);
+            let end = start.wrapping_add(body.len());
+            // Within the file's bytes, `body` is that slice of it (no need to compare).
+            if start <= end && end < file.len() && file.as_bytes()[end] == b'\n' {
+                debug_assert_eq!(&file[start..end], body);
+                return Kept {
+                    file: Arc::clone(file),
+                    range: start..end + 1,
+                };
+            }
+        }
+        let copy = format!("{body}\n");
+        Kept {
+            range: 0..copy.len(),
+            file: Arc::new(copy),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        &self.file[self.range.clone()]
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_str().fmt(f)
+    }
 }
 
 /// An object's `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` (empty where the
@@ -99,6 +142,24 @@ impl Object {
         text: &str,
         memo: Option<&helm::yaml::YamlMemo>,
     ) -> Result<Option<Object>, ObjectError> {
+        Object::from_yaml_in(None, text, memo)
+    }
+
+    /// [`Object::from_yaml_memo`] of `doc`, a slice of the rendered `file`: a YAML form kept
+    /// from it is that slice, not a copy.
+    pub fn from_rendered(
+        file: &Arc<String>,
+        doc: &str,
+        memo: &helm::yaml::YamlMemo,
+    ) -> Result<Option<Object>, ObjectError> {
+        Object::from_yaml_in(Some(file), doc, Some(memo))
+    }
+
+    fn from_yaml_in(
+        file: Option<&Arc<String>>,
+        text: &str,
+        memo: Option<&helm::yaml::YamlMemo>,
+    ) -> Result<Option<Object>, ObjectError> {
         let body = helm::yaml::skip_comment_lines(text);
         // A remembered map with a kind: its head now, its tree when something reads it.
         if let Some([api_version, Some(kind), name, namespace]) =
@@ -114,7 +175,7 @@ impl Object {
             let object = Object {
                 head,
                 value: OnceLock::new(),
-                canonical: Some(Arc::new(format!("{body}\n"))),
+                canonical: Some(Kept::of(file, body)),
             };
             // Debug builds (all the tests) check the deferred read against the eager one.
             #[cfg(debug_assertions)]
@@ -151,9 +212,12 @@ impl Object {
                     let canonical = if hit {
                         // The memo holds only trees that read back as written, so printing
                         // the object as read writes the same text again.
-                        let yaml = format!("{body}\n");
-                        debug_assert_eq!(helm::yaml::json_to_yaml(&json).as_ref(), Ok(&yaml));
-                        Some(Arc::new(yaml))
+                        let yaml = Kept::of(file, body);
+                        debug_assert_eq!(
+                            helm::yaml::json_to_yaml(&json).as_deref(),
+                            Ok(yaml.as_str())
+                        );
+                        Some(yaml)
                     } else {
                         None
                     };
@@ -211,7 +275,7 @@ impl Object {
     /// The object as istioctl prints it.
     pub fn to_yaml(&self) -> String {
         match &self.canonical {
-            Some(yaml) => yaml.to_string(),
+            Some(yaml) => yaml.as_str().to_string(),
             None => {
                 helm::yaml::json_to_yaml(self.value()).expect("a JSON tree always has a YAML form")
             }
@@ -221,7 +285,7 @@ impl Object {
     /// [`Object::to_yaml`], appended to `out` (without copying a remembered text first).
     /// The object's YAML when it is kept as text (see [`Object::write_yaml`]).
     pub fn kept_yaml(&self) -> Option<&str> {
-        self.canonical.as_deref().map(|s| s.as_str())
+        self.canonical.as_ref().map(Kept::as_str)
     }
 
     pub fn write_yaml(&self, out: &mut String) {
@@ -248,7 +312,8 @@ impl Object {
     fn read_canonical(&self) -> Value {
         let yaml = self
             .canonical
-            .as_deref()
+            .as_ref()
+            .map(Kept::as_str)
             .expect("an object without a tree has its YAML");
         let mut json =
             helm::yaml::from_yaml_json(yaml).expect("a remembered toYaml output reads back");

@@ -80,7 +80,7 @@ pub fn render_chart(
 
     let mut out = Rendered::default();
     // The engine's map is ordered by name, which is the order istioctl sorts them in.
-    for (name, text) in &files {
+    for (name, text) in files {
         if name.ends_with(".txt") {
             out.warnings.extend(
                 text.lines()
@@ -89,8 +89,9 @@ pub fn render_chart(
             );
             continue;
         }
-        for doc in iop::merge::split_yaml_documents(text) {
-            if let Some(obj) = Object::from_yaml_memo(doc, Some(&memo))? {
+        let text = std::sync::Arc::new(text);
+        for doc in iop::merge::split_yaml_documents(&text) {
+            if let Some(obj) = Object::from_rendered(&text, doc, &memo)? {
                 out.objects.push(obj);
             }
         }
