@@ -256,9 +256,33 @@ pub fn validated_input(
     if report.errors.is_empty() || force {
         print_warnings(&report, &files, &merged, packages);
     }
+    report_errors(&report, &files, &merged, packages, force)?;
+    Ok((merged, detected))
+}
+
+/// Prints the validation report of `merged`; an error when it has errors and `force` is not
+/// set.
+fn report_validation(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+    force: bool,
+) -> Result<(), MeshFailure> {
+    print_warnings(report, files, merged, packages);
+    report_errors(report, files, merged, packages, force)
+}
+
+fn report_errors(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+    force: bool,
+) -> Result<(), MeshFailure> {
     let mut stderr = std::io::stderr().lock();
     if !report.errors.is_empty() {
-        print_errors(&report, &files, &merged, packages);
+        print_errors(report, files, merged, packages);
         let n = report.errors.len();
         let summary = format!(
             "the IstioOperator is invalid ({n} error{})",
@@ -274,7 +298,7 @@ pub fn validated_input(
             "spec invalid; continuing because of --force: {summary}"
         );
     }
-    Ok((merged, detected))
+    Ok(())
 }
 
 /// The inputs (already read) layered over their profile and `--set` flags, and the validation
@@ -284,11 +308,20 @@ pub fn merge_and_validate(
     flags: &[String],
     packages: &InstallPackages,
 ) -> Result<(Value, iop::validate::Report), MeshFailure> {
-    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let (merged, sources) = iop::merge::merge_inputs_traced(files, flags, &read)
-        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    let (merged, sources) = merge_inputs(files, flags, packages)?;
     let report = iop::validate::validate(&merged, &sources);
     Ok((merged, report))
+}
+
+/// The inputs layered over their profile and `--set` flags, with where each value came from.
+fn merge_inputs(
+    files: &[iop::merge::InputFile],
+    flags: &[String],
+    packages: &InstallPackages,
+) -> Result<(Value, iop::source::SourceMap), MeshFailure> {
+    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+    iop::merge::merge_inputs_traced(files, flags, &read)
+        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))
 }
 
 /// The text of the file an issue points into (a `-f` input or a profile), for its caret.
@@ -352,9 +385,32 @@ pub fn render(
     detect: Option<Detect<'_>>,
 ) -> Result<(Value, manifest::generate::Generated), MeshFailure> {
     let packages = InstallPackages::new();
-    let (merged, detected) = validated_input(input, &packages, force, detect)?;
-    let kube_version = detected.as_ref().map(|d| &d.kube_version);
-    let generated = generate(&merged, kube_version, &packages)?;
+    let generated;
+    let merged;
+    if detect.is_some() {
+        let detected;
+        (merged, detected) = validated_input(input, &packages, force, detect)?;
+        let kube_version = detected.as_ref().map(|d| &d.kube_version);
+        generated = generate(&merged, kube_version, &packages)?;
+    } else {
+        // Without a cluster to ask, validation does not change the merged input, so it runs
+        // beside the rendering (which then stands on the critical path alone); what the report
+        // says is printed, and decides, before anything rendered is used.
+        let files = read_inputs(&input.filenames)?;
+        let flags = set_flags(input);
+        let sources;
+        (merged, sources) = merge_inputs(&files, &flags, &packages)?;
+        let (report, rendered) = std::thread::scope(|scope| {
+            let validation = scope.spawn(|| iop::validate::validate(&merged, &sources));
+            let rendered = generate(&merged, None, &packages);
+            let report = validation
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (report, rendered)
+        });
+        report_validation(&report, &files, &merged, &packages, force)?;
+        generated = rendered?;
+    }
     let mut stderr = std::io::stderr().lock();
     for w in &generated.warnings {
         let _ = writeln!(stderr, "❗ {w}");
