@@ -62,9 +62,10 @@ pub enum GenerateError {
 }
 
 /// Renders every component of the merged (and validated) IstioOperator. Components render
-/// in parallel, one thread each (their charts are independent; each thread loads its own chart,
-/// as template values are not shared across threads); results and the first error are taken
-/// in istioctl's component order, so the output does not depend on scheduling.
+/// in parallel on as many threads as there are cores (their charts are independent; each
+/// thread loads its own charts, as template values are not shared across threads); results
+/// and the first error are taken in istioctl's component order, so the output does not depend
+/// on scheduling.
 /// `kube_version` is the cluster's when there is one (`.Capabilities.KubeVersion`).
 pub fn generate(
     merged: &Value,
@@ -103,22 +104,34 @@ pub fn generate(
         }
         Ok((objects, warnings))
     };
-    let results: Vec<Done> = std::thread::scope(|scope| {
-        let handles: Vec<_> = work
-            .iter()
-            .map(|(comp, specs)| {
-                let render = &render_component;
-                scope.spawn(move || render(comp, specs))
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut results: Vec<Option<Done>> = work.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = share_out(&work, cores)
+            .into_iter()
+            .map(|indices| {
+                let (render, work) = (&render_component, &work);
+                scope.spawn(move || {
+                    let done: Vec<(usize, Done)> = indices
+                        .into_iter()
+                        .map(|i| (i, render(work[i].0, &work[i].1)))
+                        .collect();
+                    done
+                })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+        for handle in handles {
+            let done = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (i, result) in done {
+                results[i] = Some(result);
+            }
+        }
     });
+    let results = results
+        .into_iter()
+        .map(|r| r.expect("every component is given to a thread"));
     let mut out = Generated {
         components: Vec::new(),
         warnings: Vec::new(),
@@ -132,6 +145,45 @@ pub fn generate(
         });
     }
     Ok(out)
+}
+
+/// Rough rendering cost of a component's instances, for sharing them out among threads.
+fn render_cost(comp: &Component, instances: usize) -> usize {
+    let per_instance = match comp.name {
+        // Istio's CRDs: 1 MB of YAML read and written again by the chart's templates.
+        "Base" => 5,
+        // istiod's chart has the sidecar injection templates and many objects.
+        "Pilot" => 3,
+        _ => 1,
+    };
+    per_instance * instances
+}
+
+/// The components' indices in `work` shared out among at most `threads` threads, costliest
+/// first, each to the thread with the least cost so far; a thread's list is in istioctl's
+/// order. More threads than cores would only make the costliest component (the critical
+/// path) share its core.
+fn share_out(work: &[(&'static Component, Vec<ComponentSpec>)], threads: usize) -> Vec<Vec<usize>> {
+    let threads = threads.clamp(1, work.len().max(1));
+    let mut by_cost: Vec<usize> = (0..work.len()).collect();
+    by_cost.sort_by_key(|&i| std::cmp::Reverse(render_cost(work[i].0, work[i].1.len())));
+    let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); threads];
+    for i in by_cost {
+        let least = shares
+            .iter_mut()
+            .min_by_key(|(cost, _)| *cost)
+            .expect("at least one thread");
+        least.0 += render_cost(work[i].0, work[i].1.len());
+        least.1.push(i);
+    }
+    shares
+        .into_iter()
+        .map(|(_, mut indices)| {
+            indices.sort_unstable();
+            indices
+        })
+        .filter(|indices| !indices.is_empty())
+        .collect()
 }
 
 /// One component instance as `manifest translate` needs it: the Helm values istioctl computes
@@ -224,4 +276,41 @@ fn render_instance(
         rendered.objects,
         &values_tree,
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> ComponentSpec {
+        ComponentSpec {
+            namespace: "istio-system".into(),
+            name: String::new(),
+            label: Default::default(),
+            hub: String::new(),
+            tag: None,
+            raw: Default::default(),
+        }
+    }
+
+    #[test]
+    fn share_out_gives_the_costliest_component_a_thread_of_its_own() {
+        let by_name = |name: &str| component::ALL.iter().find(|c| c.name == name).unwrap();
+        let work: Vec<(&'static Component, Vec<ComponentSpec>)> =
+            ["Base", "Pilot", "IngressGateways", "EgressGateways"]
+                .into_iter()
+                .map(|n| (by_name(n), vec![spec()]))
+                .collect();
+        let cases: [(usize, &[&[usize]]); 5] = [
+            (0, &[&[0, 1, 2, 3]]),
+            (1, &[&[0, 1, 2, 3]]),
+            (2, &[&[0], &[1, 2, 3]]),
+            (3, &[&[0], &[1], &[2, 3]]),
+            (8, &[&[0], &[1], &[2], &[3]]),
+        ];
+        for (threads, want) in cases {
+            assert_eq!(share_out(&work, threads), want, "{threads} threads");
+        }
+        assert!(share_out(&[], 2).is_empty());
+    }
 }
