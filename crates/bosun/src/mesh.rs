@@ -394,20 +394,17 @@ pub fn render(
         generated = generate(&merged, kube_version, &packages)?;
     } else {
         // Without a cluster to ask, validation does not change the merged input, so it runs
-        // beside the rendering (which then stands on the critical path alone); what the report
-        // says is printed, and decides, before anything rendered is used.
+        // beside the rendering; what the report says is printed, and decides, before anything
+        // rendered is used.
         let files = read_inputs(&input.filenames)?;
         let flags = set_flags(input);
         let sources;
         (merged, sources) = merge_inputs(&files, &flags, &packages)?;
-        let (report, rendered) = std::thread::scope(|scope| {
-            let validation = scope.spawn(|| iop::validate::validate(&merged, &sources));
-            let rendered = generate(&merged, None, &packages);
-            let report = validation
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (report, rendered)
-        });
+        let default_dir = packages.dir("")?;
+        let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
+        let validate = || iop::validate::validate(&merged, &sources);
+        let (rendered, report) =
+            manifest::generate::generate_beside(&merged, None, &load, validate);
         report_validation(&report, &files, &merged, &packages, force)?;
         generated = rendered?;
     }

@@ -62,8 +62,9 @@ pub enum GenerateError {
 }
 
 /// Renders every component of the merged (and validated) IstioOperator. Components render
-/// in parallel on as many threads as there are cores (their charts are independent; each
-/// thread loads its own charts, as template values are not shared across threads); results
+/// in parallel on as many threads as there are cores, the calling one included (their charts
+/// are independent; each thread loads its own charts, as template values are not shared
+/// across threads); results
 /// and the first error are taken in istioctl's component order, so the output does not depend
 /// on scheduling.
 /// `kube_version` is the cluster's when there is one (`.Capabilities.KubeVersion`).
@@ -72,18 +73,32 @@ pub fn generate(
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
 ) -> Result<Generated, GenerateError> {
+    generate_beside(merged, kube_version, load_chart, || ()).0
+}
+
+/// [`generate`], running `beside` meanwhile on a thread that would otherwise wait: the one
+/// rendering the cheaper components, so that it does not slow the costliest (the critical
+/// path, which renders on the calling thread and starts at once).
+pub fn generate_beside<R: Send>(
+    merged: &Value,
+    kube_version: Option<&KubeVersion>,
+    load_chart: LoadChart<'_>,
+    beside: impl FnOnce() -> R + Send,
+) -> (Result<Generated, GenerateError>, R) {
     let merged = with_unvalidated_values(merged);
     let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
     let mut work: Vec<(&'static Component, Vec<ComponentSpec>)> = Vec::new();
     for comp in component::ALL {
-        let specs = comp
-            .instances(&merged)
-            .map_err(|source| GenerateError::Component {
-                component: comp.name,
-                source,
-            })?;
-        if !specs.is_empty() {
-            work.push((comp, specs));
+        match comp.instances(&merged) {
+            Ok(specs) if specs.is_empty() => {}
+            Ok(specs) => work.push((comp, specs)),
+            Err(source) => {
+                let error = GenerateError::Component {
+                    component: comp.name,
+                    source,
+                };
+                return (Err(error), beside());
+            }
         }
     }
     type Done = Result<(Vec<Object>, Vec<String>), GenerateError>;
@@ -104,47 +119,58 @@ pub fn generate(
         }
         Ok((objects, warnings))
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut results: Vec<Option<Done>> = work.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = share_out(&work, cores)
+    let render_share = |indices: Vec<usize>| -> Vec<(usize, Done)> {
+        indices
             .into_iter()
-            .map(|indices| {
-                let (render, work) = (&render_component, &work);
-                scope.spawn(move || {
-                    let done: Vec<(usize, Done)> = indices
-                        .into_iter()
-                        .map(|i| (i, render(work[i].0, &work[i].1)))
-                        .collect();
-                    done
-                })
+            .map(|i| (i, render_component(work[i].0, &work[i].1)))
+            .collect()
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut shares = share_out(&work, cores).into_iter();
+    // The first share holds the costliest component.
+    let mine = shares.next().unwrap_or_default();
+    let mut beside = Some(beside);
+    let mut results: Vec<Option<Done>> = work.iter().map(|_| None).collect();
+    let beside_result = std::thread::scope(|scope| {
+        let last = shares.len();
+        let handles: Vec<_> = shares
+            .enumerate()
+            .map(|(k, indices)| {
+                let job = if k + 1 == last { beside.take() } else { None };
+                let render_share = &render_share;
+                scope.spawn(move || (render_share(indices), job.map(|job| job())))
             })
             .collect();
+        let mut done = render_share(mine);
+        let mut beside_result = beside.take().map(|job| job());
         for handle in handles {
-            let done = handle
+            let (share, result) = handle
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (i, result) in done {
-                results[i] = Some(result);
-            }
+            done.extend(share);
+            beside_result = beside_result.or(result);
         }
+        for (i, result) in done {
+            results[i] = Some(result);
+        }
+        beside_result.expect("`beside` ran on one of the threads")
     });
-    let results = results
-        .into_iter()
-        .map(|r| r.expect("every component is given to a thread"));
     let mut out = Generated {
         components: Vec::new(),
         warnings: Vec::new(),
     };
     for ((comp, _), result) in work.iter().zip(results) {
-        let (objects, warnings) = result?;
+        let (objects, warnings) = match result.expect("every component is given to a thread") {
+            Ok(done) => done,
+            Err(e) => return (Err(e), beside_result),
+        };
         out.warnings.extend(warnings);
         out.components.push(ComponentObjects {
             component: comp,
             objects,
         });
     }
-    Ok(out)
+    (Ok(out), beside_result)
 }
 
 /// Rough rendering cost of a component's instances, for sharing them out among threads.
