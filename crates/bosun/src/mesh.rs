@@ -404,7 +404,7 @@ pub fn render(
         let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
         let validate = || iop::validate::validate(&merged, &sources);
         let (rendered, report) =
-            manifest::generate::generate_beside(&merged, None, &load, validate);
+            manifest::generate::generate_printable(&merged, None, &load, validate);
         report_validation(&report, &files, &merged, &packages, force)?;
         generated = rendered?;
     }

@@ -73,16 +73,27 @@ pub fn generate(
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
 ) -> Result<Generated, GenerateError> {
-    generate_beside(merged, kube_version, load_chart, || ()).0
+    generate_beside(merged, kube_version, load_chart, false, || ()).0
 }
 
-/// [`generate`], running `beside` meanwhile on a thread that would otherwise wait: the one
-/// rendering the cheaper components, so that it does not slow the costliest (the critical
-/// path, which renders on the calling thread and starts at once).
-pub fn generate_beside<R: Send>(
+/// [`generate`] for printing: each object's YAML is written (see [`Object::keep_yaml`]) on
+/// the thread that rendered it, and `beside` runs meanwhile on a thread that would otherwise
+/// wait, the one rendering the cheaper components, so that it does not slow the costliest
+/// (the critical path, which renders on the calling thread and starts at once).
+pub fn generate_printable<R: Send>(
     merged: &Value,
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
+    beside: impl FnOnce() -> R + Send,
+) -> (Result<Generated, GenerateError>, R) {
+    generate_beside(merged, kube_version, load_chart, true, beside)
+}
+
+fn generate_beside<R: Send>(
+    merged: &Value,
+    kube_version: Option<&KubeVersion>,
+    load_chart: LoadChart<'_>,
+    keep_yaml: bool,
     beside: impl FnOnce() -> R + Send,
 ) -> (Result<Generated, GenerateError>, R) {
     let merged = with_unvalidated_values(merged);
@@ -116,6 +127,9 @@ pub fn generate_beside<R: Send>(
                 kube_version,
                 &mut warnings,
             )?);
+        }
+        if keep_yaml {
+            objects.iter().for_each(Object::keep_yaml);
         }
         Ok((objects, warnings))
     };

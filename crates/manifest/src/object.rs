@@ -17,9 +17,9 @@ pub struct Object {
     head: Head,
     /// The object as JSON; empty until first read when `canonical` is there to read it from.
     value: OnceLock<Value>,
-    /// When the object was read from a document that a `toYaml` of this render wrote: the
-    /// object's YAML form, so that printing it need not write it again.
-    canonical: Option<Kept>,
+    /// The object's YAML form, when it is known: the document it was read from when a
+    /// `toYaml` of this render wrote it, or what [`Object::keep_yaml`] wrote.
+    canonical: OnceLock<Kept>,
 }
 
 /// An object's YAML form (its last newline included), kept as a slice of the file it was
@@ -125,7 +125,7 @@ impl Object {
         Object {
             head: Head::of(&value),
             value: OnceLock::from(value),
-            canonical: None,
+            canonical: OnceLock::new(),
         }
     }
 
@@ -175,7 +175,7 @@ impl Object {
             let object = Object {
                 head,
                 value: OnceLock::new(),
-                canonical: Some(Kept::of(file, body)),
+                canonical: OnceLock::from(Kept::of(file, body)),
             };
             // Debug builds (all the tests) check the deferred read against the eager one.
             #[cfg(debug_assertions)]
@@ -217,9 +217,9 @@ impl Object {
                             helm::yaml::json_to_yaml(&json).as_deref(),
                             Ok(yaml.as_str())
                         );
-                        Some(yaml)
+                        OnceLock::from(yaml)
                     } else {
-                        None
+                        OnceLock::new()
                     };
                     Ok(Some(Object {
                         head: Head::of(&json),
@@ -274,7 +274,7 @@ impl Object {
 
     /// The object as istioctl prints it.
     pub fn to_yaml(&self) -> String {
-        match &self.canonical {
+        match self.canonical.get() {
             Some(yaml) => yaml.as_str().to_string(),
             None => {
                 helm::yaml::json_to_yaml(self.value()).expect("a JSON tree always has a YAML form")
@@ -282,17 +282,29 @@ impl Object {
         }
     }
 
-    /// [`Object::to_yaml`], appended to `out` (without copying a remembered text first).
-    /// The object's YAML when it is kept as text (see [`Object::write_yaml`]).
+    /// The object's YAML when it is kept as text (see [`Object::keep_yaml`]).
     pub fn kept_yaml(&self) -> Option<&str> {
-        self.canonical.as_ref().map(Kept::as_str)
+        self.canonical.get().map(Kept::as_str)
     }
 
+    /// [`Object::to_yaml`], appended to `out` (without copying a kept text first).
     pub fn write_yaml(&self, out: &mut String) {
         match self.kept_yaml() {
             Some(yaml) => out.push_str(yaml),
             None => out.push_str(&self.to_yaml()),
         }
+    }
+
+    /// Writes the object's YAML form now, to be kept: where objects are rendered on several
+    /// threads and printed on one, each thread can write its own.
+    pub fn keep_yaml(&self) {
+        self.canonical.get_or_init(|| {
+            let yaml = self.to_yaml();
+            Kept {
+                range: 0..yaml.len(),
+                file: Arc::new(yaml),
+            }
+        });
     }
 
     /// The object as JSON (integers int64, other numbers float64).
@@ -312,7 +324,7 @@ impl Object {
     fn read_canonical(&self) -> Value {
         let yaml = self
             .canonical
-            .as_ref()
+            .get()
             .map(Kept::as_str)
             .expect("an object without a tree has its YAML");
         let mut json =
