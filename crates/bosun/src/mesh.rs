@@ -159,6 +159,15 @@ impl InstallPackages {
         std::fs::read_to_string(dir.join(&rel))
             .map_err(|e| format!("open {rel}: {}", io_error_text(&e)))
     }
+
+    /// What `manifest::generate` loads charts with: `charts/CHART_DIR` of the install
+    /// package at the path it is given, or of the pinned release when that is empty.
+    pub fn chart_loader(
+        &self,
+    ) -> Result<impl Fn(&str, &str) -> Result<helm::chart::Chart, String> + Sync, String> {
+        let default_dir = self.dir("")?;
+        Ok(move |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir))
+    }
 }
 
 /// Loads `charts/CHART_DIR` of the install package at `install_package_path`, or of the
@@ -260,19 +269,7 @@ pub fn validated_input(
     Ok((merged, detected))
 }
 
-/// Prints the validation report of `merged`; an error when it has errors and `force` is not
-/// set.
-fn report_validation(
-    report: &iop::validate::Report,
-    files: &[iop::merge::InputFile],
-    merged: &Value,
-    packages: &InstallPackages,
-    force: bool,
-) -> Result<(), MeshFailure> {
-    print_warnings(report, files, merged, packages);
-    report_errors(report, files, merged, packages, force)
-}
-
+/// Prints the report's errors; an error unless there are none or `force` is set.
 fn report_errors(
     report: &iop::validate::Report,
     files: &[iop::merge::InputFile],
@@ -400,12 +397,12 @@ pub fn render(
         let flags = set_flags(input);
         let sources;
         (merged, sources) = merge_inputs(&files, &flags, &packages)?;
-        let default_dir = packages.dir("")?;
-        let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
+        let load = packages.chart_loader()?;
         let validate = || iop::validate::validate(&merged, &sources);
         let (rendered, report) =
             manifest::generate::generate_printable(&merged, None, &load, validate);
-        report_validation(&report, &files, &merged, &packages, force)?;
+        print_warnings(&report, &files, &merged, &packages);
+        report_errors(&report, &files, &merged, &packages, force)?;
         generated = rendered?;
     }
     let mut stderr = std::io::stderr().lock();
@@ -419,8 +416,7 @@ pub fn render(
 /// Helm rendering (see [`manifest::generate::migrate`]).
 pub fn migrate(merged: &Value) -> Result<Vec<manifest::generate::Migration>, MeshFailure> {
     let packages = InstallPackages::new();
-    let default_dir = packages.dir("")?;
-    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
+    let load = packages.chart_loader()?;
     Ok(manifest::generate::migrate(merged, None, &load)?)
 }
 
@@ -431,8 +427,7 @@ pub fn generate(
     kube_version: Option<&helm::objects::KubeVersion>,
     packages: &InstallPackages,
 ) -> Result<manifest::generate::Generated, MeshFailure> {
-    let default_dir = packages.dir("")?;
-    let load = |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir);
+    let load = packages.chart_loader()?;
     Ok(manifest::generate::generate(merged, kube_version, &load)?)
 }
 

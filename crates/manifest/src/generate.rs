@@ -64,9 +64,8 @@ pub enum GenerateError {
 /// Renders every component of the merged (and validated) IstioOperator. Components render
 /// in parallel on as many threads as there are cores, the calling one included (their charts
 /// are independent; each thread loads its own charts, as template values are not shared
-/// across threads); results
-/// and the first error are taken in istioctl's component order, so the output does not depend
-/// on scheduling.
+/// across threads); results and the first error are taken in istioctl's component order, so
+/// the output does not depend on scheduling.
 /// `kube_version` is the cluster's when there is one (`.Capabilities.KubeVersion`).
 pub fn generate(
     merged: &Value,

@@ -46,10 +46,13 @@ impl Kept {
                 };
             }
         }
-        let copy = format!("{body}\n");
+        Kept::owned(format!("{body}\n"))
+    }
+
+    fn owned(yaml: String) -> Kept {
         Kept {
-            range: 0..copy.len(),
-            file: Arc::new(copy),
+            range: 0..yaml.len(),
+            file: Arc::new(yaml),
         }
     }
 
@@ -298,13 +301,7 @@ impl Object {
     /// Writes the object's YAML form now, to be kept: where objects are rendered on several
     /// threads and printed on one, each thread can write its own.
     pub fn keep_yaml(&self) {
-        self.canonical.get_or_init(|| {
-            let yaml = self.to_yaml();
-            Kept {
-                range: 0..yaml.len(),
-                file: Arc::new(yaml),
-            }
-        });
+        self.canonical.get_or_init(|| Kept::owned(self.to_yaml()));
     }
 
     /// The object as JSON (integers int64, other numbers float64).
