@@ -99,16 +99,21 @@ fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
 pub fn split_yaml_documents(text: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut start = 0;
-    let mut line = 0;
-    while let Some(nl) = text[line..].find('\n') {
-        let end = line + nl + 1;
-        if text[line..].starts_with("---") {
-            parts.push(&text[start..line]);
-            start = end;
-        }
-        line = end;
+    // A separator line starts the text or follows a newline; rendered charts are megabytes of
+    // lines, so the candidates are found with one substring search rather than line by line.
+    let candidates = text
+        .starts_with("---")
+        .then_some(0)
+        .into_iter()
+        .chain(memchr::memmem::find_iter(text.as_bytes(), b"\n---").map(|p| p + 1));
+    for line in candidates {
+        // The last line, without a newline, is content even when it starts with `---`.
+        let Some(nl) = memchr::memchr(b'\n', &text.as_bytes()[line..]) else {
+            break;
+        };
+        parts.push(&text[start..line]);
+        start = line + nl + 1;
     }
-    // The last line, without a newline, is content even when it starts with `---`.
     parts.push(&text[start..]);
     parts
         .into_iter()
@@ -500,5 +505,44 @@ mod tests {
             split_yaml_documents("a: 1\n---\n\n--- # x\nb: 2\n---"),
             vec!["a: 1", "b: 2\n---"]
         );
+    }
+
+    /// `yml.SplitString` line by line, as Istio writes it: the reference for the search.
+    fn split_line_by_line(text: &str) -> Vec<&str> {
+        let mut parts = Vec::new();
+        let (mut start, mut line) = (0, 0);
+        while let Some(nl) = text[line..].find('\n') {
+            let end = line + nl + 1;
+            if text[line..].starts_with("---") {
+                parts.push(&text[start..line]);
+                start = end;
+            }
+            line = end;
+        }
+        parts.push(&text[start..]);
+        parts
+            .into_iter()
+            .map(|p| p.trim_matches(|c: char| c.is_whitespace()))
+            .filter(|p| !p.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn split_documents_matches_line_by_line() {
+        const PIECES: &[&str] = &["---", "\n", "a", " ", "-", "--", "\t", "\n---\n", "é"];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let text: String = (0..(seed % 12) as usize)
+                .map(|k| PIECES[((seed >> (5 * k)) % PIECES.len() as u64) as usize])
+                .collect();
+            assert_eq!(
+                split_yaml_documents(&text),
+                split_line_by_line(&text),
+                "{text:?}"
+            );
+        }
     }
 }

@@ -31,7 +31,16 @@ fn go_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
             .map(|(i, c)| &text[i..i + c.len_utf8()])
             .collect();
     }
-    text.split(sep).collect()
+    // memmem's vectorised search: Istio's 1 MB CRD file is split on "\n---\n".
+    let mut parts = Vec::new();
+    let mut start = 0;
+    // Matches come non-overlapping, left to right, as strings.Split takes them.
+    for at in memchr::memmem::find_iter(text.as_bytes(), sep.as_bytes()) {
+        parts.push(&text[start..at]);
+        start = at + sep.len();
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 /// Go's `unicode.ToUpper`/`ToLower` applied rune by rune (no multi-character expansions).
@@ -639,5 +648,28 @@ pub(super) fn register_more(map: &mut FuncMap) {
                 Ok(Value::List(List::typed(out, "string")))
             },
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The vectorised split against the standard library's, separators that overlap
+    /// themselves included.
+    #[test]
+    fn go_split_matches_str_split() {
+        const PIECES: &[&str] = &["a", "aa", "-", "\n", "\n---\n", "é", "ab"];
+        const SEPS: &[&str] = &["a", "aa", "aba", "\n---\n", "é", "-"];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let text: String = (0..(seed % 10) as usize)
+                .map(|k| PIECES[((seed >> (6 * k)) % PIECES.len() as u64) as usize])
+                .collect();
+            let sep = SEPS[((seed >> 60) % SEPS.len() as u64) as usize];
+            let want: Vec<&str> = text.split(sep).collect();
+            assert_eq!(super::go_split(&text, sep), want, "{text:?} by {sep:?}");
+        }
     }
 }

@@ -528,14 +528,97 @@ fn indicators(c: u8, first: bool, preceded_by_ws: bool, followed_by_ws: bool) ->
 
 /// `yaml_emitter_analyze_scalar`.
 fn analyze_scalar(value: &[u8]) -> Analysis {
-    if !value.is_empty() && value.is_ascii() {
-        return analyze_ascii(value);
+    if value.is_empty() {
+        return analyze_any(value);
+    }
+    let multiline = memchr::memchr2(b'\n', b'\r', value).is_some();
+    if value.is_ascii() {
+        return if multiline {
+            analyze_multiline(value)
+        } else {
+            analyze_ascii(value)
+        };
+    }
+    if multiline && std::str::from_utf8(value).is_ok() {
+        return analyze_multiline(value);
     }
     analyze_any(value)
 }
 
+/// [`analyze_any`] for UTF-8 text with a line break, which rules out both plain styles
+/// whatever its indicators: only the flags that decide the quoted and block styles are
+/// computed, skipping printable ASCII other than the space at a comparison each (a sidecar
+/// injector template is tens of kilobytes of this).
+fn analyze_multiline(value: &[u8]) -> Analysis {
+    let n = value.len();
+    let mut special_characters = false;
+    let mut break_space = false;
+    let mut space_break = false;
+    let mut previous_space = false;
+    let mut previous_break = false;
+    let mut i = 0;
+    while i < n {
+        let c = value[i];
+        if (0x21..=0x7E).contains(&c) {
+            previous_space = false;
+            previous_break = false;
+            i += 1;
+            continue;
+        }
+        if !is_printable(value, i) {
+            special_characters = true;
+        }
+        if c == b' ' {
+            break_space |= previous_break;
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(value, i) {
+            space_break |= previous_space;
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        i += width(c).max(1);
+    }
+    // The last character starts at the last byte that is not a UTF-8 continuation byte.
+    let last = (0..n).rev().find(|&k| value[k] & 0xC0 != 0x80).unwrap_or(0);
+    finish_analysis(
+        true,
+        false,
+        false,
+        special_characters,
+        [
+            value[0] == b' ',
+            is_break(value, 0),
+            value[last] == b' ',
+            is_break(value, last),
+        ],
+        break_space,
+        space_break,
+    )
+}
+
+/// Bytes that change nothing in the analysis when they are not the first: printable ASCII
+/// other than the space and the characters that can be indicators after the first
+/// (`,?[]{}:#`). After a run of them no space or break precedes and no white space is before.
+static QUIET_AFTER_FIRST: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0x21;
+    while c <= 0x7E {
+        table[c] = !matches!(
+            c as u8,
+            b',' | b'?' | b'[' | b']' | b'{' | b'}' | b':' | b'#'
+        );
+        c += 1;
+    }
+    table
+};
+
 /// [`analyze_any`] for ASCII text, where every character is one byte: the same flags with
-/// the character classes as plain comparisons.
+/// the character classes as plain comparisons, and runs of [`QUIET_AFTER_FIRST`] bytes (most
+/// of a long description or template) skipped at a table lookup each.
 fn analyze_ascii(value: &[u8]) -> Analysis {
     let n = value.len();
     let mut block_indicators = false;
@@ -553,8 +636,19 @@ fn analyze_ascii(value: &[u8]) -> Analysis {
     let blank = |c: u8| c == b' ' || c == b'\t';
     let brk = |c: u8| c == b'\r' || c == b'\n';
     let mut preceded_by_whitespace = true;
-    for i in 0..n {
+    let mut i = 0;
+    while i < n {
         let c = value[i];
+        if i > 0 && QUIET_AFTER_FIRST[c as usize] {
+            i += 1;
+            while i < n && QUIET_AFTER_FIRST[value[i] as usize] {
+                i += 1;
+            }
+            previous_space = false;
+            previous_break = false;
+            preceded_by_whitespace = false;
+            continue;
+        }
         let followed_by_whitespace = i + 1 >= n || blank(value[i + 1]);
         let (flow, block) = indicators(c, i == 0, preceded_by_whitespace, followed_by_whitespace);
         flow_indicators |= flow;
@@ -581,6 +675,7 @@ fn analyze_ascii(value: &[u8]) -> Analysis {
         }
         // is_blankz: a NUL counts as the end of the text.
         preceded_by_whitespace = blank(c) || brk(c) || c == 0;
+        i += 1;
     }
     let leading_space = value[0] == b' ';
     let leading_break = brk(value[0]);
@@ -1614,22 +1709,34 @@ pub(crate) fn json_tree_to_yaml(v: &serde_json::Value) -> Result<String, YamlErr
 
 #[cfg(test)]
 mod analysis_tests {
-    /// The ASCII analysis against the general one, on strings drawn from the characters that
-    /// matter to it.
+    /// The analysis with its fast paths (ASCII, multi-line text) against the character by
+    /// character port of libyaml's, on strings drawn from the characters that matter to it.
     #[test]
-    fn ascii_analysis_matches_general() {
-        const ALPHABET: &[u8] = b" \t\r\n\0#,[]{}&*!|>'\"%@`?:-.ab1";
+    fn fast_analysis_matches_general() {
+        const ALPHABET: &[&str] = &[
+            " ", "\t", "\r", "\n", "\0", "\x7f", "\x01", "#", ",", "[", "]", "{", "}", "&", "*",
+            "!", "|", ">", "'", "\"", "%", "@", "`", "?", ":", "-", ".", "a", "b", "1", "é", "–",
+            "\u{85}", "\u{2028}", "\u{2029}", "\u{feff}", "\u{a0}", "\u{9f}", "\u{fffe}", "😀",
+        ];
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..200_000 {
+        let mut next = || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            let len = 1 + (seed % 6) as usize;
+            seed
+        };
+        for round in 0..400_000 {
+            // Short strings cover every combination near the ends; long ones, runs.
+            let len = if round % 4 == 0 {
+                1 + (next() % 40) as usize
+            } else {
+                1 + (next() % 6) as usize
+            };
             let s: Vec<u8> = (0..len)
-                .map(|k| ALPHABET[((seed >> (8 * k)) % ALPHABET.len() as u64) as usize])
+                .flat_map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize].bytes())
                 .collect();
             assert_eq!(
-                super::analyze_ascii(&s),
+                super::analyze_scalar(&s),
                 super::analyze_any(&s),
                 "{:?}",
                 String::from_utf8_lossy(&s)
