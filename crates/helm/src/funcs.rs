@@ -29,6 +29,7 @@ pub fn helm_funcs() -> FuncMap {
 pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
     let mut map = crate::sprig::sprig_funcs();
     register_yaml_json(&mut map, memo);
+    offer_split_parts(&mut map, memo);
     // Without `--enable-dns` (bosun has no such flag) Helm replaces Sprig's DNS lookup.
     let mut no_dns = Func::new(vec![ArgType::String], None, "string", |_, _| {
         Ok(Value::str(""))
@@ -131,6 +132,29 @@ pub fn go_kind(value: &Value) -> &'static str {
         Value::Object(o) => o.kind(),
         Value::Func(_) => "func",
     }
+}
+
+/// Sprig's `splitList`, which also offers its large parts to `memo` for preparation ahead of
+/// the `fromYaml` that usually follows (see `yaml::Ahead`; Istio's base chart splits its CRD
+/// file so). The result is Sprig's.
+fn offer_split_parts(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
+    let Some(split) = map.get("splitList").cloned() else {
+        return;
+    };
+    let memo = memo.clone();
+    let (params, variadic, result) = (split.params.clone(), split.variadic, split.result);
+    let returns_error = split.returns_error;
+    let mut offering = Func::new(params, variadic, result, move |ctx, args| {
+        let parts = (split.imp)(ctx, args)?;
+        if let Value::List(list) = &parts {
+            let items = list.items();
+            let texts: Vec<&str> = items.iter().filter_map(|v| v.as_str()).collect();
+            memo.offer_parts(&texts);
+        }
+        Ok(parts)
+    });
+    offering.returns_error = returns_error;
+    map.insert("splitList", offering);
 }
 
 /// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).

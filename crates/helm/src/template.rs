@@ -247,8 +247,13 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     };
     let root_values = coalesced.retyped(Some("common.Values"));
     // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
-    let memo = crate::yaml::YamlMemo::new();
-    let rendered = engine::render_with(&chart, &root_values, &context, &memo)?;
+    // Large documents the templates split off are prepared for `fromYaml` by a thread of
+    // their own (see `yaml::Ahead`), started only when there are some.
+    let ahead = crate::yaml::Ahead::with_own_helper();
+    let memo = crate::yaml::YamlMemo::with_ahead(ahead.clone());
+    let rendered = engine::render_with(&chart, &root_values, &context, &memo);
+    ahead.close();
+    let rendered = rendered?;
     let (manifests, hooks) = manifest::sort_manifests(&rendered, Some(&memo))?;
     // The output is about as large as what these hold: it can take their memory.
     drop(rendered);

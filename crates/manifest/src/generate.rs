@@ -111,6 +111,9 @@ fn generate_beside<R: Send>(
             }
         }
     }
+    // The costliest chart (Istio's base: its CRDs) offers its large documents here; a thread
+    // that has rendered its own share prepares them for it.
+    let ahead = helm::yaml::Ahead::new();
     type Done = Result<(Vec<Object>, Vec<String>), GenerateError>;
     let render_component = |comp: &'static Component, specs: &[ComponentSpec]| -> Done {
         let chart =
@@ -124,6 +127,7 @@ fn generate_beside<R: Send>(
                 &merged,
                 &chart,
                 kube_version,
+                &ahead,
                 &mut warnings,
             )?);
         }
@@ -150,11 +154,21 @@ fn generate_beside<R: Send>(
             .enumerate()
             .map(|(k, indices)| {
                 let job = if k + 1 == last { beside.take() } else { None };
-                let render_share = &render_share;
-                scope.spawn(move || (render_share(indices), job.map(|job| job())))
+                let (render_share, ahead) = (&render_share, &ahead);
+                scope.spawn(move || {
+                    let done = render_share(indices);
+                    ahead.help();
+                    let result = job.map(|job| job());
+                    ahead.help_until_closed();
+                    (done, result)
+                })
             })
             .collect();
-        let mut done = render_share(mine);
+        let mut done = {
+            // Closed however the share ends (a panic included): the helpers wait for it.
+            let _close = CloseOnDrop(&ahead);
+            render_share(mine)
+        };
         let mut beside_result = beside.take().map(|job| job());
         for handle in handles {
             let (share, result) = handle
@@ -184,6 +198,15 @@ fn generate_beside<R: Send>(
         });
     }
     (Ok(out), beside_result)
+}
+
+/// Closes an [`helm::yaml::Ahead`] when dropped.
+struct CloseOnDrop<'a>(&'a helm::yaml::Ahead);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
 }
 
 /// Rough rendering cost of a component's instances, for sharing them out among threads.
@@ -302,12 +325,14 @@ fn render_instance(
     merged: &Value,
     chart: &Chart,
     kube_version: Option<&KubeVersion>,
+    ahead: &helm::yaml::Ahead,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Object>, GenerateError> {
     let values_tree = iop::translate::component_values(comp, spec, merged)?;
     let empty = serde_json::Map::new();
     let values = iop::tree::get_path_map(&values_tree, "spec.values").unwrap_or(&empty);
-    let rendered = render::render_chart(chart, values, &spec.namespace, kube_version)?;
+    let rendered =
+        render::render_chart_ahead(chart, values, &spec.namespace, kube_version, Some(ahead))?;
     warnings.extend(rendered.warnings);
     Ok(crate::postprocess::post_process(
         comp,

@@ -44,6 +44,18 @@ pub fn render_chart(
     namespace: &str,
     kube_version: Option<&KubeVersion>,
 ) -> Result<Rendered, RenderError> {
+    render_chart_ahead(chart, values, namespace, kube_version, None)
+}
+
+/// [`render_chart`], with the large documents the templates split off offered to `ahead`
+/// (see [`helm::yaml::Ahead`]), whose helpers prepare them for `fromYaml`.
+pub fn render_chart_ahead(
+    chart: &Chart,
+    values: &serde_json::Map<String, serde_json::Value>,
+    namespace: &str,
+    kube_version: Option<&KubeVersion>,
+    ahead: Option<&helm::yaml::Ahead>,
+) -> Result<Rendered, RenderError> {
     let user = helm::json_value::from_json_map(values);
     let (coalesced, _) = helm::values::coalesce_chart(chart, &user)
         .map_err(|e| RenderError::Values(e.to_string()))?;
@@ -70,7 +82,10 @@ pub fn render_chart(
         capabilities: Value::Object(Rc::new(capabilities)),
     };
     // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
-    let memo = helm::yaml::YamlMemo::new();
+    let memo = match ahead {
+        Some(ahead) => helm::yaml::YamlMemo::with_ahead(ahead.clone()),
+        None => helm::yaml::YamlMemo::new(),
+    };
     let files = engine::render_with(
         chart,
         &coalesced.retyped(Some("common.Values")),

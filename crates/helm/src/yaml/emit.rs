@@ -955,10 +955,10 @@ impl<'a> Emitter<'a> {
     fn emit_node(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
         if let YVal::Verbatim(block) = v
             && self.flow_level == 0
-            && self.state_before(mapping, simple_key) == block.before
+            && self.state_before(mapping, simple_key) == block.before()
         {
             self.out.extend_from_slice(block.emitted());
-            self.restore(block.after);
+            self.restore(block.after());
             return;
         }
         // Repeated collections are non-empty, so written in block style.

@@ -7,9 +7,9 @@
 
 use std::rc::Rc;
 
-use super::fast_repeats::{MIN_DOCUMENT, Repeats};
+use super::fast_repeats::{Copies, MIN_DOCUMENT, Repeats};
 use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_non_string};
-use super::verbatim::Verbatim;
+use super::verbatim::{Span, Verbatim};
 
 /// go-yaml's value for one document, when it is in the subset.
 pub(super) fn decode(input: &[u8]) -> Option<YVal> {
@@ -19,19 +19,43 @@ pub(super) fn decode(input: &[u8]) -> Option<YVal> {
     Reader::document(input, true)?.read_document()
 }
 
-/// [`decode`], leaving the document's [`Verbatim`] blocks as they are (see `verbatim`).
-pub(super) fn decode_keeping_verbatim(text: &Rc<str>) -> Option<YVal> {
+/// What reading a large document is prepared with: its blocks that look repeated and its
+/// blocks already written as `toYaml` writes them. A pure function of the text and plain
+/// data, so that it can be made on another thread (see `ahead`).
+pub(crate) struct Prepared {
+    repeats: Option<Repeats>,
+    verbatim: Vec<Span>,
+}
+
+/// The preparation of `text` for [`decode_prepared`]; `None` when the fast reader does not
+/// take it.
+pub(super) fn prepare(text: &str) -> Option<Prepared> {
     if !in_subset(text.as_bytes()) {
         return None;
     }
-    let mut reader = Reader::document(text.as_bytes(), true)?;
-    let found = super::verbatim::find(text, reader.repeats.as_ref());
-    let kept: usize = found.iter().map(|v| (v.end() - v.start()) as usize).sum();
+    let mut repeats = Reader::document(text.as_bytes(), true)?.repeats;
+    let verbatim = super::verbatim::find(text, repeats.as_ref());
+    let kept: usize = verbatim
+        .iter()
+        .map(|v| (v.end() - v.start()) as usize)
+        .sum();
     // Copies of repeated blocks pay off only where much is left to read.
     if kept >= text.len() / 2 {
-        reader.repeats = None;
+        repeats = None;
     }
-    reader.verbatim = found.into_iter().map(Rc::new).collect();
+    Some(Prepared { repeats, verbatim })
+}
+
+/// [`decode`] of the document `text` as [`prepare`] prepared it, leaving the document's
+/// [`Verbatim`] blocks as they are (see `verbatim`).
+pub(super) fn decode_prepared(text: &Rc<str>, prepared: Prepared) -> Option<YVal> {
+    let mut reader = Reader::document(text.as_bytes(), false)?;
+    reader.repeats = prepared.repeats;
+    reader.verbatim = prepared
+        .verbatim
+        .into_iter()
+        .map(|span| Rc::new(Verbatim::new(text.clone(), span)))
+        .collect();
     reader.read_document()
 }
 
@@ -66,8 +90,10 @@ pub(super) struct Reader<'a> {
     pub pos: usize,
     /// Nesting of collections, bounded so that deep input cannot exhaust the stack here.
     depth: usize,
-    /// The document's large blocks that look repeated, when it has any.
+    /// The document's large blocks that look repeated, when it has any, and the values of
+    /// those read so far.
     repeats: Option<Repeats>,
+    copies: Copies,
     /// How many repeated blocks are being read for the first time around the current line (the
     /// outermost one is remembered whole, so the ones inside it are not).
     first_readings: usize,
@@ -111,6 +137,7 @@ impl<'a> Reader<'a> {
             pos,
             depth: 0,
             repeats: None,
+            copies: Copies::default(),
             first_readings: 0,
             verbatim: Vec::new(),
             next_verbatim: 0,
@@ -362,8 +389,7 @@ impl<'a> Reader<'a> {
         if after.starts_with(b"---") || after.starts_with(b"...") || after.starts_with(b"%") {
             return self.block_at(ind, None);
         }
-        let repeats = self.repeats.as_ref().expect("checked above");
-        if let Some(copy) = repeats.copy_of(self.s, start, end, key, self.depth) {
+        if let Some(copy) = self.copies.copy_of(self.s, start, end, key, self.depth) {
             self.pos = end;
             return Some(copy);
         }
@@ -373,10 +399,7 @@ impl<'a> Reader<'a> {
         let value = value?;
         // Remembered only when the reading ended where the block ends, as a copy's will.
         if self.pos == end && self.first_readings == 0 {
-            let depth = self.depth;
-            if let Some(r) = self.repeats.as_mut() {
-                r.remember(start, end, key, depth, &value);
-            }
+            self.copies.remember(start, end, key, self.depth, &value);
         }
         Some(value)
     }

@@ -19,12 +19,17 @@ const MIN_BLOCK: usize = 2048;
 /// Documents shorter than this have too little to repeat.
 pub(super) const MIN_DOCUMENT: usize = 32 * 1024;
 
+/// The blocks that look repeated: plain data, found once per document (on any thread).
 pub(super) struct Repeats {
     /// Start of a large block whose group has two or more blocks (the start of its first
     /// line) → its end and its group's key.
     blocks: HashMap<usize, (usize, Key)>,
-    /// A block read once, by its key: its start and end, the depth it was read at, and the
-    /// value.
+}
+
+/// The values of repeated blocks read so far, for copies: by key, each block's start and
+/// end, the depth it was read at, and the value.
+#[derive(Default)]
+pub(super) struct Copies {
     read: HashMap<Key, Vec<(usize, usize, usize, YVal)>>,
 }
 
@@ -79,17 +84,16 @@ impl Repeats {
             return None;
         }
         blocks.retain(|_, (_, key)| count.contains_key(key));
-        Some(Repeats {
-            blocks,
-            read: HashMap::new(),
-        })
+        Some(Repeats { blocks })
     }
 
     /// The block starting at `start`, when it looks repeated: its end and key.
     pub fn block_at(&self, start: usize) -> Option<(usize, Key)> {
         self.blocks.get(&start).copied()
     }
+}
 
+impl Copies {
     /// A copy of the value of an earlier block with the same text, read at `depth`.
     pub fn copy_of(
         &self,

@@ -27,6 +27,8 @@ pub struct YamlMemo(Rc<RefCell<Inner>>);
 
 #[derive(Default)]
 struct Inner {
+    /// Where large documents are prepared ahead of `fromYaml`, when the render has helpers.
+    ahead: Option<super::Ahead>,
     /// `fromYaml` input → go-yaml's decoded tree of it, and whether it converts without error
     /// (then each `fromYaml` of it is a lazy map over the tree).
     parsed: TextMap<(Rc<YVal>, bool)>,
@@ -104,6 +106,21 @@ impl YamlMemo {
         YamlMemo::default()
     }
 
+    /// A memo whose `fromYaml` takes what `ahead` prepared, and to which `splitList` offers
+    /// its large parts.
+    pub fn with_ahead(ahead: super::Ahead) -> YamlMemo {
+        let memo = YamlMemo::default();
+        memo.0.borrow_mut().ahead = Some(ahead);
+        memo
+    }
+
+    /// `splitList`'s parts, which `fromYaml` may read next: offered for preparation ahead.
+    pub fn offer_parts(&self, parts: &[&str]) {
+        if let Some(ahead) = &self.0.borrow().ahead {
+            ahead.offer(parts.iter().copied());
+        }
+    }
+
     /// `fromYaml`'s parse: [`super::from_yaml`], with the decoded tree of large texts kept.
     /// The result is a lazy map over that tree (a template usually reads two or three of a
     /// CRD's thousands of maps; `toYaml` writes the rest straight from the tree), fresh for
@@ -116,7 +133,8 @@ impl YamlMemo {
         let (tree, lazy) = match remembered {
             Some(entry) => entry,
             None => {
-                let tree = super::read::decode_first_keeping_verbatim(text)
+                let ahead = self.0.borrow().ahead.clone();
+                let tree = super::read::decode_first_keeping_verbatim(text, ahead.as_ref())
                     .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
                 if !matches!(tree, YVal::Map(_)) {
                     return super::read::json_round_trip(&tree);
@@ -266,7 +284,7 @@ pub(super) fn round_trips(v: &YVal) -> bool {
             .entries
             .iter()
             .all(|(k, v)| matches!(k, YVal::Str(s) if key_round_trips(s)) && round_trips(v)),
-        YVal::Verbatim(block) => block.round_trips,
+        YVal::Verbatim(block) => block.round_trips(),
     }
 }
 

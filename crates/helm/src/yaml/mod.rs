@@ -7,6 +7,7 @@
 //! Writing ([`to_yaml`], [`to_json`]) follows `sigs.k8s.io/yaml.Marshal`: `encoding/json`, read
 //! back by go-yaml v2, then go-yaml v2's encoder and emitter (ported, for its exact styles).
 
+mod ahead;
 mod emit;
 mod fast;
 mod fast_repeats;
@@ -20,6 +21,7 @@ mod verbatim;
 
 use gotemplate::{Map, Value};
 
+pub use ahead::Ahead;
 pub use memo::{YamlMemo, skip_freeing_memos};
 pub use positions::{Mark, PathSeg, Position, Shape};
 

@@ -1243,8 +1243,15 @@ pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
 
 /// [`decode_first`] of a large text that `toYaml` may write back: blocks already written as
 /// `toYaml` writes them stay unread (see `verbatim`).
-pub(crate) fn decode_first_keeping_verbatim(text: &Rc<str>) -> Result<YVal, Fail> {
-    let Some(v) = super::fast::decode_keeping_verbatim(text) else {
+pub(crate) fn decode_first_keeping_verbatim(
+    text: &Rc<str>,
+    ahead: Option<&super::Ahead>,
+) -> Result<YVal, Fail> {
+    let prepared = match ahead.map(|a| a.take(text)) {
+        Some(super::ahead::Taken::Prepared(prepared)) => prepared,
+        _ => super::fast::prepare(text),
+    };
+    let Some(v) = prepared.and_then(|p| super::fast::decode_prepared(text, p)) else {
         return decode_first(text.as_bytes());
     };
     // Debug builds (all the tests) check the blocks left unread against reading them.

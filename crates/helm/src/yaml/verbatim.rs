@@ -30,6 +30,13 @@ const MIN_BYTES: usize = 256;
 #[derive(Clone)]
 pub(crate) struct Verbatim {
     text: Rc<str>,
+    span: Span,
+}
+
+/// Where a [`Verbatim`] block lies in its document, and the emitter states it was compared
+/// in: plain data, so that a document's analysis can be made on another thread.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
     /// The emitter's output for the block: from just after the `:` or `-` before it to the
     /// end of its last line (without the line break).
     start: u32,
@@ -39,40 +46,13 @@ pub(crate) struct Verbatim {
     line: u32,
     col: u32,
     first: Option<u32>,
-    pub before: StateBefore,
-    pub after: StateAfter,
+    before: StateBefore,
+    after: StateAfter,
     /// Whether reading the text back gives the value again (see `memo::round_trips`).
-    pub round_trips: bool,
+    round_trips: bool,
 }
 
-impl std::fmt::Debug for Verbatim {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Verbatim({}..{})", self.start, self.end)
-    }
-}
-
-impl Verbatim {
-    /// The emitter's output for the block, in the state [`Verbatim::before`].
-    pub fn emitted(&self) -> &[u8] {
-        &self.text.as_bytes()[self.start as usize..self.end as usize]
-    }
-
-    /// The same block `delta` bytes further on in the document (a copy of its text there).
-    fn moved(&self, delta: isize) -> Verbatim {
-        let at = |x: u32| (x as isize + delta) as u32;
-        Verbatim {
-            text: self.text.clone(),
-            start: at(self.start),
-            end: at(self.end),
-            line: at(self.line),
-            col: self.col,
-            first: self.first.map(at),
-            before: self.before,
-            after: self.after,
-            round_trips: self.round_trips,
-        }
-    }
-
+impl Span {
     /// Where the block's output starts in the document (just after the `:` or `-`).
     pub fn start(&self) -> u32 {
         self.start
@@ -83,15 +63,71 @@ impl Verbatim {
         self.end
     }
 
+    /// The same block `delta` bytes further on in the document (a copy of its text there).
+    fn moved(&self, delta: isize) -> Span {
+        let at = |x: u32| (x as isize + delta) as u32;
+        Span {
+            start: at(self.start),
+            end: at(self.end),
+            line: at(self.line),
+            first: self.first.map(at),
+            ..*self
+        }
+    }
+}
+
+impl std::fmt::Debug for Verbatim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Verbatim({}..{})", self.span.start, self.span.end)
+    }
+}
+
+impl Verbatim {
+    /// The block `span` of the document `text`.
+    pub(super) fn new(text: Rc<str>, span: Span) -> Verbatim {
+        Verbatim { text, span }
+    }
+
+    /// The emitter's output for the block, in the state [`Verbatim::before`].
+    pub fn emitted(&self) -> &[u8] {
+        &self.text.as_bytes()[self.span.start as usize..self.span.end as usize]
+    }
+
+    /// Where the block's output starts in the document (just after the `:` or `-`).
+    pub fn start(&self) -> u32 {
+        self.span.start
+    }
+
+    /// Where it ends: before the line break of its last line.
+    pub fn end(&self) -> u32 {
+        self.span.end
+    }
+
+    /// The emitter state the block was compared in.
+    pub fn before(&self) -> StateBefore {
+        self.span.before
+    }
+
+    /// The emitter state after the block.
+    pub fn after(&self) -> StateAfter {
+        self.span.after
+    }
+
+    /// Whether reading the text back gives the value again (see `memo::round_trips`).
+    pub fn round_trips(&self) -> bool {
+        self.span.round_trips
+    }
+
     /// Whether two nodes stand for the same text (then for the same value).
     pub fn same_text(&self, other: &Verbatim) -> bool {
-        self.before == other.before && self.emitted() == other.emitted()
+        self.span.before == other.span.before && self.emitted() == other.emitted()
     }
 
     /// go-yaml's value of the block, read from its text.
     pub fn expand(&self) -> YVal {
-        let mut reader = Reader::from_line(self.text.as_bytes(), self.line as usize);
-        let value = reader.block_at(self.col as usize, self.first.map(|f| f as usize));
+        let span = &self.span;
+        let mut reader = Reader::from_line(self.text.as_bytes(), span.line as usize);
+        let value = reader.block_at(span.col as usize, span.first.map(|f| f as usize));
         // `find` read this block with the same reader before recording it.
         value.expect("a verbatim block reads as it was read when found")
     }
@@ -130,12 +166,11 @@ pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> O
 /// The largest blocks of `text` (a document in the fast reader's subset) that are written as
 /// `toYaml` writes them, in the order they start; none when the reader gives up on `text`.
 /// `repeats`: the document's repeated blocks, when it has any.
-pub(super) fn find(text: &Rc<str>, repeats: Option<&Repeats>) -> Vec<Verbatim> {
+pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
     let Some(reader) = Reader::document(text.as_bytes(), false) else {
         return Vec::new();
     };
     let mut v = Verifier {
-        text,
         r: reader,
         // The output is about as long as the text (a little longer where it quotes).
         e: Stream::with_capacity(text.len() + text.len() / 8),
@@ -159,11 +194,10 @@ struct Open {
 }
 
 struct Verifier<'a> {
-    text: &'a Rc<str>,
     r: Reader<'a>,
     e: Stream,
     open: Vec<Open>,
-    found: Vec<Verbatim>,
+    found: Vec<Span>,
     /// The document's blocks that look repeated (see `fast_repeats`), and those read whole.
     repeats: Option<&'a Repeats>,
     seen: HashMap<Key, Vec<Seen>>,
@@ -181,7 +215,7 @@ struct Seen {
     found: Found,
     is_map: bool,
     /// The verbatim blocks found in it.
-    inside: Vec<Verbatim>,
+    inside: Vec<Span>,
 }
 
 /// What a node's reading found out: whether its keys are in the emitter's order and each
@@ -308,8 +342,7 @@ impl<'a> Verifier<'a> {
             while self.found.last().is_some_and(|v| v.start as usize >= from) {
                 self.found.pop();
             }
-            self.found.push(Verbatim {
-                text: self.text.clone(),
+            self.found.push(Span {
                 start: from as u32,
                 end: end as u32,
                 line: line as u32,
