@@ -149,6 +149,10 @@ impl InstallPackages {
             .clone()
     }
 
+    /// `profiles/NAME.yaml` of the install package, failing in the words of istioctl's
+    /// `fs.FS`: Go's `embed.FS` for the pinned release (compiled into istioctl: every miss is
+    /// "file does not exist"), `os.DirFS` for a directory (names that are not valid `fs` paths,
+    /// like `../x` or `/abs`, are "invalid argument"; other misses are the OS error).
     pub fn read_profile(
         &self,
         install_package_path: &str,
@@ -156,8 +160,23 @@ impl InstallPackages {
     ) -> Result<String, String> {
         let rel = format!("profiles/{profile}.yaml");
         let dir = self.dir(install_package_path)?;
-        std::fs::read_to_string(dir.join(&rel))
-            .map_err(|e| format!("open {rel}: {}", io_error_text(&e)))
+        let builtin = install_package_path.is_empty();
+        if !go_valid_fs_path(&rel) {
+            let why = if builtin {
+                "file does not exist"
+            } else {
+                "invalid argument"
+            };
+            return Err(format!("open {rel}: {why}"));
+        }
+        std::fs::read_to_string(dir.join(&rel)).map_err(|e| {
+            let why = if builtin && e.kind() == std::io::ErrorKind::NotFound {
+                "file does not exist".to_string()
+            } else {
+                io_error_text(&e)
+            };
+            format!("open {rel}: {why}")
+        })
     }
 
     /// What `manifest::generate` loads charts with: `charts/CHART_DIR` of the install
@@ -168,6 +187,14 @@ impl InstallPackages {
         let default_dir = self.dir("")?;
         Ok(move |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir))
     }
+}
+
+/// Go's `io/fs.ValidPath`: unrooted, `/`-separated, no empty, `.` or `..` element.
+fn go_valid_fs_path(name: &str) -> bool {
+    name == "."
+        || name
+            .split('/')
+            .all(|e| !e.is_empty() && e != "." && e != "..")
 }
 
 /// Loads `charts/CHART_DIR` of the install package at `install_package_path`, or of the
@@ -191,24 +218,27 @@ fn load_chart_dir(
 
 /// Reads the `-f` inputs (stdin for `-`).
 pub(crate) fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
+    read_input_files(names).map_err(|e| MeshFailure(format!("merge inputs: {e}")))
+}
+
+/// [`read_inputs`] with Go's bare message on failure (istioctl 1.23's `profile dump` did not
+/// prefix it).
+pub(crate) fn read_input_files(names: &[String]) -> Result<Vec<iop::merge::InputFile>, String> {
     let mut files = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let text = if name == "-" {
             if i != names.len() - 1 {
-                return Err(MeshFailure(
-                    "merge inputs: stdin is only allowed as the last filename".to_string(),
-                ));
+                return Err("stdin is only allowed as the last filename".to_string());
             }
             let mut s = String::new();
             std::io::stdin()
                 .read_to_string(&mut s)
-                .map_err(|e| MeshFailure(format!("merge inputs: read stdin: {e}")))?;
+                .map_err(|e| format!("read stdin: {e}"))?;
             s
         } else {
             let path = name.trim();
-            std::fs::read_to_string(path).map_err(|e| {
-                MeshFailure(format!("merge inputs: open {path}: {}", io_error_text(&e)))
-            })?
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("open {path}: {}", io_error_text(&e)))?
         };
         files.push(iop::merge::InputFile {
             name: name.clone(),

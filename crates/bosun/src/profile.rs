@@ -27,13 +27,17 @@ pub struct ListArgs {
     /// The install package (charts and profiles) directory; the pinned release by default.
     #[arg(short = 'd', long = "manifests", alias = "charts")]
     manifests: Option<String>,
+    /// None: taken only to refuse them as istioctl did.
+    #[arg(hide = true)]
+    extra: Vec<String>,
 }
 
 #[derive(Args)]
 pub struct DumpArgs {
-    /// The profile (default: `default`, or the one the files name).
+    /// The profile (default: `default`, or the one the files name). One at most; more are
+    /// refused as istioctl refused them.
     #[arg(value_name = "PROFILE")]
-    profile: Option<String>,
+    profile: Vec<String>,
     #[command(flatten)]
     input: InputArgs,
     /// The root of the subtree to dump, e.g. `components.pilot` (default: the whole tree).
@@ -50,8 +54,9 @@ pub struct DumpArgs {
 
 #[derive(Args)]
 pub struct ProfileDiffArgs {
-    /// Profile names or IstioOperator files.
-    #[arg(value_names = ["A", "B"], num_args = 2, required = true)]
+    /// Two profile names or profile files (a path: it holds `/` or `.`; it is laid over the
+    /// `default.yaml` beside it).
+    #[arg(value_names = ["A", "B"])]
     profiles: Vec<String>,
     /// The install package (charts and profiles) directory; the pinned release by default.
     #[arg(short = 'd', long = "manifests", alias = "charts")]
@@ -94,6 +99,13 @@ fn package_dir(manifests: Option<&str>) -> Result<PathBuf, MeshFailure> {
 }
 
 fn list(args: ListArgs) -> Result<(), MeshFailure> {
+    // cobra's ExactArgs(0), in its words.
+    if !args.extra.is_empty() {
+        return Err(MeshFailure(format!(
+            "accepts 0 arg(s), received {}",
+            args.extra.len()
+        )));
+    }
     let dir = package_dir(args.manifests.as_deref())?.join("profiles");
     let entries = std::fs::read_dir(&dir)
         .map_err(|e| MeshFailure(format!("open {}: {}", dir.display(), io_error_text(&e))))?;
@@ -104,20 +116,23 @@ fn list(args: ListArgs) -> Result<(), MeshFailure> {
     mesh::write_stdout(&iop::profile::list(iop::profile::profile_names(files)))
 }
 
+/// `profile dump`, checked and layered as istioctl 1.23's was: at most one profile name, not
+/// with `-f`; the format known; then `--set` flags, `--manifests` and `--revision` as flags, and
+/// the profile name last of all (so it wins over a `--set profile=`).
 fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
-    if args.profile.is_some() && !args.input.filenames.is_empty() {
+    if args.profile.len() > 1 {
+        return Err(MeshFailure("too many positional arguments".to_string()));
+    }
+    if !args.profile.is_empty() && !args.input.filenames.is_empty() {
         return Err(MeshFailure(
             "cannot specify both profile name and filename flag".to_string(),
         ));
     }
     let format: iop::profile::Format = args.output.parse()?;
-    let mut input = args.input.clone();
-    if let Some(p) = &args.profile {
-        input.set.insert(0, format!("profile={p}"));
-    }
     let packages = InstallPackages::new();
-    let files = mesh::read_inputs(&input.filenames)?;
-    let flags = mesh::set_flags(&input);
+    let files = mesh::read_input_files(&args.input.filenames).map_err(MeshFailure)?;
+    let mut flags = mesh::set_flags(&args.input);
+    flags.extend(args.profile.iter().map(|p| format!("profile={p}")));
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
     let layered = iop::merge::layer_inputs(&files, &flags, &read)?;
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
@@ -137,27 +152,40 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     mesh::write_stdout(&out)
 }
 
-/// A `profile diff` operand as istioctl's `GenIOPFromProfile` read it: a profile name is the
-/// `default` profile with that profile over it; an IstioOperator file (an operand that looks
-/// like a path) is the `default` profile with the file over it. `--manifests` becomes
-/// `installPackagePath`.
+/// A `profile diff` operand as istioctl 1.23's `GenIOPFromProfile` read it: a profile name is
+/// the `default` profile with that profile over it; a path (1.23's `IsFilePath`: the operand
+/// holds `/` or `.`) is that profile file over the `default.yaml` in its own directory (unless
+/// it is that file), as 1.23's `GetProfileYAML` read profile files. The layers are merged as the
+/// pinned Istio merges profiles. `--manifests` becomes `installPackagePath`.
 fn layered_profile(
     operand: &str,
     manifests: Option<&str>,
     packages: &InstallPackages,
 ) -> Result<serde_json::Value, MeshFailure> {
     let fail = |e: String| MeshFailure(format!("could not read {operand:?}: {e}"));
-    let is_file = operand.contains('/') || operand.ends_with(".yaml") || operand.ends_with(".yml");
     let ipp = manifests.unwrap_or("");
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let mut tree = if is_file {
-        let text = std::fs::read_to_string(operand.trim())
-            .map_err(|e| fail(format!("open {operand}: {}", io_error_text(&e))))?;
-        let mut base =
-            iop::merge::read_profile(ipp, "default", &read).map_err(|e| fail(e.to_string()))?;
-        let file = iop::merge::map_from_yaml(&text).map_err(fail)?;
-        iop::tree::merge_from(&mut base, &file);
-        serde_json::Value::Object(base)
+    let mut tree = if operand.contains('/') || operand.contains('.') {
+        let read_file =
+            |path: &Path| -> Result<serde_json::Map<String, serde_json::Value>, MeshFailure> {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| fail(format!("open {}: {}", path.display(), io_error_text(&e))))?;
+                iop::merge::map_from_yaml(&text).map_err(fail)
+            };
+        let top = read_file(Path::new(operand))?;
+        if Path::new(operand)
+            .file_name()
+            .is_some_and(|n| n == "default.yaml")
+        {
+            serde_json::Value::Object(top)
+        } else {
+            // Go's filepath.Join(filepath.Dir(operand), "default.yaml").
+            let dir = operand.rfind('/').map_or("", |i| &operand[..=i]);
+            let beside = iop::tree::clean(&format!("{dir}default.yaml"));
+            let mut base = read_file(Path::new(&beside))?;
+            iop::tree::merge_from(&mut base, &top);
+            serde_json::Value::Object(base)
+        }
     } else {
         serde_json::Value::Object(
             iop::merge::read_profile(ipp, operand, &read).map_err(|e| fail(e.to_string()))?,
@@ -171,6 +199,9 @@ fn layered_profile(
 }
 
 fn diff(args: ProfileDiffArgs) -> Result<(), MeshFailure> {
+    if args.profiles.len() != 2 {
+        return Err(MeshFailure("diff requires two profiles".to_string()));
+    }
     let packages = InstallPackages::new();
     let m = args.manifests.as_deref();
     let a = layered_profile(&args.profiles[0], m, &packages)?;

@@ -1,8 +1,11 @@
 //! The offline commands beside `manifest generate`, data-driven:
-//! - `profile list|dump|diff` (tests/cases/profile/cases.txt): compared with istioctl when the
-//!   istioctl at hand has the `profile` command (Istio removed it in 1.24, so the pinned one does
-//!   not; `BOSUN_ISTIOCTL` may point at an older build), otherwise with the expected outputs
-//!   under tests/cases/profile/expected/ (`BOSUN_BLESS=1` rewrites them);
+//! - `profile list|dump|diff` (tests/cases/profile/cases.txt): compared with the expected outputs
+//!   under tests/cases/profile/expected/ (`BOSUN_BLESS=1` rewrites them) and, when the profile
+//!   oracle is at hand, with it: our Go program that runs the pinned Istio's own profile and
+//!   merge code with istioctl 1.23's command shapes and output formats
+//!   (scripts/profile-oracle/main.go, built by scripts/fetch-profile-oracle, or the binary
+//!   `BOSUN_PROFILE_ORACLE` names). Istio removed the command in 1.24, so the pinned istioctl
+//!   has none;
 //! - `manifest diff` (tests/cases/manifest-diff/NAME/{a.yaml,b.yaml,args,expected});
 //! - `validate` (tests/cases/validate/NAME.yaml → NAME.expected: stdout, stderr, exit status).
 //!
@@ -62,6 +65,38 @@ fn check_expected(path: &Path, got: &str, failures: &mut Vec<String>, name: &str
     }
 }
 
+/// The message of the last `Error: ` line of a failed command's stderr.
+fn error_line(out: &std::process::Output) -> Option<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("Error: ").map(str::to_string))
+}
+
+/// Where bosun and the oracle part, or None: stdout and exit status must be identical, and an
+/// error must say (at least) what the oracle's says; bosun may add where.
+fn oracle_mismatch(ours: &std::process::Output, theirs: &std::process::Output) -> Option<String> {
+    if outcome(ours) != outcome(theirs) {
+        return Some(format!(
+            "--- oracle\n{}\n--- bosun\n{}",
+            outcome(theirs),
+            outcome(ours)
+        ));
+    }
+    if ours.status.success() {
+        return None;
+    }
+    match (error_line(theirs), error_line(ours)) {
+        (None, None) => None,
+        (Some(want), Some(got)) if got.contains(&want) => None,
+        (want, got) => Some(format!(
+            "error messages differ\n--- oracle\n{}\n--- bosun\n{}",
+            want.unwrap_or_else(|| String::from_utf8_lossy(&theirs.stderr).into_owned()),
+            got.unwrap_or_else(|| String::from_utf8_lossy(&ours.stderr).into_owned())
+        )),
+    }
+}
+
 #[test]
 fn profile_commands() {
     let istio = fetched("BOSUN_ISTIO", "fetch-istio").expect("scripts/fetch-istio");
@@ -69,16 +104,10 @@ fn profile_commands() {
     let manifests_text = manifests.display().to_string();
     let dir = repo_root().join("tests/cases/profile");
     let inputs = dir.join("inputs").display().to_string();
-    // istioctl as an oracle only when it has the command.
-    let istioctl = fetched("BOSUN_ISTIOCTL", "fetch-istioctl").filter(|bin| {
-        Command::new(bin)
-            .args(["profile", "list", "--help"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
+    let oracle = fetched("BOSUN_PROFILE_ORACLE", "fetch-profile-oracle");
     let text = std::fs::read_to_string(dir.join("cases.txt")).expect("cases.txt");
     let mut failures = Vec::new();
-    let mut ran = 0;
+    let (mut ran, mut compared) = (0, 0);
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -90,50 +119,50 @@ fn profile_commands() {
             .split_whitespace()
             .map(|a| a.replace("$M", &manifests_text).replace("$IN", &inputs))
             .collect();
-        let mut cmd = bosun();
-        cmd.arg("profile").args(&args);
-        let ours = cmd.output().expect("run bosun");
+        let ours = bosun()
+            .arg("profile")
+            .args(&args)
+            .output()
+            .expect("run bosun");
         ran += 1;
-        match &istioctl {
-            Some(bin) => {
-                let theirs = Command::new(bin)
-                    .arg("profile")
-                    .args(&args)
-                    .output()
-                    .expect("run istioctl");
-                if outcome(&ours) != outcome(&theirs) {
-                    failures.push(format!(
-                        "{name}: bosun and istioctl differ\n--- istioctl\n{}\n--- bosun\n{}",
-                        outcome(&theirs),
-                        outcome(&ours)
-                    ));
-                }
-            }
-            None => {
-                let got = format!(
-                    "{}--- stderr\n{}",
-                    outcome(&ours),
-                    String::from_utf8_lossy(&ours.stderr)
-                )
-                .replace(&manifests_text, "$M")
-                .replace(&inputs, "$IN");
-                check_expected(
-                    &dir.join("expected").join(format!("{name}.out")),
-                    &got,
-                    &mut failures,
-                    name,
-                );
-            }
+        let got = format!(
+            "{}--- stderr\n{}",
+            outcome(&ours),
+            String::from_utf8_lossy(&ours.stderr)
+        )
+        .replace(&manifests_text, "$M")
+        .replace(&inputs, "$IN");
+        check_expected(
+            &dir.join("expected").join(format!("{name}.out")),
+            &got,
+            &mut failures,
+            name,
+        );
+        // `--explain` is bosun's own.
+        let Some(bin) = oracle
+            .as_ref()
+            .filter(|_| !args.iter().any(|a| a == "--explain"))
+        else {
+            continue;
+        };
+        let theirs = Command::new(bin)
+            .arg("profile")
+            .args(&args)
+            .output()
+            .expect("run the profile oracle");
+        compared += 1;
+        if let Some(why) = oracle_mismatch(&ours, &theirs) {
+            failures.push(format!("{name}: bosun and the oracle differ: {why}"));
         }
     }
     eprintln!(
-        "profile: {ran} cases, {} failing, compared with {}",
-        failures.len(),
-        if istioctl.is_some() {
-            "istioctl"
+        "profile: {ran} cases, {compared} compared with the oracle{}, {} failing",
+        if oracle.is_none() {
+            " (none at hand: scripts/fetch-profile-oracle failed and BOSUN_PROFILE_ORACLE is unset)"
         } else {
-            "expected outputs (this istioctl has no `profile` command)"
-        }
+            ""
+        },
+        failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -6,9 +6,10 @@
 //!
 //! Istio removed these commands in 1.24; their output here follows the last istioctl that had
 //! them (operator/cmd/mesh/profile-{list,dump,diff}.go): the dump is the `spec` under an
-//! `apiVersion`/`kind` header, YAML is followed by an empty line, JSON is indented by four
+//! `apiVersion`/`kind` header (laid on with a JSON merge patch, so null map entries go), or the
+//! `--config-path` node as found, YAML is followed by an empty line, JSON is indented by four
 //! spaces, flags are `path=value` lines (strings quoted as Go's `%q`, other values as `%v`)
-//! sorted bytewise.
+//! sorted bytewise. scripts/profile-oracle is the oracle these are checked against.
 
 use std::fmt::Write as _;
 
@@ -22,8 +23,9 @@ use crate::tree;
 pub enum ProfileError {
     #[error("unknown output format: {0}")]
     UnknownFormat(String),
-    #[error("path {0} not found")]
-    PathNotFound(String),
+    /// `--config-path` names nothing there; the message is istioctl's `GetPathContext`'s.
+    #[error("{0}")]
+    ConfigPath(String),
     #[error("{0}")]
     Encode(String),
 }
@@ -86,40 +88,156 @@ pub fn dump_document(layered: &Value) -> Value {
     Value::Object(doc)
 }
 
-/// The node `--config-path` selects below `spec`: istioctl's path syntax (`a.b`, `\.` inside a
-/// key, `[N]` list indexes, `[key:value]` list selectors).
-pub fn config_subtree<'a>(spec: &'a Value, path: &str) -> Result<&'a Value, ProfileError> {
+/// The node `--config-path` selects below `spec`, and where it is (selectors resolved to
+/// indexes), as istioctl's `GetConfigSubtree` found it with the read-only `GetPathContext`:
+/// `spec` is the tree as Go reads it back from YAML (numbers are `float64`); keys split at
+/// unescaped dots (`a.b\.c`, `node[expr]`); `[N]` indexes a list (`-1` counts as an index but is
+/// never in range); on a list of maps `[key:value]` picks the first element whose field prints
+/// (`%v`) as the value, on a list of scalars `[V]` or `[:V]` the first whose `%v` the regular
+/// expression V matches. A key missing at the end of the path selects an empty map, as
+/// `GetPathContext` creates a leaf there; anything else missing is an error worded as istioctl
+/// words it.
+pub fn config_subtree(spec: &Value, path: &str) -> Result<(Value, Vec<PathSeg>), ProfileError> {
+    let segs = tree::split_path(path);
+    let full = segs.join(".");
+    let fail = |m: String| Err(ProfileError::ConfigPath(m));
     let mut cur = spec;
-    for seg in tree::split_path(path) {
-        let inner = seg.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
-        let next = match (inner, cur) {
-            (Some(inner), Value::Array(items)) => match tree::go_atoi(inner) {
-                Some(i) => usize::try_from(i).ok().and_then(|i| items.get(i)),
-                None => inner.split_once(':').and_then(|(k, v)| {
-                    items
-                        .iter()
-                        .find(|e| e.get(k).and_then(Value::as_str) == Some(v))
-                }),
+    let mut at = Vec::new();
+    for (i, pe) in segs.iter().enumerate() {
+        let remain = segs[i..].join(".");
+        match cur {
+            Value::Null => return fail(format!("node {pe} is zero")),
+            Value::Array(items) => {
+                if let Some(idx) = n_path_element(pe) {
+                    let found = usize::try_from(idx).ok().and_then(|i| items.get(i));
+                    let Some(found) = found else {
+                        return fail(format!(
+                            "index {idx} exceeds list length {} at path {remain}",
+                            items.len()
+                        ));
+                    };
+                    at.push(PathSeg::Index(idx as usize));
+                    cur = found;
+                    continue;
+                }
+                let mut hit = None;
+                for (idx, item) in items.iter().enumerate() {
+                    if let Value::Object(m) = item {
+                        let Some((k, v)) = kv_path_element(pe) else {
+                            return fail(format!(
+                                "path {full}: {pe} is not a valid key:value path element"
+                            ));
+                        };
+                        if go_sprint(m.get(&k).unwrap_or(&Value::Null)) == v {
+                            hit = Some(idx);
+                            break;
+                        }
+                        continue;
+                    }
+                    let Some(pattern) = v_path_element(pe) else {
+                        return fail(format!(
+                            "path {full}: {pe} is not a valid value path element"
+                        ));
+                    };
+                    // An invalid expression matches nothing (istioctl logs it and goes on).
+                    if regex::Regex::new(&pattern).is_ok_and(|re| re.is_match(&go_sprint(item))) {
+                        hit = Some(idx);
+                        break;
+                    }
+                }
+                let Some(idx) = hit else {
+                    return fail(format!("path {full}: element {pe} not found"));
+                };
+                at.push(PathSeg::Index(idx));
+                cur = &items[idx];
+            }
+            Value::Object(m) => match m.get(pe) {
+                Some(next) => {
+                    at.push(PathSeg::Key(pe.clone()));
+                    cur = next;
+                }
+                None if i + 1 == segs.len() => {
+                    at.push(PathSeg::Key(pe.clone()));
+                    return Ok((Value::Object(Map::new()), at));
+                }
+                None => {
+                    return fail(format!("path not found at element {pe} in path {full}"));
+                }
             },
-            (None, Value::Object(m)) => m.get(&seg),
-            _ => None,
-        };
-        cur = next.ok_or_else(|| ProfileError::PathNotFound(path.to_string()))?;
+            leaf => {
+                let go_type = match leaf {
+                    Value::String(_) => "string",
+                    Value::Bool(_) => "bool",
+                    _ => "float64",
+                };
+                return fail(format!("leaf type {go_type} in non-leaf Node {remain}"));
+            }
+        }
     }
-    Ok(cur)
+    Ok((cur.clone(), at))
 }
 
-/// `profile dump`'s output for a layered IstioOperator.
-pub fn dump(layered: &Value, config_path: &str, format: Format) -> Result<String, ProfileError> {
-    let doc;
-    let node = if config_path.is_empty() {
-        doc = dump_document(layered);
-        &doc
-    } else {
-        let spec = layered.get("spec").unwrap_or(&Value::Null);
-        config_subtree(spec, config_path)?
+fn go_sprint(v: &Value) -> String {
+    gotemplate::fmt::sprint_value(&helm::json_value::from_json_value(v))
+}
+
+/// istioctl's `IsNPathElement` + `PathN`: `[N]` with N a Go int no smaller than -1.
+fn n_path_element(pe: &str) -> Option<i64> {
+    let inner = pe.strip_prefix('[')?.strip_suffix(']')?;
+    tree::go_atoi(inner).filter(|n| *n >= -1)
+}
+
+/// istioctl's `PathKV`: `[key:value]`, split at an unescaped `:` into exactly two non-empty
+/// parts, the key made of `[a-zA-Z0-9_-]`.
+fn kv_path_element(pe: &str) -> Option<(String, String)> {
+    let inner = pe.strip_prefix('[')?.strip_suffix(']')?;
+    let kv = tree::split_escaped(inner, ':');
+    let [k, v] = kv.as_slice() else {
+        return None;
     };
-    let node = crate::merge::normalize_floats(node);
+    let key_ok = k
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    (!k.is_empty() && !v.is_empty() && key_ok).then(|| (k.clone(), v.clone()))
+}
+
+/// istioctl's `PathV`: `[:V]` → V, otherwise whatever is between the brackets (not empty).
+fn v_path_element(pe: &str) -> Option<String> {
+    let inner = pe.strip_prefix('[')?.strip_suffix(']')?;
+    match inner.strip_prefix(':') {
+        Some(v) if !v.is_empty() => Some(v.to_string()),
+        _ => (!inner.is_empty()).then(|| inner.to_string()),
+    }
+}
+
+/// What JSON merge patch (evanphx/json-patch, which istioctl's `OverlayYAML` uses) keeps of a
+/// value it copies into a document: no map entry whose value is null, at any depth; nulls in
+/// lists stay.
+pub fn prune_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), prune_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(prune_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `profile dump`'s output for a layered IstioOperator. The whole spec is laid under the header
+/// as istioctl did it, with a JSON merge patch, so map entries holding null are dropped; a
+/// `--config-path` subtree is printed as found.
+pub fn dump(layered: &Value, config_path: &str, format: Format) -> Result<String, ProfileError> {
+    let spec = crate::merge::normalize_floats(layered.get("spec").unwrap_or(&Value::Null));
+    let node = if config_path.is_empty() {
+        let mut doc = dump_document(layered);
+        doc["spec"] = prune_nulls(&spec);
+        doc
+    } else {
+        config_subtree(&spec, config_path)?.0
+    };
     Ok(match format {
         Format::Yaml => format!("{}\n", to_yaml(&node)?),
         Format::Json => format!("{}\n", helm::yaml::json_indent(&to_json(&node)?, "    ")),
@@ -213,16 +331,12 @@ pub fn explain(
     sources: &SourceMap,
     config_path: &str,
 ) -> Result<String, ProfileError> {
-    let spec = layered.get("spec").unwrap_or(&Value::Null);
+    let spec = crate::merge::normalize_floats(layered.get("spec").unwrap_or(&Value::Null));
     let (node, prefix) = if config_path.is_empty() {
         (spec, Vec::new())
     } else {
-        (
-            config_subtree(spec, config_path)?,
-            config_prefix(spec, config_path),
-        )
+        config_subtree(&spec, config_path)?
     };
-    let node = crate::merge::normalize_floats(node);
     let mut found = Vec::new();
     let mut start = vec![PathSeg::Key("spec".to_string())];
     start.extend(prefix);
@@ -246,37 +360,6 @@ pub fn explain(
         let _ = writeln!(out, "{flag}  # {origin}");
     }
     Ok(out)
-}
-
-/// The `--config-path` as positions in `spec` (list selectors resolved to indexes).
-fn config_prefix(spec: &Value, path: &str) -> Vec<PathSeg> {
-    let mut out = Vec::new();
-    let mut cur = spec;
-    for seg in tree::split_path(path) {
-        let inner = seg.strip_prefix('[').and_then(|s| s.strip_suffix(']'));
-        match (inner, cur) {
-            (Some(inner), Value::Array(items)) => {
-                let i = match tree::go_atoi(inner) {
-                    Some(i) => usize::try_from(i).unwrap_or(0),
-                    None => inner
-                        .split_once(':')
-                        .and_then(|(k, v)| {
-                            items
-                                .iter()
-                                .position(|e| e.get(k).and_then(Value::as_str) == Some(v))
-                        })
-                        .unwrap_or(0),
-                };
-                out.push(PathSeg::Index(i));
-                cur = items.get(i).unwrap_or(&Value::Null);
-            }
-            (_, m) => {
-                cur = m.get(&seg).unwrap_or(&Value::Null);
-                out.push(PathSeg::Key(seg));
-            }
-        }
-    }
-    out
 }
 
 /// `profile diff`'s output and whether the profiles differ: both documents as YAML, diffed line
@@ -473,10 +556,76 @@ mod tests {
             dump(&t, "components.egressGateways[0]", Format::Json).unwrap(),
             "{\n    \"enabled\": true,\n    \"name\": \"e\"\n}\n"
         );
+        // A key missing at the end reads as an empty map, as istioctl's GetPathContext makes one.
+        assert_eq!(dump(&t, "components.nope", Format::Yaml).unwrap(), "{}\n\n");
+    }
+
+    #[test]
+    fn config_path_selects_and_fails_as_istioctl() {
+        let spec = crate::merge::normalize_floats(&json!({
+            "hub": "h",
+            "list": [{"name": "a", "port": 80, "on": true}, {"name": "b", "n": null}],
+            "args": ["--x=1", "--keepalive=30m"],
+            "m": {"a.b": 1, "z": null}
+        }));
+        let sel = |p: &str| config_subtree(&spec, p).map(|(v, at)| (v, dotted(&at)));
+        let msg = |p: &str| match config_subtree(&spec, p) {
+            Err(ProfileError::ConfigPath(m)) => m,
+            other => panic!("{p}: {other:?}"),
+        };
+        assert_eq!(sel("list.[port:80].name").unwrap().0, json!("a"));
+        assert_eq!(sel("list.[on:true]").unwrap().1, "list[0]");
+        // A field the element lacks prints as Go's nil.
+        assert_eq!(sel("list.[n:<nil>].name").unwrap().0, json!("a"));
+        assert_eq!(sel("list[1].name").unwrap().0, json!("b"));
         assert_eq!(
-            dump(&t, "components.nope", Format::Yaml),
-            Err(ProfileError::PathNotFound("components.nope".into()))
+            sel("args.[:keepalive]").unwrap().0,
+            json!("--keepalive=30m")
         );
+        assert_eq!(sel("args.[x=\\d]").unwrap().1, "args[0]");
+        assert_eq!(sel("m.a\\.b").unwrap().0, json!(1.0));
+        assert_eq!(sel("m.z").unwrap().0, Value::Null);
+        assert_eq!(sel("m.nope").unwrap().0, json!({}));
+        assert_eq!(msg("m.z.q"), "node q is zero");
+        assert_eq!(
+            msg("m.nope.q"),
+            "path not found at element nope in path m.nope.q"
+        );
+        assert_eq!(
+            msg("list.[2].name"),
+            "index 2 exceeds list length 2 at path [2].name"
+        );
+        assert_eq!(
+            msg("list.[-1]"),
+            "index -1 exceeds list length 2 at path [-1]"
+        );
+        assert_eq!(
+            msg("list.[c]"),
+            "path list.[c]: [c] is not a valid key:value path element"
+        );
+        assert_eq!(
+            msg("list.[name:c]"),
+            "path list.[name:c]: element [name:c] not found"
+        );
+        assert_eq!(
+            msg("args.[]"),
+            "path args.[]: [] is not a valid value path element"
+        );
+        assert_eq!(msg("hub.x.y"), "leaf type string in non-leaf Node x.y");
+        assert_eq!(
+            msg("list.[0].port.x"),
+            "leaf type float64 in non-leaf Node x"
+        );
+    }
+
+    #[test]
+    fn whole_dump_drops_null_entries_as_a_merge_patch_does() {
+        let t = json!({"spec": {"values": {"a": null, "b": [null, {"c": null, "d": 1}]}}});
+        assert_eq!(
+            dump(&t, "", Format::Json).unwrap(),
+            "{\n    \"apiVersion\": \"install.istio.io/v1alpha1\",\n    \"kind\": \"IstioOperator\",\n    \"spec\": {\n        \"values\": {\n            \"b\": [\n                null,\n                {\n                    \"d\": 1\n                }\n            ]\n        }\n    }\n}\n"
+        );
+        assert_eq!(dump(&t, "values.a", Format::Yaml).unwrap(), "null\n\n");
     }
 
     #[test]

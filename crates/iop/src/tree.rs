@@ -26,6 +26,14 @@ pub enum TreeError {
     },
     #[error("cannot set an empty path")]
     EmptyPath,
+    /// `--set` text Go reads as an infinity or NaN, which istioctl then fails to write as JSON
+    /// (or panics on): the message is Go's, then the flag.
+    #[error("error marshaling into JSON: json: unsupported value: {shown} (--set {path}={text})")]
+    Unencodable {
+        path: String,
+        text: String,
+        shown: &'static str,
+    },
 }
 
 /// Paths whose `--set` values are never typed: tags like `1.20` must stay strings.
@@ -44,7 +52,7 @@ pub fn clean(path: &str) -> String {
 }
 
 /// Splits `s` at every `sep` not preceded by a backslash (the backslash stays).
-fn split_escaped(s: &str, sep: char) -> Vec<String> {
+pub(crate) fn split_escaped(s: &str, sep: char) -> Vec<String> {
     if s.is_empty() {
         return Vec::new();
     }
@@ -308,59 +316,229 @@ fn segs_prefix(path: &str, n: usize) -> String {
 }
 
 /// istioctl's `parseValue` for `--set` values: Go `int`, then `float64`, then `bool`, else the
-/// string with `\,` unescaped.
-pub fn parse_set_value(text: &str) -> Value {
+/// string with `\,` unescaped. `path` only names the flag in the error for a value JSON cannot
+/// hold (an infinity or NaN; istioctl fails later, when it writes the tree, unless a later layer
+/// happens to replace the value).
+pub fn parse_set_value(path: &str, text: &str) -> Result<Value, TreeError> {
     if let Some(i) = go_atoi(text) {
-        return Value::from(i);
+        return Ok(Value::from(i));
     }
-    if let Some(f) = go_parse_float(text)
-        && let Some(n) = serde_json::Number::from_f64(f)
-    {
-        return Value::Number(n);
+    match go_parse_float(text) {
+        GoFloat::Finite(f) => {
+            if let Some(n) = serde_json::Number::from_f64(f) {
+                return Ok(Value::Number(n));
+            }
+        }
+        GoFloat::NonFinite(shown) => {
+            return Err(TreeError::Unencodable {
+                path: path.to_string(),
+                text: text.to_string(),
+                shown,
+            });
+        }
+        GoFloat::Invalid => {}
     }
-    match text {
-        "1" | "t" | "T" | "TRUE" | "true" | "True" => return Value::Bool(true),
-        "0" | "f" | "F" | "FALSE" | "false" | "False" => return Value::Bool(false),
-        _ => {}
-    }
-    Value::String(text.replace("\\,", ","))
+    Ok(match text {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Value::Bool(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Value::Bool(false),
+        _ => Value::String(text.replace("\\,", ",")),
+    })
 }
 
-/// Go's `strconv.ParseFloat(s, 64)` for the forms people write (decimal, exponent, `_`-free
-/// hex floats excluded). Infinities and NaN parse in Go but JSON cannot hold them; callers keep
-/// such text as a string, as marshalling would fail in istioctl.
-fn go_parse_float(s: &str) -> Option<f64> {
-    let body = s.strip_prefix(['+', '-']).unwrap_or(s);
+/// What Go's `strconv.ParseFloat(s, 64)` makes of a text, for [`parse_set_value`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum GoFloat {
+    Finite(f64),
+    /// `Inf`, `-infinity`, `NaN`, …: as Go's JSON encoder names the value.
+    NonFinite(&'static str),
+    /// A syntax error, or a finite text out of range (Go returns an error for both).
+    Invalid,
+}
+
+/// Go's `strconv.ParseFloat(s, 64)`: an optional sign, then `inf`/`infinity` (any case; `nan`
+/// only unsigned), a decimal number (`1`, `1.`, `.5`, `1e-3`) or a hexadecimal one with a
+/// binary exponent (`0x1.8p1`, mandatory), with `_` allowed between digits (and after `0x`).
+/// Overflow is an error; underflow is zero.
+fn go_parse_float(s: &str) -> GoFloat {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
     let lower = body.to_ascii_lowercase();
-    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
-        return None;
+    if lower == "inf" || lower == "infinity" {
+        return GoFloat::NonFinite(if neg { "-Inf" } else { "+Inf" });
     }
-    let mut seen_digit = false;
-    let mut seen_dot = false;
-    let mut seen_exp = false;
-    let bytes = body.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'0'..=b'9' => seen_digit = true,
-            b'.' if !seen_dot && !seen_exp => seen_dot = true,
-            b'e' | b'E' if seen_digit && !seen_exp => {
-                seen_exp = true;
-                if i + 1 < bytes.len() && (bytes[i + 1] == b'+' || bytes[i + 1] == b'-') {
-                    i += 1;
-                }
-                if i + 1 >= bytes.len() {
-                    return None;
-                }
+    if lower == "nan" && body.len() == s.len() {
+        return GoFloat::NonFinite("NaN");
+    }
+    if !underscores_ok(body) {
+        return GoFloat::Invalid;
+    }
+    let digits: String = body.chars().filter(|&c| c != '_').collect();
+    let value = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) if !hex.is_empty() => parse_hex_float(hex),
+        _ => parse_decimal_float(&digits),
+    };
+    match value {
+        Some(v) if v.is_finite() => GoFloat::Finite(if neg { -v } else { v }),
+        _ => GoFloat::Invalid,
+    }
+}
+
+/// Go's rule for `_` in a number (after its sign): only between two digits, or between the
+/// base prefix and a digit.
+fn underscores_ok(body: &str) -> bool {
+    let b = body.as_bytes();
+    let hex = b.len() >= 2 && b[0] == b'0' && matches!(b[1], b'x' | b'X');
+    let prefixed = b.len() >= 2 && b[0] == b'0' && matches!(b[1] | 0x20, b'x' | b'o' | b'b');
+    // What came last: a digit (or the prefix), an underscore, or something else.
+    #[derive(PartialEq)]
+    enum Last {
+        Start,
+        Digit,
+        Underscore,
+        Other,
+    }
+    let mut last = if prefixed { Last::Digit } else { Last::Start };
+    for &c in &b[if prefixed { 2 } else { 0 }..] {
+        if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) {
+            last = Last::Digit;
+        } else if c == b'_' {
+            if last != Last::Digit {
+                return false;
             }
-            _ => return None,
+            last = Last::Underscore;
+        } else if last == Last::Underscore {
+            return false;
+        } else {
+            last = Last::Other;
         }
-        i += 1;
     }
-    if !seen_digit {
+    last != Last::Underscore
+}
+
+/// `digits[.digits][e[+-]digits]`, at least one mantissa digit; Rust's parse rounds as Go's.
+fn parse_decimal_float(t: &str) -> Option<f64> {
+    let b = t.as_bytes();
+    let mut i = 0;
+    let int_digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    i += int_digits;
+    let mut frac_digits = 0;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        frac_digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        i += frac_digits;
+    }
+    if int_digits + frac_digits == 0 {
         return None;
     }
-    s.parse::<f64>().ok()
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp_digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if exp_digits == 0 {
+            return None;
+        }
+        i += exp_digits;
+    }
+    if i != b.len() {
+        return None;
+    }
+    t.parse::<f64>().ok()
+}
+
+/// The part after `0x`: hex digits with an optional point, then `p[+-]digits`. The value is
+/// rounded to the nearest float64, ties to even, subnormals included.
+fn parse_hex_float(t: &str) -> Option<f64> {
+    let (mant, exp) = t.split_once(['p', 'P'])?;
+    let exp_digits = exp.strip_prefix(['+', '-']).unwrap_or(exp);
+    if exp_digits.is_empty() || !exp_digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // Exponents past any float's range only need to stay past it.
+    let exp_abs: i64 = exp_digits.parse().unwrap_or(100_000).min(100_000);
+    let exp2 = if exp.starts_with('-') {
+        -exp_abs
+    } else {
+        exp_abs
+    };
+    let (int_part, frac_part) = mant.split_once('.').unwrap_or((mant, ""));
+    if int_part.len() + frac_part.len() == 0
+        || !int_part
+            .bytes()
+            .chain(frac_part.bytes())
+            .all(|c| c.is_ascii_hexdigit())
+    {
+        return None;
+    }
+    // The significant bits: up to 124 of them exactly, the rest only as "something was dropped".
+    let mut m: u128 = 0;
+    let mut scale = exp2 - 4 * frac_part.len() as i64;
+    let mut sticky = false;
+    for c in int_part.bytes().chain(frac_part.bytes()) {
+        let d = (c as char).to_digit(16).expect("checked hex digit") as u128;
+        if m >> 120 == 0 {
+            m = m * 16 + d;
+        } else {
+            sticky |= d != 0;
+            scale += 4;
+        }
+    }
+    Some(round_binary(m, scale, sticky))
+}
+
+/// The float64 nearest to `m · 2^scale` (plus a little more when `sticky`), ties to even.
+fn round_binary(m: u128, scale: i64, sticky: bool) -> f64 {
+    if m == 0 {
+        return 0.0;
+    }
+    let top = 127 - i64::from(m.leading_zeros()); // m < 2^(top+1)
+    // The lowest bit a float64 can hold here: 53 significant bits, but never below 2^-1074.
+    let lowest = (top + scale - 52).max(-1074);
+    let drop = lowest - scale;
+    let mut q = if drop <= 0 {
+        m << (-drop).min(127)
+    } else if drop > 127 {
+        0
+    } else {
+        m >> drop
+    };
+    if drop > 0 {
+        let (half, rest) = if drop > 128 {
+            (false, true)
+        } else {
+            let half_bit = 1u128 << (drop - 1);
+            let rem = if drop == 128 {
+                m
+            } else {
+                m & ((1u128 << drop) - 1)
+            };
+            (rem & half_bit != 0, rem & (half_bit - 1) != 0 || sticky)
+        };
+        if half && (rest || q & 1 == 1) {
+            q += 1;
+        }
+    }
+    // q < 2^54 now; q · 2^lowest is exact unless it overflows.
+    let mut v = q as f64;
+    let mut e = lowest;
+    while e > 0 {
+        let step = e.min(1000);
+        v *= 2f64.powi(step as i32);
+        e -= step;
+    }
+    while e < 0 {
+        let step = (-e).min(1000);
+        v *= 2f64.powi(-(step as i32));
+        e += step;
+    }
+    v
 }
 
 /// istioctl's `getPV`: `path=value`, both trimmed; no `=` means the whole text is the path and
@@ -373,11 +551,11 @@ pub fn split_set_flag(flag: &str) -> (String, String) {
 }
 
 /// The value istioctl stores for `--set path=text` (typed unless the path is always a string).
-pub fn typed_set_value(path: &str, text: &str) -> Value {
+pub fn typed_set_value(path: &str, text: &str) -> Result<Value, TreeError> {
     if ALWAYS_STRING.iter().any(|p| path.starts_with(p)) {
-        Value::String(text.to_string())
+        Ok(Value::String(text.to_string()))
     } else {
-        parse_set_value(text)
+        parse_set_value(path, text)
     }
 }
 
@@ -385,7 +563,7 @@ pub fn typed_set_value(path: &str, text: &str) -> Value {
 pub fn set_paths<S: AsRef<str>>(root: &mut Value, flags: &[S]) -> Result<(), TreeError> {
     for flag in flags {
         let (path, text) = split_set_flag(flag.as_ref());
-        let value = typed_set_value(&path, &text);
+        let value = typed_set_value(&path, &text)?;
         set_path(root, &path, value)?;
     }
     Ok(())
@@ -394,7 +572,15 @@ pub fn set_paths<S: AsRef<str>>(root: &mut Value, flags: &[S]) -> Result<(), Tre
 /// istioctl's `SetSpecPaths`: [`set_paths`] with every path under `spec.`.
 pub fn set_spec_paths<S: AsRef<str>>(root: &mut Value, flags: &[S]) -> Result<(), TreeError> {
     for flag in flags {
-        set_paths(root, &[format!("spec.{}", flag.as_ref())])?;
+        set_paths(root, &[format!("spec.{}", flag.as_ref())]).map_err(|e| match e {
+            // Named as the user wrote the flag.
+            TreeError::Unencodable { path, text, shown } => TreeError::Unencodable {
+                path: path.strip_prefix("spec.").unwrap_or(&path).to_string(),
+                text,
+                shown,
+            },
+            other => other,
+        })?;
     }
     Ok(())
 }
@@ -449,12 +635,53 @@ mod tests {
 
     #[test]
     fn set_values_are_typed_as_istioctl_types_them() {
-        assert_eq!(parse_set_value("3"), json!(3));
-        assert_eq!(parse_set_value("1.5"), json!(1.5));
-        assert_eq!(parse_set_value("True"), json!(true));
-        assert_eq!(parse_set_value("a\\,b"), json!("a,b"));
-        assert_eq!(parse_set_value("1e3"), json!(1000.0));
-        assert_eq!(typed_set_value("spec.tag", "1.20"), json!("1.20"));
+        let typed = |t: &str| parse_set_value("spec.values.x", t).unwrap();
+        assert_eq!(typed("3"), json!(3));
+        assert_eq!(typed("1.5"), json!(1.5));
+        assert_eq!(typed("True"), json!(true));
+        assert_eq!(typed("t"), json!(true));
+        assert_eq!(typed("a\\,b"), json!("a,b"));
+        assert_eq!(typed("1e3"), json!(1000.0));
+        assert_eq!(typed_set_value("spec.tag", "1.20").unwrap(), json!("1.20"));
+        // Go's ParseFloat: `_` between digits, hex with a binary exponent, `1.` and `.5`.
+        assert_eq!(typed("1_000"), json!(1000.0));
+        assert_eq!(typed("1_000.5_5"), json!(1000.55));
+        assert_eq!(typed("0x1p4"), json!(16.0));
+        assert_eq!(typed("0x_1.8P-1"), json!(0.75));
+        assert_eq!(typed("-0x.8p1"), json!(-1.0));
+        assert_eq!(typed("1."), json!(1.0));
+        assert_eq!(typed(".5"), json!(0.5));
+        // Not floats to Go: a string.
+        for text in [
+            "0x10", "1__0", "_1", "1_", "1e", ".", "0x", "1e400", "0xp1", "+nan", "infin",
+        ] {
+            assert_eq!(typed(text), json!(text), "{text}");
+        }
+        // Overflow is an error (a string), underflow is zero.
+        assert_eq!(typed("1e-400"), json!(0.0));
+        assert_eq!(typed("0x1p-1075"), json!(0.0));
+        assert_eq!(typed("0x1p-1074"), json!(5e-324));
+        assert_eq!(typed("0x1.8p-1074"), json!(1e-323));
+        assert_eq!(typed("0x1.fffffffffffff8p0"), json!(2.0));
+        assert_eq!(typed("0x1.fffffffffffff7ffp0"), json!(1.9999999999999998));
+        assert_eq!(typed("0x1p1024"), json!("0x1p1024"));
+        // Rounding past 53 bits: ties to even, anything beyond the half rounds up.
+        assert_eq!(typed("0x1.0000000000000000000001p0"), json!(1.0));
+        assert_eq!(typed("0x1.00000000000008p0"), json!(1.0));
+        assert_eq!(
+            typed("0x1.000000000000080000000000000001p0"),
+            json!(1.0000000000000002)
+        );
+        assert_eq!(typed("0x3p-1076"), json!(5e-324));
+        assert_eq!(typed("0x1_0p0"), json!(16.0));
+        assert_eq!(typed("0b1"), json!("0b1"));
+        assert_eq!(
+            parse_set_value("spec.values.x", "-Infinity")
+                .unwrap_err()
+                .to_string(),
+            "error marshaling into JSON: json: unsupported value: -Inf (--set spec.values.x=-Infinity)"
+        );
+        assert!(parse_set_value("spec.values.x", "NaN").is_err());
     }
 
     #[test]
