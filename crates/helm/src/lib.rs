@@ -11,6 +11,7 @@ pub mod engine;
 pub mod funcs;
 pub mod glob;
 pub mod gotime;
+pub(crate) mod gourl;
 pub mod ignore;
 pub mod json_read;
 pub mod json_value;
