@@ -80,7 +80,7 @@ fn byte_slice(text: &str, lo: usize, hi: usize) -> Value {
     Value::from(String::from_utf8_lossy(&text.as_bytes()[lo..hi]).into_owned())
 }
 
-pub(super) fn compile(pattern: &str) -> Result<regex::Regex, String> {
+pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
     if let Some(op) = invalid_repeat(pattern) {
         return Err(format!(
             "error parsing regexp: invalid repeat count: `{op}`"
