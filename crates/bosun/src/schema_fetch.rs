@@ -86,13 +86,28 @@ fn transport_error(url: &str, t: &ureq::Transport) -> String {
                 Some(std::io::ErrorKind::ConnectionRefused) => {
                     format!("dial tcp {addr}: connect: connection refused")
                 }
+                // The TLS handshake (rustls) failed.
+                Some(std::io::ErrorKind::InvalidData) => {
+                    let why = io.map(ToString::to_string).unwrap_or_default();
+                    if why.contains("corrupt message") {
+                        "tls: first record does not look like a TLS handshake".to_string()
+                    } else if why.contains("UnknownIssuer") {
+                        "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+                            .to_string()
+                    } else {
+                        format!("tls: {why}")
+                    }
+                }
                 _ => format!(
                     "dial tcp {addr}: connect: {}",
                     io.map_or_else(|| t.to_string(), go_io_text)
                 ),
             }
         }
-        ureq::ErrorKind::Dns => format!("dial tcp: lookup {host}: no such host"),
+        ureq::ErrorKind::Dns => format!(
+            "dial tcp: lookup {host} on {}: no such host",
+            name_server(&std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default())
+        ),
         _ => match io {
             Some(e) => go_io_text(e),
             None => t.to_string(),
@@ -109,6 +124,23 @@ fn go_io_text(e: &std::io::Error) -> String {
         .next()
         .map(|c| c.to_lowercase().chain(chars).collect())
         .unwrap_or_default()
+}
+
+/// The name server Go's resolver asks first (and names in its errors): the first
+/// `nameserver` of resolv.conf, port 53; Go's default without one.
+fn name_server(resolv_conf: &str) -> String {
+    let first = resolv_conf.lines().find_map(|l| {
+        let mut words = l.split_whitespace();
+        (words.next() == Some("nameserver"))
+            .then(|| words.next())
+            .flatten()
+            .and_then(|a| a.parse::<IpAddr>().ok())
+    });
+    match first {
+        Some(IpAddr::V6(v6)) => format!("[{v6}]:53"),
+        Some(ip) => format!("{ip}:53"),
+        None => "127.0.0.1:53".to_string(),
+    }
 }
 
 /// The host (without brackets) and port a URL connects to.
@@ -369,5 +401,11 @@ mod tests {
         assert_eq!(host_port("https://u@[::1]/x"), ("::1".into(), 443));
         assert_eq!(dial_address("::1", 80), "[::1]:80");
         assert_eq!(status_text(404), "Not Found");
+        assert_eq!(
+            name_server("# x\nsearch a\nnameserver 10.0.0.2\nnameserver 10.0.0.3\n"),
+            "10.0.0.2:53"
+        );
+        assert_eq!(name_server("nameserver ::1"), "[::1]:53");
+        assert_eq!(name_server(""), "127.0.0.1:53");
     }
 }
