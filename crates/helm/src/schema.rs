@@ -228,10 +228,13 @@ fn quote_go(s: &str) -> String {
 }
 
 /// The library's `quote`: Go's `%q` with `\"` unescaped and `'` escaped, in single quotes.
+/// The unescaping runs over the quoted text, closing quote included, so a string ending in a
+/// backslash loses the escape of that backslash (`a\` shows as `'a\'`), as it does in Go.
 fn quote(s: &str) -> String {
-    let q = gotemplate::fmt::quote(s);
-    let inner = &q[1..q.len() - 1];
-    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+    let q = gotemplate::fmt::quote(s)
+        .replace("\\\"", "\"")
+        .replace('\'', "\\'");
+    format!("'{}'", &q[1..q.len() - 1])
 }
 
 /// The library's `display` of a primitive.
@@ -307,4 +310,107 @@ fn localized_float(f: f64) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    fn values(yaml: &str) -> Map {
+        match crate::yaml::values_from_yaml(yaml) {
+            Ok(m) => m,
+            Err(e) => panic!("bad test values: {e}"),
+        }
+    }
+
+    static FETCHES: AtomicUsize = AtomicUsize::new(0);
+
+    fn fetch_defs(url: &str) -> Result<Vec<u8>, String> {
+        FETCHES.fetch_add(1, Ordering::SeqCst);
+        match url {
+            "https://schemas.example/defs.json" => {
+                Ok(br#"{"$defs": {"port": {"type": "integer", "maximum": 65535}}}"#.to_vec())
+            }
+            _ => Err(format!(
+                "HTTP request to {url} returned status 404 (Not Found)"
+            )),
+        }
+    }
+
+    #[test]
+    fn a_loader_fetches_each_document_once() {
+        let schema = br#"{"properties": {
+            "a": {"$ref": "https://schemas.example/defs.json#/$defs/port"},
+            "b": {"$ref": "https://schemas.example/defs.json#/$defs/port"}}}"#;
+        let mut loader = Loader::new(Some(fetch_defs));
+        let before = FETCHES.load(Ordering::SeqCst);
+        assert_eq!(
+            validate_single(&values("a: 1\nb: 2\n"), schema, &mut loader),
+            Ok(())
+        );
+        // A second chart of the same render (a subchart) refers to it again.
+        let e = validate_single(&values("a: 70000\n"), schema, &mut loader).unwrap_err();
+        assert_eq!(e.0, "- at '/a': maximum: got 70,000, want 65,535\n");
+        assert_eq!(FETCHES.load(Ordering::SeqCst) - before, 1);
+    }
+
+    #[test]
+    fn without_a_fetcher_http_is_an_unknown_scheme() {
+        let schema = br#"{"properties": {"a": {"$ref": "https://schemas.example/x.json"}}}"#;
+        let e = validate_single(&values("a: 1\n"), schema, &mut Loader::files_only()).unwrap_err();
+        assert_eq!(
+            e.0,
+            "failing loading \"https://schemas.example/x.json\": no URLLoader registered for \"https://schemas.example/x.json\""
+        );
+    }
+
+    #[test]
+    fn an_unresolved_urn_warns_once_per_render() {
+        let schema = br#"{"properties": {"a": {"$ref": "urn:x:a"}, "b": {"$ref": "urn:x:a"}}}"#;
+        let mut loader = Loader::files_only();
+        for _ in 0..2 {
+            assert_eq!(
+                validate_single(&values("a: 1\n"), schema, &mut loader),
+                Ok(())
+            );
+        }
+        let shown: Vec<String> = loader.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "level=WARN msg=\"unresolved URN reference ignored; using permissive schema\" urn=urn:x:a"
+            ]
+        );
+    }
+
+    #[test]
+    fn quoting_as_the_library_quotes() {
+        assert_eq!(quote("it's"), "'it\\'s'");
+        assert_eq!(quote("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(quote("a\\"), "'a\\'");
+        assert_eq!(quote("a\\b"), "'a\\\\b'");
+    }
+
+    #[test]
+    fn numbers_print_as_the_message_printer_prints_them() {
+        assert_eq!(localized_int(-1234567), "-1,234,567");
+        assert_eq!(localized_int(999), "999");
+        assert_eq!(localized_float(1234.5678), "1,234.5678");
+        assert_eq!(localized_float(1500000.5), "1.5000005×10⁰⁶");
+        assert_eq!(localized_float(1e-7), "1×10⁻⁰⁷");
+        assert_eq!(localized_float(-5000.0), "-5,000");
+    }
+
+    #[test]
+    fn documents_decode_as_the_library_decodes_them() {
+        assert_eq!(unmarshal_json(b"  ").unwrap_err(), "EOF");
+        assert_eq!(unmarshal_json(b"{\"a\":").unwrap_err(), "unexpected EOF");
+        assert_eq!(
+            unmarshal_json(b"{} {}").unwrap_err(),
+            "invalid character after top-level value"
+        );
+        assert!(unmarshal_json(b"{}\n").is_ok());
+    }
 }
