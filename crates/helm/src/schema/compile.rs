@@ -980,7 +980,6 @@ impl<'l> Compiler<'l> {
         let d = res.draft;
         let version = d.version;
         let mut s = Schema::default();
-        let child = |k: &str| format!("{ptr}/{}", escape_token(k));
         let child2 = |k: &str, j: &str| format!("{ptr}/{}/{}", escape_token(k), escape_token(j));
         let int = |k: &str| {
             obj.get(k)
@@ -1200,7 +1199,6 @@ impl<'l> Compiler<'l> {
                 s.items2020 = self.enqueue_prop(obj, "items", url, ptr);
             }
         }
-        let _ = child;
         Ok(s)
     }
 
