@@ -3,7 +3,7 @@
 //! and wording.
 //!
 //! Helm adds the schema to the library as the resource `file:///values.schema.json` and
-//! compiles it ([`compile`]): every document is checked against its draft's metaschema
+//! compiles it (`compile.rs`): every document is checked against its draft's metaschema
 //! (`"type": 5` is refused as `"file:///values.schema.json#" is not valid against metaschema:
 //! ...`), `$ref`s (and `$recursiveRef`/`$dynamicRef`) are resolved against the base URI of
 //! the resource they sit in — the document's URL, or an enclosing `$id` — to JSON pointers or
@@ -16,10 +16,12 @@
 //! logs `unresolved URN reference ignored; using permissive schema` (once per URN) and uses
 //! the schema `true`; `http:`/`https:` URLs go to the fetcher the caller supplies (the `bosun`
 //! binary's GETs with Helm's 15 s timeout and error texts), and without one are refused as
-//! the library refuses a scheme it has no loader for. A [`Loader`] lives for one render, so
-//! every document is loaded once however many charts refer to it.
+//! the library refuses a scheme it has no loader for. This crate does no network I/O itself:
+//! the fetcher is a plain function in `TemplateOptions::schema_http`, so the default (none)
+//! loads files only. A [`Loader`] lives for one render, so every document is loaded once
+//! however many charts refer to it.
 //!
-//! Validation ([`validate`]) then follows the library's error tree: the root error lists the
+//! Validation (`validate.rs`) then follows the library's error tree: the root error lists the
 //! root schema's errors (a group is flattened); each error prints as `- at 'POINTER':
 //! MESSAGE`, a schema location with several failing keywords as `validation failed` with its
 //! errors indented below; a `type` mismatch stops the other keywords of that schema; under
