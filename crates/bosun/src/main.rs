@@ -18,6 +18,7 @@ mod profile;
 mod progress;
 mod prompt;
 mod release;
+mod schema_fetch;
 mod translate;
 mod uninstall;
 mod verify;
@@ -296,14 +297,9 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         output_dir: args.output_dir,
         use_release_name: args.release_name,
         skip_schema_validation: args.skip_schema_validation,
+        schema_http: Some(schema_fetch::fetch),
     };
-    let output = helm::template::template(&chart, &options).map_err(|e| match e {
-        helm::template::TemplateError::Input(message) => Failure::input(message),
-        helm::template::TemplateError::Render(e) => Failure {
-            message: e.0,
-            render_hint: true,
-        },
-    })?;
+    let output = helm::template::template(&chart, &options).map_err(template_failure)?;
     let mut stderr = std::io::stderr().lock();
     for warning in &output.warnings {
         let _ = writeln!(stderr, "{warning}");
@@ -317,6 +313,25 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         .write_all(output.stdout.as_bytes())
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::input(format!("writing output: {e}")))
+}
+
+/// The failure `helm template` prints for `e`; lines Helm logged before failing are printed
+/// here, as Helm prints them as it goes.
+fn template_failure(e: helm::template::TemplateError) -> Failure {
+    match e {
+        helm::template::TemplateError::Input(message) => Failure::input(message),
+        helm::template::TemplateError::Render(e) => Failure {
+            message: e.0,
+            render_hint: true,
+        },
+        helm::template::TemplateError::Logged { warnings, error } => {
+            let mut stderr = std::io::stderr().lock();
+            for warning in &warnings {
+                let _ = writeln!(stderr, "{warning}");
+            }
+            template_failure(*error)
+        }
+    }
 }
 
 /// Writes one `--output-dir` file as helm does (directories created, `DIR/NAME` created or

@@ -5,6 +5,10 @@
 //! `bosun helm template`; both must agree byte-for-byte, and helm must agree with the
 //! expectation recorded in the case file.
 //!
+//! In file, http and values contents and in args, `__CHART__` is the chart directory and
+//! `__HTTP__` the base URL under which a small HTTP server started by the test serves the case's
+//! `http PATH` sections; both are written back as placeholders in the outputs compared.
+//!
 //! Environment switches:
 //! - `CONFORMANCE_ORACLE_ONLY=1`: check only helm against the recorded expectations.
 //! - `CONFORMANCE_BLESS=1`: like ORACLE_ONLY, but rewrite the `output` sections of cases whose
@@ -35,6 +39,11 @@ const WRAPPER_SOURCE: &str = "# Source: conformance/templates/case.yaml";
 const CHART_YAML: &str = "apiVersion: v2\nname: conformance\nversion: 0.1.0\n";
 /// In `args`: a directory of each side's own, for `--output-dir` (see `with_out_dir`).
 const OUT_DIR: &str = "__OUT__";
+/// In `args` and in file/values/http contents: the chart directory's absolute path.
+const CHART_DIR: &str = "__CHART__";
+/// In `args` and in file/values/http contents: the base URL (no trailing slash) under which
+/// the test's HTTP server serves the case's `http` sections.
+const HTTP_BASE: &str = "__HTTP__";
 
 // ---------------------------------------------------------------------------------------------
 // Case files
@@ -67,6 +76,8 @@ struct Case {
     /// `tgz ARCHIVE` sections: (archive path, directory packed into it), both relative to the
     /// chart; the directory is removed once packed.
     archives: Vec<(String, String)>,
+    /// `http PATH` sections: documents served at `__HTTP__/PATH`.
+    http: Vec<(String, Vec<u8>)>,
     expect: Expect,
     /// Why bosun is known to differ from helm here (a `-- gap --` section). helm is still
     /// checked against the recorded expectation; bosun's difference is reported as skipped, and
@@ -151,6 +162,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
             set: Vec::new(),
             args: Vec::new(),
             archives: Vec::new(),
+            http: Vec::new(),
             release: None,
             expect: Expect::Error(Vec::new()),
             gap: None,
@@ -200,7 +212,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                 raw.clone().into_bytes()
             };
             let dup_key = match (kind, quoted) {
-                ("file" | "tgz", Some(p)) => format!("{kind} {p}"),
+                ("file" | "tgz" | "http", Some(p)) => format!("{kind} {p}"),
                 _ => kind.to_string(),
             };
             if !seen.insert(dup_key.clone()) {
@@ -229,6 +241,21 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                         ));
                     }
                     case.files.push((path.to_string(), content));
+                }
+                ("http", Some(path)) => {
+                    let path = path.trim();
+                    if path.is_empty()
+                        || path.starts_with('/')
+                        || path
+                            .split('/')
+                            .any(|c| c == ".." || c == "." || c.is_empty())
+                        || !path
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
+                    {
+                        return Err(err(hdr, format!("bad http path {path:?}")));
+                    }
+                    case.http.push((path.to_string(), content));
                 }
                 ("tgz", Some(archive)) => {
                     let dir = text_only("tgz")?.trim().to_string();
@@ -296,8 +323,9 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
                     return Err(err(
                         hdr,
                         format!(
-                            "unknown section `{key}` (known: template, file PATH, tgz ARCHIVE, values, chart, release, \
-                             set, args, output, error; `:q` suffix for template/file/values/chart/output)"
+                            "unknown section `{key}` (known: template, file PATH, http PATH, tgz ARCHIVE, values, chart, \
+                             release, set, args, output, error; `:q` suffix for \
+                             template/file/http/values/chart/output)"
                         ),
                     ));
                 }
@@ -528,7 +556,56 @@ fn run_with_timeout(mut cmd: Command, dir: &Path, tag: &str, timeout: Duration) 
     }
 }
 
-fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
+/// What the placeholders of a case stand for.
+struct Places {
+    /// The chart directory (`__CHART__`).
+    chart: String,
+    /// The base URL of the case's `http` documents (`__HTTP__`).
+    http: String,
+}
+
+impl Places {
+    fn new(dir: &Path, http_server: &str) -> Places {
+        let name = dir.file_name().map(|n| n.to_string_lossy().to_string());
+        Places {
+            chart: dir.join("chart").display().to_string(),
+            http: format!("{http_server}/{}/http", name.unwrap_or_default()),
+        }
+    }
+
+    /// `__CHART__` and `__HTTP__` in `text` replaced.
+    fn fill(&self, text: &[u8]) -> Vec<u8> {
+        let text = replace_bytes(text, CHART_DIR.as_bytes(), self.chart.as_bytes());
+        replace_bytes(&text, HTTP_BASE.as_bytes(), self.http.as_bytes())
+    }
+
+    /// The chart directory and base URL in a run's output written back as placeholders, so
+    /// that recorded outputs and error lines can name them.
+    fn unfill(&self, mut r: RunResult) -> RunResult {
+        for stream in [&mut r.stdout, &mut r.stderr] {
+            let text = replace_bytes(stream, self.http.as_bytes(), HTTP_BASE.as_bytes());
+            *stream = replace_bytes(&text, self.chart.as_bytes(), CHART_DIR.as_bytes());
+        }
+        r
+    }
+}
+
+fn replace_bytes(text: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn write_chart(case: &Case, dir: &Path, places: &Places) -> std::io::Result<PathBuf> {
     let chart = dir.join("chart");
     fs::create_dir_all(chart.join("templates"))?;
     let mut chart_yaml = CHART_YAML.as_bytes().to_vec();
@@ -539,7 +616,7 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
     fs::write(chart.join("Chart.yaml"), chart_yaml)?;
     fs::write(
         chart.join("values.yaml"),
-        case.values.clone().unwrap_or_default(),
+        places.fill(&case.values.clone().unwrap_or_default()),
     )?;
     if let Some(t) = &case.template {
         fs::write(chart.join(CASE_TPL), t)?;
@@ -550,7 +627,14 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent)?;
         }
-        fs::write(path, content)?;
+        fs::write(path, places.fill(content))?;
+    }
+    for (p, content) in &case.http {
+        let path = dir.join("http").join(p);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(path, places.fill(content))?;
     }
     for (archive, packed) in &case.archives {
         let source = chart.join(packed);
@@ -573,7 +657,7 @@ fn write_chart(case: &Case, dir: &Path) -> std::io::Result<PathBuf> {
     Ok(chart)
 }
 
-fn template_args(case: &Case, chart: &Path) -> Vec<String> {
+fn template_args(case: &Case, chart: &Path, places: &Places) -> Vec<String> {
     let mut a = vec!["template".to_string()];
     match case.release.as_deref() {
         None => a.push(RELEASE.to_string()),
@@ -585,9 +669,12 @@ fn template_args(case: &Case, chart: &Path) -> Vec<String> {
         a.push("--set".into());
         a.push(s.clone());
     }
-    // `__CHART__` in an argument stands for the chart directory (e.g. `-f __CHART__/x.yaml`).
-    let dir = chart.display().to_string();
-    a.extend(case.args.iter().map(|x| x.replace("__CHART__", &dir)));
+    // `__CHART__` in an argument stands for the chart directory (e.g. `-f __CHART__/x.yaml`),
+    // `__HTTP__` for the case's HTTP base URL.
+    a.extend(case.args.iter().map(|x| {
+        x.replace(CHART_DIR, &places.chart)
+            .replace(HTTP_BASE, &places.http)
+    }));
     a
 }
 
@@ -672,6 +759,8 @@ struct Config {
     bless: bool,
     timeout: Duration,
     kubeconfig: PathBuf,
+    /// `http://127.0.0.1:PORT` of the server for `http` sections.
+    http_server: String,
 }
 
 #[derive(Default)]
@@ -756,25 +845,26 @@ fn check_expect(case: &Case, who: &str, r: &RunResult, out: &mut Vec<String>) ->
 
 fn run_case(case: &Case, cfg: &Config, dir: &Path) -> Outcome {
     let mut o = Outcome::default();
-    let chart = match write_chart(case, dir) {
+    let places = Places::new(dir, &cfg.http_server);
+    let chart = match write_chart(case, dir, &places) {
         Ok(c) => c,
         Err(e) => {
             o.failures.push(format!("harness: cannot write chart: {e}"));
             return o;
         }
     };
-    let args = template_args(case, &chart);
+    let args = template_args(case, &chart, &places);
     let helm = cfg.helm.as_ref().map(|h| {
         let (args, out) = with_out_dir(&args, dir, "helm");
         let r = run_with_timeout(command(h, &args, &cfg.kubeconfig), dir, "helm", cfg.timeout);
-        add_out_tree(r, out.as_deref())
+        places.unfill(add_out_tree(r, out.as_deref()))
     });
     let bosun = cfg.bosun.as_ref().map(|b| {
         let (args, out) = with_out_dir(&args, dir, "bosun");
         let mut a = vec!["helm".to_string()];
         a.extend(args);
         let r = run_with_timeout(command(b, &a, &cfg.kubeconfig), dir, "bosun", cfg.timeout);
-        add_out_tree(r, out.as_deref())
+        places.unfill(add_out_tree(r, out.as_deref()))
     });
     if let Some(h) = &helm {
         o.bless = check_expect(case, "helm", h, &mut o.failures);
@@ -831,6 +921,58 @@ fn run_case(case: &Case, cfg: &Config, dir: &Path) -> Outcome {
 // ---------------------------------------------------------------------------------------------
 // Setup
 // ---------------------------------------------------------------------------------------------
+
+/// Serves the files below `root` over HTTP/1.1 on 127.0.0.1 (one thread per connection, every
+/// response closing its connection): `GET /PATH` answers 200 with the file at `root/PATH`,
+/// 404 when there is none. Returns `http://127.0.0.1:PORT`. The server lives as long as the
+/// test process.
+fn serve_http(root: &Path) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    use std::net::{TcpListener, TcpStream};
+    fn answer(stream: TcpStream, root: &Path) -> std::io::Result<()> {
+        let mut reader = BufReader::new(stream.try_clone()?);
+        let mut request = String::new();
+        reader.read_line(&mut request)?;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
+                break;
+            }
+        }
+        let mut parts = request.split_whitespace();
+        let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let path = target.split(['?', '#']).next().unwrap_or("");
+        let file =
+            (method == "GET" && path.starts_with('/') && !path.split('/').any(|c| c == ".."))
+                .then(|| root.join(&path[1..]))
+                .filter(|f| f.is_file())
+                .and_then(|f| fs::read(f).ok());
+        let (status, body) = match file {
+            Some(body) => ("200 OK", body),
+            None => ("404 Not Found", b"404 page not found\n".to_vec()),
+        };
+        let mut stream = stream;
+        write!(
+            stream,
+            "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )?;
+        stream.write_all(&body)?;
+        stream.flush()
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind the test HTTP server");
+    let base = format!("http://{}", listener.local_addr().expect("server address"));
+    let root = root.to_path_buf();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let _ = answer(stream, &root);
+            });
+        }
+    });
+    base
+}
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1001,12 +1143,14 @@ fn gotemplate_conformance() {
     ));
     let _ = fs::remove_dir_all(&tmp);
     fs::create_dir_all(&tmp).expect("create temp dir");
+    let http_server = serve_http(&tmp);
     let cfg = Arc::new(Config {
         helm,
         bosun,
         bless: bless_mode,
         timeout,
         kubeconfig: tmp.join("no-kubeconfig"),
+        http_server,
     });
     println!(
         "gotemplate conformance: {} of {} cases, mode: {}, {} workers",

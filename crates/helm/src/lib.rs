@@ -2,8 +2,10 @@
 //! `--set`, coalescing), Helm's rendering rules (template order, shared root, `include`/`tpl`,
 //! `<no value>` clean-up, error reformatting), and `helm template`'s output framing.
 //!
-//! Pure logic apart from [`chart::load_dir`], which reads a chart from disk. It knows nothing of
-//! Istio; it must not talk to a cluster (`lookup` returns empty, as in `helm template`).
+//! Pure logic apart from [`chart::load_dir`], which reads a chart from disk, and the
+//! [`schema::Loader`], which reads the `file:` documents a `values.schema.json` `$ref`s (network
+//! fetches are the caller's, through [`schema::FetchUrl`]). It knows nothing of Istio; it must
+//! not talk to a cluster (`lookup` returns empty, as in `helm template`).
 
 pub mod chart;
 pub mod deps;
@@ -11,6 +13,7 @@ pub mod engine;
 pub mod funcs;
 pub mod glob;
 pub mod gotime;
+pub(crate) mod gourl;
 pub mod ignore;
 pub mod json_read;
 pub mod json_value;

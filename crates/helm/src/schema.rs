@@ -1,38 +1,172 @@
 //! `values.schema.json`: validating a chart's coalesced values (and each subchart's own
-//! values) as Helm 4 does with santhosh-tekuri/jsonschema v6, with that library's error tree
+//! values) as Helm 4 does with santhosh-tekuri/jsonschema v6, with that library's behaviour
 //! and wording.
 //!
-//! Facts this follows: the root error lists the root schema's errors (a group is flattened);
-//! each error prints as `- at 'POINTER': MESSAGE`, a schema location with several failing
-//! keywords as `validation failed` with its errors indented below; a `type` mismatch stops the
-//! other keywords of that schema; under drafts before 2019-09 a `$ref` replaces its siblings,
-//! and a `$ref` error with one cause is shown as that cause. Helm prints `CHART:` and the list
-//! for every chart whose schema fails (a subchart's values are validated against its own
-//! schema when the parent's values hold a map for it). Object properties are visited in key
-//! order (Go visits them in random order, so several errors may come in any order).
-//! Supported keywords: type, const, enum, $ref (local `#...` pointers), properties,
-//! patternProperties, additionalProperties, required, min/maxProperties, items (schema or
-//! array), prefixItems, additionalItems, min/maxItems, uniqueItems, min/maxLength, pattern,
-//! minimum, maximum, exclusiveMinimum/Maximum (numbers and draft-4 booleans), multipleOf,
-//! contains (min/maxContains), propertyNames, dependencies, dependentRequired,
-//! dependentSchemas, not, allOf, anyOf, oneOf, if/then/else. Others (format, which is only an
-//! annotation by default, unevaluated*, remote `$ref`s) are ignored.
+//! Helm adds the schema to the library as the resource `file:///values.schema.json` and
+//! compiles it (`compile.rs`): every document is checked against its draft's metaschema
+//! (`"type": 5` is refused as `"file:///values.schema.json#" is not valid against metaschema:
+//! ...`), `$ref`s (and `$recursiveRef`/`$dynamicRef`) are resolved against the base URI of
+//! the resource they sit in — the document's URL, or an enclosing `$id` — to JSON pointers or
+//! anchors, in the same document or in another one loaded by URL, and the first problem
+//! (`failing loading "URL": ...`, `json-pointer in "URL#/p" not found`, ...) is the error.
+//! A relative reference therefore resolves against `file:///values.schema.json`: `defs.json`
+//! is `/defs.json` on disk, not a file of the chart. Documents come from a [`Loader`]:
+//! `http(s)://json-schema.org/` metaschemas are built in and never fetched; `file:` URLs are
+//! read from disk (Go's `FileLoader`: the URL's path); `urn:` URLs Helm cannot resolve, so it
+//! logs `unresolved URN reference ignored; using permissive schema` (once per URN) and uses
+//! the schema `true`; `http:`/`https:` URLs go to the fetcher the caller supplies (the `bosun`
+//! binary's GETs with Helm's 15 s timeout and error texts), and without one are refused as
+//! the library refuses a scheme it has no loader for. This crate does no network I/O itself:
+//! the fetcher is a plain function in `TemplateOptions::schema_http`, so the default (none)
+//! loads files only. A [`Loader`] lives for one render, so every document is loaded once
+//! however many charts refer to it.
+//!
+//! Validation (`validate.rs`) then follows the library's error tree: the root error lists the
+//! root schema's errors (a group is flattened); each error prints as `- at 'POINTER':
+//! MESSAGE`, a schema location with several failing keywords as `validation failed` with its
+//! errors indented below; a `type` mismatch stops the other keywords of that schema; under
+//! drafts before 2019-09 a `$ref` replaces its siblings, and a reference error with one cause
+//! is shown as that cause; numbers are printed as `golang.org/x/text/message` prints them
+//! (`1,000`, `1.5×10⁰⁶`). `format` is asserted in drafts before 2019-09 only (as the library
+//! does by default). Helm prints `CHART:` and the text for every chart whose schema fails (a
+//! subchart's values are validated against its own schema when the parent's values hold a
+//! map for it). Object properties are visited in key order (Go visits them in random order,
+//! so several errors may come in any order). Not followed: a custom metaschema's
+//! `$vocabulary` (the draft's default vocabularies apply), and a number in an `enum`/`const`
+//! is printed in Go's `%v` form rather than as written in the schema.
+
+mod compile;
+mod format;
+mod validate;
+
+use std::collections::{HashMap, HashSet};
 
 use gotemplate::{Map, Value};
 
 use crate::chart::Chart;
+use crate::log::LogLine;
 
 /// Why the values do not meet the schemas: the text Helm prints after its own heading.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct SchemaError(pub String);
 
+/// GETs an `http:`/`https:` URL for a schema `$ref` and returns the body. Errors are the whole
+/// text Helm's loader gives (`HTTP request to URL returned status 404 (Not Found)`,
+/// `HTTP request failed for URL: ...`); the body is decoded as JSON here.
+pub type FetchUrl = fn(&str) -> Result<Vec<u8>, String>;
+
+/// Where the documents schema `$ref`s name come from, for one render: what was loaded (each
+/// document is loaded once), and what loading logged.
+#[derive(Debug, Default)]
+pub struct Loader {
+    http: Option<FetchUrl>,
+    docs: HashMap<String, Value>,
+    warned: HashSet<String>,
+    /// Helm's log lines about loading (unresolved URNs), in order.
+    pub warnings: Vec<LogLine>,
+}
+
+impl Loader {
+    /// Loads `file:` (and built-in metaschema) URLs; `http(s):` ones through `http`.
+    pub fn new(http: Option<FetchUrl>) -> Loader {
+        Loader {
+            http,
+            ..Loader::default()
+        }
+    }
+
+    /// Loads `file:` (and built-in metaschema) URLs only.
+    pub fn files_only() -> Loader {
+        Loader::default()
+    }
+
+    /// Helm's `SchemeURLLoader`: the document at `url` by its scheme; the error is the
+    /// loader's own text (the library adds `failing loading "URL": `).
+    fn load(&mut self, url: &str) -> Result<Value, String> {
+        let u = crate::gourl::parse(url)?;
+        match u.scheme.as_str() {
+            "file" => {
+                let path = &u.path;
+                let bytes = std::fs::read(path).map_err(|e| {
+                    if e.raw_os_error() == Some(21) {
+                        // Go opens a directory fine and fails on reading it.
+                        format!("read {path}: {}", io_error_text(&e))
+                    } else {
+                        format!("open {path}: {}", io_error_text(&e))
+                    }
+                })?;
+                unmarshal_json(&bytes)
+            }
+            "http" | "https" if self.http.is_some() => {
+                let fetch = self.http.expect("checked");
+                unmarshal_json(&fetch(url)?)
+            }
+            "urn" => {
+                if self.warned.insert(url.to_string()) {
+                    self.warnings.push(LogLine::warn(
+                        "unresolved URN reference ignored; using permissive schema",
+                        &[("urn", url)],
+                    ));
+                }
+                Ok(Value::Bool(true))
+            }
+            _ => Err(format!(
+                "no URLLoader registered for {}",
+                quote_go(&u.to_string())
+            )),
+        }
+    }
+}
+
+/// Go's wording of an OS error (`no such file or directory`): the C library's message in
+/// lower case, without Rust's `(os error N)`.
+fn io_error_text(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The library's `UnmarshalJSON`: one JSON document (decoded by a `json.Decoder`, so a
+/// truncated one is `unexpected EOF` and an empty one `EOF`), nothing but white space after
+/// it.
+fn unmarshal_json(bytes: &[u8]) -> Result<Value, String> {
+    let text = crate::utf8_lossy(bytes);
+    let chars: Vec<char> = text.chars().collect();
+    match crate::json_read::from_json_prefix(&chars) {
+        Ok((v, used)) => {
+            if chars[used..]
+                .iter()
+                .any(|c| !matches!(c, ' ' | '\t' | '\n' | '\r'))
+            {
+                return Err("invalid character after top-level value".into());
+            }
+            Ok(v)
+        }
+        Err(e) if e == "unexpected end of JSON input" => {
+            if chars.iter().all(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) {
+                Err("EOF".into())
+            } else {
+                Err("unexpected EOF".into())
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Helm's `ValidateAgainstSchema`: `chart`'s schema over `values`, then each subchart's
 /// schema over `values[SUBCHART]`.
-pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
+pub fn validate_chart(chart: &Chart, values: &Map, loader: &mut Loader) -> Result<(), SchemaError> {
     let mut out = String::new();
     if let Some(schema) = &chart.schema
-        && let Err(e) = validate_single(values, schema)
+        && let Err(e) = validate_single(values, schema, loader)
     {
         out.push_str(&format!("{}:\n{}", chart.metadata.name, e.0));
     }
@@ -41,7 +175,7 @@ pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
         match values.get(name) {
             None | Some(Value::Nil) => {}
             Some(Value::Map(m)) => {
-                if let Err(e) = validate_chart(sub, &m) {
+                if let Err(e) = validate_chart(sub, &m, loader) {
                     out.push_str(&e.0);
                 }
             }
@@ -58,99 +192,51 @@ pub fn validate_chart(chart: &Chart, values: &Map) -> Result<(), SchemaError> {
     }
 }
 
-/// One schema over one values map; the error text ends with a newline.
-pub fn validate_single(values: &Map, schema_json: &[u8]) -> Result<(), SchemaError> {
-    let text = String::from_utf8_lossy(schema_json);
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    // The library decodes with a json.Decoder, which words a truncated document as io's EOF.
-    let schema = crate::json_read::from_json(text).map_err(|e| {
-        SchemaError(if e == "unexpected end of JSON input" {
-            "unexpected EOF".to_string()
-        } else {
-            e
-        })
-    })?;
-    let draft = match &schema {
-        Value::Map(m) => match m.get("$schema") {
-            Some(Value::String(s)) if s.contains("draft-04") => 4,
-            Some(Value::String(s)) if s.contains("draft-06") => 6,
-            Some(Value::String(s)) if s.contains("draft-07") => 7,
-            Some(Value::String(s)) if s.contains("2019-09") => 2019,
-            _ => 2020,
-        },
-        _ => 2020,
-    };
-    let v = Validator {
-        root: &schema,
-        draft,
-    };
-    let instance = Value::Map(values.clone());
-    match v.validate(&schema, &instance, &mut Vec::new(), 0) {
-        None => Ok(()),
-        Some(err) => {
-            let causes = match err.kind {
-                Kind::Group => err.causes,
-                _ => vec![err],
-            };
-            let mut text = String::new();
-            for c in &causes {
-                c.display(&mut text, 1);
-            }
-            Err(SchemaError(format!(
-                "{}\n",
-                text.strip_prefix('\n').unwrap_or(&text)
-            )))
-        }
-    }
+/// Helm's `ValidateAgainstSingleSchema`: one schema over one values map. A validation error's
+/// text ends with a newline; a compile error (bad JSON, a schema the metaschema refuses, a
+/// reference that cannot be resolved) is the library's text as it is.
+pub fn validate_single(
+    values: &Map,
+    schema_json: &[u8],
+    loader: &mut Loader,
+) -> Result<(), SchemaError> {
+    const ROOT: &str = "file:///values.schema.json";
+    let bytes = schema_json
+        .strip_prefix("\u{feff}".as_bytes())
+        .unwrap_or(schema_json);
+    let doc = unmarshal_json(bytes).map_err(SchemaError)?;
+    let meta = compile::Meta::get().map_err(SchemaError)?;
+    let mut compiler = compile::Compiler::new(loader, Some(&meta), false);
+    compiler.add_resource(ROOT, doc);
+    let root = compiler.compile(ROOT).map_err(SchemaError)?;
+    let schemas = compiler.schemas;
+    validate::validate_value(&schemas, root, &Value::Map(values.clone())).map_err(|e| {
+        let text = e.to_text();
+        let prefix = format!("jsonschema validation failed with '{ROOT}#'\n");
+        let text = text.strip_prefix(&prefix).unwrap_or(&text);
+        SchemaError(format!("{text}\n"))
+    })
 }
 
-#[derive(Debug, Clone)]
-enum Kind {
-    Group,
-    Reference,
-    Message(String),
+/// Go's `regexp.Compile`, as the library compiles `pattern`s, `patternProperties` and checks
+/// the `regex` format.
+fn compile_regex(pattern: &str) -> Result<regex::Regex, String> {
+    crate::sprig::strings::compile(pattern)
 }
 
-#[derive(Debug, Clone)]
-struct VError {
-    location: Vec<String>,
-    kind: Kind,
-    causes: Vec<VError>,
-}
-
-impl VError {
-    fn display(&self, out: &mut String, indent: usize) {
-        let skip = matches!(self.kind, Kind::Reference) && self.causes.len() == 1;
-        let mut indent = indent;
-        if !skip {
-            out.push('\n');
-            for _ in 0..indent.saturating_sub(1) {
-                out.push_str("  ");
-            }
-            out.push_str("- ");
-            let message = match &self.kind {
-                Kind::Group | Kind::Reference => "validation failed".to_string(),
-                Kind::Message(m) => m.clone(),
-            };
-            let pointer: String = self
-                .location
-                .iter()
-                .map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1")))
-                .collect();
-            out.push_str(&format!("at {}: {message}", quote(&pointer)));
-            indent += 1;
-        }
-        for c in &self.causes {
-            c.display(out, indent);
-        }
-    }
+/// Go's `%q`.
+fn quote_go(s: &str) -> String {
+    gotemplate::fmt::quote(s)
 }
 
 /// The library's `quote`: Go's `%q` with `\"` unescaped and `'` escaped, in single quotes.
+/// The unescaping runs over the quoted text, closing quote included, so a string ending in a
+/// backslash loses the escape of that backslash (`a\` shows as `'a\'`), as it does in Go.
 fn quote(s: &str) -> String {
-    let q = gotemplate::fmt::quote(s);
-    let inner = &q[1..q.len() - 1];
-    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+    let q = gotemplate::fmt::quote(s)
+        .replace("\\\"", "\"")
+        .replace('\'', "\\'");
+    format!("'{}'", &q[1..q.len() - 1])
 }
 
 /// The library's `display` of a primitive.
@@ -162,734 +248,171 @@ fn display(v: &Value) -> String {
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Nil | Value::Invalid => "null",
-        Value::Bool(_) => "boolean",
-        Value::Int(..) | Value::Float(_) => "number",
-        Value::String(_) => "string",
-        Value::List(_) | Value::Bytes(_) => "array",
-        Value::Map(_) => "object",
-        Value::Object(_) | Value::Func(_) => "object",
-    }
-}
-
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(n, _) => Some(*n as f64),
-        Value::Float(f) => Some(*f),
-        _ => None,
-    }
-}
-
-fn is_integer(v: &Value) -> bool {
-    number(v).is_some_and(|f| f.fract() == 0.0 && f.is_finite())
-}
-
-fn equals(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.entries()
-                    .iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| equals(v, &w)))
+/// Digits grouped by threes with commas, as English `golang.org/x/text/message` prints them.
+fn group_digits(digits: &str) -> String {
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
         }
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.items().iter().zip(y.items()).all(|(p, q)| equals(p, q))
-        }
-        (Value::Nil | Value::Invalid, Value::Nil | Value::Invalid) => true,
-        _ => match (number(a), number(b)) {
-            (Some(x), Some(y)) => x == y,
-            _ => match (a, b) {
-                (Value::String(x), Value::String(y)) => x == y,
-                (Value::Bool(x), Value::Bool(y)) => x == y,
-                _ => false,
-            },
-        },
+        out.push(c);
     }
+    out
 }
 
-/// `properties 'a', 'b' required, if 'x' exists`, when some of `required` are missing.
-fn required_message(obj: &Map, name: &str, required: &Value) -> Option<String> {
-    let Value::List(required) = required else {
-        return None;
+/// `%d` through the library's English message printer: `1,000`.
+fn localized_int(n: i64) -> String {
+    let digits = n.unsigned_abs().to_string();
+    let sign = if n < 0 { "-" } else { "" };
+    format!("{sign}{}", group_digits(&digits))
+}
+
+/// `%v` of a float64 through the library's English message printer: Go's `%v` digits, the
+/// integer part grouped (`1,234.5`), an exponent as a power of ten in superscript
+/// (`1.5e+06` is `1.5×10⁰⁶`).
+fn localized_float(f: f64) -> String {
+    let text = gotemplate::fmt::sprint_value(&Value::Float(f));
+    let (mantissa, exponent) = match text.split_once('e') {
+        Some((m, e)) => (m, Some(e)),
+        None => (text.as_str(), None),
     };
-    let missing: Vec<String> = required
-        .items()
-        .iter()
-        .filter_map(|r| r.as_str())
-        .filter(|r| !obj.contains_key(r))
-        .map(quote)
-        .collect();
-    (!missing.is_empty()).then(|| {
-        format!(
-            "properties {} required, if {} exists",
-            missing.join(", "),
-            quote(name)
-        )
-    })
-}
-
-fn show_number(f: f64) -> String {
-    gotemplate::fmt::sprint_value(&Value::Float(f))
-}
-
-struct Validator<'s> {
-    root: &'s Value,
-    draft: u32,
-}
-
-impl Validator<'_> {
-    fn error(&self, location: &[String], message: String) -> VError {
-        VError {
-            location: location.to_vec(),
-            kind: Kind::Message(message),
-            causes: Vec::new(),
-        }
+    let (sign, unsigned) = match mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", mantissa),
+    };
+    if !unsigned.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return text; // NaN, +Inf
     }
-
-    fn resolve(&self, reference: &str) -> Option<Value> {
-        let pointer = reference.strip_prefix('#')?;
-        let mut current = self.root.clone();
-        for token in pointer.split('/').skip(1) {
-            let token = token.replace("~1", "/").replace("~0", "~");
-            current = match &current {
-                Value::Map(m) => m.get(&token)?,
-                Value::List(l) => l.items().get(token.parse::<usize>().ok()?)?.clone(),
-                _ => return None,
-            };
-        }
-        Some(current)
+    let (int, frac) = match unsigned.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (unsigned, None),
+    };
+    let mut out = format!("{sign}{}", group_digits(int));
+    if let Some(frac) = frac {
+        out.push('.');
+        out.push_str(frac);
     }
-
-    /// Validates `v` (at `location`) against `schema`: `None` if valid, else one error or a
-    /// group.
-    fn validate(
-        &self,
-        schema: &Value,
-        v: &Value,
-        location: &mut Vec<String>,
-        depth: usize,
-    ) -> Option<VError> {
-        let s = match schema {
-            Value::Bool(true) => return None,
-            Value::Bool(false) => return Some(self.error(location, "false schema".into())),
-            Value::Map(m) => m,
-            _ => return None,
-        };
-        if depth > 200 {
-            return None;
-        }
-        let mut errors: Vec<VError> = Vec::new();
-
-        // type
-        if let Some(t) = s.get("type") {
-            let wanted: Vec<String> = match &t {
-                Value::String(x) => vec![x.to_string()],
-                Value::List(l) => l
-                    .items()
-                    .iter()
-                    .filter_map(|x| x.as_str().map(str::to_string))
-                    .collect(),
-                _ => vec![],
-            };
-            let got = json_type(v);
-            let matched = wanted.iter().any(|w| w == got)
-                || (wanted.iter().any(|w| w == "integer") && got == "number" && is_integer(v));
-            if !wanted.is_empty() && !matched {
-                let order = [
-                    "null", "boolean", "number", "integer", "string", "array", "object",
-                ];
-                let want: Vec<&str> = order
-                    .iter()
-                    .copied()
-                    .filter(|o| wanted.iter().any(|w| w == o))
-                    .collect();
-                return Some(
-                    self.error(location, format!("got {got}, want {}", want.join(" or "))),
-                );
-            }
-        }
-        // const
-        if let Some(c) = s.get("const")
-            && !equals(v, &c)
-        {
-            let message = match &c {
-                Value::List(_) | Value::Map(_) => "'const' failed".to_string(),
-                other => format!("value must be {}", display(other)),
-            };
-            return Some(self.error(location, message));
-        }
-        // enum
-        if let Some(Value::List(items)) = s.get("enum")
-            && !items.items().iter().any(|e| equals(v, e))
-        {
-            let primitive = items
-                .items()
-                .iter()
-                .all(|i| !matches!(i, Value::List(_) | Value::Map(_)));
-            let message = if !primitive {
-                "'enum' failed".to_string()
-            } else if items.len() == 1 {
-                format!("value must be {}", display(&items.items()[0]))
-            } else {
-                let shown: Vec<String> = items.items().iter().map(display).collect();
-                format!("value must be one of {}", shown.join(", "))
-            };
-            return Some(self.error(location, message));
-        }
-        // $ref
-        if let Some(Value::String(r)) = s.get("$ref") {
-            let err = self.resolve(&r).and_then(|target| {
-                self.validate(&target, v, location, depth + 1)
-                    .map(|e| VError {
-                        location: location.clone(),
-                        kind: Kind::Reference,
-                        causes: vec![e],
-                    })
+    if let Some(exponent) = exponent {
+        out.push_str("×10");
+        for c in exponent.chars() {
+            out.push(match c {
+                '-' => '⁻',
+                '0' => '⁰',
+                '1' => '¹',
+                '2' => '²',
+                '3' => '³',
+                '4' => '⁴',
+                '5' => '⁵',
+                '6' => '⁶',
+                '7' => '⁷',
+                '8' => '⁸',
+                '9' => '⁹',
+                _ => continue,
             });
-            if self.draft < 2019 {
-                return err;
-            }
-            errors.extend(err);
         }
+    }
+    out
+}
 
-        match v {
-            Value::Map(obj) => self.object(s, obj, location, depth, &mut errors),
-            Value::List(arr) => self.array(s, arr.items(), location, depth, &mut errors),
-            Value::String(text) => self.string(s, text, location, &mut errors),
-            Value::Int(..) | Value::Float(_) => self.number(s, v, location, &mut errors),
-            _ => {}
-        }
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
-        self.conditionals(s, v, location, depth, &mut errors);
+    use super::*;
 
-        match errors.len() {
-            0 => None,
-            1 => errors.pop(),
-            _ => Some(VError {
-                location: location.clone(),
-                kind: Kind::Group,
-                causes: errors,
-            }),
+    fn values(yaml: &str) -> Map {
+        match crate::yaml::values_from_yaml(yaml) {
+            Ok(m) => m,
+            Err(e) => panic!("bad test values: {e}"),
         }
     }
 
-    fn child(
-        &self,
-        schema: &Value,
-        v: &Value,
-        location: &mut Vec<String>,
-        token: String,
-        depth: usize,
-    ) -> Option<VError> {
-        location.push(token);
-        let e = self.validate(schema, v, location, depth + 1);
-        location.pop();
-        e
-    }
+    static FETCHES: AtomicUsize = AtomicUsize::new(0);
 
-    fn object(
-        &self,
-        s: &Map,
-        obj: &Map,
-        location: &mut Vec<String>,
-        depth: usize,
-        errors: &mut Vec<VError>,
-    ) {
-        let count = |k: &str| s.get(k).and_then(|v| number(&v)).map(|f| f as usize);
-        if let Some(min) = count("minProperties")
-            && obj.len() < min
-        {
-            errors.push(self.error(
-                location,
-                format!("minProperties: got {}, want {min}", obj.len()),
-            ));
-        }
-        if let Some(max) = count("maxProperties")
-            && obj.len() > max
-        {
-            errors.push(self.error(
-                location,
-                format!("maxProperties: got {}, want {max}", obj.len()),
-            ));
-        }
-        if let Some(Value::List(required)) = s.get("required") {
-            let missing: Vec<String> = required
-                .items()
-                .iter()
-                .filter_map(|r| r.as_str())
-                .filter(|r| !obj.contains_key(r))
-                .map(str::to_string)
-                .collect();
-            match missing.len() {
-                0 => {}
-                1 => errors
-                    .push(self.error(location, format!("missing property {}", quote(&missing[0])))),
-                _ => {
-                    let shown: Vec<String> = missing.iter().map(|m| quote(m)).collect();
-                    errors.push(
-                        self.error(location, format!("missing properties {}", shown.join(", "))),
-                    );
-                }
+    fn fetch_defs(url: &str) -> Result<Vec<u8>, String> {
+        FETCHES.fetch_add(1, Ordering::SeqCst);
+        match url {
+            "https://schemas.example/defs.json" => {
+                Ok(br#"{"$defs": {"port": {"type": "integer", "maximum": 65535}}}"#.to_vec())
             }
-        }
-        if self.draft < 2019
-            && let Some(Value::Map(dependencies)) = s.get("dependencies")
-        {
-            for (name, dependency) in dependencies.entries() {
-                if !obj.contains_key(&name) {
-                    continue;
-                }
-                match &dependency {
-                    Value::List(_) => {
-                        if let Some(message) = required_message(obj, &name, &dependency) {
-                            errors.push(self.error(location, message));
-                        }
-                    }
-                    schema => errors.extend(self.validate(
-                        schema,
-                        &Value::Map(obj.clone()),
-                        location,
-                        depth + 1,
-                    )),
-                }
-            }
-        }
-        let properties = match s.get("properties") {
-            Some(Value::Map(p)) => Some(p),
-            _ => None,
-        };
-        let patterns: Vec<(regex::Regex, Value)> = match s.get("patternProperties") {
-            Some(Value::Map(p)) => p
-                .entries()
-                .into_iter()
-                .filter_map(|(k, v)| regex::Regex::new(&k).ok().map(|r| (r, v)))
-                .collect(),
-            _ => Vec::new(),
-        };
-        let additional = s.get("additionalProperties");
-        let mut not_allowed = Vec::new();
-        for (name, value) in obj.entries() {
-            let mut evaluated = false;
-            if let Some(schema) = properties.as_ref().and_then(|p| p.get(&name)) {
-                evaluated = true;
-                errors.extend(self.child(&schema, &value, location, name.to_string(), depth));
-            }
-            for (re, schema) in &patterns {
-                if re.is_match(&name) {
-                    evaluated = true;
-                    errors.extend(self.child(schema, &value, location, name.to_string(), depth));
-                }
-            }
-            if !evaluated {
-                match &additional {
-                    Some(Value::Bool(false)) => not_allowed.push(name.to_string()),
-                    Some(schema @ Value::Map(_)) => {
-                        errors.extend(self.child(schema, &value, location, name.to_string(), depth))
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if !not_allowed.is_empty() {
-            let shown: Vec<String> = not_allowed.iter().map(|m| quote(m)).collect();
-            errors.push(self.error(
-                location,
-                format!("additional properties {} not allowed", shown.join(", ")),
-            ));
-        }
-        if self.draft == 4 {
-            return;
-        }
-        if let Some(names) = s.get("propertyNames") {
-            for name in obj.keys() {
-                if let Some(e) =
-                    self.validate(&names, &Value::str(&name), &mut Vec::new(), depth + 1)
-                {
-                    let causes = match e.kind {
-                        Kind::Group => e.causes,
-                        _ => vec![e],
-                    };
-                    errors.push(VError {
-                        location: Vec::new(),
-                        kind: Kind::Message(format!("invalid propertyName {}", quote(&name))),
-                        causes,
-                    });
-                }
-            }
-        }
-        if self.draft == 6 {
-            return;
-        }
-        if let Some(Value::Map(dependent)) = s.get("dependentSchemas") {
-            for (name, schema) in dependent.entries() {
-                if obj.contains_key(&name) {
-                    errors.extend(self.validate(
-                        &schema,
-                        &Value::Map(obj.clone()),
-                        location,
-                        depth + 1,
-                    ));
-                }
-            }
-        }
-        if let Some(Value::Map(dependent)) = s.get("dependentRequired") {
-            for (name, required) in dependent.entries() {
-                if obj.contains_key(&name)
-                    && let Some(message) = required_message(obj, &name, &required)
-                {
-                    errors.push(self.error(location, message));
-                }
-            }
+            _ => Err(format!(
+                "HTTP request to {url} returned status 404 (Not Found)"
+            )),
         }
     }
 
-    fn array(
-        &self,
-        s: &Map,
-        arr: &[Value],
-        location: &mut Vec<String>,
-        depth: usize,
-        errors: &mut Vec<VError>,
-    ) {
-        let count = |k: &str| s.get(k).and_then(|v| number(&v)).map(|f| f as usize);
-        if let Some(min) = count("minItems")
-            && arr.len() < min
-        {
-            errors.push(self.error(location, format!("minItems: got {}, want {min}", arr.len())));
-        }
-        if let Some(max) = count("maxItems")
-            && arr.len() > max
-        {
-            errors.push(self.error(location, format!("maxItems: got {}, want {max}", arr.len())));
-        }
-        if matches!(s.get("uniqueItems"), Some(Value::Bool(true))) {
-            'outer: for i in 0..arr.len() {
-                for j in i + 1..arr.len() {
-                    if equals(&arr[i], &arr[j]) {
-                        errors
-                            .push(self.error(location, format!("items at {i} and {j} are equal")));
-                        break 'outer;
-                    }
-                }
-            }
-        }
-        let mut evaluated = 0;
-        if self.draft < 2020 {
-            match s.get("items") {
-                Some(Value::List(schemas)) => {
-                    let n = schemas.len().min(arr.len());
-                    for (i, item) in arr[..n].iter().enumerate() {
-                        errors.extend(self.child(
-                            &schemas.items()[i],
-                            item,
-                            location,
-                            i.to_string(),
-                            depth,
-                        ));
-                    }
-                    evaluated = n;
-                }
-                Some(schema) => {
-                    for (i, item) in arr.iter().enumerate() {
-                        errors.extend(self.child(&schema, item, location, i.to_string(), depth));
-                    }
-                    evaluated = arr.len();
-                }
-                None => {}
-            }
-            match s.get("additionalItems") {
-                Some(Value::Bool(false)) if evaluated != arr.len() && s.contains_key("items") => {
-                    errors.push(self.error(
-                        location,
-                        format!(
-                            "last {} additionalItem(s) not allowed",
-                            arr.len() - evaluated
-                        ),
-                    ));
-                }
-                Some(schema @ Value::Map(_)) => {
-                    for (i, item) in arr[evaluated..].iter().enumerate() {
-                        errors.extend(self.child(&schema, item, location, i.to_string(), depth));
-                    }
-                }
-                _ => {}
-            }
-        } else {
-            if let Some(Value::List(prefix)) = s.get("prefixItems") {
-                evaluated = prefix.len().min(arr.len());
-                for (i, item) in arr[..evaluated].iter().enumerate() {
-                    errors.extend(self.child(
-                        &prefix.items()[i],
-                        item,
-                        location,
-                        i.to_string(),
-                        depth,
-                    ));
-                }
-            }
-            if let Some(schema) = s.get("items") {
-                for (i, item) in arr[evaluated..].iter().enumerate() {
-                    errors.extend(self.child(&schema, item, location, i.to_string(), depth));
-                }
-            }
-        }
-        if let Some(contains) = s.get("contains") {
-            let mut failed = Vec::new();
-            let mut matched = Vec::new();
-            for (i, item) in arr.iter().enumerate() {
-                match self.child(&contains, item, location, i.to_string(), depth) {
-                    Some(e) => failed.push(e),
-                    None => matched.push(i.to_string()),
-                }
-            }
-            let min = if self.draft >= 2019 {
-                count("minContains")
-            } else {
-                None
-            };
-            let max = if self.draft >= 2019 {
-                count("maxContains")
-            } else {
-                None
-            };
-            let with_causes = |message: String, causes: Vec<VError>| VError {
-                location: location.clone(),
-                kind: Kind::Message(message),
-                causes,
-            };
-            match min {
-                Some(min) if matched.len() < min => {
-                    let message = if matched.is_empty() {
-                        format!(
-                            "min {min} items required to match contains schema, but none matched"
-                        )
-                    } else {
-                        format!(
-                            "min {min} items required to match contains schema, but matched {} items at {}",
-                            matched.len(),
-                            matched.join(" ")
-                        )
-                    };
-                    errors.push(with_causes(message, failed));
-                }
-                Some(_) => {}
-                None if matched.is_empty() => errors.push(with_causes(
-                    "no items match contains schema".to_string(),
-                    failed,
-                )),
-                None => {}
-            }
-            if let Some(max) = max
-                && matched.len() > max
-            {
-                errors.push(self.error(
-                    location,
-                    format!(
-                        "max {max} items required to match contains schema, but matched {} items at {}",
-                        matched.len(),
-                        matched.join(" ")
-                    ),
-                ));
-            }
-        }
+    #[test]
+    fn a_loader_fetches_each_document_once() {
+        let schema = br#"{"properties": {
+            "a": {"$ref": "https://schemas.example/defs.json#/$defs/port"},
+            "b": {"$ref": "https://schemas.example/defs.json#/$defs/port"}}}"#;
+        let mut loader = Loader::new(Some(fetch_defs));
+        let before = FETCHES.load(Ordering::SeqCst);
+        assert_eq!(
+            validate_single(&values("a: 1\nb: 2\n"), schema, &mut loader),
+            Ok(())
+        );
+        // A second chart of the same render (a subchart) refers to it again.
+        let e = validate_single(&values("a: 70000\n"), schema, &mut loader).unwrap_err();
+        assert_eq!(e.0, "- at '/a': maximum: got 70,000, want 65,535\n");
+        assert_eq!(FETCHES.load(Ordering::SeqCst) - before, 1);
     }
 
-    fn string(&self, s: &Map, text: &str, location: &[String], errors: &mut Vec<VError>) {
-        let runes = text.chars().count();
-        let count = |k: &str| s.get(k).and_then(|v| number(&v)).map(|f| f as usize);
-        if let Some(min) = count("minLength")
-            && runes < min
-        {
-            errors.push(self.error(location, format!("minLength: got {runes}, want {min}")));
-        }
-        if let Some(max) = count("maxLength")
-            && runes > max
-        {
-            errors.push(self.error(location, format!("maxLength: got {runes}, want {max}")));
-        }
-        if let Some(Value::String(pattern)) = s.get("pattern")
-            && let Ok(re) = regex::Regex::new(&pattern)
-            && !re.is_match(text)
-        {
-            errors.push(self.error(
-                location,
-                format!("{} does not match pattern {}", quote(text), quote(&pattern)),
-            ));
-        }
+    #[test]
+    fn without_a_fetcher_http_is_an_unknown_scheme() {
+        let schema = br#"{"properties": {"a": {"$ref": "https://schemas.example/x.json"}}}"#;
+        let e = validate_single(&values("a: 1\n"), schema, &mut Loader::files_only()).unwrap_err();
+        assert_eq!(
+            e.0,
+            "failing loading \"https://schemas.example/x.json\": no URLLoader registered for \"https://schemas.example/x.json\""
+        );
     }
 
-    fn number(&self, s: &Map, v: &Value, location: &[String], errors: &mut Vec<VError>) {
-        let Some(got) = number(v) else { return };
-        let bound = |k: &str| s.get(k).and_then(|b| number(&b));
-        let exclusive_flag = |k: &str| matches!(s.get(k), Some(Value::Bool(true)));
-        if let Some(min) = bound("minimum") {
-            if self.draft == 4 && exclusive_flag("exclusiveMinimum") {
-                if got <= min {
-                    errors.push(self.error(
-                        location,
-                        format!(
-                            "exclusiveMinimum: got {}, want {}",
-                            show_number(got),
-                            show_number(min)
-                        ),
-                    ));
-                }
-            } else if got < min {
-                errors.push(self.error(
-                    location,
-                    format!(
-                        "minimum: got {}, want {}",
-                        show_number(got),
-                        show_number(min)
-                    ),
-                ));
-            }
+    #[test]
+    fn an_unresolved_urn_warns_once_per_render() {
+        let schema = br#"{"properties": {"a": {"$ref": "urn:x:a"}, "b": {"$ref": "urn:x:a"}}}"#;
+        let mut loader = Loader::files_only();
+        for _ in 0..2 {
+            assert_eq!(
+                validate_single(&values("a: 1\n"), schema, &mut loader),
+                Ok(())
+            );
         }
-        if let Some(max) = bound("maximum") {
-            if self.draft == 4 && exclusive_flag("exclusiveMaximum") {
-                if got >= max {
-                    errors.push(self.error(
-                        location,
-                        format!(
-                            "exclusiveMaximum: got {}, want {}",
-                            show_number(got),
-                            show_number(max)
-                        ),
-                    ));
-                }
-            } else if got > max {
-                errors.push(self.error(
-                    location,
-                    format!(
-                        "maximum: got {}, want {}",
-                        show_number(got),
-                        show_number(max)
-                    ),
-                ));
-            }
-        }
-        if self.draft > 4 {
-            if let Some(min) = bound("exclusiveMinimum")
-                && got <= min
-            {
-                errors.push(self.error(
-                    location,
-                    format!(
-                        "exclusiveMinimum: got {}, want {}",
-                        show_number(got),
-                        show_number(min)
-                    ),
-                ));
-            }
-            if let Some(max) = bound("exclusiveMaximum")
-                && got >= max
-            {
-                errors.push(self.error(
-                    location,
-                    format!(
-                        "exclusiveMaximum: got {}, want {}",
-                        show_number(got),
-                        show_number(max)
-                    ),
-                ));
-            }
-        }
-        if let Some(m) = bound("multipleOf")
-            && m != 0.0
-            && (got / m).fract() != 0.0
-        {
-            errors.push(self.error(
-                location,
-                format!(
-                    "multipleOf: got {}, want {}",
-                    show_number(got),
-                    show_number(m)
-                ),
-            ));
-        }
+        let shown: Vec<String> = loader.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "level=WARN msg=\"unresolved URN reference ignored; using permissive schema\" urn=urn:x:a"
+            ]
+        );
     }
 
-    fn conditionals(
-        &self,
-        s: &Map,
-        v: &Value,
-        location: &mut Vec<String>,
-        depth: usize,
-        errors: &mut Vec<VError>,
-    ) {
-        let group = |kind: &str, causes: Vec<VError>, location: &[String]| VError {
-            location: location.to_vec(),
-            kind: Kind::Message(kind.to_string()),
-            causes,
-        };
-        if let Some(not) = s.get("not")
-            && self.validate(&not, v, location, depth + 1).is_none()
-        {
-            errors.push(self.error(location, "'not' failed".into()));
-        }
-        if let Some(Value::List(all)) = s.get("allOf") {
-            let failed: Vec<VError> = all
-                .items()
-                .iter()
-                .filter_map(|sch| self.validate(sch, v, location, depth + 1))
-                .collect();
-            if !failed.is_empty() {
-                errors.push(group("'allOf' failed", failed, location));
-            }
-        }
-        if let Some(Value::List(any)) = s.get("anyOf") {
-            let mut failed = Vec::new();
-            let mut matched = false;
-            for sch in any.items() {
-                match self.validate(sch, v, location, depth + 1) {
-                    Some(e) => failed.push(e),
-                    None => {
-                        matched = true;
-                        break;
-                    }
-                }
-            }
-            if !matched {
-                errors.push(group("'anyOf' failed", failed, location));
-            }
-        }
-        if let Some(Value::List(one)) = s.get("oneOf") {
-            let mut failed = Vec::new();
-            let mut matched: Option<usize> = None;
-            for (i, sch) in one.items().iter().enumerate() {
-                match self.validate(sch, v, location, depth + 1) {
-                    Some(e) => {
-                        if matched.is_none() {
-                            failed.push(e);
-                        }
-                    }
-                    None => match matched {
-                        None => matched = Some(i),
-                        Some(first) => {
-                            errors.push(self.error(
-                                location,
-                                format!("'oneOf' failed, subschemas {first}, {i} matched"),
-                            ));
-                            break;
-                        }
-                    },
-                }
-            }
-            if matched.is_none() {
-                errors.push(group("'oneOf' failed, none matched", failed, location));
-            }
-        }
-        if let Some(cond) = s.get("if") {
-            let branch = if self.validate(&cond, v, location, depth + 1).is_none() {
-                s.get("then")
-            } else {
-                s.get("else")
-            };
-            if let Some(branch) = branch {
-                errors.extend(self.validate(&branch, v, location, depth + 1));
-            }
-        }
+    #[test]
+    fn quoting_as_the_library_quotes() {
+        assert_eq!(quote("it's"), "'it\\'s'");
+        assert_eq!(quote("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(quote("a\\"), "'a\\'");
+        assert_eq!(quote("a\\b"), "'a\\\\b'");
+    }
+
+    #[test]
+    fn numbers_print_as_the_message_printer_prints_them() {
+        assert_eq!(localized_int(-1234567), "-1,234,567");
+        assert_eq!(localized_int(999), "999");
+        assert_eq!(localized_float(1234.5678), "1,234.5678");
+        assert_eq!(localized_float(1500000.5), "1.5000005×10⁰⁶");
+        assert_eq!(localized_float(1e-7), "1×10⁻⁰⁷");
+        assert_eq!(localized_float(-5000.0), "-5,000");
+    }
+
+    #[test]
+    fn documents_decode_as_the_library_decodes_them() {
+        assert_eq!(unmarshal_json(b"  ").unwrap_err(), "EOF");
+        assert_eq!(unmarshal_json(b"{\"a\":").unwrap_err(), "unexpected EOF");
+        assert_eq!(
+            unmarshal_json(b"{} {}").unwrap_err(),
+            "invalid character after top-level value"
+        );
+        assert!(unmarshal_json(b"{}\n").is_ok());
     }
 }

@@ -56,6 +56,9 @@ pub struct TemplateOptions {
     pub use_release_name: bool,
     /// `--skip-schema-validation`: do not check values against `values.schema.json`.
     pub skip_schema_validation: bool,
+    /// How `http:`/`https:` documents named by schema `$ref`s are fetched (the caller does the
+    /// network I/O); without it such a reference fails as one to an unknown scheme.
+    pub schema_http: Option<schema::FetchUrl>,
 }
 
 /// One file `--output-dir` writes: `---\n# Source: NAME\nDOC\n` created, or appended to
@@ -83,6 +86,13 @@ pub enum TemplateError {
     /// Rendering the chart failed.
     #[error("{0}")]
     Render(#[from] RenderError),
+    /// `error`, after Helm had logged `warnings` (which it prints as it goes, so before the
+    /// error).
+    #[error("{error}")]
+    Logged {
+        warnings: Vec<crate::log::LogLine>,
+        error: Box<TemplateError>,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -205,11 +215,22 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
     warnings.extend(coalesce_warnings.into_iter().map(crate::log::LogLine::info));
     if !options.skip_schema_validation {
-        schema::validate_chart(&chart, &coalesced).map_err(|e| {
-            TemplateError::Input(format!(
+        let mut loader = schema::Loader::new(options.schema_http);
+        let result = schema::validate_chart(&chart, &coalesced, &mut loader);
+        warnings.append(&mut loader.warnings);
+        if let Err(e) = result {
+            let error = TemplateError::Input(format!(
                 "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
-            ))
-        })?;
+            ));
+            return Err(if warnings.is_empty() {
+                error
+            } else {
+                TemplateError::Logged {
+                    warnings,
+                    error: Box::new(error),
+                }
+            });
+        }
     }
     let kube_version = match &options.kube_version {
         Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,

@@ -878,6 +878,11 @@ fn parse_zone_name(value: &str) -> Option<usize> {
 }
 
 /// `time.ParseInLocation(layout, value, Local)`.
+/// Go's `time.Parse(layout, value)` for its error only (JSON Schema's `date` format).
+pub(crate) fn check_parse(layout: &str, value: &str) -> Result<(), String> {
+    parse(layout, value).map(|_| ())
+}
+
 fn parse(layout: &str, value: &str) -> Result<Time, String> {
     let (alayout, avalue) = (layout, value);
     let mut layout = layout;

@@ -6,7 +6,7 @@
 
 mod conv;
 pub mod crypto;
-mod date;
+pub(crate) mod date;
 pub(crate) mod dicts;
 mod json;
 mod keys;
@@ -15,7 +15,7 @@ mod math;
 pub mod paths;
 pub mod semver;
 pub(crate) use crypto::b64_encode as base64_encode;
-mod strings;
+pub(crate) mod strings;
 mod text;
 mod toml;
 mod url;

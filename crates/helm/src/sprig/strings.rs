@@ -89,13 +89,21 @@ fn byte_slice(text: &str, lo: usize, hi: usize) -> Value {
     Value::from(String::from_utf8_lossy(&text.as_bytes()[lo..hi]).into_owned())
 }
 
-pub(super) fn compile(pattern: &str) -> Result<regex::Regex, String> {
+pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
+    if let Some(ops) = nested_repeat(pattern) {
+        return Err(format!(
+            "error parsing regexp: invalid nested repetition operator: `{ops}`"
+        ));
+    }
     if let Some(op) = invalid_repeat(pattern) {
         return Err(format!(
             "error parsing regexp: invalid repeat count: `{op}`"
         ));
     }
     regex::Regex::new(&go_regex(pattern)).map_err(|e| {
+        if let Some(go) = go_syntax_error(pattern) {
+            return go;
+        }
         let text = e.to_string();
         // Go's wording for the errors whose Go text is known to follow from Rust's.
         if text.contains("unclosed group") {
@@ -106,6 +114,86 @@ pub(super) fn compile(pattern: &str) -> Result<regex::Regex, String> {
             text
         }
     })
+}
+
+/// Go's `regexp/syntax` wording (`error parsing regexp: CODE: `EXPR``) for the syntax errors
+/// whose Go counterpart and offending text follow from the parser's error and span: an
+/// unclosed class (EXPR from its `[` on), an unknown escape (a backreference is one to Go), a
+/// trailing backslash, a repetition without an operand (EXPR the operator, a lazy `?`
+/// included), a reversed class range, an unknown Unicode class.
+fn go_syntax_error(pattern: &str) -> Option<String> {
+    use regex_syntax::ast::ErrorKind;
+    let e = match regex_syntax::ast::parse::Parser::new().parse(pattern) {
+        Ok(_) => return go_translate_error(pattern),
+        Err(e) => e,
+    };
+    let span = e.span();
+    let at = pattern.get(span.start.offset..span.end.offset)?;
+    let (code, expr) = match e.kind() {
+        ErrorKind::ClassUnclosed => ("missing closing ]", pattern.get(span.start.offset..)?),
+        ErrorKind::EscapeUnrecognized | ErrorKind::UnsupportedBackreference => {
+            ("invalid escape sequence", at)
+        }
+        ErrorKind::EscapeUnexpectedEof => ("trailing backslash at end of expression", ""),
+        ErrorKind::RepetitionMissing => {
+            let rest = pattern.get(span.start.offset..)?;
+            let op = rest.chars().next()?;
+            let len = match op {
+                '*' | '+' | '?' => op.len_utf8(),
+                '{' => rest.find('}')? + 1,
+                _ => return None,
+            };
+            let len = if rest[len..].starts_with('?') {
+                len + 1
+            } else {
+                len
+            };
+            ("missing argument to repetition operator", &rest[..len])
+        }
+        ErrorKind::ClassRangeInvalid => ("invalid character class range", at),
+        _ => return None,
+    };
+    Some(format!("error parsing regexp: {code}: `{expr}`"))
+}
+
+/// The errors Rust's translation (past the syntax) reports that Go's parser words itself.
+fn go_translate_error(pattern: &str) -> Option<String> {
+    use regex_syntax::hir::ErrorKind;
+    let Err(regex_syntax::Error::Translate(e)) = regex_syntax::Parser::new().parse(pattern) else {
+        return None;
+    };
+    let span = e.span();
+    let at = pattern.get(span.start.offset..span.end.offset)?;
+    match e.kind() {
+        ErrorKind::UnicodePropertyNotFound | ErrorKind::UnicodePropertyValueNotFound => Some(
+            format!("error parsing regexp: invalid character class range: `{at}`"),
+        ),
+        _ => None,
+    }
+}
+
+/// Go refuses a repetition operator right after another (`a**`, `a+?*`), which Rust's
+/// `regex` accepts: the two operators' text.
+fn nested_repeat(pattern: &str) -> Option<&str> {
+    use regex_syntax::ast::Ast;
+    fn find<'p>(ast: &Ast, pattern: &'p str) -> Option<&'p str> {
+        match ast {
+            Ast::Repetition(r) => {
+                if let Ast::Repetition(inner) = &*r.ast {
+                    return pattern.get(inner.op.span.start.offset..r.op.span.end.offset);
+                }
+                find(&r.ast, pattern)
+            }
+            Ast::Group(g) => find(&g.ast, pattern),
+            Ast::Alternation(a) => a.asts.iter().find_map(|x| find(x, pattern)),
+            Ast::Concat(c) => c.asts.iter().find_map(|x| find(x, pattern)),
+            _ => None,
+        }
+    }
+    let ast = regex_syntax::ast::parse::Parser::new()
+        .parse(pattern)
+        .ok()?;
+    find(&ast, pattern)
 }
 
 /// Go's limits on counted repetition (`regexp/syntax`): a count above 1000, or nested counts
