@@ -102,7 +102,8 @@ fn profile_commands() {
     let istio = fetched("BOSUN_ISTIO", "fetch-istio").expect("scripts/fetch-istio");
     let manifests = istio.join("manifests");
     let manifests_text = manifests.display().to_string();
-    let dir = repo_root().join("tests/cases/profile");
+    // Canonical, as the paths in messages are, so that every one is written back as `$IN`.
+    let dir = std::fs::canonicalize(repo_root().join("tests/cases/profile")).expect("cases dir");
     let inputs = dir.join("inputs").display().to_string();
     let oracle = fetched("BOSUN_PROFILE_ORACLE", "fetch-profile-oracle");
     let text = std::fs::read_to_string(dir.join("cases.txt")).expect("cases.txt");
