@@ -376,6 +376,7 @@ pub fn prepare_arg(value: Value, ty: ArgType) -> Result<Value, String> {
         // A named map type is assignable to the unnamed map type with its underlying type.
         (ArgType::Map, Value::Map(_)) => true,
         (ArgType::Bytes, Value::Bytes(_)) => true,
+        (ArgType::Struct(name), Value::Object(o)) => o.type_name() == name,
         (ArgType::Int(k), Value::Int(n, _)) => return Ok(convert_int(*n, k)),
         _ => false,
     };

@@ -892,7 +892,7 @@ impl<'t> State<'t> {
                     "can't handle assignment of {n} to empty interface argument"
                 ))),
             },
-            ArgType::List | ArgType::Map | ArgType::Bytes => {
+            ArgType::List | ArgType::Map | ArgType::Bytes | ArgType::Struct(_) => {
                 Err(self.error(format!("can't handle {n} for arg of type {}", ty.go_name())))
             }
         }

@@ -565,6 +565,80 @@ fn objects_methods_then_fields() {
     );
 }
 
+/// A function with a struct parameter (Sprig's `unixEpoch(date time.Time)`), over `Caps` as the
+/// struct: Go checks every argument before the call, so the function never runs on a wrong one.
+#[test]
+fn struct_parameters_are_checked_before_the_call() {
+    let mut funcs = test_funcs();
+    funcs.insert(
+        "epoch",
+        func(
+            vec![ArgType::String, ArgType::Struct("*chartutil.Capabilities")],
+            None,
+            "string",
+            |_, a| {
+                Ok(Value::from(format!(
+                    "{} {}",
+                    arg_str(&a[0]),
+                    a[1].type_name()
+                )))
+            },
+        ),
+    );
+    let run = |text: &str| {
+        let mut t = Templates::new(funcs.clone());
+        t.parse("t", text).map_err(|e| e.to_string())?;
+        let data = Value::Map(Map::from_entries([
+            ("C", Value::Object(Rc::new(Caps))),
+            ("s", Value::str("x")),
+            ("n", Value::Nil),
+        ]));
+        t.execute("t", data).map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        run("{{epoch \"a\" .C}}|{{.C | epoch \"b\"}}"),
+        Ok("a *chartutil.Capabilities|b *chartutil.Capabilities".to_string())
+    );
+    let cases = [
+        (
+            "{{epoch \"a\" \"x\"}}",
+            "t:1:12: executing \"t\" at <\"x\">: can't handle \"x\" for arg of type *chartutil.Capabilities",
+        ),
+        (
+            "{{epoch \"a\" 5}}",
+            "t:1:12: executing \"t\" at <5>: can't handle 5 for arg of type *chartutil.Capabilities",
+        ),
+        (
+            "{{epoch \"a\" nil}}",
+            "t:1:12: executing \"t\" at <nil>: cannot assign nil to *chartutil.Capabilities",
+        ),
+        (
+            "{{epoch \"a\" .s}}",
+            "t:1:12: executing \"t\" at <.s>: wrong type for value; expected *chartutil.Capabilities; got string",
+        ),
+        (
+            "{{epoch \"a\" .n}}",
+            "t:1:12: executing \"t\" at <.n>: wrong type for value; expected *chartutil.Capabilities; got interface {}",
+        ),
+        (
+            "{{epoch \"a\" .missing}}",
+            "t:1:12: executing \"t\" at <.missing>: invalid value; expected *chartutil.Capabilities",
+        ),
+        (
+            "{{.s | epoch \"a\"}}",
+            "t:1:13: executing \"t\" at <\"a\">: wrong type for value; expected *chartutil.Capabilities; got string",
+        ),
+        // The check of an argument comes before the evaluation of the next one.
+        (
+            "{{epoch 1 (fail \"later\")}}",
+            "t:1:8: executing \"t\" at <1>: expected string; found 1",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(run(text), Err(format!("template: {want}")), "{text}");
+    }
+}
+
 #[test]
 fn deep_recursion_does_not_overflow() {
     // Deep parentheses and nested ifs, executed.

@@ -28,6 +28,10 @@ pub enum ArgType {
     Map,
     /// `[]byte`
     Bytes,
+    /// A named struct type such as `time.Time`: only an [`Object`](crate::Object) whose
+    /// `type_name` is this name fits; Go never converts another value (not even `nil` or a
+    /// literal) to a struct.
+    Struct(&'static str),
 }
 
 impl ArgType {
@@ -43,6 +47,7 @@ impl ArgType {
             ArgType::List => "[]interface {}",
             ArgType::Map => "map[string]interface {}",
             ArgType::Bytes => "[]uint8",
+            ArgType::Struct(name) => name,
         }
     }
 
@@ -200,6 +205,7 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
             m.type_name() == "map[string]interface {}" || !m.type_name().starts_with("map[")
         }
         (ArgType::Bytes, Value::Bytes(_)) => true,
+        (ArgType::Struct(name), Value::Object(o)) => o.type_name() == name,
         _ => false,
     };
     if ok {

@@ -15,6 +15,9 @@ use super::{def, s};
 const ANY: ArgType = ArgType::Any;
 const STR: ArgType = ArgType::String;
 const INT: ArgType = ArgType::Int(IntKind::Int);
+/// Go's `time.Time` parameter: Go checks the argument (any value that is not a `time.Time`, a
+/// literal, `nil`) before calling, so a wrong one fails in the executor's words and position.
+const TIME: ArgType = ArgType::Struct("time.Time");
 
 const NANOS: i64 = 1_000_000_000;
 /// Seconds from 0001-01-01 (Go's zero time) to the Unix epoch.
@@ -1407,15 +1410,13 @@ fn date_in_zone(layout: &str, date: &Value, zone: &str) -> String {
     format(&t.in_loc(loc), layout)
 }
 
-/// A `time.Time` parameter: Go's wording when the argument is something else.
-fn time_param(v: &Value) -> Result<Time, FuncError> {
+/// A `time.Time` argument. The executor has already checked it against [`TIME`], as Go's does;
+/// the wording here only matters to a caller that bypasses that check.
+fn time_arg(v: &Value) -> Result<Time, FuncError> {
     Time::from_value(v).ok_or_else(|| {
-        let got = match v {
-            Value::Nil | Value::Invalid => "interface {}".to_string(),
-            other => other.type_name(),
-        };
         FuncError::new(format!(
-            "wrong type for value; expected time.Time; got {got}"
+            "wrong type for value; expected time.Time; got {}",
+            v.type_name()
         ))
     })
 }
@@ -1451,8 +1452,8 @@ pub(super) fn register(map: &mut FuncMap) {
         |_, a| Ok(Value::from(date_in_zone("2006-01-02", &a[0], s(&a, 1)))),
     );
     for name in ["dateModify", "date_modify"] {
-        def(map, name, &[STR, ANY], None, "time.Time", false, |_, a| {
-            let t = time_param(&a[1])?;
+        def(map, name, &[STR, TIME], None, "time.Time", false, |_, a| {
+            let t = time_arg(&a[1])?;
             Ok(match parse_duration(s(&a, 0)) {
                 Ok(d) => t.add(d),
                 Err(_) => t,
@@ -1461,8 +1462,8 @@ pub(super) fn register(map: &mut FuncMap) {
         });
     }
     for name in ["mustDateModify", "must_date_modify"] {
-        def(map, name, &[STR, ANY], None, "time.Time", true, |_, a| {
-            let t = time_param(&a[1])?;
+        def(map, name, &[STR, TIME], None, "time.Time", true, |_, a| {
+            let t = time_arg(&a[1])?;
             let d = parse_duration(s(&a, 0)).map_err(FuncError::new)?;
             Ok(t.add(d).to_value())
         });
@@ -1532,8 +1533,8 @@ pub(super) fn register(map: &mut FuncMap) {
                 .map_err(FuncError::new)
         },
     );
-    def(map, "unixEpoch", &[ANY], None, "string", false, |_, a| {
-        Ok(Value::from(time_param(&a[0])?.secs.to_string()))
+    def(map, "unixEpoch", &[TIME], None, "string", false, |_, a| {
+        Ok(Value::from(time_arg(&a[0])?.secs.to_string()))
     });
 }
 

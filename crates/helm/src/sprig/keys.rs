@@ -19,6 +19,8 @@ use super::{def, n, s};
 const STR: ArgType = ArgType::String;
 const INT: ArgType = ArgType::Int(IntKind::Int);
 const LIST: ArgType = ArgType::List;
+/// Sprig's `certificate` struct parameter (`genSignedCert`'s CA): Go checks it before the call.
+const CERT: ArgType = ArgType::Struct("sprig.certificate");
 
 // ---------------------------------------------------------------------------------------------
 // DER
@@ -1008,8 +1010,9 @@ fn gen_self_signed(a: &[Value], key: Option<&str>) -> Result<Value, FuncError> {
 
 /// Sprig's `generateSignedCertificate*`.
 fn gen_signed(a: &[Value], key: Option<&str>) -> Result<Value, FuncError> {
+    // The executor has checked the argument against `CERT`, as Go's does.
     let (ca_cert, ca_key) = match &a[4] {
-        Value::Object(o) if o.type_name() == "sprig.certificate" => (
+        Value::Object(o) => (
             o.field("Cert").unwrap_or_default(),
             o.field("Key").unwrap_or_default(),
         ),
@@ -1253,7 +1256,7 @@ pub(super) fn register(map: &mut FuncMap) {
     def(
         map,
         "genSignedCert",
-        &[STR, LIST, LIST, INT, ArgType::Any],
+        &[STR, LIST, LIST, INT, CERT],
         None,
         "sprig.certificate",
         true,
@@ -1262,7 +1265,7 @@ pub(super) fn register(map: &mut FuncMap) {
     def(
         map,
         "genSignedCertWithKey",
-        &[STR, LIST, LIST, INT, ArgType::Any, STR],
+        &[STR, LIST, LIST, INT, CERT, STR],
         None,
         "sprig.certificate",
         true,
