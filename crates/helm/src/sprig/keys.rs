@@ -5,7 +5,13 @@
 //! DER, PEM and the X.509 certificate are written here, shaped as Go's `x509.CreateCertificate`
 //! writes them; the arithmetic comes from RustCrypto's `rsa`, `p256` and `ed25519-dalek`.
 //! `genPrivateKey` makes RSA, DSA (L2048N256, as Go's `crypto/dsa` generates it), ECDSA P-256
-//! and Ed25519 keys; the certificate functions take RSA, ECDSA P-256 and Ed25519 keys.
+//! and Ed25519 keys; the certificate functions take RSA, ECDSA P-256 and Ed25519 keys. A DSA
+//! key is read (Sprig's `DSAKeyFormat`) but, as in Go, fails certificate creation: x509 cannot
+//! sign with it or certify its public key. Key blocks are decoded as Go's `encoding/asn1`
+//! decodes them (`goasn1`), so malformed keys fail in Go's words.
+//!
+//! Not covered: ECDSA keys on other curves than P-256, and PKCS#8 X25519 keys (Go parses
+//! both; bosun reports an unknown curve or algorithm).
 
 use std::rc::Rc;
 
@@ -14,6 +20,7 @@ use rsa::BigUint;
 use rsa::traits::{PrivateKeyParts, PublicKeyParts};
 
 use super::crypto::{b64_decode, b64_encode};
+use super::goasn1::{self, Decoded};
 use super::{def, n, s};
 
 const STR: ArgType = ArgType::String;
@@ -153,6 +160,7 @@ fn whole(der: &[u8], tag: u8) -> Option<Elem<'_>> {
 }
 
 /// The magnitude of a non-negative INTEGER.
+#[cfg(test)]
 fn read_uint(e: &Elem) -> Option<BigUint> {
     if e.tag != INTEGER || e.body.is_empty() || e.body[0] & 0x80 != 0 {
         return None;
@@ -473,99 +481,97 @@ fn dsa_key() -> Result<String, String> {
 
 /// Go's checks that DER parses as a PKCS#1, SEC 1 or PKCS#8 structure, loosely: enough to say
 /// which parser a key was meant for.
-fn looks_pkcs8(der: &[u8]) -> bool {
-    let Some(s) = whole(der, SEQ) else {
-        return false;
-    };
-    let mut r = Reader(s.body);
-    r.expect(INTEGER).is_some() && r.expect(SEQ).is_some() && r.expect(OCTET_STRING).is_some()
+/// Go's `asn1.Unmarshal` into x509's `ecPrivateKey`, `pkcs8` and `pkcs1PrivateKey`: x509 names
+/// the format a key that fails to parse as one format does parse as.
+fn looks_like(der: &[u8], ty: goasn1::GoType) -> bool {
+    goasn1::unmarshal_struct(der, ty).is_ok()
 }
 
-fn looks_sec1(der: &[u8]) -> bool {
-    let Some(s) = whole(der, SEQ) else {
-        return false;
-    };
-    let mut r = Reader(s.body);
-    r.expect(INTEGER).is_some() && r.expect(OCTET_STRING).is_some()
-}
+const USE_EC: &str =
+    "x509: failed to parse private key (use ParseECPrivateKey instead for this key format)";
+const USE_PKCS8: &str =
+    "x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)";
+const USE_PKCS1: &str =
+    "x509: failed to parse private key (use ParsePKCS1PrivateKey instead for this key format)";
 
-fn looks_pkcs1(der: &[u8]) -> bool {
-    let Some(s) = whole(der, SEQ) else {
-        return false;
-    };
-    let mut r = Reader(s.body);
-    (0..9).all(|_| r.expect(INTEGER).is_some())
+/// A decoded `*big.Int` that is greater than zero, as its magnitude.
+fn positive(v: &Decoded) -> Option<BigUint> {
+    match v {
+        Decoded::BigInt(b) if b[0] & 0x80 == 0 && b.iter().any(|&x| x != 0) => {
+            Some(BigUint::from_bytes_be(b))
+        }
+        _ => None,
+    }
 }
 
 /// Go's `x509.ParsePKCS1PrivateKey`.
 fn parse_pkcs1(der: &[u8]) -> Result<Key, String> {
-    let parsed = (|| {
-        let s = whole(der, SEQ)?;
-        let mut r = Reader(s.body);
-        let mut ints = Vec::new();
-        while let Some(e) = r.next() {
-            ints.push(e);
-        }
-        (ints.len() >= 9 && ints.iter().all(|e| e.tag == INTEGER)).then_some(ints)
-    })();
-    let Some(ints) = parsed else {
-        if looks_sec1(der) {
-            return Err("x509: failed to parse private key (use ParseECPrivateKey instead for this key format)".into());
-        }
-        if looks_pkcs8(der) {
-            return Err("x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)".into());
-        }
-        return Err("x509: malformed private key".into());
+    let fields = match goasn1::unmarshal_struct(der, goasn1::PKCS1) {
+        Ok((_, rest)) if !rest.is_empty() => return Err("asn1: syntax error: trailing data".into()),
+        Ok((fields, _)) => fields,
+        Err(_) if looks_like(der, goasn1::SEC1) => return Err(USE_EC.into()),
+        Err(_) if looks_like(der, goasn1::PKCS8) => return Err(USE_PKCS8.into()),
+        Err(e) => return Err(e),
     };
-    if read_small_int(&ints[0]).is_none_or(|v| v > 1) {
+    if matches!(fields[0], Decoded::Int(v) if v > 1) {
         return Err("x509: unsupported private key version".into());
     }
-    let nums: Option<Vec<BigUint>> = ints[1..6].iter().map(read_uint).collect();
-    let Some(nums) = nums.filter(|v| v.iter().all(|n| n != &BigUint::default())) else {
+    // N, D, P and Q, then the optional CRT values, must be positive.
+    let required = [&fields[1], &fields[3], &fields[4], &fields[5]];
+    let crt_ok = fields[6..9]
+        .iter()
+        .all(|v| *v == Decoded::Absent || positive(v).is_some());
+    let nums: Option<Vec<BigUint>> = required.iter().map(|v| positive(v)).collect();
+    let (Some(nums), true) = (nums, crt_ok) else {
         return Err("x509: private key contains zero or negative value".into());
+    };
+    // Go then validates the key in its FIPS module; of its checks only this one is worded as
+    // Go words it, the others (a composite "prime", mismatched CRT values) in the rsa crate's.
+    let e = match fields[2] {
+        Decoded::Int(e) if e >= 2 => BigUint::from(e as u64),
+        _ => return Err("crypto/rsa: public exponent too small or negative".into()),
     };
     let key = rsa::RsaPrivateKey::from_components(
         nums[0].clone(),
+        e,
         nums[1].clone(),
-        nums[2].clone(),
-        vec![nums[3].clone(), nums[4].clone()],
+        vec![nums[2].clone(), nums[3].clone()],
     )
     .map_err(|e| format!("crypto/rsa: {e}"))?;
     Ok(Key::Rsa(Box::new(key)))
 }
 
-/// Go's `x509.ParseECPrivateKey` (P-256 only).
-fn parse_sec1(der: &[u8], curve_from_pkcs8: bool) -> Result<Key, String> {
-    let parsed = (|| {
-        let s = whole(der, SEQ)?;
-        let mut r = Reader(s.body);
-        let version = read_small_int(&r.expect(INTEGER)?)?;
-        let private = r.expect(OCTET_STRING)?.body;
-        let curve = r
-            .expect(0xa0)
-            .and_then(|e| whole(e.body, OID).map(|o| o.body));
-        Some((version, private, curve))
-    })();
-    let Some((version, private, curve)) = parsed else {
-        if looks_pkcs8(der) {
-            return Err("x509: failed to parse private key (use ParsePKCS8PrivateKey instead for this key format)".into());
-        }
-        if looks_pkcs1(der) {
-            return Err("x509: failed to parse private key (use ParsePKCS1PrivateKey instead for this key format)".into());
-        }
+/// Go's `x509.ParseECPrivateKey` (P-256 only); `named_curve` is the curve a PKCS#8 wrapper
+/// names, which Go uses instead of the key's own.
+fn parse_sec1(der: &[u8], named_curve: Option<&[u8]>) -> Result<Key, String> {
+    let fields = match goasn1::unmarshal_struct(der, goasn1::SEC1) {
+        Ok((fields, _)) => fields,
+        Err(_) if looks_like(der, goasn1::PKCS8) => return Err(USE_PKCS8.into()),
+        Err(_) if looks_like(der, goasn1::PKCS1) => return Err(USE_PKCS1.into()),
+        Err(e) => return Err(format!("x509: failed to parse EC private key: {e}")),
+    };
+    let (Decoded::Int(version), Decoded::Bytes(private)) = (&fields[0], &fields[1]) else {
         return Err("x509: failed to parse EC private key: malformed DER".into());
     };
-    if version != 1 {
+    let mut private: &[u8] = private;
+    if *version != 1 {
         return Err(format!("x509: unknown EC private key version {version}"));
     }
-    match curve {
-        Some(c) if c == OID_P256 => {}
-        None if curve_from_pkcs8 => {}
-        None => return Err("x509: unknown elliptic curve".into()),
-        Some(_) => return Err("x509: unknown elliptic curve".into()),
+    let curve = match (named_curve, &fields[2]) {
+        (Some(c), _) => Some(c),
+        (None, Decoded::Oid(c)) => Some(*c),
+        _ => None,
+    };
+    if curve != Some(OID_P256) {
+        return Err("x509: unknown elliptic curve".into());
+    }
+    // Go ignores leading zero padding; any other value longer than the curve order is too
+    // large for it.
+    while private.len() > 32 && private[0] == 0 {
+        private = &private[1..];
     }
     if private.len() > 32 {
-        return Err("x509: invalid private key length".into());
+        return Err("x509: invalid elliptic curve private key value".into());
     }
     let mut bytes = [0u8; 32];
     bytes[32 - private.len()..].copy_from_slice(private);
@@ -576,50 +582,49 @@ fn parse_sec1(der: &[u8], curve_from_pkcs8: bool) -> Result<Key, String> {
 
 /// Go's `x509.ParsePKCS8PrivateKey` (RSA, P-256 and Ed25519 keys).
 fn parse_pkcs8(der: &[u8]) -> Result<Key, String> {
-    let parsed = (|| {
-        let s = whole(der, SEQ)?;
-        let mut r = Reader(s.body);
-        r.expect(INTEGER)?;
-        let alg = r.expect(SEQ)?;
-        let private = r.expect(OCTET_STRING)?.body;
-        let mut a = Reader(alg.body);
-        let oid = a.expect(OID)?.body;
-        let params = a.next().map(|e| (e.tag, e.body));
-        Some((oid, params, private))
-    })();
-    let Some((oid, params, private)) = parsed else {
-        if looks_sec1(der) {
-            return Err("x509: failed to parse private key (use ParseECPrivateKey instead for this key format)".into());
-        }
-        if looks_pkcs1(der) {
-            return Err("x509: failed to parse private key (use ParsePKCS1PrivateKey instead for this key format)".into());
-        }
+    let fields = match goasn1::unmarshal_struct(der, goasn1::PKCS8) {
+        Ok((fields, _)) => fields,
+        Err(_) if looks_like(der, goasn1::SEC1) => return Err(USE_EC.into()),
+        Err(_) if looks_like(der, goasn1::PKCS1) => return Err(USE_PKCS1.into()),
+        Err(e) => return Err(e),
+    };
+    let (Decoded::Struct(algo), Decoded::Bytes(private)) = (&fields[1], &fields[2]) else {
         return Err("x509: malformed PKCS#8 private key".into());
+    };
+    let Decoded::Oid(oid) = algo[0] else {
+        return Err("x509: malformed PKCS#8 private key".into());
+    };
+    // The parameters' whole encoding (`RawValue.FullBytes`), when present.
+    let params = match algo[1] {
+        Decoded::Raw(full) => Some(full),
+        _ => None,
     };
     if oid == OID_RSA {
         return parse_pkcs1(private)
             .map_err(|e| format!("x509: failed to parse RSA private key embedded in PKCS#8: {e}"));
     }
     if oid == OID_EC_PUBLIC_KEY {
-        if params != Some((OID, OID_P256)) {
-            return Err("x509: failed to parse EC private key embedded in PKCS#8: x509: unknown elliptic curve".into());
-        }
-        return parse_sec1(private, true)
+        // Go reads the parameters as an OBJECT IDENTIFIER, and ignores them if they are not one.
+        let named = match params.map(|full| goasn1::unmarshal(full, goasn1::GoType::Oid)) {
+            Some(Ok((Decoded::Oid(oid), _))) => Some(oid),
+            _ => None,
+        };
+        return parse_sec1(private, named)
             .map_err(|e| format!("x509: failed to parse EC private key embedded in PKCS#8: {e}"));
     }
     if oid == OID_ED25519 {
         if params.is_some() {
             return Err("x509: invalid Ed25519 private key parameters".into());
         }
-        let Some(seed) = whole(private, OCTET_STRING) else {
-            return Err(
-                "x509: invalid Ed25519 private key: asn1: syntax error: data truncated".into(),
-            );
+        let seed = match goasn1::unmarshal(private, goasn1::GoType::Bytes) {
+            Ok((Decoded::Bytes(seed), _)) => seed,
+            Ok(_) => return Err("x509: invalid Ed25519 private key".into()),
+            Err(e) => return Err(format!("x509: invalid Ed25519 private key: {e}")),
         };
-        let Ok(seed) = <[u8; 32]>::try_from(seed.body) else {
+        let Ok(seed) = <[u8; 32]>::try_from(seed) else {
             return Err(format!(
                 "x509: invalid Ed25519 private key length: {}",
-                seed.body.len()
+                seed.len()
             ));
         };
         return Ok(Key::Ed(ed25519_dalek::SigningKey::from_bytes(&seed)));
@@ -653,22 +658,59 @@ fn oid_string(oid: &[u8]) -> String {
         .join(".")
 }
 
+/// A key Sprig's `parsePrivateKeyPEM` accepts.
+enum PrivateKey {
+    /// One Go's x509 signs with and certifies.
+    Signer(Box<Key>),
+    /// A `*dsa.PrivateKey`: Sprig reads it, but x509 neither signs with DSA (it is no
+    /// `crypto.Signer`) nor writes DSA public keys into certificates.
+    Dsa,
+}
+
+impl PrivateKey {
+    /// The key as the signer of a certificate (`x509.CreateCertificate`'s first check).
+    fn signer(&self) -> Result<&Key, String> {
+        match self {
+            PrivateKey::Signer(k) => Ok(k.as_ref()),
+            PrivateKey::Dsa => {
+                Err("x509: certificate private key does not implement crypto.Signer".into())
+            }
+        }
+    }
+
+    /// The key whose public half the certificate carries (`marshalPublicKey`).
+    fn signee(&self) -> Result<&Key, String> {
+        match self {
+            PrivateKey::Signer(k) => Ok(k.as_ref()),
+            PrivateKey::Dsa => Err("x509: unsupported public key type: *dsa.PublicKey".into()),
+        }
+    }
+}
+
 /// Sprig's `parsePrivateKeyPEM`.
-fn parse_private_key_pem(text: &str) -> Result<Key, String> {
+fn parse_private_key_pem(text: &str) -> Result<PrivateKey, String> {
     let Some((kind, der)) = pem_decode(text.as_bytes()) else {
         return Err("no PEM data in input".into());
     };
     if kind == "PRIVATE KEY" {
-        return parse_pkcs8(&der).map_err(|e| format!("decoding PEM as PKCS#8: {e}"));
+        return parse_pkcs8(&der)
+            .map(|k| PrivateKey::Signer(Box::new(k)))
+            .map_err(|e| format!("decoding PEM as PKCS#8: {e}"));
     }
     let Some(prefix) = kind.strip_suffix(" PRIVATE KEY") else {
         return Err(format!("no private key data in PEM block of type {kind}"));
     };
     match prefix {
-        "RSA" => parse_pkcs1(&der).map_err(|e| format!("parsing RSA private key from PEM: {e}")),
-        "EC" => {
-            parse_sec1(&der, false).map_err(|e| format!("parsing EC private key from PEM: {e}"))
-        }
+        "RSA" => parse_pkcs1(&der)
+            .map(|k| PrivateKey::Signer(Box::new(k)))
+            .map_err(|e| format!("parsing RSA private key from PEM: {e}")),
+        "EC" => parse_sec1(&der, None)
+            .map(|k| PrivateKey::Signer(Box::new(k)))
+            .map_err(|e| format!("parsing EC private key from PEM: {e}")),
+        // Sprig's `DSAKeyFormat`; trailing bytes are ignored.
+        "DSA" => goasn1::unmarshal_struct(&der, goasn1::DSA)
+            .map(|_| PrivateKey::Dsa)
+            .map_err(|e| format!("parsing DSA private key from PEM: {e}")),
         _ => Err(format!("invalid private key type {kind}")),
     }
 }
@@ -886,11 +928,13 @@ fn base_template(cn: &str, ips: &Value, dns: &Value, days: i64) -> Result<Templa
 /// encoding: the certificate and the signee's key.
 fn create_certificate(
     t: &Template,
-    signee: &Key,
+    signee: &PrivateKey,
     parent: Option<&Parent>,
-    signer: &Key,
+    signer: &PrivateKey,
 ) -> Result<(String, String), String> {
     let fail = |e: String| format!("error creating certificate: {e}");
+    let signer = signer.signer().map_err(fail)?;
+    let signee = signee.signee().map_err(fail)?;
     let (_, public_bits) = signee.public();
     let subject = subject_name(&t.cn);
     let issuer = parent.map_or(subject.clone(), |p| p.subject.clone());
@@ -987,7 +1031,9 @@ fn gen_ca(cn: &str, days: i64, key: Option<&str>) -> Result<Value, FuncError> {
         Some(pem) => {
             parse_private_key_pem(pem).map_err(|e| err(format!("parsing private key: {e}")))?
         }
-        None => rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+        None => PrivateKey::Signer(Box::new(
+            rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+        )),
     };
     let mut t = base_template(cn, &Value::Nil, &Value::Nil, days)?;
     t.is_ca = true;
@@ -1001,7 +1047,9 @@ fn gen_self_signed(a: &[Value], key: Option<&str>) -> Result<Value, FuncError> {
         Some(pem) => {
             parse_private_key_pem(pem).map_err(|e| err(format!("parsing private key: {e}")))?
         }
-        None => rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+        None => PrivateKey::Signer(Box::new(
+            rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+        )),
     };
     let t = base_template(s(a, 0), &a[1], &a[2], n(a, 3))?;
     let (cert, key) = create_certificate(&t, &key, None, &key).map_err(err)?;
@@ -1027,7 +1075,9 @@ fn gen_signed(a: &[Value], key: Option<&str>) -> Result<Value, FuncError> {
         Some(pem) => {
             parse_private_key_pem(pem).map_err(|e| err(format!("parsing private key: {e}")))?
         }
-        None => rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+        None => PrivateKey::Signer(Box::new(
+            rsa_key(2048).map_err(|e| err(format!("error generating rsa key: {e}")))?,
+        )),
     };
     let Some((_, der)) = pem_decode(ca_cert.as_str().unwrap_or_default().as_bytes()) else {
         return Err(err("unable to decode certificate".into()));
@@ -1327,14 +1377,18 @@ mod tests {
         assert_eq!((p - &one) % q, BigUint::default());
         assert!(g > &one && g.modpow(q, p) == one);
         assert!(x < q && &g.modpow(x, p) == y);
+        // Sprig reads it back as a DSA key.
+        assert!(matches!(parse_private_key_pem(&pem), Ok(PrivateKey::Dsa)));
     }
 
     #[test]
     fn keys_round_trip() {
         let k = generate_private_key("ecdsa").unwrap();
-        assert!(matches!(parse_private_key_pem(&k), Ok(Key::Ec(_))));
+        let key = parse_private_key_pem(&k).unwrap();
+        assert!(matches!(key.signer(), Ok(Key::Ec(_))));
         let k = generate_private_key("ed25519").unwrap();
-        assert!(matches!(parse_private_key_pem(&k), Ok(Key::Ed(_))));
+        let key = parse_private_key_pem(&k).unwrap();
+        assert!(matches!(key.signer(), Ok(Key::Ed(_))));
         assert_eq!(oid_string(OID_P256), "1.2.840.10045.3.1.7");
     }
 }

@@ -8,6 +8,7 @@ mod conv;
 pub mod crypto;
 pub(crate) mod date;
 pub(crate) mod dicts;
+mod goasn1;
 mod json;
 mod keys;
 mod lists;
