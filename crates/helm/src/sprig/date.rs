@@ -887,6 +887,12 @@ pub(crate) fn check_parse(layout: &str, value: &str) -> Result<(), String> {
 }
 
 fn parse(layout: &str, value: &str) -> Result<Time, String> {
+    parse_in(layout, value, local())
+}
+
+/// `time.ParseInLocation(layout, value, loc)`: a value without a zone is a wall time in `loc`;
+/// an offset that `loc` has at that instant gives `loc`, another offset an unnamed fixed zone.
+fn parse_in(layout: &str, value: &str, loc: Rc<Location>) -> Result<Time, String> {
     let (alayout, avalue) = (layout, value);
     let mut layout = layout;
     let mut value = value;
@@ -1225,7 +1231,7 @@ fn parse(layout: &str, value: &str) -> Result<Time, String> {
     if utc_zone {
         return Ok(mk(local_secs, utc()));
     }
-    let local = local();
+    let local = loc;
     if let Some(off) = zone_offset {
         let secs = local_secs - off;
         if local.lookup(secs).offset == off {
@@ -1576,41 +1582,22 @@ fn duration_round(d: i64) -> String {
     "0s".to_string()
 }
 
-/// A `time.Time` for a calendar date and clock time as a decoder builds one (BurntSushi/toml's
-/// `time.ParseInLocation`): `offset` `None` is a local date-time in a fixed zone named `zone`
-/// (at the local offset); `Some(0)` with `utc` is UTC; another offset is the local zone when it
-/// has that offset at that instant, else an unnamed fixed zone.
-pub(super) fn decoded_time(
-    date: (i64, i64, i64),
-    clock: (i64, i64, i64, i64),
-    offset: Option<(i64, bool)>,
-    zone: &str,
-) -> Value {
-    let wall =
-        days_from_civil(date.0, date.1, date.2) * 86_400 + clock.0 * 3600 + clock.1 * 60 + clock.2;
-    let (secs, loc) = match offset {
-        Some((_, true)) => (wall, utc()),
-        Some((off, false)) => {
-            let secs = wall - off;
-            let local = local();
-            if local.lookup(secs).offset == off {
-                (secs, local)
-            } else {
-                (secs, Rc::new(Location::fixed("", off)))
-            }
-        }
-        None => {
+/// BurntSushi/toml's date-time decoding: `time.ParseInLocation(layout, value, loc)` where `loc`
+/// is `Local` (`zone` `None`) or a fixed zone named `zone` at the local offset of now (its
+/// `datetime-local`, `date-local` and `time-local` zones). The error is Go's parse error.
+pub(super) fn parse_toml_datetime(
+    layout: &str,
+    value: &str,
+    zone: Option<&str>,
+) -> Result<Value, String> {
+    let loc = match zone {
+        None => local(),
+        Some(name) => {
             let off = local().lookup(Time::now().secs).offset;
-            (wall - off, Rc::new(Location::fixed(zone, off)))
+            Rc::new(Location::fixed(name, off))
         }
     };
-    Time {
-        secs,
-        nanos: clock.3,
-        loc,
-        mono: None,
-    }
-    .to_value()
+    parse_in(layout, value, loc).map(|t| t.to_value())
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub(crate) use crypto::b64_encode as base64_encode;
 pub(crate) mod strings;
 mod text;
 mod toml;
+mod toml_decode;
 mod url;
 
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};

@@ -1,4 +1,5 @@
-//! Helm's `toToml` and `fromToml`: BurntSushi/toml (v1.6) over Go values.
+//! Helm's `toToml` and `fromToml`: BurntSushi/toml (v1.6) over Go values. The decoder is in
+//! `toml_decode`.
 //!
 //! The encoder follows BurntSushi's `Encoder` with its default two-space indent: a map's
 //! plain values first (keys sorted), then its tables and arrays of tables; a table header is
@@ -94,13 +95,14 @@ fn quote(s: &str) -> String {
     out
 }
 
-fn key_part(k: &str) -> String {
+/// One part of a key as BurntSushi writes it (`Key.String`): bare, or double-quoted.
+pub(super) fn quote_key(k: &str) -> String {
     if bare(k) { k.to_string() } else { quote(k) }
 }
 
 fn key_string(key: &[String]) -> String {
     key.iter()
-        .map(|k| key_part(k))
+        .map(|k| quote_key(k))
         .collect::<Vec<_>>()
         .join(".")
 }
@@ -143,7 +145,7 @@ impl Encoder {
     fn key_value(&mut self, key: &[String], v: &Value, inline: bool) -> Result<(), String> {
         if let Some(last) = key.last() {
             self.indent(key);
-            self.out.push_str(&key_part(last));
+            self.out.push_str(&quote_key(last));
             self.out.push_str(" = ");
             self.element(v)?;
             if !inline {
@@ -321,87 +323,6 @@ pub(super) fn register(map: &mut FuncMap) {
     register_from(map);
 }
 
-/// A decoded TOML value as BurntSushi gives it to an `interface{}`: integers are `int64`,
-/// floats `float64`, arrays `[]interface{}` (arrays of tables `[]map[string]interface{}`),
-/// tables `map[string]interface{}`, date-times `time.Time`.
-fn from_toml_value(v: &toml_edit::Value) -> Value {
-    use toml_edit::Value as V;
-    match v {
-        V::String(s) => Value::from(s.value().as_str()),
-        V::Integer(n) => Value::int64(*n.value()),
-        V::Float(f) => Value::Float(*f.value()),
-        V::Boolean(b) => Value::Bool(*b.value()),
-        V::Array(items) => Value::List(List::new(items.iter().map(from_toml_value).collect())),
-        V::InlineTable(t) => {
-            let m = Map::new();
-            for (k, v) in t.iter() {
-                m.insert(k, from_toml_value(v));
-            }
-            Value::Map(m)
-        }
-        V::Datetime(dt) => {
-            let dt = dt.value();
-            let date = dt
-                .date
-                .map_or((0, 1, 1), |d| (d.year as i64, d.month as i64, d.day as i64));
-            let clock = dt.time.map_or((0, 0, 0, 0), |t| {
-                (
-                    t.hour as i64,
-                    t.minute as i64,
-                    t.second as i64,
-                    t.nanosecond as i64,
-                )
-            });
-            let offset = dt.offset.map(|o| match o {
-                toml_edit::Offset::Z => (0, true),
-                toml_edit::Offset::Custom { minutes } => (minutes as i64 * 60, false),
-            });
-            let zone = match (dt.date, dt.time) {
-                (Some(_), Some(_)) => "datetime-local",
-                (Some(_), None) => "date-local",
-                _ => "time-local",
-            };
-            super::date::decoded_time(date, clock, offset, zone)
-        }
-    }
-}
-
-fn from_toml_item(item: &toml_edit::Item) -> Value {
-    match item {
-        toml_edit::Item::None => Value::Nil,
-        toml_edit::Item::Value(v) => from_toml_value(v),
-        toml_edit::Item::Table(t) => Value::Map(from_toml_table(t)),
-        toml_edit::Item::ArrayOfTables(a) => Value::List(List::typed(
-            a.iter().map(|t| Value::Map(from_toml_table(t))).collect(),
-            "map[string]interface {}",
-        )),
-    }
-}
-
-fn from_toml_table(t: &toml_edit::Table) -> Map {
-    let m = Map::new();
-    for (k, v) in t.iter() {
-        m.insert(k, from_toml_item(v));
-    }
-    m
-}
-
-/// Helm's `fromToml`: the document's table, or a map whose `Error` is the parse error. The
-/// error text is `toml: line N: MESSAGE` with the line BurntSushi names for common errors but
-/// the `toml_edit` crate's message, not BurntSushi's wording.
-pub fn from_toml(text: &str) -> Map {
-    match text.parse::<toml_edit::DocumentMut>() {
-        Ok(doc) => from_toml_table(doc.as_table()),
-        Err(e) => {
-            let line = e.span().map_or(1, |s| {
-                text[..s.start.min(text.len())].matches('\n').count() + 1
-            });
-            let msg = e.message().lines().next().unwrap_or_default().to_string();
-            Map::from_entries([("Error", Value::from(format!("toml: line {line}: {msg}")))])
-        }
-    }
-}
-
 pub(super) fn register_from(map: &mut FuncMap) {
     def(
         map,
@@ -410,6 +331,10 @@ pub(super) fn register_from(map: &mut FuncMap) {
         None,
         "map[string]interface {}",
         false,
-        |_, a| Ok(Value::Map(from_toml(super::s(&a, 0)))),
+        |_, a| {
+            super::toml_decode::from_toml(super::s(&a, 0))
+                .map(Value::Map)
+                .map_err(FuncError::new)
+        },
     );
 }
