@@ -1600,6 +1600,23 @@ pub(super) fn parse_toml_datetime(
     parse_in(layout, value, loc).map(|t| t.to_value())
 }
 
+/// BurntSushi/toml's encoding of a `time.Time` (its `eElement`): RFC 3339 with nanoseconds, or,
+/// for the local date-time kinds its decoder makes, that kind's layout of the UTC time. `None`
+/// for a value that is not a `time.Time`.
+pub(super) fn toml_time_text(v: &Value) -> Option<String> {
+    let t = Time::from_value(v)?;
+    let local_kind = match t.loc.name.as_str() {
+        "datetime-local" => Some("2006-01-02T15:04:05.999999999"),
+        "date-local" => Some("2006-01-02"),
+        "time-local" => Some("15:04:05.999999999"),
+        _ => None,
+    };
+    Some(match local_kind {
+        Some(layout) => format(&t.in_loc(utc()), layout),
+        None => format(&t, "2006-01-02T15:04:05.999999999Z07:00"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

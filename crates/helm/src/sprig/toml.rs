@@ -4,6 +4,9 @@
 //! The encoder follows BurntSushi's `Encoder` with its default two-space indent: a map's
 //! plain values first (keys sorted), then its tables and arrays of tables; a table header is
 //! preceded by an empty line at the top level only; arrays and maps inside arrays are inline.
+//! A `time.Time` is a value (RFC 3339, or the form of the local date-time kind `fromToml` gave
+//! it). Not covered: other structs (Sprig's certificate), which Go encodes as tables of their
+//! fields, are reported as an unsupported type.
 
 use gotemplate::fmt::format_float;
 use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Map, Value};
@@ -47,6 +50,7 @@ fn toml_kind(v: &Value) -> Result<Option<Kind>, String> {
             }
         }
         Value::Bytes(_) => Kind::Array,
+        Value::Object(o) if o.type_name() == "time.Time" => Kind::Scalar,
         Value::Object(o) => return Err(format!("unsupported type: {}", o.kind())),
         Value::Func(_) => return Err("unsupported type: func".into()),
         _ => Kind::Scalar,
@@ -129,6 +133,10 @@ impl Encoder {
             Value::Nil | Value::Invalid => Ok(()),
             Value::Map(m) => self.table(key, &m),
             Value::List(l) if is_table_array(&l)? => self.array_of_tables(key, &l),
+            // A `time.Time` is a `TextMarshaler`: written as a value.
+            Value::Object(o) if o.type_name() == "time.Time" => {
+                self.key_value(key, &Value::Object(o), false)
+            }
             Value::Object(o) => Err(format!(
                 "unsupported type for key '{}': {}",
                 key_string(key),
@@ -206,7 +214,10 @@ impl Encoder {
             Value::Nil | Value::Invalid => {
                 return Err("reflect: call of reflect.Value.Interface on zero Value".into());
             }
-            Value::Object(o) => return Err(format!("unexpected type: {}", o.type_name())),
+            Value::Object(o) => match super::date::toml_time_text(&Value::Object(o.clone())) {
+                Some(text) => self.out.push_str(&text),
+                None => return Err(format!("unexpected type: {}", o.type_name())),
+            },
             Value::Func(_) => return Err("unsupported type: func".into()),
         }
         Ok(())
