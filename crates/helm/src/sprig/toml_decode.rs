@@ -25,6 +25,10 @@ use gotemplate::{List, Map, Value};
 use super::date::parse_toml_datetime;
 use super::toml::quote_key;
 
+/// Stack left before `stacker` grows it, and by how much, for nested values.
+const RED_ZONE: usize = 64 * 1024;
+const STACK_GROW: usize = 1024 * 1024;
+
 /// Go's `eof` rune in BurntSushi's lexer.
 const EOF: char = '\0';
 /// What `next` returns after reporting an invalid character (`utf8.RuneError`).
@@ -1241,6 +1245,13 @@ impl Parser {
     }
 
     fn value(&mut self, it: Tok, parent_is_array: bool) -> R<(Value, TomlType)> {
+        // Arrays and inline tables nest without limit: grow the stack instead of overflowing.
+        stacker::maybe_grow(RED_ZONE, STACK_GROW, || {
+            self.value_inner(it, parent_is_array)
+        })
+    }
+
+    fn value_inner(&mut self, it: Tok, parent_is_array: bool) -> R<(Value, TomlType)> {
         use ItemType::*;
         let prim = TomlType::Primitive;
         match it.typ {
@@ -1852,6 +1863,31 @@ mod tests {
         }
         let ok = from_toml("a.b = 1\n[a]\nc = 2").unwrap();
         assert!(ok.get("Error").is_none());
+    }
+
+    #[test]
+    fn deep_nesting_grows_the_stack() {
+        // BurntSushi has no depth limit; a small stack must not overflow while decoding.
+        let depth = 100_000;
+        let text = format!("a = {}1{}", "[".repeat(depth), "]".repeat(depth));
+        let found = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let m = from_toml(&text).unwrap();
+                let mut v = m.get("a").unwrap();
+                let mut levels = 0;
+                while let Value::List(l) = v {
+                    levels += 1;
+                    v = l.items()[0].clone();
+                }
+                // Dropping the value is recursive (gotemplate's values): not this test's subject.
+                std::mem::forget(m);
+                levels
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(found, depth);
     }
 
     #[test]
