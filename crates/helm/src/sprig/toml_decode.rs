@@ -6,10 +6,10 @@
 //! `toml: line N (last key "k"): MESSAGE`. Its messages, line numbers and the "last key" all
 //! depend on exactly where the state machine stands and how far the parser has come, so both
 //! follow BurntSushi's decisions step by step (including its quirks: the line of an error at a
-//! line end or at the end of input is often the line before, and a key like `a.b = 1` followed
-//! by `[a]` is accepted once but not twice). The lexer runs ahead of the parser here; that is
-//! equivalent because BurntSushi's parser reads every item in order and stops at the first error
-//! item, and anything its lexer does beyond that point is never seen.
+//! line end or at the end of input is often the line before, and `[a]` is accepted after
+//! `a.b = 1` but not after `a.b = 1` and `a.c = 2`). The lexer runs ahead of the parser here;
+//! that is equivalent because BurntSushi's parser reads every item in order and stops at the
+//! first error item, and anything its lexer does beyond that point is never seen.
 //!
 //! Differences that remain: BurntSushi tells letters apart with Go's `unicode.IsLetter` (a value
 //! starting with a letter is lexed as a boolean); here `char::is_alphabetic`, which also counts
