@@ -164,6 +164,10 @@ fn generate_beside<R: Send>(
                 })
             })
             .collect();
+        if !handles.is_empty() {
+            // The new threads would otherwise wait for this busy core (see the `cores` crate).
+            cores::step_aside();
+        }
         let mut done = {
             // Closed however the share ends (a panic included): the helpers wait for it.
             let _close = CloseOnDrop(&ahead);

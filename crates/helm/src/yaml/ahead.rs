@@ -85,31 +85,51 @@ impl Ahead {
 
     /// Offers the large `parts` of a split text for preparation.
     pub fn offer<'t>(&self, parts: impl IntoIterator<Item = &'t str>) {
-        let texts: Vec<Arc<str>> = parts
-            .into_iter()
-            .filter(|p| p.len() >= MIN_LEN)
-            .map(Arc::from)
-            .collect();
-        if texts.is_empty() {
+        let parts: Vec<&str> = parts.into_iter().filter(|p| p.len() >= MIN_LEN).collect();
+        // Only the render offers and takes, so parts stay where they are put here.
+        let first = {
+            let state = self.lock();
+            if parts.is_empty() || state.closed {
+                return;
+            }
+            state.parts.len()
+        };
+        self.start_own_helper();
+        // Copied (the render's strings are not shared across threads) and published one at a
+        // time from the last, which is where a helper starts, so that it starts at once; each
+        // goes before the ones published after it, so they stay in the order they came.
+        for part in parts.into_iter().rev() {
+            let part = Part {
+                text: Arc::from(part),
+                progress: Progress::Waiting,
+            };
+            let mut state = self.lock();
+            if state.closed {
+                return;
+            }
+            state.parts.insert(first, part);
+            drop(state);
+            self.0.changed.notify_all();
+        }
+    }
+
+    /// With [`Ahead::with_own_helper`], the helper thread, if it is not running yet.
+    fn start_own_helper(&self) {
+        if !self.0.own_helper {
             return;
         }
         let mut state = self.lock();
-        if state.closed {
+        if state.helper.is_some() {
             return;
         }
-        state.parts.extend(texts.into_iter().map(|text| Part {
-            text,
-            progress: Progress::Waiting,
-        }));
-        if self.0.own_helper && state.helper.is_none() {
-            let ahead = self.clone();
-            state.helper = std::thread::Builder::new()
-                .name("bosun-ahead".into())
-                .spawn(move || ahead.help_until_closed())
-                .ok();
-        }
+        let ahead = self.clone();
+        state.helper = std::thread::Builder::new()
+            .name("bosun-ahead".into())
+            .spawn(move || ahead.help_until_closed())
+            .ok();
         drop(state);
-        self.0.changed.notify_all();
+        // The helper would otherwise wait for this busy core (see the `cores` crate).
+        cores::step_aside();
     }
 
     /// The preparation of `text` if it was offered: taken when done, waited for when a helper
