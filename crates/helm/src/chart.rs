@@ -66,8 +66,14 @@ impl FileData {
     /// and a copy would write each byte twice; for Istio's CRD file that is a millisecond of
     /// page faults). A UTF-8 byte order mark is dropped, as Helm's loader does.
     pub fn read(path: &Path) -> std::io::Result<FileData> {
-        let mut file = std::fs::File::open(path)?;
-        let len = usize::try_from(file.metadata()?.len()).unwrap_or(usize::MAX);
+        let file = std::fs::File::open(path)?;
+        let len = file.metadata()?.len();
+        FileData::read_open(file, len)
+    }
+
+    /// [`FileData::read`] of an open file whose length (`len`, a hint) the caller has read.
+    fn read_open(mut file: std::fs::File, len: u64) -> std::io::Result<FileData> {
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
         let mut buf = Rc::<[u8]>::from(Vec::new());
         if len > 0 && len < isize::MAX as usize {
             // SAFETY: a zeroed byte is an initialized `u8`.
@@ -86,9 +92,19 @@ impl FileData {
                 buf = Rc::from(&buf[..filled]);
             }
         }
-        // The length was only a hint: whatever the file has beyond it is read too.
+        // The length was only a hint: whatever the file has beyond it is read too. (Not with
+        // `read_to_end`, which asks the file for its size and position first: two more system
+        // calls for each of a chart's files.)
         let mut rest = Vec::new();
-        file.read_to_end(&mut rest)?;
+        let mut chunk = [0u8; 4096];
+        loop {
+            match file.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => rest.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
         if !rest.is_empty() {
             buf = Rc::from([&buf[..], &rest].concat());
         }
@@ -658,17 +674,17 @@ fn collect(
             .collect();
         let rel = rel.join("/");
         // Symbolic links are followed, as Helm's walk does.
-        let is_dir = std::fs::metadata(&path).map_err(io(&path))?.is_dir();
-        if rules.ignore(&rel, is_dir) {
+        let meta = std::fs::metadata(&path).map_err(io(&path))?;
+        if rules.ignore(&rel, meta.is_dir()) {
             continue;
         }
-        if is_dir {
+        if meta.is_dir() {
             collect(root, &path, rules, out)?;
         } else {
-            out.push(ChartFile {
-                path: rel,
-                data: FileData::read(&path).map_err(io(&path))?,
-            });
+            let data = std::fs::File::open(&path)
+                .and_then(|file| FileData::read_open(file, meta.len()))
+                .map_err(io(&path))?;
+            out.push(ChartFile { path: rel, data });
         }
     }
     Ok(())

@@ -108,44 +108,47 @@ pub fn sort_manifests(
     files: &BTreeMap<String, String>,
     memo: Option<&yaml::YamlMemo>,
 ) -> Result<(Vec<Manifest>, Vec<Manifest>), RenderError> {
-    let mut generic = Vec::new();
-    let mut hooks = Vec::new();
+    let mut docs = Vec::new();
     for (path, content) in files {
         if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
             continue;
         }
-        for doc in split_documents(content) {
-            let remembered = memo.and_then(|m| m.emitted_value(yaml::skip_comment_lines(&doc)));
-            let head = match remembered {
-                Some(head) => head,
-                None => yaml::from_yaml(&doc)
-                    .map_err(|e| RenderError(format!("YAML parse error on {path}: {}", e)))?,
-            };
-            let (kind, hook) = read_head(&head).map_err(|ty| {
-                RenderError(format!(
-                    "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
-                ))
-            })?;
-            let mut manifest = Manifest {
-                source: path.clone(),
-                content: doc,
-                kind,
-                events: Vec::new(),
-            };
-            match hook {
-                None => generic.push(manifest),
-                Some(events) => {
-                    manifest.events = events
-                        .split(',')
-                        .map(|e| e.trim().to_ascii_lowercase())
-                        .collect();
-                    let known = manifest
-                        .events
-                        .iter()
-                        .all(|e| HOOK_EVENTS.contains(&e.as_str()));
-                    if known {
-                        hooks.push(manifest);
-                    }
+        docs.extend(split_documents(content).into_iter().map(|doc| (path, doc)));
+    }
+    // Heads remembered by the memo first (the memo is this thread's); the rest are read,
+    // on two threads when there is much to read. Errors are taken in document order.
+    let mut heads: Vec<Option<HeadResult>> = docs
+        .iter()
+        .map(|(path, doc)| {
+            let head = memo.and_then(|m| m.emitted_value(yaml::skip_comment_lines(doc)))?;
+            Some(read_head(&head).map_err(|ty| not_a_head(path, ty)))
+        })
+        .collect();
+    read_heads(&docs, &mut heads);
+
+    let mut generic = Vec::new();
+    let mut hooks = Vec::new();
+    for ((path, doc), head) in docs.into_iter().zip(heads) {
+        let (kind, hook) = head.expect("every head is read")?;
+        let mut manifest = Manifest {
+            source: path.clone(),
+            content: doc,
+            kind,
+            events: Vec::new(),
+        };
+        match hook {
+            None => generic.push(manifest),
+            Some(events) => {
+                manifest.events = events
+                    .split(',')
+                    .map(|e| e.trim().to_ascii_lowercase())
+                    .collect();
+                let known = manifest
+                    .events
+                    .iter()
+                    .all(|e| HOOK_EVENTS.contains(&e.as_str()));
+                if known {
+                    hooks.push(manifest);
                 }
             }
         }
@@ -153,6 +156,70 @@ pub fn sort_manifests(
     sort_by_kind(&mut generic);
     sort_by_kind(&mut hooks);
     Ok((generic, hooks))
+}
+
+/// A document's kind and hook annotation, or why Helm refuses it.
+type HeadResult = Result<(String, Option<String>), RenderError>;
+
+/// Below this many bytes of documents to read, a second thread costs more than it saves.
+const PARALLEL_HEADS_MIN: usize = 64 * 1024;
+
+/// Reads the heads still missing in `heads`: the documents are taken in turn by this thread
+/// and, when there is much to read and a core to spare, by a helper (the trees read are
+/// the reading thread's own; only kinds, hooks and errors cross over).
+fn read_heads(docs: &[(&String, String)], heads: &mut [Option<HeadResult>]) {
+    let missing: Vec<usize> = (0..docs.len()).filter(|&i| heads[i].is_none()).collect();
+    let bytes: usize = missing.iter().map(|&i| docs[i].1.len()).sum();
+    let read = |i: usize| -> HeadResult {
+        let (path, doc) = &docs[i];
+        let head = yaml::from_yaml(doc)
+            .map_err(|e| RenderError(format!("YAML parse error on {path}: {e}")))?;
+        read_head(&head).map_err(|ty| not_a_head(path, ty))
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if bytes < PARALLEL_HEADS_MIN || cores < 2 {
+        for i in missing {
+            heads[i] = Some(read(i));
+        }
+        return;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || {
+        let mut out = Vec::new();
+        loop {
+            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&i) = missing.get(k) else {
+                return out;
+            };
+            out.push((i, read(i)));
+        }
+    };
+    let (mine, theirs) = std::thread::scope(|scope| {
+        // The main thread's stack size (8 MiB on Linux), reserved only: a deeply nested
+        // document must not overflow here where it would not there.
+        let helper = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(scope, take);
+        let Ok(helper) = helper else {
+            return (take(), Vec::new());
+        };
+        // The helper would otherwise wait for this busy core (see the `cores` crate).
+        cores::step_aside();
+        let mine = take();
+        let theirs = helper
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (mine, theirs)
+    });
+    for (i, head) in mine.into_iter().chain(theirs) {
+        heads[i] = Some(head);
+    }
+}
+
+fn not_a_head(path: &str, ty: &str) -> RenderError {
+    RenderError(format!(
+        "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
+    ))
 }
 
 /// The kind and the hook annotation of a document head; `Err(json type)` when the document is

@@ -421,6 +421,7 @@ impl<'a> Reader<'a> {
                 let v = match trim_end(rest) {
                     b"[]" => YVal::Seq(Vec::new()),
                     b"{}" => YVal::Map(YMap::default()),
+                    line if line[0] == b'[' => flow_sequence(line)?,
                     _ => return None,
                 };
                 self.next_line();
@@ -651,6 +652,60 @@ fn plain_line(line: &[u8]) -> Option<&[u8]> {
     Some(t)
 }
 
+/// A flow sequence of scalars on one line, as charts write RBAC rules (`verbs: ["get",
+/// "list"]`): quoted items, or plain ones of word characters; anything else (nesting, empty
+/// or trailing items, comments, other characters) is left to the general reader.
+fn flow_sequence(line: &[u8]) -> Option<YVal> {
+    let body = line.strip_prefix(b"[")?.strip_suffix(b"]")?;
+    let mut items = Vec::new();
+    let mut i = 0;
+    loop {
+        i += body[i..].iter().take_while(|&&b| b == b' ').count();
+        let (item, end) = match *body.get(i)? {
+            b'"' => {
+                let close = i + 1 + closing_double_quote(&body[i + 1..])?;
+                (
+                    YVal::Str(double_quoted(&body[i..=close])?.into()),
+                    close + 1,
+                )
+            }
+            b'\'' => {
+                // `''` (a quote inside) is left to the general reader.
+                let close = i + 1 + body[i + 1..].iter().position(|&b| b == b'\'')?;
+                if body.get(close + 1) == Some(&b'\'') {
+                    return None;
+                }
+                (YVal::Str(body[i + 1..close].into()), close + 1)
+            }
+            b if is_word(b) && b != b'-' => {
+                let n = body[i..].iter().take_while(|&&b| is_word(b)).count();
+                (resolve_plain_text(body[i..i + n].to_vec()), i + n)
+            }
+            _ => return None,
+        };
+        items.push(item);
+        i = end + body[end..].iter().take_while(|&&b| b == b' ').count();
+        match body.get(i) {
+            None => return Some(YVal::Seq(items)),
+            Some(b',') => i += 1,
+            Some(_) => return None,
+        }
+    }
+}
+
+/// Where the double-quoted scalar that `s` starts inside of ends (the index of its closing
+/// quote in `s`).
+fn closing_double_quote(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    loop {
+        match *s.get(i)? {
+            b'"' => return Some(i),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+}
+
 /// A double-quoted scalar that ends on its line, with the common escapes only.
 fn double_quoted(rest: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
@@ -729,6 +784,11 @@ mod tests {
             "",
             "\n\n",
             "- \n",
+            "a: [\"get\", \"list\", watch]\nb: ['x', 1, true, null, 1.5]\n- [a]\n",
+            "rules:\n- apiGroups: [\"\"]\n  verbs: [\"*\"]\n  resources: [ \"a\" ,\"b\" ]\n",
+            "a: [a, b, ]\nb: [a b]\nc: [-x]\nd: [a, [b]]\ne: [a] # c\nf: ['it''s']\n",
+            "a: [\"q \\\" , ] x\"]\nb: [x.y/z, a-b, $c]\nc: [\"a\"\n  , b]\n",
+            "a: [1, 0x1F, 2001-12-14, yes, ~, '']\n",
         ];
         let mut taken = 0;
         for c in cases {
@@ -738,5 +798,18 @@ mod tests {
             let _ = crate::yaml::read::decode_first(c.as_bytes());
         }
         assert!(taken >= 15, "the fast reader took only {taken} cases");
+    }
+
+    /// The RBAC rules charts write take the fast path (and read as libyaml reads them, which
+    /// `decode_first` checks in test builds).
+    #[test]
+    fn flow_sequences_of_scalars_take_the_fast_path() {
+        let rules = "rules:\n- apiGroups: [\"\", 'x']\n  verbs: [ \"get\" , list, \"a\\\"b\"]\n";
+        let fast = super::decode(rules.as_bytes()).expect("the fast reader takes it");
+        let general = crate::yaml::read::decode_first(rules.as_bytes()).expect("valid YAML");
+        assert!(crate::yaml::read::same_yval(&fast, &general));
+        for other in ["a: [b, [c]]\n", "a: [b, ]\n", "a: [b c]\n", "a: [b] # c\n"] {
+            assert!(super::decode(other.as_bytes()).is_none(), "{other:?}");
+        }
     }
 }

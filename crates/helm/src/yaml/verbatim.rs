@@ -531,6 +531,10 @@ impl<'a> Verifier<'a> {
             return Some(Found::YES);
         }
         let value = self.r.scalar(q, col)?;
+        // A flow sequence on one line (the reader takes those) is not written as it is read.
+        if matches!(&value, YVal::Seq(items) if !items.is_empty()) {
+            return None;
+        }
         let out_start = self.e.out().len();
         let round_trips = self.e.scalar(&value, mapping)?;
         self.compare(out_start);
