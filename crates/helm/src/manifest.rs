@@ -3,10 +3,8 @@
 //! ordered by kind, and framed as `---\n# Source: FILE\nCONTENT\n`.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 use gotemplate::Value;
-use regex::Regex;
 
 use crate::engine::{RenderError, is_partial};
 use crate::yaml;
@@ -67,9 +65,6 @@ const HOOK_EVENTS: &[&str] = &[
     "test-success",
 ];
 
-static SEPARATOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?:^|\s*\n)---\s*").expect("static regex"));
-
 /// One document of the output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Manifest {
@@ -85,11 +80,44 @@ pub struct Manifest {
 /// trimmed (helm 4.1.4 trims both ends), empty ones dropped.
 pub fn split_documents(file: &str) -> Vec<String> {
     let trimmed = file.trim_matches(is_go_space);
-    SEPARATOR
-        .split(trimmed)
+    split_at_separators(trimmed)
+        .into_iter()
         .filter(|doc| !doc.is_empty())
         .map(|doc| doc.trim_matches(is_go_space).to_string())
         .collect()
+}
+
+/// `regexp.MustCompile("(?:^|\\s*\n)---\\s*").Split(text, -1)` with Go's `\s` (ASCII
+/// `[\t\n\f\r ]`): a separator is `---` at the start, or after a line break together with
+/// the blanks before that line break, and takes the blanks after it. Found with a substring
+/// search: a rendered chart is megabytes of text the regex would step through.
+fn split_at_separators(text: &str) -> Vec<&str> {
+    let b = text.as_bytes();
+    let blank = |c: u8| matches!(c, b'\t' | b'\n' | 0x0C | b'\r' | b' ');
+    let blanks_from = |i: usize| b[i..].iter().take_while(|&&c| blank(c)).count();
+    let mut parts = Vec::new();
+    // Where the text after the last separator starts.
+    let mut rest = 0;
+    if b.starts_with(b"---") {
+        parts.push("");
+        rest = 3 + blanks_from(3);
+    }
+    for nl in memchr::memmem::find_iter(b, b"\n---") {
+        // A line break the last separator took cannot start another.
+        if nl < rest {
+            continue;
+        }
+        // The match starts at the first of the blanks before the line break (matches do not
+        // overlap, so not before the last one's end).
+        let mut start = nl;
+        while start > rest && blank(b[start - 1]) {
+            start -= 1;
+        }
+        parts.push(&text[rest..start]);
+        rest = nl + 4 + blanks_from(nl + 4);
+    }
+    parts.push(&text[rest..]);
+    parts
 }
 
 /// Go's `unicode.IsSpace`.
@@ -293,6 +321,26 @@ mod tests {
         assert_eq!(split_documents("\n\n---\n\n"), Vec::<String>::new());
         assert_eq!(split_documents("a: x---y"), ["a: x---y"]);
         assert_eq!(split_documents("a\n---b"), ["a", "b"]);
+    }
+
+    /// The substring search against the regular expression Helm uses, with Go's `\s`.
+    #[test]
+    fn separators_split_as_helm_s_regex() {
+        let go = regex::Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").expect("regex");
+        const PIECES: &[&str] = &[
+            "---", "\n", " ", "\t", "\r", "\x0B", "\u{a0}", "a", "-", "\n---", "x: 1",
+        ];
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let text: String = (0..(seed % 12) as usize)
+                .map(|k| PIECES[((seed >> (5 * k)) % PIECES.len() as u64) as usize])
+                .collect();
+            let want: Vec<&str> = go.split(&text).collect();
+            assert_eq!(super::split_at_separators(&text), want, "{text:?}");
+        }
     }
 
     #[test]
