@@ -271,6 +271,33 @@ impl<'a> Validator<'a> {
         }
     }
 
+    /// A `minX`/`maxX` pair of keywords over a count (properties, items, characters).
+    fn count_bounds(
+        &self,
+        vloc: &[String],
+        errors: &mut Vec<VError>,
+        count: i64,
+        (min_keyword, min): (&str, Option<i64>),
+        (max_keyword, max): (&str, Option<i64>),
+    ) {
+        let mut check = |keyword: &str, bound: Option<i64>, fails: fn(i64, i64) -> bool| {
+            if let Some(want) = bound
+                && fails(count, want)
+            {
+                errors.push(self.error(
+                    vloc,
+                    format!(
+                        "{keyword}: got {}, want {}",
+                        localized_int(count),
+                        localized_int(want)
+                    ),
+                ));
+            }
+        };
+        check(min_keyword, min, |got, want| got < want);
+        check(max_keyword, max, |got, want| got > want);
+    }
+
     fn with_causes(&self, vloc: &[String], message: String, causes: Vec<VError>) -> VError {
         VError {
             location: vloc.to_vec(),
@@ -562,30 +589,13 @@ impl<'a> Validator<'a> {
         errors: &mut Vec<VError>,
     ) {
         let len = obj.len() as i64;
-        if let Some(min) = s.min_properties
-            && len < min
-        {
-            errors.push(self.error(
-                vloc,
-                format!(
-                    "minProperties: got {}, want {}",
-                    localized_int(len),
-                    localized_int(min)
-                ),
-            ));
-        }
-        if let Some(max) = s.max_properties
-            && len > max
-        {
-            errors.push(self.error(
-                vloc,
-                format!(
-                    "maxProperties: got {}, want {}",
-                    localized_int(len),
-                    localized_int(max)
-                ),
-            ));
-        }
+        self.count_bounds(
+            vloc,
+            errors,
+            len,
+            ("minProperties", s.min_properties),
+            ("maxProperties", s.max_properties),
+        );
         let missing = Self::missing(obj, &s.required);
         match missing.len() {
             0 => {}
@@ -717,30 +727,13 @@ impl<'a> Validator<'a> {
         errors: &mut Vec<VError>,
     ) {
         let len = arr.len() as i64;
-        if let Some(min) = s.min_items
-            && len < min
-        {
-            errors.push(self.error(
-                vloc,
-                format!(
-                    "minItems: got {}, want {}",
-                    localized_int(len),
-                    localized_int(min)
-                ),
-            ));
-        }
-        if let Some(max) = s.max_items
-            && len > max
-        {
-            errors.push(self.error(
-                vloc,
-                format!(
-                    "maxItems: got {}, want {}",
-                    localized_int(len),
-                    localized_int(max)
-                ),
-            ));
-        }
+        self.count_bounds(
+            vloc,
+            errors,
+            len,
+            ("minItems", s.min_items),
+            ("maxItems", s.max_items),
+        );
         if s.unique_items && arr.len() > 1 {
             // The first item equal to an earlier one, and the first such earlier one.
             let duplicate = (1..arr.len())
@@ -868,30 +861,13 @@ impl<'a> Validator<'a> {
 
     fn string(&self, s: &Schema, text: &str, vloc: &[String], errors: &mut Vec<VError>) {
         let runes = text.chars().count() as i64;
-        if let Some(min) = s.min_length
-            && runes < min
-        {
-            errors.push(self.error(
-                vloc,
-                format!(
-                    "minLength: got {}, want {}",
-                    localized_int(runes),
-                    localized_int(min)
-                ),
-            ));
-        }
-        if let Some(max) = s.max_length
-            && runes > max
-        {
-            errors.push(self.error(
-                vloc,
-                format!(
-                    "maxLength: got {}, want {}",
-                    localized_int(runes),
-                    localized_int(max)
-                ),
-            ));
-        }
+        self.count_bounds(
+            vloc,
+            errors,
+            runes,
+            ("minLength", s.min_length),
+            ("maxLength", s.max_length),
+        );
         if let Some((re, pattern)) = &s.pattern
             && !re.is_match(text)
         {
