@@ -204,7 +204,12 @@ impl Ahead {
         state.parts[i].progress = Progress::Preparing;
         let text = state.parts[i].text.clone();
         drop(state);
-        let prepared = prepare(&text);
+        // A helper that panicked would leave the render waiting for this part for ever: a
+        // part whose preparation panicked counts as one the fast reader does not take (the
+        // render then reads it with the general reader).
+        let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepare(&text)))
+            .ok()
+            .flatten();
         let mut state = self.lock();
         // Found again by its text: `take` may have removed parts before it.
         if let Some(part) = state.parts.iter_mut().find(|p| Arc::ptr_eq(&p.text, &text)) {
