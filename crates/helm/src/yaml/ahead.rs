@@ -78,8 +78,8 @@ impl Ahead {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // A helper that panicked has left nothing half-done that matters here: a part it was
-        // preparing stays `Preparing`, and `take` does not wait for a closed render.
+        // The state is changed by single assignments under the lock, so a thread that
+        // panicked while holding it left nothing half-done.
         self.0.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -115,7 +115,8 @@ impl Ahead {
 
     /// With [`Ahead::with_own_helper`], the helper thread, if it is not running yet.
     fn start_own_helper(&self) {
-        if !self.0.own_helper {
+        // On one core a helper would only take turns with the render.
+        if !self.0.own_helper || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
             return;
         }
         let mut state = self.lock();
