@@ -8,7 +8,7 @@
 //! The structure follows Go's: a raw formatter (padding, integers, strings, floats) under a printer
 //! that dispatches on the value's kind and recurses into lists and maps with the same verb.
 
-use crate::value::{IntKind, Value};
+use crate::value::{Field, IntKind, Object, Value};
 
 /// `fmt.Sprint(args...)`: spaces between operands when neither side is a string.
 pub fn sprint(args: &[Value]) -> String {
@@ -560,6 +560,10 @@ impl Printer {
             Value::List(l) => l.addr(),
             Value::Bytes(b) => b.as_ptr() as usize,
             Value::Func(f) => std::rc::Rc::as_ptr(f) as *const u8 as usize,
+            // The shared object stands in for what a Go pointer points at.
+            Value::Object(o) if o.type_name().starts_with('*') => {
+                std::rc::Rc::as_ptr(o) as *const u8 as usize
+            }
             _ => {
                 self.bad_verb(verb, Some(value));
                 return;
@@ -676,20 +680,78 @@ impl Printer {
                 }
                 self.buf.push(if self.f.sharp_v { b'}' } else { b']' });
             }
-            Value::Object(o) => {
-                if let Some(v) = o.as_value() {
-                    self.print_value(&v, verb, depth);
-                } else {
-                    let s = o.format();
-                    if self.f.sharp_v {
-                        self.write_str(&s);
-                    } else {
-                        self.pad_str(&s);
-                    }
-                }
-            }
+            Value::Object(o) => self.print_object(value, o.as_ref(), verb, depth),
             Value::Func(_) => self.fmt_pointer(value, verb),
         }
+    }
+
+    /// A Go struct, pointer or named type: the methods `fmt` looks for first (`handleMethods`),
+    /// then what the value is underneath.
+    fn print_object(&mut self, value: &Value, o: &dyn Object, verb: char, depth: usize) {
+        if self.f.sharp_v {
+            if let Some(s) = o.go_string() {
+                self.fmt_s(s.as_bytes());
+                return;
+            }
+        } else if matches!(verb, 'v' | 's' | 'x' | 'X' | 'q')
+            && let Some(s) = o.stringer()
+        {
+            self.fmt_string(s.as_bytes(), verb, value);
+            return;
+        }
+        if let Some(v) = o.as_value() {
+            match &v {
+                // `%#v` names a named slice type (`common.VersionSet{"v1", …}`).
+                Value::List(l) if self.f.sharp_v => {
+                    self.print_slice(l.items(), o.type_name(), verb, depth)
+                }
+                _ => self.print_value(&v, verb, depth),
+            }
+            return;
+        }
+        if let Some(fields) = o.fields() {
+            let type_name = o.type_name();
+            match type_name.strip_prefix('*') {
+                // A pointer to a struct shows the struct at the top level only (Go avoids
+                // loops so); deeper down it is an address.
+                Some(_) if depth > 0 => self.fmt_pointer(value, verb),
+                Some(elem) => {
+                    self.buf.push(b'&');
+                    self.print_struct(elem, &fields, verb, depth + 1);
+                }
+                None => self.print_struct(type_name, &fields, verb, depth),
+            }
+            return;
+        }
+        let s = o.format();
+        if self.f.sharp_v {
+            self.write_str(&s);
+        } else {
+            self.pad_str(&s);
+        }
+    }
+
+    /// `{a b}`, with `%+v` `{Name:a …}`, with `%#v` `pkg.T{Name:"a", …}`.
+    fn print_struct(&mut self, type_name: &str, fields: &[Field], verb: char, depth: usize) {
+        if self.f.sharp_v {
+            self.write_str(type_name);
+        }
+        self.buf.push(b'{');
+        for (i, field) in fields.iter().enumerate() {
+            if i > 0 {
+                if self.f.sharp_v {
+                    self.write_str(", ");
+                } else {
+                    self.buf.push(b' ');
+                }
+            }
+            if self.f.plus_v || self.f.sharp_v {
+                self.write_str(field.name);
+                self.buf.push(b':');
+            }
+            self.print_value(&field.value, verb, depth + 1);
+        }
+        self.buf.push(b'}');
     }
 
     fn print_slice(&mut self, items: &[Value], type_string: &str, verb: char, depth: usize) {

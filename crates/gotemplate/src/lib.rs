@@ -22,4 +22,4 @@ pub mod value;
 pub use error::{ExecError, ExecErrorKind, Location, ParseError};
 pub use funcs::{ArgType, Context, Func, FuncError, FuncMap};
 pub use template::{MissingKey, Templates};
-pub use value::{IntKind, List, Map, MapSource, Object, Value};
+pub use value::{Field, IntKind, List, Map, MapSource, Object, Value};

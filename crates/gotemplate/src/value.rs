@@ -304,9 +304,82 @@ impl Map {
     }
 }
 
+/// One field of a Go struct, as reflection sees it: what `fmt` prints and the encoders
+/// (`encoding/json`, go-yaml, BurntSushi/toml) walk.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The Go field name; an unexported field's starts with a lower-case letter.
+    pub name: &'static str,
+    /// The struct tag as written in Go (`json:"version,omitempty"`), empty without one.
+    pub tag: &'static str,
+    pub value: Value,
+}
+
+impl Field {
+    pub fn new(name: &'static str, value: Value) -> Field {
+        Field {
+            name,
+            tag: "",
+            value,
+        }
+    }
+
+    /// Whether other packages (and so the encoders) see the field.
+    pub fn is_exported(&self) -> bool {
+        self.name.chars().next().is_some_and(char::is_uppercase)
+    }
+
+    /// Go's `reflect.StructTag.Lookup`: the value under `key` in the conventional
+    /// `key:"value" key2:"value2"` form; `None` when the key is absent or the tag is malformed
+    /// before it.
+    pub fn tag_lookup(&self, key: &str) -> Option<String> {
+        let mut tag = self.tag;
+        loop {
+            tag = tag.trim_start_matches(' ');
+            if tag.is_empty() {
+                return None;
+            }
+            let b = tag.as_bytes();
+            let name_len = b
+                .iter()
+                .position(|&c| c <= b' ' || c == b':' || c == b'"' || c == 0x7f)
+                .unwrap_or(b.len());
+            if name_len == 0 || name_len + 1 >= b.len() || b[name_len] != b':' {
+                return None;
+            }
+            if b[name_len + 1] != b'"' {
+                return None;
+            }
+            let name = &tag[..name_len];
+            let rest = &tag[name_len + 1..];
+            // The quoted value runs to the first unescaped quote.
+            let rb = rest.as_bytes();
+            let mut i = 1;
+            while i < rb.len() && rb[i] != b'"' {
+                if rb[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if i >= rb.len() {
+                return None;
+            }
+            let quoted = &rest[..=i];
+            tag = &rest[i + 1..];
+            if name == key {
+                return crate::strconv::unquote(quoted);
+            }
+        }
+    }
+}
+
 /// A Go struct, pointer or named type exposed to templates: fields by name, methods by name.
 ///
 /// The executor resolves `.Name` on an object by trying a method first, then a field, as Go does.
+/// What Go's reflection-driven code (`fmt`, the encoders, deep copies) sees of it is described
+/// by [`Object::fields`], [`Object::as_value`] and the interfaces Go consults first
+/// ([`Object::stringer`], [`Object::go_string`], [`Object::marshal_json`],
+/// [`Object::marshal_text`]).
 // `len` answers Go's `len` builtin (None where Go refuses it), not a container's size, so an
 // `is_empty` beside it would mean nothing.
 #[allow(clippy::len_without_is_empty)]
@@ -366,6 +439,41 @@ pub trait Object {
     /// When the object is really a Go map, slice or string (a named type), its plain value; the
     /// executor then treats it as that value for `range`, `index` and comparisons.
     fn as_value(&self) -> Option<Value> {
+        None
+    }
+
+    /// When the Go type is a struct or a pointer to one: its fields in declaration order,
+    /// unexported ones included (`fmt` prints them, the encoders skip them). `None` for other
+    /// types, and for structs whose fields bosun does not model (`time.Time`'s are a wall clock
+    /// and a location pointer).
+    fn fields(&self) -> Option<Vec<Field>> {
+        None
+    }
+
+    /// Go's `fmt.Stringer`: what `String()` returns, when the value itself has that method (a
+    /// method on the pointer only does not count: `fmt` gets a copy).
+    fn stringer(&self) -> Option<String> {
+        None
+    }
+
+    /// Go's `fmt.GoStringer`: what `%#v` prints.
+    fn go_string(&self) -> Option<String> {
+        None
+    }
+
+    /// Go's `json.Marshaler`: the JSON text `MarshalJSON` returns, or its error's text.
+    fn marshal_json(&self) -> Option<Result<String, String>> {
+        None
+    }
+
+    /// Go's `encoding.TextMarshaler`: the text `MarshalText` returns, or its error's text.
+    fn marshal_text(&self) -> Option<Result<String, String>> {
+        None
+    }
+
+    /// What `copystructure.Copy` (Sprig's `deepCopy`) makes of it, when that is not the value
+    /// itself: a copy is built from the exported fields only, so unexported ones come back zero.
+    fn deep_copy(&self) -> Option<Value> {
         None
     }
 }

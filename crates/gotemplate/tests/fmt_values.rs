@@ -7,7 +7,7 @@ use gotemplate::fmt::{
     can_backquote, format_float, is_print, print_value, quote, quote_rune, quote_to_ascii, sprint,
     sprintf,
 };
-use gotemplate::{ArgType, Func, FuncMap, List, Map, Object, Value};
+use gotemplate::{ArgType, Field, Func, FuncMap, List, Map, Object, Value};
 
 struct Caps;
 
@@ -95,6 +95,148 @@ fn funcs_and_pointers_print_addresses() {
     assert!(
         sprintf("%s", std::slice::from_ref(&f)).starts_with("%!s(func(string) (string, error)=0x")
     );
+}
+
+/// A struct with a tagged exported field and an unexported one, itself or through a pointer.
+struct Pair {
+    pointer: bool,
+}
+
+impl Object for Pair {
+    fn type_name(&self) -> &str {
+        if self.pointer {
+            "*pkg.Pair"
+        } else {
+            "pkg.Pair"
+        }
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(vec![
+            Field {
+                name: "Name",
+                tag: r#"json:"name,omitempty" yaml:"n""#,
+                value: Value::str("a"),
+            },
+            Field::new("count", Value::int(2)),
+        ])
+    }
+}
+
+/// A type with `String` and `GoString` methods (as `time.Time` has).
+struct Clock;
+
+impl Object for Clock {
+    fn type_name(&self) -> &str {
+        "pkg.Clock"
+    }
+
+    fn stringer(&self) -> Option<String> {
+        Some("noon".to_string())
+    }
+
+    fn go_string(&self) -> Option<String> {
+        Some("pkg.Noon()".to_string())
+    }
+}
+
+/// A named slice type (Go's `type List []string`).
+struct Names;
+
+impl Object for Names {
+    fn type_name(&self) -> &str {
+        "pkg.Names"
+    }
+
+    fn as_value(&self) -> Option<Value> {
+        Some(Value::List(List::typed(
+            vec![Value::str("a"), Value::str("b")],
+            "string",
+        )))
+    }
+}
+
+#[test]
+fn structs_print_their_fields() {
+    let pair = Value::Object(Rc::new(Pair { pointer: false }));
+    assert_eq!(
+        sprintf(
+            "%v|%+v|%#v|%q",
+            &[pair.clone(), pair.clone(), pair.clone(), pair]
+        ),
+        r#"{a 2}|{Name:a count:2}|pkg.Pair{Name:"a", count:2}|{"a" '\x02'}"#
+    );
+    let ptr = Value::Object(Rc::new(Pair { pointer: true }));
+    assert_eq!(
+        sprintf("%v|%+v|%#v", &[ptr.clone(), ptr.clone(), ptr.clone()]),
+        r#"&{a 2}|&{Name:a count:2}|&pkg.Pair{Name:"a", count:2}"#
+    );
+    // Below the top level a pointer is its address.
+    let nested = sprintf("%v", &[Value::list(vec![ptr.clone()])]);
+    assert!(
+        nested.starts_with("[0x") && nested.ends_with(']'),
+        "{nested}"
+    );
+    let nested = sprintf("%#v", &[Value::list(vec![ptr.clone()])]);
+    assert!(
+        nested.starts_with("[]interface {}{(*pkg.Pair)(0x"),
+        "{nested}"
+    );
+    assert!(sprintf("%p", std::slice::from_ref(&ptr)).starts_with("0x"));
+    let value = Value::Object(Rc::new(Pair { pointer: false }));
+    assert!(sprintf("%p", &[value]).starts_with("%!p(pkg.Pair="));
+}
+
+#[test]
+fn stringers_and_go_stringers() {
+    let c = Value::Object(Rc::new(Clock));
+    let five = vec![c.clone(); 5];
+    assert_eq!(
+        sprintf("%v|%s|%q|%x|%6.3s", &five),
+        r#"noon|noon|"noon"|6e6f6f6e|   noo"#
+    );
+    assert_eq!(sprintf("%#v", std::slice::from_ref(&c)), "pkg.Noon()");
+    let m = Value::Map(Map::from_entries([("c", c.clone())]));
+    assert_eq!(
+        sprintf("%v|%#v", &[m.clone(), m]),
+        r#"map[c:noon]|map[string]interface {}{"c":pkg.Noon()}"#
+    );
+    assert_eq!(print_value(&Value::list(vec![c.clone(), c])), "[noon noon]");
+}
+
+#[test]
+fn named_slices_show_their_type_in_go_syntax() {
+    let n = Value::Object(Rc::new(Names));
+    assert_eq!(
+        sprintf("%v|%#v", &[n.clone(), n]),
+        r#"[a b]|pkg.Names{"a", "b"}"#
+    );
+}
+
+#[test]
+fn struct_tags_read_as_go_reads_them() {
+    let field = |tag: &'static str| Field {
+        name: "F",
+        tag,
+        value: Value::Nil,
+    };
+    let f = field(r#"json:"name,omitempty" yaml:"n""#);
+    assert_eq!(f.tag_lookup("json").as_deref(), Some("name,omitempty"));
+    assert_eq!(f.tag_lookup("yaml").as_deref(), Some("n"));
+    assert_eq!(f.tag_lookup("toml"), None);
+    assert_eq!(
+        field(r#"a:"x\"y" b:"""#).tag_lookup("a").as_deref(),
+        Some("x\"y")
+    );
+    assert_eq!(
+        field(r#"a:"x\"y" b:"""#).tag_lookup("b").as_deref(),
+        Some("")
+    );
+    // A malformed pair ends the lookup, even for keys after it.
+    assert_eq!(field(r#"a:x b:"y""#).tag_lookup("b"), None);
+    assert_eq!(field(r#"a:"unterminated"#).tag_lookup("a"), None);
+    assert!(f.is_exported());
+    assert!(!Field::new("count", Value::Nil).is_exported());
 }
 
 #[test]

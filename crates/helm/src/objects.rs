@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use gotemplate::{ArgType, Func, FuncError, List, Map, Object, Value};
+use gotemplate::{ArgType, Field, Func, FuncError, List, Map, Object, Value};
 
 use crate::chart::FileData;
 
@@ -78,8 +78,9 @@ pub const DEFAULT_API_VERSIONS: &[&str] = &[
     "apiextensions.k8s.io/v1",
 ];
 
-/// `common.KubeVersion`: `{Version, Major, Minor}`; `{{ . }}` prints its `String()` (the version),
-/// `%v` prints the struct.
+/// `common.KubeVersion`: `{Version, normalizedVersion, Major, Minor}`; `{{ . }}` prints its
+/// pointer's `String()` (the normalized version: no pre-release or build suffix), `%v` prints
+/// the struct.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KubeVersion {
     pub version: String,
@@ -110,9 +111,48 @@ impl KubeVersion {
     }
 }
 
+impl KubeVersion {
+    /// Its unexported `normalizedVersion`: the version without pre-release or build suffix.
+    fn normalized(&self) -> String {
+        let end = self.version[1..]
+            .find(['-', '+'])
+            .map_or(self.version.len(), |i| i + 1);
+        self.version[..end].to_string()
+    }
+
+    /// `(*KubeVersion).String()`, which answers `text` (`normalizedVersion`, or `Version`
+    /// when that is empty).
+    fn string_method(text: String) -> Rc<Func> {
+        Rc::new(Func::new(vec![], None, "string", move |_, _| {
+            Ok(Value::str(&text))
+        }))
+    }
+
+    /// Its fields, `normalizedVersion` as given.
+    fn fields_with(&self, normalized: String) -> Vec<Field> {
+        vec![
+            Field::new("Version", Value::str(&self.version)),
+            Field::new("normalizedVersion", Value::from(normalized)),
+            Field::new("Major", Value::str(&self.major)),
+            Field::new("Minor", Value::str(&self.minor)),
+        ]
+    }
+}
+
 impl Object for KubeVersion {
     fn type_name(&self) -> &str {
         "common.KubeVersion"
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(self.fields_with(self.normalized()))
+    }
+
+    fn deep_copy(&self) -> Option<Value> {
+        Some(Value::Object(Rc::new(KubeVersionCopy {
+            kv: self.clone(),
+            addressable: false,
+        })))
     }
 
     fn field(&self, name: &str) -> Option<Value> {
@@ -127,23 +167,69 @@ impl Object for KubeVersion {
     }
 
     fn method(&self, name: &str) -> Option<Rc<Func>> {
-        let version = self.version.clone();
-        (name == "String").then(|| {
-            Rc::new(Func::new(vec![], None, "string", move |_, _| {
-                Ok(Value::str(&version))
-            }))
-        })
+        (name == "String").then(|| Self::string_method(self.normalized()))
     }
 
     fn format(&self) -> String {
         format!(
             "{{{} {} {} {}}}",
-            self.version, self.version, self.major, self.minor
+            self.version,
+            self.normalized(),
+            self.major,
+            self.minor
+        )
+    }
+
+    /// Through its pointer's `String()`: the normalized version.
+    fn print(&self) -> String {
+        self.normalized()
+    }
+}
+
+/// A `common.KubeVersion` as `deepCopy` leaves it: copystructure copies exported fields only,
+/// so `normalizedVersion` is empty. A copied `KubeVersion` itself is a value in an interface,
+/// not addressable: the pointer's methods (`String`, `GitVersion`) are out of reach and
+/// `{{ . }}` prints its fields. The one inside a copied `*Capabilities` is addressable: its
+/// `String()` falls back to `Version`.
+struct KubeVersionCopy {
+    kv: KubeVersion,
+    addressable: bool,
+}
+
+impl Object for KubeVersionCopy {
+    fn type_name(&self) -> &str {
+        self.kv.type_name()
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "GitVersion" if !self.addressable => None,
+            _ => self.kv.field(name),
+        }
+    }
+
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        (self.addressable && name == "String")
+            .then(|| KubeVersion::string_method(self.kv.version.clone()))
+    }
+
+    fn format(&self) -> String {
+        format!(
+            "{{{}  {} {}}}",
+            self.kv.version, self.kv.major, self.kv.minor
         )
     }
 
     fn print(&self) -> String {
-        self.version.clone()
+        if self.addressable {
+            self.kv.version.clone()
+        } else {
+            self.format()
+        }
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(self.kv.fields_with(String::new()))
     }
 }
 
@@ -210,9 +296,32 @@ impl Capabilities {
 /// `.Capabilities.HelmVersion`, a plain struct.
 struct HelmVersion;
 
+/// `version.BuildInfo`'s struct tags, field by field.
+const HELM_VERSION_TAGS: [&str; 5] = [
+    r#"json:"version,omitempty""#,
+    r#"json:"git_commit,omitempty""#,
+    r#"json:"git_tree_state,omitempty""#,
+    r#"json:"go_version,omitempty""#,
+    r#"json:"kube_client_version""#,
+];
+
 impl Object for HelmVersion {
     fn type_name(&self) -> &str {
         "version.BuildInfo"
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(
+            Capabilities::helm_version_fields()
+                .iter()
+                .zip(HELM_VERSION_TAGS)
+                .map(|(&(name, value), tag)| Field {
+                    name,
+                    tag,
+                    value: Value::str(value),
+                })
+                .collect(),
+        )
     }
 
     fn field(&self, name: &str) -> Option<Value> {
@@ -236,23 +345,96 @@ impl Object for Capabilities {
         "*common.Capabilities"
     }
 
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(capabilities_fields(
+            Value::Object(self.kube_version.clone()),
+            &self.api_versions,
+        ))
+    }
+
     fn field(&self, name: &str) -> Option<Value> {
-        match name {
-            "KubeVersion" => Some(Value::Object(self.kube_version.clone())),
-            "APIVersions" => Some(Value::Object(self.api_versions.clone())),
-            "HelmVersion" => Some(Value::Object(Rc::new(HelmVersion))),
-            _ => None,
-        }
+        capabilities_field(
+            name,
+            Value::Object(self.kube_version.clone()),
+            &self.api_versions,
+        )
     }
 
     fn format(&self) -> String {
-        format!(
-            "&{{{} {} {}}}",
-            self.kube_version.format(),
-            self.api_versions.format(),
-            HelmVersion.format()
+        capabilities_format(self.kube_version.as_ref(), &self.api_versions)
+    }
+
+    fn deep_copy(&self) -> Option<Value> {
+        Some(Value::Object(Rc::new(CapabilitiesCopy {
+            kube_version: Rc::new(KubeVersionCopy {
+                kv: (*self.kube_version).clone(),
+                addressable: true,
+            }),
+            api_versions: self.api_versions.clone(),
+        })))
+    }
+}
+
+/// A `*common.Capabilities` as `deepCopy` leaves it: its `KubeVersion` without
+/// `normalizedVersion`.
+struct CapabilitiesCopy {
+    kube_version: Rc<KubeVersionCopy>,
+    api_versions: Rc<VersionSet>,
+}
+
+impl Object for CapabilitiesCopy {
+    fn type_name(&self) -> &str {
+        "*common.Capabilities"
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(capabilities_fields(
+            Value::Object(self.kube_version.clone()),
+            &self.api_versions,
+        ))
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        capabilities_field(
+            name,
+            Value::Object(self.kube_version.clone()),
+            &self.api_versions,
         )
     }
+
+    fn format(&self) -> String {
+        capabilities_format(self.kube_version.as_ref(), &self.api_versions)
+    }
+}
+
+fn capabilities_fields(kube_version: Value, api_versions: &Rc<VersionSet>) -> Vec<Field> {
+    vec![
+        Field::new("KubeVersion", kube_version),
+        Field::new("APIVersions", Value::Object(api_versions.clone())),
+        Field::new("HelmVersion", Value::Object(Rc::new(HelmVersion))),
+    ]
+}
+
+fn capabilities_field(
+    name: &str,
+    kube_version: Value,
+    api_versions: &Rc<VersionSet>,
+) -> Option<Value> {
+    match name {
+        "KubeVersion" => Some(kube_version),
+        "APIVersions" => Some(Value::Object(api_versions.clone())),
+        "HelmVersion" => Some(Value::Object(Rc::new(HelmVersion))),
+        _ => None,
+    }
+}
+
+fn capabilities_format(kube_version: &dyn Object, api_versions: &VersionSet) -> String {
+    format!(
+        "&{{{} {} {}}}",
+        kube_version.format(),
+        api_versions.format(),
+        HelmVersion.format()
+    )
 }
 
 /// `engine.files`: the chart's non-template files, with Helm's accessors.

@@ -360,6 +360,48 @@ impl Time {
         })
     }
 
+    /// `t.Format(time.RFC3339Nano)`.
+    fn rfc3339_nano(&self) -> String {
+        format(self, "2006-01-02T15:04:05.999999999Z07:00")
+    }
+
+    /// `t.MarshalJSON()`: RFC 3339 with nanoseconds, quoted, refused (as Go's
+    /// `appendStrictRFC3339` refuses it) where that text would not be RFC 3339.
+    fn marshal_json(&self) -> Result<String, String> {
+        if !(0..=9999).contains(&self.civil().year) {
+            return Err("Time.MarshalJSON: year outside of range [0,9999]".into());
+        }
+        // The zone is written in whole minutes; its hours must fit RFC 3339's two digits.
+        let offset = self.zone().offset;
+        if offset != 0 && (offset / 60).abs() / 60 >= 24 {
+            return Err("Time.MarshalJSON: timezone hour outside of range [0,23]".into());
+        }
+        Ok(format!("\"{}\"", self.rfc3339_nano()))
+    }
+
+    /// `t.GoString()` (what `%#v` prints): a `time.Date` call, its location `time.UTC`,
+    /// `time.Local` or `time.Location("NAME")`.
+    fn go_string(&self) -> String {
+        let c = self.civil();
+        let loc = if Rc::ptr_eq(&self.loc, &utc()) {
+            "time.UTC".to_string()
+        } else if Rc::ptr_eq(&self.loc, &local()) {
+            "time.Local".to_string()
+        } else {
+            format!("time.Location({})", quote(&self.loc.name))
+        };
+        format!(
+            "time.Date({}, time.{}, {}, {}, {}, {}, {}, {loc})",
+            c.year,
+            MONTHS[c.month as usize - 1],
+            c.day,
+            c.hour,
+            c.min,
+            c.sec,
+            self.nanos
+        )
+    }
+
     /// `t.String()`.
     fn string(&self) -> String {
         let mut out = format(self, "2006-01-02 15:04:05.999999999 -0700 MST");
@@ -1370,6 +1412,18 @@ impl Object for Time {
     fn format(&self) -> String {
         self.string()
     }
+
+    fn stringer(&self) -> Option<String> {
+        Some(self.string())
+    }
+
+    fn go_string(&self) -> Option<String> {
+        Some(Time::go_string(self))
+    }
+
+    fn marshal_json(&self) -> Option<Result<String, String>> {
+        Some(Time::marshal_json(self))
+    }
 }
 
 /// `time.Month` / `time.Weekday`: integers that print as names.
@@ -1386,6 +1440,10 @@ impl Object for Named {
 
     fn format(&self) -> String {
         self.text.to_string()
+    }
+
+    fn stringer(&self) -> Option<String> {
+        Some(self.text.to_string())
     }
 
     fn as_value(&self) -> Option<Value> {
@@ -1600,6 +1658,12 @@ pub(super) fn parse_toml_datetime(
     parse_in(layout, value, loc).map(|t| t.to_value())
 }
 
+/// go-yaml v3's text for a `time.Time` (`t.Format(time.RFC3339Nano)`, written plain); `None`
+/// for a value that is not a `time.Time`.
+pub(crate) fn yaml_time_text(v: &Value) -> Option<String> {
+    Time::from_value(v).map(|t| t.rfc3339_nano())
+}
+
 /// BurntSushi/toml's encoding of a `time.Time` (its `eElement`): RFC 3339 with nanoseconds, or,
 /// for the local date-time kinds its decoder makes, that kind's layout of the UTC time. `None`
 /// for a value that is not a `time.Time`.
@@ -1613,7 +1677,7 @@ pub(super) fn toml_time_text(v: &Value) -> Option<String> {
     };
     Some(match local_kind {
         Some(layout) => format(&t.in_loc(utc()), layout),
-        None => format(&t, "2006-01-02T15:04:05.999999999Z07:00"),
+        None => t.rfc3339_nano(),
     })
 }
 
@@ -1651,6 +1715,46 @@ mod tests {
         assert_eq!(
             days_from_civil(2024, 3, 1) - days_from_civil(2024, 2, 1),
             29
+        );
+    }
+
+    #[test]
+    fn json_is_strict_rfc3339() {
+        let json = |value: &str| {
+            parse("2006-01-02T15:04:05.999999999Z07:00", value)
+                .unwrap()
+                .marshal_json()
+        };
+        assert_eq!(
+            json("0000-01-01T00:00:00Z").unwrap(),
+            "\"0000-01-01T00:00:00Z\""
+        );
+        assert_eq!(
+            json("9999-12-31T23:59:59.000000001+23:59").unwrap(),
+            "\"9999-12-31T23:59:59.000000001+23:59\""
+        );
+        assert_eq!(
+            json("2020-01-01T00:00:00.120-00:30").unwrap(),
+            "\"2020-01-01T00:00:00.12-00:30\""
+        );
+        assert!(
+            json("2020-01-01T00:00:00+24:00")
+                .unwrap_err()
+                .contains("timezone hour")
+        );
+        let t = parse("2006-01-02", "9999-12-31")
+            .unwrap()
+            .add(86_400 * NANOS);
+        assert!(
+            t.marshal_json()
+                .unwrap_err()
+                .contains("year outside of range")
+        );
+        let t = parse("2006-01-02", "0000-01-01").unwrap().add(-NANOS);
+        assert!(
+            t.marshal_json()
+                .unwrap_err()
+                .contains("year outside of range")
         );
     }
 

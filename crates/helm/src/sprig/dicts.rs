@@ -47,7 +47,8 @@ pub fn mergo_merge(dst: &Map, src: &Map, overwrite: bool) {
     }
 }
 
-/// copystructure's deep copy: maps and lists are copied all the way down.
+/// copystructure's deep copy: maps and lists are copied all the way down; Go structs are
+/// rebuilt from their exported fields ([`gotemplate::Object::deep_copy`]).
 pub fn deep_copy(v: &Value) -> Value {
     match v {
         Value::Map(m) => {
@@ -64,6 +65,7 @@ pub fn deep_copy(v: &Value) -> Value {
             l.items().iter().map(deep_copy).collect(),
             l.elem_type(),
         )),
+        Value::Object(o) => o.deep_copy().unwrap_or_else(|| v.clone()),
         other => other.clone(),
     }
 }

@@ -74,8 +74,10 @@ pub(super) fn register(map: &mut FuncMap) {
         true,
         |_, a| marshal(&a[0], true, false).map(Value::from),
     );
+    // Sprig's `toRawJson`, unlike the other writers, panics where Marshal fails, and the
+    // template reports the panic as the call's error.
     def(map, "toRawJson", &[ANY], None, "string", false, |_, a| {
-        Ok(Value::from(marshal(&a[0], false, true).unwrap_or_default()))
+        marshal(&a[0], false, true).map(Value::from)
     });
     def(
         map,

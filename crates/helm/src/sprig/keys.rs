@@ -15,7 +15,7 @@
 
 use std::rc::Rc;
 
-use gotemplate::{ArgType, FuncError, FuncMap, IntKind, Object, Value};
+use gotemplate::{ArgType, Field, FuncError, FuncMap, IntKind, Object, Value};
 use rsa::BigUint;
 use rsa::traits::{PrivateKeyParts, PublicKeyParts};
 
@@ -739,6 +739,13 @@ impl Object for Certificate {
 
     fn format(&self) -> String {
         format!("{{{} {}}}", self.cert, self.key)
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(vec![
+            Field::new("Cert", Value::str(&self.cert)),
+            Field::new("Key", Value::str(&self.key)),
+        ])
     }
 }
 

@@ -6,12 +6,12 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 use std::sync::LazyLock;
 
-use gotemplate::{ArgType, Func, FuncError, FuncMap, IntKind, Object, Value};
+use gotemplate::{ArgType, Field, Func, FuncError, FuncMap, IntKind, Object, Value};
 use regex::Regex;
 
 use super::{def, s};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Version {
     major: u64,
     minor: u64,
@@ -351,7 +351,8 @@ impl VersionObject {
     }
 }
 
-/// Hidden field (not an identifier, so no template can name it) giving the original text back.
+/// Hidden field (not an identifier, so no template can name it) giving the version back as
+/// its `String()`, which parses to the same version (a deep copy's `0.0.0` included).
 const SELF_FIELD: &str = "\0semver";
 
 impl Object for VersionObject {
@@ -360,7 +361,7 @@ impl Object for VersionObject {
     }
 
     fn field(&self, name: &str) -> Option<Value> {
-        (name == SELF_FIELD).then(|| Value::str(&self.original))
+        (name == SELF_FIELD).then(|| Value::from(self.string()))
     }
 
     fn method(&self, name: &str) -> Option<Rc<Func>> {
@@ -407,6 +408,42 @@ impl Object for VersionObject {
 
     fn format(&self) -> String {
         self.string()
+    }
+
+    fn stringer(&self) -> Option<String> {
+        Some(self.string())
+    }
+
+    /// `Version.MarshalJSON`: its `String()` as a JSON string (the characters a version may
+    /// hold need no escaping).
+    fn marshal_json(&self) -> Option<Result<String, String>> {
+        Some(Ok(format!("\"{}\"", self.string())))
+    }
+
+    fn marshal_text(&self) -> Option<Result<String, String>> {
+        Some(Ok(self.string()))
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        let u = |n: u64| Value::Int(n as i64, IntKind::Uint64);
+        Some(vec![
+            Field::new("major", u(self.v.major)),
+            Field::new("minor", u(self.v.minor)),
+            Field::new("patch", u(self.v.patch)),
+            Field::new("pre", Value::str(&self.v.pre)),
+            Field::new("metadata", Value::str(&self.metadata)),
+            Field::new("original", Value::str(&self.original)),
+        ])
+    }
+
+    /// copystructure copies exported fields only, and `semver.Version` has none: the copy is
+    /// the zero version.
+    fn deep_copy(&self) -> Option<Value> {
+        Some(Value::Object(Rc::new(VersionObject {
+            v: Version::default(),
+            metadata: String::new(),
+            original: String::new(),
+        })))
     }
 }
 

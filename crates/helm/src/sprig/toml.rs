@@ -5,11 +5,11 @@
 //! plain values first (keys sorted), then its tables and arrays of tables; a table header is
 //! preceded by an empty line at the top level only; arrays and maps inside arrays are inline.
 //! A `time.Time` is a value (RFC 3339, or the form of the local date-time kind `fromToml` gave
-//! it). Not covered: other structs (Sprig's certificate), which Go encodes as tables of their
-//! fields, are reported as an unsupported type.
+//! it), a `TextMarshaler` (a semver version) a string, and other structs (Sprig's certificate,
+//! `.Capabilities`) tables of their exported fields in declaration order.
 
 use gotemplate::fmt::format_float;
-use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Map, Value};
+use gotemplate::{ArgType, Field, FuncError, FuncMap, IntKind, List, Map, Value};
 
 use super::def;
 
@@ -30,31 +30,101 @@ fn is_nil(v: &Value) -> bool {
     matches!(v, Value::Nil | Value::Invalid)
 }
 
-/// Objects that stand for Go maps or slices are encoded as those.
-fn plain(v: &Value) -> Value {
+/// What BurntSushi's encoder sees of a value: a Go object by the interfaces and kinds it
+/// checks in turn.
+enum Shape {
+    /// Not an object (or a named map, slice or number: the value underneath).
+    Plain(Value),
+    /// A `time.Time`: a TOML date-time.
+    Time(Value),
+    /// An `encoding.TextMarshaler` (a semver version): its text, as a string.
+    Text(Result<String, String>),
+    /// A struct, or a pointer to one: a table of its exported fields.
+    Struct(Vec<Field>),
+    /// A kind TOML has no form for, by its Go name.
+    Unsupported(&'static str),
+}
+
+fn shape(v: &Value) -> Shape {
     match v {
-        Value::Object(o) => o.as_value().unwrap_or_else(|| v.clone()),
-        _ => v.clone(),
+        Value::Object(o) if o.type_name() == "time.Time" => Shape::Time(v.clone()),
+        Value::Object(o) => {
+            if let Some(text) = o.marshal_text() {
+                Shape::Text(text)
+            } else if let Some(inner) = o.as_value() {
+                shape(&inner)
+            } else if let Some(fields) = o.fields() {
+                Shape::Struct(fields)
+            } else {
+                Shape::Unsupported(o.kind())
+            }
+        }
+        Value::Func(_) => Shape::Unsupported("func"),
+        other => Shape::Plain(other.clone()),
     }
 }
 
 fn toml_kind(v: &Value) -> Result<Option<Kind>, String> {
-    Ok(Some(match plain(v) {
-        Value::Nil | Value::Invalid => return Ok(None),
-        Value::Map(_) => Kind::Hash,
-        Value::List(l) => {
+    Ok(Some(match shape(v) {
+        Shape::Plain(Value::Nil | Value::Invalid) => return Ok(None),
+        Shape::Plain(Value::Map(_)) | Shape::Struct(_) => Kind::Hash,
+        Shape::Plain(Value::List(l)) => {
             if is_table_array(&l)? {
                 Kind::ArrayHash
             } else {
                 Kind::Array
             }
         }
-        Value::Bytes(_) => Kind::Array,
-        Value::Object(o) if o.type_name() == "time.Time" => Kind::Scalar,
-        Value::Object(o) => return Err(format!("unsupported type: {}", o.kind())),
-        Value::Func(_) => return Err("unsupported type: func".into()),
-        _ => Kind::Scalar,
+        Shape::Plain(Value::Bytes(_)) => Kind::Array,
+        Shape::Plain(_) | Shape::Time(_) | Shape::Text(_) => Kind::Scalar,
+        Shape::Unsupported(kind) => return Err(format!("unsupported type: {kind}")),
     }))
+}
+
+/// One entry of a table, as BurntSushi writes it.
+struct Entry {
+    key: String,
+    value: Value,
+    /// A struct field's index among all the struct's fields (see [`Encoder::entries`]).
+    field_index: Option<usize>,
+}
+
+/// A struct's fields as table entries: exported ones, named by their `toml` tag or their Go
+/// name (`-` leaves one out, `omitempty` leaves out empty strings, slices and maps and false),
+/// with the number of fields BurntSushi counts (before `omitempty`).
+fn struct_entries(fields: &[Field]) -> (Vec<Entry>, usize) {
+    let mut counted = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        if !f.is_exported() {
+            continue;
+        }
+        let tag = f.tag_lookup("toml").unwrap_or_default();
+        if tag != "-" {
+            counted.push((i, f, tag));
+        }
+    }
+    let total = counted.len();
+    let entries = counted
+        .into_iter()
+        .filter_map(|(i, f, tag)| {
+            let mut opts = tag.split(',');
+            let key = opts.next().filter(|n| !n.is_empty()).unwrap_or(f.name);
+            let empty = match &f.value {
+                Value::String(s) => s.is_empty(),
+                Value::Bytes(b) => b.is_empty(),
+                Value::List(l) => l.is_empty(),
+                Value::Map(m) => m.is_empty(),
+                Value::Bool(b) => !b,
+                _ => false,
+            };
+            (!(empty && opts.any(|o| o == "omitempty"))).then(|| Entry {
+                key: key.to_string(),
+                value: f.value.clone(),
+                field_index: Some(i),
+            })
+        })
+        .collect();
+    (entries, total)
 }
 
 fn is_table_array(l: &List) -> Result<bool, String> {
@@ -129,24 +199,21 @@ impl Encoder {
     }
 
     fn encode(&mut self, key: &[String], v: &Value) -> Result<(), String> {
-        match plain(v) {
-            Value::Nil | Value::Invalid => Ok(()),
-            Value::Map(m) => self.table(key, &m),
-            Value::List(l) if is_table_array(&l)? => self.array_of_tables(key, &l),
-            // A `time.Time` is a `TextMarshaler`: written as a value.
-            Value::Object(o) if o.type_name() == "time.Time" => {
-                self.key_value(key, &Value::Object(o), false)
+        match shape(v) {
+            Shape::Plain(Value::Nil | Value::Invalid) => Ok(()),
+            Shape::Plain(Value::Map(m)) => self.table(key, Self::map_entries(&m), None),
+            Shape::Plain(Value::List(l)) if is_table_array(&l)? => self.array_of_tables(key, &l),
+            Shape::Plain(other) => self.key_value(key, &other, false),
+            // Written as values: BurntSushi checks for these before the kind.
+            Shape::Time(_) | Shape::Text(_) => self.key_value(key, v, false),
+            Shape::Struct(fields) => {
+                let (entries, total) = struct_entries(&fields);
+                self.table(key, entries, Some(total))
             }
-            Value::Object(o) => Err(format!(
-                "unsupported type for key '{}': {}",
-                key_string(key),
-                o.kind()
-            )),
-            Value::Func(_) => Err(format!(
-                "unsupported type for key '{}': func",
+            Shape::Unsupported(kind) => Err(format!(
+                "unsupported type for key '{}': {kind}",
                 key_string(key)
             )),
-            other => self.key_value(key, &other, false),
         }
     }
 
@@ -166,26 +233,17 @@ impl Encoder {
     }
 
     fn element(&mut self, v: &Value) -> Result<(), String> {
-        match plain(v) {
-            Value::String(s) => self.out.push_str(&quote(&s)),
-            Value::Bool(b) => self.out.push_str(if b { "true" } else { "false" }),
-            Value::Int(n, kind) => {
-                let unsigned = matches!(
-                    kind,
-                    IntKind::Uint
-                        | IntKind::Uint8
-                        | IntKind::Uint16
-                        | IntKind::Uint32
-                        | IntKind::Uint64
-                        | IntKind::Uintptr
-                );
-                if unsigned {
+        match shape(v) {
+            Shape::Plain(Value::String(s)) => self.out.push_str(&quote(&s)),
+            Shape::Plain(Value::Bool(b)) => self.out.push_str(if b { "true" } else { "false" }),
+            Shape::Plain(Value::Int(n, kind)) => {
+                if kind.is_unsigned() {
                     self.out.push_str(&(n as u64).to_string());
                 } else {
                     self.out.push_str(&n.to_string());
                 }
             }
-            Value::Float(f) => {
+            Shape::Plain(Value::Float(f)) => {
                 if f.is_sign_negative() && (f.is_nan() || f.is_infinite()) {
                     self.out.push('-');
                 }
@@ -202,23 +260,33 @@ impl Encoder {
                     }
                 }
             }
-            Value::Bytes(b) => {
+            Shape::Plain(Value::Bytes(b)) => {
                 let items: Vec<Value> = b
                     .iter()
                     .map(|&x| Value::Int(x as i64, IntKind::Uint8))
                     .collect();
                 self.array(&items)?;
             }
-            Value::List(l) => self.array(l.items())?,
-            Value::Map(m) => self.map(&[], &m, true)?,
-            Value::Nil | Value::Invalid => {
+            Shape::Plain(Value::List(l)) => self.array(l.items())?,
+            Shape::Plain(Value::Map(m)) => {
+                self.table_body(&[], Self::map_entries(&m), None, true)?
+            }
+            Shape::Plain(Value::Nil | Value::Invalid) => {
                 return Err("reflect: call of reflect.Value.Interface on zero Value".into());
             }
-            Value::Object(o) => match super::date::toml_time_text(&Value::Object(o.clone())) {
+            Shape::Time(t) => match super::date::toml_time_text(&t) {
                 Some(text) => self.out.push_str(&text),
-                None => return Err(format!("unexpected type: {}", o.type_name())),
+                None => return Err(format!("unexpected type: {}", t.type_name())),
             },
-            Value::Func(_) => return Err("unsupported type: func".into()),
+            Shape::Text(text) => self.out.push_str(&quote(&text?)),
+            Shape::Struct(fields) => {
+                let (entries, total) = struct_entries(&fields);
+                self.table_body(&[], entries, Some(total), true)?;
+            }
+            Shape::Plain(other @ (Value::Object(_) | Value::Func(_))) => {
+                return Err(format!("unexpected type: {}", other.type_name()));
+            }
+            Shape::Unsupported(kind) => return Err(format!("unsupported type: {kind}")),
         }
         Ok(())
     }
@@ -246,14 +314,39 @@ impl Encoder {
             self.out.push_str(&key_string(key));
             self.out.push_str("]]");
             self.newline();
-            if let Value::Map(m) = plain(item) {
-                self.map(key, &m, false)?;
+            match shape(item) {
+                Shape::Plain(Value::Map(m)) => {
+                    self.table_body(key, Self::map_entries(&m), None, false)?
+                }
+                Shape::Struct(fields) => {
+                    let (entries, total) = struct_entries(&fields);
+                    self.table_body(key, entries, Some(total), false)?
+                }
+                _ => {}
             }
         }
         Ok(())
     }
 
-    fn table(&mut self, key: &[String], m: &Map) -> Result<(), String> {
+    /// A map's entries, keys sorted (a Go map's `MapKeys`, sorted as BurntSushi sorts them).
+    fn map_entries(m: &Map) -> Vec<Entry> {
+        m.entries()
+            .into_iter()
+            .map(|(k, v)| Entry {
+                key: k.to_string(),
+                value: v,
+                field_index: None,
+            })
+            .collect()
+    }
+
+    /// A map's or struct's table: `fields` is the number of a struct's fields.
+    fn table(
+        &mut self,
+        key: &[String],
+        entries: Vec<Entry>,
+        fields: Option<usize>,
+    ) -> Result<(), String> {
         if key.len() == 1 {
             self.newline();
         }
@@ -264,16 +357,26 @@ impl Encoder {
             self.out.push(']');
             self.newline();
         }
-        self.map(key, m, false)
+        self.table_body(key, entries, fields, false)
     }
 
-    fn map(&mut self, key: &[String], m: &Map, inline: bool) -> Result<(), String> {
+    /// The entries of a table (BurntSushi's `eMap`/`eStruct`): plain values first, then
+    /// tables and arrays of tables, each group in order. Inline, a map puts commas between
+    /// the entries it writes; a struct puts one after every field but the one whose index is
+    /// the last counted, so a struct with unexported or skipped fields gets them in odd places.
+    fn table_body(
+        &mut self,
+        key: &[String],
+        entries: Vec<Entry>,
+        fields: Option<usize>,
+        inline: bool,
+    ) -> Result<(), String> {
         let mut direct = Vec::new();
         let mut sub = Vec::new();
-        for (k, v) in m.entries() {
-            match toml_kind(&v)? {
-                Some(Kind::Hash | Kind::ArrayHash) => sub.push((k, v)),
-                _ => direct.push((k, v)),
+        for e in entries {
+            match toml_kind(&e.value)? {
+                Some(Kind::Hash | Kind::ArrayHash) => sub.push(e),
+                _ => direct.push(e),
             }
         }
         if inline {
@@ -282,19 +385,23 @@ impl Encoder {
         let has_sub = !sub.is_empty();
         for (group, trail) in [(direct, has_sub), (sub, false)] {
             let n = group.len();
-            for (i, (k, v)) in group.into_iter().enumerate() {
-                if is_nil(&plain(&v)) {
+            for (i, e) in group.into_iter().enumerate() {
+                if matches!(shape(&e.value), Shape::Plain(Value::Nil | Value::Invalid)) {
                     continue;
                 }
                 if inline {
-                    self.key_value(&[k.to_string()], &v, true)?;
-                    if trail || i + 1 != n {
+                    self.key_value(std::slice::from_ref(&e.key), &e.value, true)?;
+                    let comma = match (e.field_index, fields) {
+                        (Some(index), Some(total)) => index + 1 != total,
+                        _ => trail || i + 1 != n,
+                    };
+                    if comma {
                         self.out.push_str(", ");
                     }
                 } else {
                     let mut child = key.to_vec();
-                    child.push(k.to_string());
-                    self.encode(&child, &v)?;
+                    child.push(e.key);
+                    self.encode(&child, &e.value)?;
                 }
             }
         }

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use gotemplate::Value;
+use gotemplate::{Field, Object, Value};
 use regex::Regex;
 
 use super::YamlError;
@@ -71,6 +71,70 @@ fn int_text(n: i64, unsigned: bool) -> String {
     }
 }
 
+/// What `encoding/json` writes for a Go object, in the order it looks for it.
+enum JsonObject {
+    /// What its `MarshalJSON` returned.
+    Raw(String),
+    /// What its `MarshalText` returned, written as a string.
+    Text(String),
+    /// A named map, slice or number: the value underneath.
+    Plain(Value),
+    /// A struct (or a pointer to one): its exported fields by their JSON names, in order.
+    Struct(Vec<(String, Value)>),
+}
+
+fn json_object(o: &dyn Object) -> Result<JsonObject, String> {
+    let t = o.type_name();
+    if let Some(r) = o.marshal_json() {
+        return r
+            .map(JsonObject::Raw)
+            .map_err(|e| format!("json: error calling MarshalJSON for type {t}: {e}"));
+    }
+    if let Some(r) = o.marshal_text() {
+        return r
+            .map(JsonObject::Text)
+            .map_err(|e| format!("json: error calling MarshalText for type {t}: {e}"));
+    }
+    if let Some(v) = o.as_value() {
+        return Ok(JsonObject::Plain(v));
+    }
+    match o.fields() {
+        Some(fields) => Ok(JsonObject::Struct(json_fields(&fields))),
+        None => Err(format!("json: unsupported type: {t}")),
+    }
+}
+
+/// A struct's fields as `encoding/json` writes them: exported ones only, named by their
+/// `json` tag (`-` leaves a field out), `omitempty` leaving out false, 0, "", nil and empty
+/// maps and slices.
+fn json_fields(fields: &[Field]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for f in fields.iter().filter(|f| f.is_exported()) {
+        let tag = f.tag_lookup("json").unwrap_or_default();
+        if tag == "-" {
+            continue;
+        }
+        let mut opts = tag.split(',');
+        let name = opts.next().filter(|n| !n.is_empty()).unwrap_or(f.name);
+        let empty = match &f.value {
+            Value::Invalid | Value::Nil => true,
+            Value::Bool(b) => !b,
+            Value::Int(n, _) => *n == 0,
+            Value::Float(x) => *x == 0.0,
+            Value::String(s) => s.is_empty(),
+            Value::Bytes(b) => b.is_empty(),
+            Value::List(l) => l.is_empty(),
+            Value::Map(m) => m.is_empty(),
+            Value::Object(_) | Value::Func(_) => false,
+        };
+        if empty && opts.any(|o| o == "omitempty") {
+            continue;
+        }
+        out.push((name.to_string(), f.value.clone()));
+    }
+    out
+}
+
 fn json_value(out: &mut String, v: &Value) -> Result<(), String> {
     match v {
         Value::Invalid | Value::Nil => out.push_str("null"),
@@ -116,12 +180,24 @@ fn json_value(out: &mut String, v: &Value) -> Result<(), String> {
             })?;
             out.push('}');
         }
-        Value::Object(o) => {
-            if let Some(inner) = o.as_value() {
-                return json_value(out, &inner);
+        Value::Object(o) => match json_object(o.as_ref())? {
+            // Go re-compacts it; the marshalers here write compact JSON already.
+            JsonObject::Raw(text) => out.push_str(&text),
+            JsonObject::Text(text) => json_string(out, &text),
+            JsonObject::Plain(inner) => return json_value(out, &inner),
+            JsonObject::Struct(fields) => {
+                out.push('{');
+                for (i, (name, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    json_string(out, name);
+                    out.push(':');
+                    json_value(out, value)?;
+                }
+                out.push('}');
             }
-            return Err(format!("json: unsupported type: {}", o.type_name()));
-        }
+        },
         Value::Func(f) => return Err(format!("json: unsupported type: {}", f.go_type())),
     }
     Ok(())
@@ -188,9 +264,21 @@ fn json_to_yval(v: &Value) -> Result<YVal, ()> {
             })?;
             YVal::Map(YMap::from_distinct(entries))
         }
-        Value::Object(o) => match o.as_value() {
-            Some(v) => json_to_yval(&v)?,
-            None => YVal::Nil,
+        // Callers have marshaled the JSON already, so an object's errors were reported there.
+        Value::Object(o) => match json_object(o.as_ref()).map_err(|_| ())? {
+            // go-yaml reads back what the marshaler wrote.
+            JsonObject::Raw(text) => decode_first(text.as_bytes()).map_err(|_| ())?,
+            JsonObject::Text(text) => json_string_to_yval(&text)?,
+            JsonObject::Plain(inner) => json_to_yval(&inner)?,
+            JsonObject::Struct(fields) => {
+                // JSON names are distinct in the structs modelled here, as Go requires of the
+                // fields it writes.
+                let entries = fields
+                    .iter()
+                    .map(|(k, v)| Ok((json_string_to_yval(k)?, json_to_yval(v)?)))
+                    .collect::<Result<Vec<_>, ()>>()?;
+                YVal::Map(YMap::from_distinct(entries))
+            }
         },
         Value::Func(_) => YVal::Nil,
     })
@@ -1616,7 +1704,8 @@ pub(crate) fn to_yaml(v: &Value) -> Result<String, YamlError> {
     to_yaml_tree(v).map(|(text, _)| text)
 }
 
-/// Whether `encoding/json.Marshal` fails on the value (NaN, infinities, unsupported types).
+/// Whether `encoding/json.Marshal` may fail on the value (NaN, infinities, unsupported types,
+/// marshalers that refuse).
 fn json_fails(v: &Value) -> bool {
     match v {
         Value::Float(f) => !f.is_finite(),
@@ -1624,11 +1713,8 @@ fn json_fails(v: &Value) -> bool {
         // A lazy map's document holds no NaN or infinity (lazy_convertible checked it).
         Value::Map(m) if is_lazy_doc(m) => false,
         Value::Map(m) => m.with_entries(|e| e.values().any(json_fails)),
-        Value::Object(o) => match o.as_value() {
-            Some(inner) => json_fails(&inner),
-            None => true,
-        },
-        Value::Func(_) => true,
+        // An object's marshalers may fail; the JSON is written to find out.
+        Value::Object(_) | Value::Func(_) => true,
         _ => false,
     }
 }

@@ -5,9 +5,9 @@
 //! YAML 1.1 booleans (`yes`, `on`, ...) and strings with tabs are double-quoted, and v3's key
 //! order (a digit run followed by a letter sorts before a longer digit run).
 
-use gotemplate::{IntKind, Value};
+use gotemplate::{IntKind, Object, Value};
 
-use super::super::read::{YMap, YVal, resolve_non_string};
+use super::super::read::{YVal, resolve_non_string};
 use super::{
     Emitter, Style, analyze_scalar, check_simple_key, is_base60_float, is_digit, is_letter,
     sort_keys,
@@ -123,12 +123,26 @@ fn key_less(a: &str, b: &str) -> bool {
     ar.len() < br.len()
 }
 
+/// A Go value as go-yaml v3's encoder walks it.
+enum Node {
+    /// nil, a bool, number or string (never a collection).
+    Scalar(YVal),
+    /// A `time.Time`: its RFC 3339 text, which v3 writes plain (tagged `!!timestamp`
+    /// implicitly) where a string of that text would be quoted.
+    Timestamp(String),
+    Seq(Vec<Node>),
+    /// A Go map: v3 sorts its keys.
+    Map(Vec<(YVal, Node)>),
+    /// A Go struct: its fields in declaration order.
+    Struct(Vec<(YVal, Node)>),
+}
+
 impl Emitter<'_> {
-    fn emit_node_v3(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
+    fn emit_node_v3(&mut self, v: &Node, mapping: bool, simple_key: bool) {
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;
         match v {
-            YVal::Seq(items) if !items.is_empty() => {
+            Node::Seq(items) if !items.is_empty() => {
                 self.increase_indent(false, false);
                 for item in items {
                     self.write_indent();
@@ -137,36 +151,46 @@ impl Emitter<'_> {
                 }
                 self.pop_indent();
             }
-            YVal::Map(m) if !m.entries.is_empty() => {
-                self.increase_indent(false, false);
-                let mut entries: Vec<(String, &(YVal, YVal))> =
-                    m.entries.iter().map(|e| (scalar_text(&e.0).0, e)).collect();
+            Node::Map(entries) if !entries.is_empty() => {
+                let mut entries: Vec<(String, &(YVal, Node))> =
+                    entries.iter().map(|e| (scalar_text(&e.0).0, e)).collect();
                 sort_keys(&mut entries, &|a: &(String, _), b: &(String, _)| {
                     key_less(&a.0, &b.0)
                 });
-                for (_, (k, v)) in entries {
-                    self.write_indent();
-                    if check_simple_key(k) {
-                        self.emit_node_v3(k, true, true);
-                        self.write_indicator(b":", false, false, false);
-                    } else {
-                        self.write_indicator(b"?", true, false, true);
-                        self.emit_node_v3(k, true, false);
-                        self.write_indent();
-                        self.write_indicator(b":", true, false, true);
-                    }
-                    self.emit_node_v3(v, true, false);
-                }
-                self.pop_indent();
+                self.emit_entries_v3(entries.into_iter().map(|(_, e)| e));
             }
-            YVal::Seq(_) => self.write_indicator(b"[]", true, false, false),
-            YVal::Map(_) => self.write_indicator(b"{}", true, false, false),
-            YVal::Verbatim(block) => self.emit_node_v3(&block.expand(), mapping, simple_key),
-            scalar => {
-                let (text, style) = scalar_text(scalar);
-                self.emit_scalar_v3(text.as_bytes(), style);
-            }
+            Node::Struct(entries) if !entries.is_empty() => self.emit_entries_v3(entries.iter()),
+            Node::Seq(_) => self.write_indicator(b"[]", true, false, false),
+            Node::Map(_) | Node::Struct(_) => self.write_indicator(b"{}", true, false, false),
+            Node::Timestamp(text) => self.emit_scalar_v3(text.as_bytes(), Style::Plain),
+            Node::Scalar(scalar) => self.emit_scalar_node_v3(scalar, mapping, simple_key),
         }
+    }
+
+    /// A key or other scalar: nil, a bool, number or string.
+    fn emit_scalar_node_v3(&mut self, v: &YVal, mapping: bool, simple_key: bool) {
+        self.mapping_context = mapping;
+        self.simple_key_context = simple_key;
+        let (text, style) = scalar_text(v);
+        self.emit_scalar_v3(text.as_bytes(), style);
+    }
+
+    fn emit_entries_v3<'n>(&mut self, entries: impl Iterator<Item = &'n (YVal, Node)>) {
+        self.increase_indent(false, false);
+        for (k, v) in entries {
+            self.write_indent();
+            if check_simple_key(k) {
+                self.emit_scalar_node_v3(k, true, true);
+                self.write_indicator(b":", false, false, false);
+            } else {
+                self.write_indicator(b"?", true, false, true);
+                self.emit_scalar_node_v3(k, true, false);
+                self.write_indent();
+                self.write_indicator(b":", true, false, true);
+            }
+            self.emit_node_v3(v, true, false);
+        }
+        self.pop_indent();
     }
 
     /// `yaml_emitter_select_scalar_style` and the writers, where v3's analysis lets a tab into
@@ -187,12 +211,13 @@ impl Emitter<'_> {
     }
 }
 
-/// A Go value as go-yaml v3 sees it; `None` for what it cannot encode here (funcs, structs).
-fn to_yval(v: &Value) -> Option<YVal> {
+/// A Go value as go-yaml v3 sees it; `None` for what it cannot encode here (funcs, objects
+/// bosun does not model).
+fn to_node(v: &Value) -> Option<Node> {
     Some(match v {
-        Value::Nil | Value::Invalid => YVal::Nil,
-        Value::Bool(b) => YVal::Bool(*b),
-        Value::Int(n, kind) => match kind {
+        Value::Nil | Value::Invalid => Node::Scalar(YVal::Nil),
+        Value::Bool(b) => Node::Scalar(YVal::Bool(*b)),
+        Value::Int(n, kind) => Node::Scalar(match kind {
             IntKind::Uint
             | IntKind::Uint8
             | IntKind::Uint16
@@ -200,31 +225,85 @@ fn to_yval(v: &Value) -> Option<YVal> {
             | IntKind::Uint64
             | IntKind::Uintptr => YVal::Uint(*n as u64),
             _ => YVal::Int(*n),
-        },
-        Value::Float(f) => YVal::Float(*f),
-        Value::String(s) => YVal::Str(s.as_bytes().into()),
-        Value::Bytes(b) => YVal::Seq(b.iter().map(|&x| YVal::Uint(x as u64)).collect()),
-        Value::List(l) => YVal::Seq(l.items().iter().map(to_yval).collect::<Option<_>>()?),
-        Value::Map(m) => {
-            let mut y = YMap::default();
-            for (k, v) in m.entries() {
-                y.entries
-                    .push((YVal::Str(k.as_bytes().into()), to_yval(&v)?));
-            }
-            YVal::Map(y)
-        }
-        Value::Object(o) => to_yval(&o.as_value()?)?,
+        }),
+        Value::Float(f) => Node::Scalar(YVal::Float(*f)),
+        Value::String(s) => Node::Scalar(YVal::Str(s.as_bytes().into())),
+        Value::Bytes(b) => Node::Seq(
+            b.iter()
+                .map(|&x| Node::Scalar(YVal::Uint(x as u64)))
+                .collect(),
+        ),
+        Value::List(l) => Node::Seq(l.items().iter().map(to_node).collect::<Option<_>>()?),
+        Value::Map(m) => Node::Map(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| Some((YVal::Str(k.as_bytes().into()), to_node(&v)?)))
+                .collect::<Option<_>>()?,
+        ),
+        Value::Object(o) => object_node(o.as_ref(), v)?,
         Value::Func(_) => return None,
     })
+}
+
+/// v3's `marshal` of a Go object: `time.Time` first, then a `TextMarshaler` (written as a
+/// string), then the object's kind: the value underneath a named type, a struct's exported
+/// fields named by their `yaml` tag or their lower-cased name (`omitempty` leaves out zero
+/// values).
+fn object_node(o: &dyn Object, v: &Value) -> Option<Node> {
+    if let Some(text) = crate::sprig::date::yaml_time_text(v) {
+        return Some(Node::Timestamp(text));
+    }
+    if let Some(text) = o.marshal_text() {
+        return Some(Node::Scalar(YVal::Str(text.ok()?.as_bytes().into())));
+    }
+    if let Some(inner) = o.as_value() {
+        return to_node(&inner);
+    }
+    let mut entries = Vec::new();
+    for f in o.fields()?.iter().filter(|f| f.is_exported()) {
+        let tag = f
+            .tag_lookup("yaml")
+            // v3 still reads a tag without any `key:` as its yaml tag.
+            .or_else(|| (!f.tag.contains(':')).then(|| f.tag.to_string()))
+            .unwrap_or_default();
+        if tag == "-" {
+            continue;
+        }
+        let mut opts = tag.split(',');
+        let name = match opts.next().filter(|n| !n.is_empty()) {
+            Some(name) => name.to_string(),
+            None => f.name.to_lowercase(),
+        };
+        if opts.any(|o| o == "omitempty") && is_zero(&f.value) {
+            continue;
+        }
+        entries.push((YVal::Str(name.as_bytes().into()), to_node(&f.value)?));
+    }
+    Some(Node::Struct(entries))
+}
+
+/// v3's `isZero` for the values a modelled struct holds.
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Invalid | Value::Nil => true,
+        Value::Bool(b) => !b,
+        Value::Int(n, _) => *n == 0,
+        Value::Float(x) => *x == 0.0,
+        Value::String(s) => s.is_empty(),
+        Value::Bytes(b) => b.is_empty(),
+        Value::List(l) => l.is_empty(),
+        Value::Map(m) => m.is_empty(),
+        Value::Object(_) | Value::Func(_) => false,
+    }
 }
 
 /// go-yaml v3's `Encoder.Encode` with `SetIndent(2)` (the stream's text, with its final line
 /// break); `None` where bosun cannot encode the value.
 pub(crate) fn to_yaml_pretty(v: &Value) -> Option<String> {
-    let y = to_yval(v)?;
+    let node = to_node(v)?;
     let mut e = Emitter::new();
     e.best_width = i64::MAX / 4;
-    e.emit_node_v3(&y, false, false);
+    e.emit_node_v3(&node, false, false);
     e.write_indent();
     Some(String::from_utf8_lossy(&e.out).into_owned())
 }
