@@ -309,8 +309,9 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         let path = write_output_file(file)?;
         let _ = writeln!(stdout, "wrote {path}");
     }
-    stdout
-        .write_all(output.stdout.as_bytes())
+    output
+        .stdout
+        .write_to(&mut stdout)
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::input(format!("writing output: {e}")))
 }

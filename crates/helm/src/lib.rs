@@ -20,6 +20,7 @@ pub mod json_value;
 pub mod log;
 pub mod manifest;
 pub mod objects;
+pub mod printed;
 pub mod schema;
 pub mod sprig;
 pub mod strvals;

@@ -1,6 +1,6 @@
 //! From rendered files to `helm template`'s output: documents split on `---` with Helm's own
 //! regular expression (quirks included), each head read as YAML, hooks set apart, documents
-//! ordered by kind, and framed as `---\n# Source: FILE\nCONTENT\n`.
+//! ordered by kind (framing them is [`crate::printed`]'s and `helm template`'s).
 
 use std::collections::BTreeMap;
 
@@ -65,12 +65,13 @@ const HOOK_EVENTS: &[&str] = &[
     "test-success",
 ];
 
-/// One document of the output.
+/// One document of the output, borrowed from the rendered file it was split from (a chart
+/// like Istio's base renders a megabyte: a copy costs fresh pages).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Manifest {
+pub struct Manifest<'a> {
     /// The file it came from (`chart/templates/x.yaml`).
-    pub source: String,
-    pub content: String,
+    pub source: &'a str,
+    pub content: &'a str,
     pub kind: String,
     /// A hook's events (`helm.sh/hook`, split on commas, trimmed, lower-cased).
     pub events: Vec<String>,
@@ -78,12 +79,12 @@ pub struct Manifest {
 
 /// Helm's `SplitManifests`: the documents of one rendered file, in order, surrounding blanks
 /// trimmed (helm 4.1.4 trims both ends), empty ones dropped.
-pub fn split_documents(file: &str) -> Vec<String> {
+pub fn split_documents(file: &str) -> Vec<&str> {
     let trimmed = file.trim_matches(is_go_space);
     split_at_separators(trimmed)
         .into_iter()
         .filter(|doc| !doc.is_empty())
-        .map(|doc| doc.trim_matches(is_go_space).to_string())
+        .map(|doc| doc.trim_matches(is_go_space))
         .collect()
 }
 
@@ -132,16 +133,21 @@ pub(crate) fn is_go_space(c: char) -> bool {
 /// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped. A document
 /// that is exactly a large `toYaml` output remembered by `memo` (the render's) is not read
 /// again for its head.
-pub fn sort_manifests(
-    files: &BTreeMap<String, String>,
+#[allow(clippy::type_complexity)]
+pub fn sort_manifests<'a>(
+    files: &'a BTreeMap<String, String>,
     memo: Option<&yaml::YamlMemo>,
-) -> Result<(Vec<Manifest>, Vec<Manifest>), RenderError> {
+) -> Result<(Vec<Manifest<'a>>, Vec<Manifest<'a>>), RenderError> {
     let mut docs = Vec::new();
     for (path, content) in files {
         if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
             continue;
         }
-        docs.extend(split_documents(content).into_iter().map(|doc| (path, doc)));
+        docs.extend(
+            split_documents(content)
+                .into_iter()
+                .map(|doc| (path.as_str(), doc)),
+        );
     }
     // Heads remembered by the memo first (the memo is this thread's); the rest are read,
     // on two threads when there is much to read. Errors are taken in document order.
@@ -159,7 +165,7 @@ pub fn sort_manifests(
     for ((path, doc), head) in docs.into_iter().zip(heads) {
         let (kind, hook) = head.expect("every head is read")?;
         let mut manifest = Manifest {
-            source: path.clone(),
+            source: path,
             content: doc,
             kind,
             events: Vec::new(),
@@ -195,7 +201,7 @@ const PARALLEL_HEADS_MIN: usize = 64 * 1024;
 /// Reads the heads still missing in `heads`: the documents are taken in turn by this thread
 /// and, when there is much to read and a core to spare, by a helper (the trees read are
 /// the reading thread's own; only kinds, hooks and errors cross over).
-fn read_heads(docs: &[(&String, String)], heads: &mut [Option<HeadResult>]) {
+fn read_heads(docs: &[(&str, &str)], heads: &mut [Option<HeadResult>]) {
     let missing: Vec<usize> = (0..docs.len()).filter(|&i| heads[i].is_none()).collect();
     let bytes: usize = missing.iter().map(|&i| docs[i].1.len()).sum();
     let read = |i: usize| -> HeadResult {
@@ -284,30 +290,6 @@ fn sort_by_kind(manifests: &mut [Manifest]) {
     });
 }
 
-/// `---\n# Source: FILE\nCONTENT\n` for each manifest.
-pub fn frame(manifests: &[Manifest]) -> String {
-    let mut out = String::new();
-    frame_into(&mut out, manifests);
-    out
-}
-
-/// [`frame`], appended to `out`.
-pub fn frame_into(out: &mut String, manifests: &[Manifest]) {
-    out.reserve(
-        manifests
-            .iter()
-            .map(|m| m.source.len() + m.content.len() + 16)
-            .sum(),
-    );
-    for m in manifests {
-        out.push_str("---\n# Source: ");
-        out.push_str(&m.source);
-        out.push('\n');
-        out.push_str(&m.content);
-        out.push('\n');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,9 +327,9 @@ mod tests {
 
     #[test]
     fn sorts_by_install_order_then_unknown_alphabetically() {
-        let m = |kind: &str| Manifest {
-            source: String::new(),
-            content: kind.into(),
+        let m = |kind: &'static str| Manifest {
+            source: "",
+            content: kind,
             kind: kind.into(),
             events: vec![],
         };

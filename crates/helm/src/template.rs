@@ -1,6 +1,8 @@
 //! `helm template` as a pure function: a loaded chart and the flags' contents in, the exact
 //! stdout (and the warnings Helm logs) out.
 
+use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
 use gotemplate::{Map, Value};
@@ -10,6 +12,7 @@ use crate::deps;
 use crate::engine::{self, RenderContext, RenderError};
 use crate::manifest::{self, Manifest};
 use crate::objects::{self, Capabilities, KubeVersion, VersionSet};
+use crate::printed::Printed;
 use crate::schema;
 use crate::strvals::{self, Typing};
 use crate::values;
@@ -99,7 +102,7 @@ pub enum TemplateError {
 pub struct TemplateOutput {
     /// With `--output-dir`, what follows the `wrote FILE` lines (which the caller prints as it
     /// writes [`TemplateOutput::files`]).
-    pub stdout: String,
+    pub stdout: Printed,
     /// The files `--output-dir` writes, in order.
     pub files: Vec<OutputFile>,
     /// What Helm logs on stderr while rendering (for example skipped values).
@@ -276,8 +279,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     ahead.close();
     let rendered = rendered?;
     let (manifests, hooks) = manifest::sort_manifests(&rendered, Some(&memo))?;
-    // The output is about as large as what these hold: it can take their memory.
-    drop(rendered);
+    // The output is about as large as what the memo holds: it can take its memory.
     drop(memo);
     let hooks: Vec<Manifest> = if options.no_hooks {
         Vec::new()
@@ -315,10 +317,10 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
             write(name, file.text(), false);
         }
         for m in &manifests {
-            write(&m.source, m.content.clone(), false);
+            write(m.source, m.content.to_string(), false);
         }
         for h in &hooks {
-            write(&h.source, h.content.clone(), true);
+            write(h.source, h.content.to_string(), true);
         }
         // Helm still prints the (empty) manifest buffer.
         let stdout = if options.show_only.is_empty() {
@@ -326,6 +328,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         } else {
             show_only("\n", &options.show_only)?
         };
+        let stdout = Printed::from(stdout);
         return Ok(TemplateOutput {
             stdout,
             files,
@@ -333,22 +336,55 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         });
     }
 
-    // One buffer for the whole output: a chart like Istio's base writes 1 MB, and each copy
-    // of that costs fresh pages.
-    let mut all = String::new();
+    // The documents are printed in place, as pieces of the rendered files (see `Printed`).
+    let mut printed = Printed::new();
+    let frame = printed.keep(FRAME.to_string());
+    let (header, newline) = (0..FRAME.len() - 1, FRAME.len() - 1..FRAME.len());
+    let push_framed = |printed: &mut Printed, name: usize, text: usize, content: Range<usize>| {
+        printed.push_range(frame, header.clone());
+        printed.push_kept(name);
+        printed.push_range(frame, newline.clone());
+        printed.push_range(text, content);
+        printed.push_range(frame, newline.clone());
+    };
     for (name, crd) in &crds {
-        all.push_str(&format!("---\n# Source: {name}\n{}\n", crd.text()));
+        let name = printed.keep(name.clone());
+        let text = crd.text();
+        let len = text.len();
+        let text = printed.keep(text);
+        push_framed(&mut printed, name, text, 0..len);
     }
-    manifest::frame_into(&mut all, &manifests);
-    all.truncate(all.trim_end_matches(manifest::is_go_space).len());
-    let leading = all.len() - all.trim_start_matches(manifest::is_go_space).len();
-    all.drain(..leading);
-    all.push('\n');
-    manifest::frame_into(&mut all, &hooks);
+    // Where each document is in its file, so that the files can be moved into `printed`.
+    let placed = |list: &[Manifest]| -> Vec<(String, Range<usize>)> {
+        list.iter()
+            .map(|m| {
+                let file = &rendered[m.source];
+                let start = m.content.as_ptr() as usize - file.as_ptr() as usize;
+                debug_assert_eq!(file.get(start..start + m.content.len()), Some(m.content));
+                (m.source.to_string(), start..start + m.content.len())
+            })
+            .collect()
+    };
+    let (manifests, hooks) = (placed(&manifests), placed(&hooks));
+    let mut files = HashMap::with_capacity(rendered.len());
+    for (name, content) in rendered {
+        let kept = (printed.keep(name.clone()), printed.keep(content));
+        files.insert(name, kept);
+    }
+    let push_all = |printed: &mut Printed, list: Vec<(String, Range<usize>)>| {
+        for (source, range) in list {
+            let (name, text) = files[&source];
+            push_framed(printed, name, text, range);
+        }
+    };
+    push_all(&mut printed, manifests);
+    printed.trim();
+    printed.push_range(frame, newline.clone());
+    push_all(&mut printed, hooks);
     let stdout = if options.show_only.is_empty() {
-        all
+        printed
     } else {
-        show_only(&all, &options.show_only)?
+        Printed::from(show_only(&printed.to_string(), &options.show_only)?)
     };
     Ok(TemplateOutput {
         stdout,
@@ -356,6 +392,9 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         warnings,
     })
 }
+
+/// How `helm template` frames each document: `---\n# Source: NAME\nCONTENT\n`.
+const FRAME: &str = "---\n# Source: \n";
 
 /// Go's `filepath.Clean` for the simple paths `--output-dir` joins.
 fn clean_path(path: &str) -> String {
