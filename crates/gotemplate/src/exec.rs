@@ -102,7 +102,56 @@ pub(crate) struct State<'t> {
     depth: usize,
     /// Fresh executions (through functions) enclosing this one.
     nest: usize,
-    out: String,
+    out: Output,
+}
+
+/// What an execution prints. Large strings (a chart's `toYaml` of a CRD, say) are kept by
+/// reference where they are printed and copied once, into the exactly sized result: copied
+/// into a growing buffer instead, a megabyte of output touches about two megabytes of fresh
+/// pages, which cost more than the copies.
+#[derive(Default)]
+struct Output {
+    text: String,
+    /// Strings printed at these offsets of `text`, in order.
+    spliced: Vec<(usize, Rc<str>)>,
+    spliced_len: usize,
+}
+
+/// Strings at least this long are spliced in at the end rather than copied as printed.
+const SPLICE_MIN: usize = 4096;
+
+impl Output {
+    fn len(&self) -> usize {
+        self.text.len() + self.spliced_len
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    fn push_shared(&mut self, s: &Rc<str>) {
+        if s.len() < SPLICE_MIN {
+            self.text.push_str(s);
+        } else {
+            self.spliced.push((self.text.len(), s.clone()));
+            self.spliced_len += s.len();
+        }
+    }
+
+    fn finish(self) -> String {
+        if self.spliced.is_empty() {
+            return self.text;
+        }
+        let mut all = String::with_capacity(self.len());
+        let mut from = 0;
+        for (at, s) in &self.spliced {
+            all.push_str(&self.text[from..*at]);
+            all.push_str(s);
+            from = *at;
+        }
+        all.push_str(&self.text[from..]);
+        all
+    }
 }
 
 /// Where a fresh execution starts: template depth carries on from the caller (so recursion
@@ -132,7 +181,7 @@ pub(crate) fn execute(set: &Templates, tree: &Tree, data: Value, start: Depth) -
         vars,
         depth: start.depth,
         nest: start.nest,
-        out: String::new(),
+        out: Output::default(),
     };
     if start.depth >= MAX_EXEC_DEPTH {
         return Err(st.error(format!(
@@ -145,7 +194,7 @@ pub(crate) fn execute(set: &Templates, tree: &Tree, data: Value, start: Depth) -
         )));
     }
     st.walk_list(&dot, &tree.root)?;
-    Ok(st.out)
+    Ok(st.out.finish())
 }
 
 /// `%v` of a value in an error message.
@@ -303,7 +352,7 @@ impl<'t> State<'t> {
     fn print_value_unbudgeted(&mut self, node: &'t Node, v: Value) -> R<()> {
         match &v {
             Value::Invalid => self.out.push_str("<no value>"),
-            Value::String(s) => self.out.push_str(s),
+            Value::String(s) => self.out.push_shared(s),
             // Go prints an addressable struct through its String method; `Object::print` says how.
             Value::Object(o) => self.out.push_str(&o.print()),
             Value::Func(f) => {
