@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use gotemplate::Value;
 
 use crate::engine::{RenderError, is_partial};
+use crate::log::LogLine;
 use crate::yaml;
 
 /// Helm's kind order for installs; unknown kinds go last, alphabetically among themselves.
@@ -133,11 +134,10 @@ pub(crate) fn is_go_space(c: char) -> bool {
 /// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped. A document
 /// that is exactly a large `toYaml` output remembered by `memo` (the render's) is not read
 /// again for its head.
-#[allow(clippy::type_complexity)]
 pub fn sort_manifests<'a>(
     files: &'a BTreeMap<String, String>,
     memo: Option<&yaml::YamlMemo>,
-) -> Result<(Vec<Manifest<'a>>, Vec<Manifest<'a>>), RenderError> {
+) -> Result<Sorted<'a>, RenderError> {
     let mut docs = Vec::new();
     for (path, content) in files {
         if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
@@ -153,15 +153,18 @@ pub fn sort_manifests<'a>(
     // on two threads when there is much to read. Errors are taken in document order.
     let mut heads: Vec<Option<HeadResult>> = docs
         .iter()
-        .map(|(path, doc)| {
+        .map(|(_, doc)| {
             let head = memo.and_then(|m| m.emitted_value(yaml::skip_comment_lines(doc)))?;
-            Some(read_head(&head).map_err(|ty| not_a_head(path, ty)))
+            // A remembered tree whose head is not all strings is read from its text, which
+            // is what Helm reads (its numbers there become strings).
+            Some(read_head(&head).ok().map(Ok))?
         })
         .collect();
     read_heads(&docs, &mut heads);
 
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
+    let mut logs = Vec::new();
     for ((path, doc), head) in docs.into_iter().zip(heads) {
         let (kind, hook) = head.expect("every head is read")?;
         let mut manifest = Manifest {
@@ -173,23 +176,38 @@ pub fn sort_manifests<'a>(
         match hook {
             None => generic.push(manifest),
             Some(events) => {
-                manifest.events = events
-                    .split(',')
-                    .map(|e| e.trim().to_ascii_lowercase())
-                    .collect();
+                manifest.events = events.split(',').map(|e| e.trim().to_lowercase()).collect();
                 let known = manifest
                     .events
                     .iter()
                     .all(|e| HOOK_EVENTS.contains(&e.as_str()));
                 if known {
                     hooks.push(manifest);
+                } else {
+                    logs.push(LogLine {
+                        level: "INFO",
+                        message: "skipping unknown hooks".into(),
+                        attrs: vec![("hookTypes".into(), events)],
+                    });
                 }
             }
         }
     }
     sort_by_kind(&mut generic);
     sort_by_kind(&mut hooks);
-    Ok((generic, hooks))
+    Ok(Sorted {
+        manifests: generic,
+        hooks,
+        logs,
+    })
+}
+
+/// The documents of a render in the order `helm template` prints them.
+pub struct Sorted<'a> {
+    pub manifests: Vec<Manifest<'a>>,
+    pub hooks: Vec<Manifest<'a>>,
+    /// What Helm logs while sorting (hooks of unknown events, left out).
+    pub logs: Vec<LogLine>,
 }
 
 /// A document's kind and hook annotation, or why Helm refuses it.
@@ -206,9 +224,9 @@ fn read_heads(docs: &[(&str, &str)], heads: &mut [Option<HeadResult>]) {
     let bytes: usize = missing.iter().map(|&i| docs[i].1.len()).sum();
     let read = |i: usize| -> HeadResult {
         let (path, doc) = &docs[i];
-        let head = yaml::from_yaml(doc)
+        let head = yaml::from_yaml_for_head(doc)
             .map_err(|e| RenderError(format!("YAML parse error on {path}: {e}")))?;
-        read_head(&head).map_err(|ty| not_a_head(path, ty))
+        read_head(&head).map_err(|e| not_a_head(path, &e))
     };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if bytes < PARALLEL_HEADS_MIN || cores < 2 {
@@ -250,33 +268,134 @@ fn read_heads(docs: &[(&str, &str)], heads: &mut [Option<HeadResult>]) {
     }
 }
 
-fn not_a_head(path: &str, ty: &str) -> RenderError {
+fn not_a_head(path: &str, json_error: &str) -> RenderError {
     RenderError(format!(
-        "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {ty} into Go value of type util.SimpleHead"
+        "YAML parse error on {path}: error unmarshaling JSON: while decoding JSON: json: {json_error}"
     ))
 }
 
-/// The kind and the hook annotation of a document head; `Err(json type)` when the document is
-/// not an object, as Go's JSON decoding into `SimpleHead` refuses it.
-fn read_head(head: &Value) -> Result<(String, Option<String>), &'static str> {
+/// How Go prints the type of `SimpleHead.metadata`, an anonymous struct.
+const METADATA_TYPE: &str = r#"struct { Name string "json:\"name\""; Annotations map[string]string "json:\"annotations\"" }"#;
+
+/// encoding/json's decoding of a document into Helm's `SimpleHead`: the kind and the hook
+/// annotation. Keys are taken in the order of the JSON text (sorted) and match fields case
+/// folded; a value of the wrong type is an error (the first one found), a null leaves the field
+/// as it is. `Err` holds the message after `json: `.
+fn read_head(head: &Value) -> Result<(String, Option<String>), String> {
     let map = match head {
         Value::Map(m) => m,
         Value::Nil | Value::Invalid => return Ok((String::new(), None)),
-        Value::String(_) => return Err("string"),
-        Value::List(_) => return Err("array"),
-        Value::Bool(_) => return Err("bool"),
-        _ => return Err("number"),
+        other => {
+            return Err(format!(
+                "cannot unmarshal {} into Go value of type util.SimpleHead",
+                json_type(other)
+            ));
+        }
     };
-    let kind = map
-        .get("kind")
-        .and_then(|k| k.as_str().map(str::to_string))
-        .unwrap_or_default();
-    let hook = map
-        .get("metadata")
-        .and_then(|m| m.as_map().and_then(|m| m.get("annotations")))
-        .and_then(|a| a.as_map().and_then(|a| a.get(HOOK_ANNOTATION)))
-        .and_then(|h| h.as_str().map(str::to_string));
+    let mut first_error: Option<String> = None;
+    let mut fail = |field: &str, ty: &str, v: &Value| {
+        first_error.get_or_insert_with(|| {
+            format!(
+                "cannot unmarshal {} into Go struct field {field} of type {ty}",
+                json_type(v)
+            )
+        });
+    };
+    let mut kind = String::new();
+    // `Metadata` is a pointer (nil until an object is decoded into it) holding a nil map
+    // until an object is decoded into that.
+    let mut annotations: Option<Option<BTreeMap<String, String>>> = None;
+    map.with_entries(|entries| {
+        for (key, value) in entries {
+            match json_field(key, &["apiVersion", "kind", "metadata"]) {
+                Some(name @ ("apiVersion" | "kind")) => match value {
+                    Value::Nil => {}
+                    Value::String(s) if name == "kind" => kind = s.to_string(),
+                    Value::String(_) => {}
+                    _ => fail(&format!("SimpleHead.{name}"), "string", value),
+                },
+                Some(_) => match value {
+                    Value::Nil => annotations = None,
+                    Value::Map(meta) => {
+                        let annotations = annotations.get_or_insert(None);
+                        meta.with_entries(|meta| {
+                            for (key, value) in meta {
+                                match json_field(key, &["name", "annotations"]) {
+                                    Some("name")
+                                        if !matches!(value, Value::Nil | Value::String(_)) =>
+                                    {
+                                        fail(".metadata.name", "string", value);
+                                    }
+                                    Some("name") => {}
+                                    Some(_) => match value {
+                                        Value::Nil => *annotations = None,
+                                        Value::Map(values) => {
+                                            let into =
+                                                annotations.get_or_insert_with(BTreeMap::new);
+                                            for (key, value) in values.entries() {
+                                                match value {
+                                                    Value::Nil => {
+                                                        into.insert(key.to_string(), String::new());
+                                                    }
+                                                    Value::String(s) => {
+                                                        into.insert(key.to_string(), s.to_string());
+                                                    }
+                                                    _ => fail(
+                                                        ".metadata.annotations",
+                                                        "string",
+                                                        &value,
+                                                    ),
+                                                }
+                                            }
+                                        }
+                                        _ => fail(
+                                            ".metadata.annotations",
+                                            "map[string]string",
+                                            value,
+                                        ),
+                                    },
+                                    None => {}
+                                }
+                            }
+                        });
+                    }
+                    _ => fail("SimpleHead.metadata", METADATA_TYPE, value),
+                },
+                None => {}
+            }
+        }
+    });
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let hook = annotations
+        .flatten()
+        .and_then(|mut a| a.remove(HOOK_ANNOTATION));
     Ok((kind, hook))
+}
+
+/// The field of `fields` that encoding/json decodes `key` into: the exact name, or else one
+/// equal under its case folding.
+fn json_field<'f>(key: &str, fields: &[&'f str]) -> Option<&'f str> {
+    fields.iter().find(|f| **f == key).copied().or_else(|| {
+        let folded = yaml::go_json_fold(key);
+        fields
+            .iter()
+            .find(|f| yaml::go_json_fold(f) == folded)
+            .copied()
+    })
+}
+
+/// The JSON type encoding/json names in its errors.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Nil | Value::Invalid => "null",
+        Value::Bool(_) => "bool",
+        Value::String(_) => "string",
+        Value::List(_) => "array",
+        Value::Map(_) | Value::Object(_) => "object",
+        _ => "number",
+    }
 }
 
 /// Helm's stable sort by install order.

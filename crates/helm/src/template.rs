@@ -278,7 +278,12 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let rendered = engine::render_with(&chart, &root_values, &context, &memo);
     ahead.close();
     let rendered = rendered?;
-    let (manifests, hooks) = manifest::sort_manifests(&rendered, Some(&memo))?;
+    let manifest::Sorted {
+        manifests,
+        hooks,
+        mut logs,
+    } = manifest::sort_manifests(&rendered, Some(&memo))?;
+    warnings.append(&mut logs);
     // The output is about as large as what the memo holds: it can take its memory.
     drop(memo);
     let hooks: Vec<Manifest> = if options.no_hooks {

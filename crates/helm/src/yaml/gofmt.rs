@@ -21,6 +21,8 @@ fn shortest_digits(abs: f64, bits32: bool) -> (Vec<u8>, i32) {
 
 /// Go `strconv.FormatFloat(f, fmt, -1, bits)` for fmt in `'e'`, `'f'`, `'g'`.
 pub(crate) fn format_float(f: f64, fmt: char, bits: u32) -> String {
+    // Go converts to the float32 first, which may overflow to an infinity.
+    let f = if bits == 32 { f as f32 as f64 } else { f };
     if f.is_nan() {
         return "NaN".to_string();
     }
@@ -141,6 +143,9 @@ mod tests {
         }
         assert_eq!(format_float(0.1234567891, 'g', 32), "0.12345679");
         assert_eq!(format_float(1e20, 'g', 32), "1e+20");
+        // Go converts to float32 first: past its range that is an infinity.
+        assert_eq!(format_float(1e40, 'g', 32), "+Inf");
+        assert_eq!(format_float(-1e40, 'g', 32), "-Inf");
     }
 
     #[test]

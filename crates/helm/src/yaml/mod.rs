@@ -41,6 +41,18 @@ pub fn from_yaml(text: &str) -> Result<Value, YamlError> {
     read::from_yaml_bytes(text.as_bytes())
 }
 
+/// A rendered document as Helm reads it to sort it: [`from_yaml`], but with the scalars of
+/// `SimpleHead`'s string fields (`kind`, `apiVersion`, `metadata.name`, annotations) as
+/// strings, which sigs.k8s.io/yaml makes of them for that target.
+pub fn from_yaml_for_head(text: &str) -> Result<Value, YamlError> {
+    read::from_yaml_for_head(text.as_bytes())
+}
+
+/// encoding/json's case folding of keys to match struct fields.
+pub fn go_json_fold(name: &str) -> String {
+    read::go_json_fold(name)
+}
+
 /// [`from_yaml`] over bytes (input that is not UTF-8 fails as go-yaml fails on it).
 pub fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
     read::from_yaml_bytes(input)

@@ -1316,6 +1316,99 @@ pub(crate) fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
     json_round_trip(&y)
 }
 
+/// sigs.k8s.io/yaml's `Unmarshal` into Helm's `SimpleHead` up to the JSON decoding: the YAML
+/// to JSON conversion knows the target, and writes the numbers and booleans it finds where the
+/// target holds a string (`apiVersion`, `kind`, `metadata.name`, each annotation) as strings
+/// (`kind: 1.50` is `"1.5"`, formatted as a float32, `kind: .inf` is `"+Inf"` rather than a
+/// value JSON cannot hold). Keys match the fields as Go's JSON does, case folded.
+pub(crate) fn from_yaml_for_head(input: &[u8]) -> Result<Value, YamlError> {
+    let mut y = decode_first(input).map_err(|f| f.into_error("error converting YAML to JSON: "))?;
+    if let YVal::Verbatim(block) = &y {
+        y = block.expand();
+    }
+    head_strings(&mut y);
+    json_round_trip(&y)
+}
+
+/// `SimpleHead`'s string fields, with the field a key names (Go's JSON field matching).
+fn head_field<'f>(key: &YVal, value: &YVal, fields: &[&'f str]) -> Option<&'f str> {
+    let key = key_string(key, value).ok()?;
+    fields
+        .iter()
+        .find(|f| **f == key)
+        .or_else(|| {
+            fields
+                .iter()
+                .find(|f| go_json_fold(f) == go_json_fold(&key))
+        })
+        .copied()
+}
+
+/// encoding/json's `foldName`: each letter as `unicode.ToUpper(unicode.ToLower(r))`.
+pub(crate) fn go_json_fold(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            let lower = c
+                .to_lowercase()
+                .next()
+                .filter(|_| c.to_lowercase().count() == 1);
+            let lower = lower.unwrap_or(c);
+            let upper = lower
+                .to_uppercase()
+                .next()
+                .filter(|_| lower.to_uppercase().count() == 1);
+            upper.unwrap_or(lower)
+        })
+        .collect()
+}
+
+fn head_strings(y: &mut YVal) {
+    let YVal::Map(map) = y else { return };
+    for (k, v) in &mut map.entries {
+        expand_verbatim(v);
+        match head_field(k, v, &["apiVersion", "kind", "metadata"]) {
+            Some("metadata") => {
+                let YVal::Map(meta) = v else { continue };
+                for (k, v) in &mut meta.entries {
+                    expand_verbatim(v);
+                    match head_field(k, v, &["name", "annotations"]) {
+                        Some("annotations") => {
+                            if let YVal::Map(annotations) = v {
+                                annotations
+                                    .entries
+                                    .iter_mut()
+                                    .for_each(|(_, v)| as_go_string(v));
+                            }
+                        }
+                        Some(_) => as_go_string(v),
+                        None => {}
+                    }
+                }
+            }
+            Some(_) => as_go_string(v),
+            None => {}
+        }
+    }
+}
+
+fn expand_verbatim(v: &mut YVal) {
+    if let YVal::Verbatim(block) = v {
+        *v = block.expand();
+    }
+}
+
+/// sigs.k8s.io/yaml's scalar for a string target.
+fn as_go_string(v: &mut YVal) {
+    let text = match v {
+        YVal::Int(i) => i.to_string(),
+        YVal::Uint(u) => u.to_string(),
+        YVal::Float(f) => format_float(*f, 'g', 32),
+        YVal::Bool(b) => b.to_string(),
+        _ => return,
+    };
+    *v = YVal::str(&text);
+}
+
 /// sigs.k8s.io/yaml `Unmarshal` into a map type named `type_name` (as Go prints it).
 fn unmarshal_map(input: &[u8], type_name: &str) -> Result<Option<Map>, YamlError> {
     let v = from_yaml_bytes(input)?;
