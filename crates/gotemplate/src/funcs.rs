@@ -256,6 +256,10 @@ impl FuncMap {
         self.funcs.contains_key(name)
     }
 
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.funcs.keys().map(String::as_str)
+    }
+
     /// Adds every function of `other`, replacing same-named ones.
     pub fn extend(&mut self, other: FuncMap) {
         self.funcs.extend(other.funcs);

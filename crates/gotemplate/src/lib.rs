@@ -21,5 +21,5 @@ pub mod value;
 
 pub use error::{ExecError, ExecErrorKind, Location, ParseError};
 pub use funcs::{ArgType, Context, Func, FuncError, FuncMap};
-pub use template::{MissingKey, Templates};
+pub use template::{DetachedParser, MissingKey, Parsed, Templates};
 pub use value::{Field, IntKind, List, Map, MapSource, Object, Value};

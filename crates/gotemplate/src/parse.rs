@@ -13,6 +13,24 @@ use std::rc::Rc;
 use crate::ast::*;
 use crate::error::ParseError;
 use crate::funcs::FuncMap;
+
+/// Which identifiers a parse takes as functions: a [`FuncMap`], or only its names (which,
+/// unlike the functions, can be shared with a thread parsing beside the executing one).
+pub trait FuncNames {
+    fn contains(&self, name: &str) -> bool;
+}
+
+impl FuncNames for FuncMap {
+    fn contains(&self, name: &str) -> bool {
+        FuncMap::contains(self, name)
+    }
+}
+
+impl FuncNames for std::collections::HashSet<String> {
+    fn contains(&self, name: &str) -> bool {
+        std::collections::HashSet::contains(self, name)
+    }
+}
 use crate::lex::{Item, ItemType, Lexer};
 use crate::strconv::{quote, unquote};
 
@@ -31,7 +49,7 @@ pub fn parse(
     text: &str,
     left: &str,
     right: &str,
-    funcs: &FuncMap,
+    funcs: &dyn FuncNames,
 ) -> Result<HashMap<Rc<str>, Tree>, ParseError> {
     let mut lex = Lexer::new(text, left, right);
     lex.set_keywords(!funcs.contains("break"), !funcs.contains("continue"));
@@ -100,7 +118,7 @@ struct Parser<'a, 'f> {
     lex: Lexer<'a>,
     parse_name: Rc<str>,
     text: Rc<str>,
-    funcs: &'f FuncMap,
+    funcs: &'f dyn FuncNames,
     tree_set: HashMap<Rc<str>, Tree>,
     st: TreeState<'a>,
     nesting: usize,

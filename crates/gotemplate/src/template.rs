@@ -6,7 +6,7 @@
 //! running set on every call, so this matters.
 
 use std::cell::Cell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::ast::Tree;
@@ -145,7 +145,27 @@ impl Templates {
     /// templates it defines. A later definition replaces an earlier one, except that a body of
     /// only spaces does not replace an existing template. On error nothing is added.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
-        let trees = parse::parse(name, text, &self.left, &self.right, &self.funcs)?;
+        let trees = parse::parse(name, text, &self.left, &self.right, &*self.funcs)?;
+        self.add_trees(trees);
+        Ok(())
+    }
+
+    /// What [`Templates::parse`] needs to parse on another thread: the delimiters and the
+    /// functions' names as they are now.
+    pub fn detached_parser(&self) -> DetachedParser {
+        DetachedParser {
+            left: self.left.to_string(),
+            right: self.right.to_string(),
+            funcs: self.funcs.names().map(str::to_string).collect(),
+        }
+    }
+
+    /// Adds what a [`DetachedParser`] parsed, as [`Templates::parse`] would have.
+    pub fn add_parsed(&mut self, parsed: Parsed) {
+        self.add_trees(parsed.trees);
+    }
+
+    fn add_trees(&mut self, trees: HashMap<Rc<str>, Tree>) {
         let mut added = HashMap::with_capacity(trees.len());
         for (name, tree) in trees {
             if tree.is_empty() && self.layer.get(&name).is_some() {
@@ -163,7 +183,6 @@ impl Templates {
                 });
             }
         }
-        Ok(())
     }
 
     /// Executes the named template with `data` as dot (Go's `ExecuteTemplate`).
@@ -208,6 +227,36 @@ impl Templates {
         self.layer.get(name)
     }
 }
+
+/// Parses templates for a [`Templates`] away from it, on any thread (Helm charts have dozens of
+/// templates to parse before the first runs).
+#[derive(Clone, Debug)]
+pub struct DetachedParser {
+    left: String,
+    right: String,
+    funcs: HashSet<String>,
+}
+
+impl DetachedParser {
+    /// [`Templates::parse`]'s parse, for [`Templates::add_parsed`].
+    pub fn parse(&self, name: &str, text: &str) -> Result<Parsed, ParseError> {
+        let trees = parse::parse(name, text, &self.left, &self.right, &self.funcs)?;
+        Ok(Parsed { trees })
+    }
+}
+
+/// The trees of one [`DetachedParser::parse`], to be added to the set it was made for.
+pub struct Parsed {
+    trees: HashMap<Rc<str>, Tree>,
+}
+
+// SAFETY: `Rc` is not `Send` because two threads could hold clones of one allocation and race
+// on its counts. Every `Rc` in `trees` was made by the parse that made `trees` (from `&str`s,
+// not from clones of anything else: the parser sees only strings and a set of names) and every
+// clone of it is inside `trees`: the parser, which held the others, is gone when `parse`
+// returns. A `Parsed` therefore owns every handle to its allocations, and moving it moves
+// them all to one thread.
+unsafe impl Send for Parsed {}
 
 #[cfg(test)]
 mod step_limit_tests {

@@ -44,7 +44,13 @@ pub fn render(
     values: &Map,
     context: &RenderContext,
 ) -> Result<BTreeMap<String, String>, RenderError> {
-    render_with(chart, values, context, &crate::yaml::YamlMemo::new())
+    render_with(
+        chart,
+        values,
+        context,
+        &crate::yaml::YamlMemo::new(),
+        Parsing::OneThread,
+    )
 }
 
 /// [`render`], with the templates' `fromYaml` and `toYaml` sharing `memo`: afterwards it knows
@@ -54,6 +60,7 @@ pub fn render_with(
     values: &Map,
     context: &RenderContext,
     memo: &crate::yaml::YamlMemo,
+    parsing: Parsing,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let mut all = Vec::new();
     collect(chart, None, &chart.metadata.name, values, context, &mut all);
@@ -62,10 +69,7 @@ pub fn render_with(
     let mut set = Templates::new(funcs::helm_funcs_with(memo));
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
-    for t in &all {
-        set.parse(&t.name, &t.text)
-            .map_err(|e| cleanup_parse_error(&t.name, &e.to_string()))?;
-    }
+    parse_all(&mut set, &all, parsing)?;
 
     let mut rendered = BTreeMap::new();
     for t in &all {
@@ -88,6 +92,80 @@ pub fn render_with(
         rendered.insert(t.name.clone(), out);
     }
     Ok(rendered)
+}
+
+/// Where a render parses its templates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parsing {
+    /// All on the rendering thread (other threads of the caller keep the cores busy).
+    OneThread,
+    /// About half on a helper thread, when there is a core to spare and enough to parse.
+    Beside,
+}
+
+/// Below this much template text a helper costs about what it saves.
+const PARSE_BESIDE_MIN: usize = 32 * 1024;
+
+/// Parses every template into `set` in Helm's order (the order decides which of two `define`s
+/// of one name wins); the first failure in that order is the error.
+fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Result<(), RenderError> {
+    let named: Vec<(&str, &str)> = all
+        .iter()
+        .map(|t| (t.name.as_str(), t.text.as_str()))
+        .collect();
+    let parse_error =
+        |name: &str, e| cleanup_parse_error(name, &gotemplate::ParseError::to_string(&e));
+    let parse_here = |set: &mut Templates, named: &[(&str, &str)]| {
+        named
+            .iter()
+            .try_for_each(|(name, text)| set.parse(name, text).map_err(|e| parse_error(name, e)))
+    };
+    // The helper takes the last templates, up to half of the text; this thread the others.
+    let total: usize = named.iter().map(|(_, text)| text.len()).sum();
+    let mut split = named.len();
+    let mut theirs_len = 0;
+    while split > 0 && theirs_len + named[split - 1].1.len() <= total / 2 {
+        split -= 1;
+        theirs_len += named[split].1.len();
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if parsing == Parsing::OneThread
+        || total < PARSE_BESIDE_MIN
+        || cores < 2
+        || split == named.len()
+    {
+        return parse_here(set, &named);
+    }
+    let (mine, theirs) = named.split_at(split);
+    let parser = set.detached_parser();
+    std::thread::scope(|scope| {
+        let helper = std::thread::Builder::new()
+            .name("bosun-parse".into())
+            // The main thread's stack size on Linux: a deep template parses as it would there.
+            .stack_size(8 << 20)
+            .spawn_scoped(scope, || {
+                theirs
+                    .iter()
+                    .map(|(name, text)| parser.parse(name, text))
+                    .collect::<Vec<_>>()
+            });
+        let Ok(helper) = helper else {
+            return parse_here(set, &named);
+        };
+        // The helper would otherwise wait for this busy core (see the `cores` crate).
+        cores::step_aside();
+        parse_here(set, mine)?;
+        let parsed = helper
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        theirs
+            .iter()
+            .zip(parsed)
+            .try_for_each(|((name, _), parsed)| {
+                set.add_parsed(parsed.map_err(|e| parse_error(name, e))?);
+                Ok(())
+            })
+    })
 }
 
 /// Helm's `recAllTpls`: the root of `chart` (its `.Values` is the parent's `.Values.NAME`
@@ -243,6 +321,93 @@ fn trace(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Renders files (`templates/...`) of a chart `c` both ways; the results must agree.
+    fn render_both_ways(
+        templates: &[(&str, String)],
+    ) -> Result<BTreeMap<String, String>, RenderError> {
+        let mut files = vec![crate::chart::ChartFile {
+            path: "Chart.yaml".into(),
+            data: crate::chart::FileData::new(b"apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+        }];
+        files.extend(
+            templates
+                .iter()
+                .map(|(path, text)| crate::chart::ChartFile {
+                    path: path.to_string(),
+                    data: crate::chart::FileData::new(text.as_bytes()),
+                }),
+        );
+        let chart = Chart::from_files(files).unwrap();
+        let context = RenderContext {
+            release: Map::new(),
+            capabilities: Value::Nil,
+        };
+        let render = |parsing| {
+            render_with(
+                &chart,
+                &Map::new(),
+                &context,
+                &crate::yaml::YamlMemo::new(),
+                parsing,
+            )
+        };
+        let one = render(Parsing::OneThread);
+        assert_eq!(one, render(Parsing::Beside));
+        one
+    }
+
+    /// Enough text that a parse helper is used.
+    fn padding() -> String {
+        format!("{{{{/* {} */}}}}", "x".repeat(PARSE_BESIDE_MIN))
+    }
+
+    #[test]
+    fn parsing_beside_keeps_helm_s_order_for_defines_and_errors() {
+        // Parse order: d, c, b, a (reverse lexical); d is twice as long as the others, so the
+        // helper takes b and a, up to half of the text. The last `define` parsed wins, whichever
+        // thread parsed it.
+        let pad = padding();
+        let define = |body: &str| format!("{pad}{{{{define \"x\"}}}}{body}{{{{end}}}}");
+        let files = [
+            ("templates/a.yaml", format!("{pad}{{{{include \"x\" .}}}}")),
+            ("templates/b.yaml", define("from b")),
+            ("templates/c.yaml", define("from c")),
+            ("templates/d.yaml", pad.repeat(2)),
+        ];
+        let out = render_both_ways(&files).unwrap();
+        assert!(out["c/templates/a.yaml"].ends_with("from b"), "{out:?}");
+        // The failure parsed first is reported, on either thread.
+        let broken = format!("{pad}{{{{ if }}}}");
+        let paths = ["a", "b", "c", "d"].map(|name| format!("templates/{name}.yaml"));
+        for (first, second) in [("b", "a"), ("c", "a"), ("d", "c"), ("a", "a")] {
+            let files: Vec<(&str, String)> = paths
+                .iter()
+                .map(|path| {
+                    let broken_here = [first, second]
+                        .iter()
+                        .any(|n| path.contains(&format!("/{n}.")));
+                    // d stays twice as long, so that the helper takes b and a.
+                    let text = if broken_here {
+                        broken.clone()
+                    } else {
+                        pad.clone()
+                    };
+                    let text = if path.contains("/d.") {
+                        text.repeat(2)
+                    } else {
+                        text
+                    };
+                    (path.as_str(), text)
+                })
+                .collect();
+            let err = render_both_ways(&files).unwrap_err();
+            assert!(
+                err.0.contains(&format!("c/templates/{first}.yaml")),
+                "{err}"
+            );
+        }
+    }
 
     #[test]
     fn parse_order_is_deepest_first_then_reverse_lexical() {

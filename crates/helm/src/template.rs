@@ -275,7 +275,13 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     // their own (see `yaml::Ahead`), started only when there are some.
     let ahead = crate::yaml::Ahead::with_own_helper();
     let memo = crate::yaml::YamlMemo::with_ahead(ahead.clone());
-    let rendered = engine::render_with(&chart, &root_values, &context, &memo);
+    let rendered = engine::render_with(
+        &chart,
+        &root_values,
+        &context,
+        &memo,
+        engine::Parsing::Beside,
+    );
     ahead.close();
     let rendered = rendered?;
     let manifest::Sorted {

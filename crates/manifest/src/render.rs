@@ -91,6 +91,8 @@ pub fn render_chart_ahead(
         &coalesced.retyped(Some("common.Values")),
         &context,
         &memo,
+        // The components render on their own threads, which keep the cores busy.
+        engine::Parsing::OneThread,
     )?;
 
     let mut out = Rendered::default();
