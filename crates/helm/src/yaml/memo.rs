@@ -137,8 +137,11 @@ impl YamlMemo {
                 let tree = super::read::decode_first_keeping_verbatim(text, ahead.as_ref())
                     .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
                 if !matches!(tree, YVal::Map(_)) {
-                    return super::read::json_round_trip(&tree);
+                    let v = super::read::json_round_trip(&tree)?;
+                    super::read::check_json_depth(text.len(), &tree)?;
+                    return Ok(v);
                 }
+                super::read::check_json_depth(text.len(), &tree)?;
                 let tree = Rc::new(tree);
                 let lazy = super::read::lazy_convertible(&tree);
                 self.0

@@ -1415,19 +1415,7 @@ pub(crate) fn json_round_trip(y: &YVal) -> Result<Value, YamlError> {
 pub(crate) fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
     let y = decode_first(input).map_err(|f| f.into_error("error converting YAML to JSON: "))?;
     let v = json_round_trip(&y)?;
-    // Every level of nesting takes at least a byte of the text (an alias only repeats a
-    // collection read before it, never one that holds it), so short texts need no walk.
-    if input.len() > JSON_MAX_NESTING_DEPTH
-        && let Some(c) = json_too_deep(&v, 0)
-    {
-        return Err(YamlError {
-            message: format!(
-                "error unmarshaling JSON: while decoding JSON: invalid character '{c}' exceeded max depth"
-            ),
-            line: None,
-            column: None,
-        });
-    }
+    check_json_depth(input.len(), &y)?;
     Ok(v)
 }
 
@@ -1435,20 +1423,55 @@ pub(crate) fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
 /// document back refuses anything nested deeper.
 const JSON_MAX_NESTING_DEPTH: usize = 10000;
 
-/// The bracket that opens the first collection (in the JSON text's order: map keys sorted) nested
-/// deeper than [`JSON_MAX_NESTING_DEPTH`], for a value inside `depth` collections.
-fn json_too_deep(v: &Value, depth: usize) -> Option<char> {
+/// sigs.k8s.io/yaml's second step, `json.Unmarshal` of the document's JSON text, fails on
+/// nesting deeper than the JSON decoder takes (go-yaml, with separate limits for flow and
+/// block nesting, can hand it more). `len` is the document text's length.
+pub(crate) fn check_json_depth(len: usize, y: &YVal) -> Result<(), YamlError> {
+    // Every level of nesting takes at least a byte of the text (an alias only repeats a
+    // collection read before it, never one that holds it), so short texts need no walk.
+    if len <= JSON_MAX_NESTING_DEPTH {
+        return Ok(());
+    }
+    match json_too_deep(y, 0) {
+        None => Ok(()),
+        Some(c) => Err(YamlError {
+            message: format!(
+                "error unmarshaling JSON: while decoding JSON: invalid character '{c}' exceeded max depth"
+            ),
+            line: None,
+            column: None,
+        }),
+    }
+}
+
+/// The bracket that opens the first collection nested deeper than [`JSON_MAX_NESTING_DEPTH`],
+/// in the JSON text's order (keys sorted), for a node inside `depth` collections.
+fn json_too_deep(v: &YVal, depth: usize) -> Option<char> {
     let bracket = match v {
-        Value::List(_) => '[',
-        Value::Map(_) => '{',
+        YVal::Seq(_) => '[',
+        YVal::Map(_) => '{',
+        // Verbatim blocks come from the fast reader, which reads only shallow documents.
         _ => return None,
     };
     if depth >= JSON_MAX_NESTING_DEPTH {
         return Some(bracket);
     }
     gotemplate::stack::grow(|| match v {
-        Value::List(l) => l.items().iter().find_map(|i| json_too_deep(i, depth + 1)),
-        Value::Map(m) => m.with_entries(|e| e.values().find_map(|i| json_too_deep(i, depth + 1))),
+        YVal::Seq(items) => items.iter().find_map(|i| json_too_deep(i, depth + 1)),
+        YVal::Map(m) => {
+            let mut nested: Vec<&(YVal, YVal)> = m
+                .entries
+                .iter()
+                .filter(|(_, v)| matches!(v, YVal::Seq(_) | YVal::Map(_)))
+                .collect();
+            if nested.len() > 1 {
+                nested.sort_by(|a, b| match (&a.0, &b.0) {
+                    (YVal::Str(x), YVal::Str(y)) => x.cmp(y),
+                    _ => std::cmp::Ordering::Equal,
+                });
+            }
+            nested.iter().find_map(|(_, v)| json_too_deep(v, depth + 1))
+        }
         _ => None,
     })
 }
