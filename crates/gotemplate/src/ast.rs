@@ -12,10 +12,7 @@ use crate::strconv;
 /// A byte offset into the template text.
 pub type Pos = usize;
 
-/// Stack space to keep in reserve before recursing into nested nodes, and the size of the extra
-/// segments `stacker` allocates when the reserve runs out.
-pub(crate) const RED_ZONE: usize = 64 * 1024;
-pub(crate) const STACK_GROW: usize = 1024 * 1024;
+pub(crate) use crate::stack::{RED_ZONE, STACK_GROW};
 
 /// One parsed template: a top-level text or a `define`/`block` body.
 #[derive(Debug)]

@@ -618,6 +618,16 @@ impl Printer {
 
     fn print_value(&mut self, value: &Value, verb: char, depth: usize) {
         match value {
+            Value::List(_) | Value::Map(_) | Value::Object(_) => {
+                crate::stack::grow(|| self.print_value_level(value, verb, depth))
+            }
+            _ => self.print_value_level(value, verb, depth),
+        }
+    }
+
+    /// One level of [`Self::print_value`]; nested containers come back through it.
+    fn print_value_level(&mut self, value: &Value, verb: char, depth: usize) {
+        match value {
             Value::Invalid | Value::Nil => {
                 // A nil interface inside a container.
                 if self.f.sharp_v {

@@ -15,6 +15,7 @@ pub mod fmt;
 pub mod funcs;
 pub mod lex;
 pub mod parse;
+pub mod stack;
 mod strconv;
 pub mod template;
 pub mod value;

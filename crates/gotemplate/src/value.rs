@@ -140,6 +140,18 @@ impl List {
     }
 }
 
+/// The last holder of a deeply nested list frees its items on a stack that can take the depth.
+impl Drop for List {
+    fn drop(&mut self) {
+        if let Some(items) = Rc::get_mut(&mut self.items)
+            && !items.is_empty()
+        {
+            let items = std::mem::take(items);
+            crate::stack::grow(move || drop(items));
+        }
+    }
+}
+
 impl FromIterator<Value> for List {
     fn from_iter<T: IntoIterator<Item = Value>>(iter: T) -> Self {
         List::new(iter.into_iter().collect())
@@ -173,6 +185,17 @@ struct MapCell {
     entries: RefCell<BTreeMap<Rc<str>, Value>>,
     /// Set while the entries are not built yet (then `entries` is empty).
     pending: RefCell<Option<Rc<dyn MapSource>>>,
+}
+
+/// A deeply nested map tree is freed on a stack that can take its depth.
+impl Drop for MapCell {
+    fn drop(&mut self) {
+        let entries = self.entries.get_mut();
+        if !entries.is_empty() {
+            let entries = std::mem::take(entries);
+            crate::stack::grow(move || drop(entries));
+        }
+    }
 }
 
 impl MapCell {

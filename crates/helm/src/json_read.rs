@@ -17,9 +17,15 @@ fn quote_char(c: char) -> String {
     }
 }
 
+/// `encoding/json`'s scanner refuses input nested deeper than this (`maxNestingDepth`), both
+/// in `Unmarshal` and in a `Decoder`.
+const MAX_NESTING_DEPTH: usize = 10000;
+
 struct Parser<'a> {
     chars: Vec<char>,
     pos: usize,
+    /// Objects and arrays open around the current position.
+    depth: usize,
     _text: &'a str,
 }
 
@@ -52,13 +58,21 @@ impl Parser<'_> {
         self.skip_ws();
         let c = self.peek().ok_or(EOF)?;
         match c {
-            '{' => {
+            '{' | '[' => {
+                self.depth += 1;
+                if self.depth > MAX_NESTING_DEPTH {
+                    return Err(self.bad(c, "exceeded max depth"));
+                }
                 self.pos += 1;
-                self.object()
-            }
-            '[' => {
-                self.pos += 1;
-                self.array()
+                let v = gotemplate::stack::grow(|| {
+                    if c == '{' {
+                        self.object()
+                    } else {
+                        self.array()
+                    }
+                });
+                self.depth -= 1;
+                v
             }
             '"' => {
                 self.pos += 1;
@@ -247,6 +261,7 @@ pub fn from_json(text: &str) -> Result<Value, String> {
     let mut p = Parser {
         chars: text.chars().collect(),
         pos: 0,
+        depth: 0,
         _text: text,
     };
     let v = p.value()?;
@@ -264,6 +279,7 @@ pub fn from_json_prefix(chars: &[char]) -> Result<(Value, usize), String> {
     let mut p = Parser {
         chars: chars.to_vec(),
         pos: 0,
+        depth: 0,
         _text: &text,
     };
     let v = p.value()?;

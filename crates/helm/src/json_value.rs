@@ -14,42 +14,44 @@ pub struct NotJson(pub String);
 
 /// A template value as a JSON tree. `Invalid` ("no value") becomes null, as a nil interface.
 pub fn to_json_value(v: &Value) -> Result<serde_json::Value, NotJson> {
-    Ok(match v {
-        Value::Invalid | Value::Nil => serde_json::Value::Null,
-        Value::Bool(b) => serde_json::Value::Bool(*b),
-        Value::Int(n, kind) => {
-            if kind.is_unsigned() {
-                serde_json::Value::from(*n as u64)
-            } else {
-                serde_json::Value::from(*n)
+    gotemplate::stack::grow(|| {
+        Ok(match v {
+            Value::Invalid | Value::Nil => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Int(n, kind) => {
+                if kind.is_unsigned() {
+                    serde_json::Value::from(*n as u64)
+                } else {
+                    serde_json::Value::from(*n)
+                }
             }
-        }
-        Value::Float(f) => serde_json::Number::from_f64(*f)
-            .map(serde_json::Value::Number)
-            .ok_or_else(|| NotJson(f.to_string()))?,
-        Value::String(s) => serde_json::Value::String(s.to_string()),
-        Value::Bytes(b) => serde_json::Value::String(crate::sprig::crypto::b64_encode(b)),
-        Value::List(l) => serde_json::Value::Array(
-            l.items()
-                .iter()
-                .map(to_json_value)
-                .collect::<Result<_, _>>()?,
-        ),
-        Value::Map(m) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in m.entries() {
-                out.insert(k.to_string(), to_json_value(&v)?);
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .ok_or_else(|| NotJson(f.to_string()))?,
+            Value::String(s) => serde_json::Value::String(s.to_string()),
+            Value::Bytes(b) => serde_json::Value::String(crate::sprig::crypto::b64_encode(b)),
+            Value::List(l) => serde_json::Value::Array(
+                l.items()
+                    .iter()
+                    .map(to_json_value)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Map(m) => {
+                let mut out = serde_json::Map::new();
+                for (k, v) in m.entries() {
+                    out.insert(k.to_string(), to_json_value(&v)?);
+                }
+                serde_json::Value::Object(out)
             }
-            serde_json::Value::Object(out)
-        }
-        Value::Object(_) | Value::Func(_) => return Err(NotJson(v.type_name())),
+            Value::Object(_) | Value::Func(_) => return Err(NotJson(v.type_name())),
+        })
     })
 }
 
 /// A JSON tree as template values: integers are Go `int`s, other numbers `float64`s, maps and
 /// lists fresh (so templates may mutate them without touching the tree).
 pub fn from_json_value(v: &serde_json::Value) -> Value {
-    match v {
+    gotemplate::stack::grow(|| match v {
         serde_json::Value::Null => Value::Nil,
         serde_json::Value::Bool(b) => Value::Bool(*b),
         serde_json::Value::Number(n) => {
@@ -66,10 +68,12 @@ pub fn from_json_value(v: &serde_json::Value) -> Value {
             Value::List(List::new(items.iter().map(from_json_value).collect()))
         }
         serde_json::Value::Object(m) => Value::Map(from_json_map(m)),
-    }
+    })
 }
 
 /// [`from_json_value`] for a map.
 pub fn from_json_map(m: &serde_json::Map<String, serde_json::Value>) -> Map {
-    Map::from_entries(m.iter().map(|(k, v)| (k.as_str(), from_json_value(v))))
+    gotemplate::stack::grow(|| {
+        Map::from_entries(m.iter().map(|(k, v)| (k.as_str(), from_json_value(v))))
+    })
 }

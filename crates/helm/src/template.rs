@@ -115,9 +115,8 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     let base = Map::new();
     for (name, text) in &options.value_files {
         let layer = yaml::values_from_yaml(text).map_err(|e| {
-            TemplateError::Input(format!(
-                "failed to parse {name}: cannot unmarshal yaml document: {e}"
-            ))
+            // `LoadValues` has named the stage already ("cannot unmarshal yaml document").
+            TemplateError::Input(format!("failed to parse {name}: {e}"))
         })?;
         values::merge_into(&base, &layer);
     }

@@ -9,18 +9,20 @@ use crate::chart::Chart;
 /// Helm's `mergeMaps`: `overlay` onto `base`, recursing where both sides hold maps. `base` is
 /// changed in place.
 pub fn merge_into(base: &Map, overlay: &Map) {
-    for (key, value) in overlay.entries() {
-        match (base.get(&key), &value) {
-            (Some(Value::Map(existing)), Value::Map(incoming)) => {
-                let merged = existing.shallow_clone();
-                merge_into(&merged, incoming);
-                base.insert(key, Value::Map(merged));
-            }
-            _ => {
-                base.insert(key, value);
+    gotemplate::stack::grow(|| {
+        for (key, value) in overlay.entries() {
+            match (base.get(&key), &value) {
+                (Some(Value::Map(existing)), Value::Map(incoming)) => {
+                    let merged = existing.shallow_clone();
+                    merge_into(&merged, incoming);
+                    base.insert(key, Value::Map(merged));
+                }
+                _ => {
+                    base.insert(key, value);
+                }
             }
         }
-    }
+    })
 }
 
 /// Why coalescing failed.
@@ -160,40 +162,42 @@ fn coalesce_values(
     merge: bool,
     warnings: &mut Vec<String>,
 ) {
-    let sub_prefix = concat_prefix(prefix, &chart.metadata.name);
-    let defaults = deep_copy(&chart.values);
-    for (key, default) in defaults.entries() {
-        match dest.get(&key) {
-            Some(Value::Nil) if !merge => {
-                dest.remove(&key);
-            }
-            Some(Value::Map(user)) => match &default {
-                Value::Map(src) => {
-                    let merge = merge
-                        || chart
-                            .dependencies
-                            .iter()
-                            .any(|d| d.metadata.name.as_str() == &*key);
-                    coalesce_tables(
-                        &user,
-                        src,
-                        &concat_prefix(&sub_prefix, &key),
-                        merge,
-                        warnings,
-                    );
+    gotemplate::stack::grow(|| {
+        let sub_prefix = concat_prefix(prefix, &chart.metadata.name);
+        let defaults = deep_copy(&chart.values);
+        for (key, default) in defaults.entries() {
+            match dest.get(&key) {
+                Some(Value::Nil) if !merge => {
+                    dest.remove(&key);
                 }
-                Value::Nil => {}
-                _ => warnings.push(format!(
-                    "warning: skipped value for {sub_prefix}.{key}: Not a table."
-                )),
-            },
-            Some(_) => {}
-            // Helm 4.1.4 keeps the chart's own nulls (later Helm versions drop them).
-            None => {
-                dest.insert(key, default);
+                Some(Value::Map(user)) => match &default {
+                    Value::Map(src) => {
+                        let merge = merge
+                            || chart
+                                .dependencies
+                                .iter()
+                                .any(|d| d.metadata.name.as_str() == &*key);
+                        coalesce_tables(
+                            &user,
+                            src,
+                            &concat_prefix(&sub_prefix, &key),
+                            merge,
+                            warnings,
+                        );
+                    }
+                    Value::Nil => {}
+                    _ => warnings.push(format!(
+                        "warning: skipped value for {sub_prefix}.{key}: Not a table."
+                    )),
+                },
+                Some(_) => {}
+                // Helm 4.1.4 keeps the chart's own nulls (later Helm versions drop them).
+                None => {
+                    dest.insert(key, default);
+                }
             }
         }
-    }
+    })
 }
 
 /// Helm's `CoalesceTables`: `src` into `dst`, `dst` wins; a `null` in `dst` deletes `src`'s
@@ -209,20 +213,21 @@ pub fn merge_tables_into(dst: &Map, src: &Map) {
 }
 
 fn coalesce_tables(dst: &Map, src: &Map, prefix: &str, merge: bool, warnings: &mut Vec<String>) {
-    let src_non_nil: std::collections::HashSet<std::rc::Rc<str>> = src
-        .entries()
-        .into_iter()
-        .filter(|(_, v)| !matches!(v, Value::Nil))
-        .map(|(k, _)| k)
-        .collect();
-    for (key, value) in dst.entries() {
-        if matches!(value, Value::Nil) {
-            src.insert(key, Value::Nil);
+    gotemplate::stack::grow(|| {
+        let src_non_nil: std::collections::HashSet<std::rc::Rc<str>> = src
+            .entries()
+            .into_iter()
+            .filter(|(_, v)| !matches!(v, Value::Nil))
+            .map(|(k, _)| k)
+            .collect();
+        for (key, value) in dst.entries() {
+            if matches!(value, Value::Nil) {
+                src.insert(key, Value::Nil);
+            }
         }
-    }
-    for (key, value) in src.entries() {
-        let full_key = concat_prefix(prefix, &key);
-        match dst.get(&key) {
+        for (key, value) in src.entries() {
+            let full_key = concat_prefix(prefix, &key);
+            match dst.get(&key) {
             Some(Value::Nil) if !merge && src_non_nil.contains(&key) => {
                 dst.remove(&key);
             }
@@ -243,7 +248,8 @@ fn coalesce_tables(dst: &Map, src: &Map, prefix: &str, merge: bool, warnings: &m
                 _ => {}
             },
         }
-    }
+        }
+    })
 }
 
 /// A deep copy of a values tree, so coalescing never changes the chart's or the user's maps.
@@ -260,10 +266,10 @@ pub fn deep_copy(map: &Map) -> Map {
 }
 
 fn deep_copy_value(value: &Value) -> Value {
-    match value {
+    gotemplate::stack::grow(|| match value {
         Value::Map(m) => Value::Map(deep_copy(m)),
         other => other.clone(),
-    }
+    })
 }
 
 /// Re-types a plain map as Helm's `common.Values` (what `%T` of `.Values` shows).

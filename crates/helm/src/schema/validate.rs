@@ -210,7 +210,7 @@ fn is_integer(v: &Value) -> bool {
 
 /// The library's `equals`: numbers by value, maps and lists deeply.
 fn equals(a: &Value, b: &Value) -> bool {
-    match (a, b) {
+    gotemplate::stack::grow(|| match (a, b) {
         (Value::Map(x), Value::Map(y)) => {
             x.len() == y.len()
                 && x.entries()
@@ -229,7 +229,7 @@ fn equals(a: &Value, b: &Value) -> bool {
                 _ => false,
             },
         },
-    }
+    })
 }
 
 /// `quo.IsInt()` of `got / want` in exact decimal arithmetic (`0.3` is a multiple of `0.1`),
@@ -461,111 +461,113 @@ impl<'a> Validator<'a> {
         cx: Cx<'_>,
         uneval: &mut Uneval,
     ) -> Result<(), VError> {
-        let s = &self.schemas[idx];
-        if let Some(b) = s.boolean {
-            return if b {
-                Ok(())
-            } else {
-                Err(self.error(vloc, "false schema".into()))
+        gotemplate::stack::grow(|| {
+            let s = &self.schemas[idx];
+            if let Some(b) = s.boolean {
+                return if b {
+                    Ok(())
+                } else {
+                    Err(self.error(vloc, "false schema".into()))
+                };
+            }
+            if let Some(earlier) = cx.scope.check_cycle() {
+                return Err(self.error(
+                    vloc,
+                    format!(
+                        "both {} and {} resolve to {} causing reference cycle",
+                        self.keyword_location(cx.scope),
+                        self.keyword_location(earlier),
+                        gotemplate::fmt::quote(&s.location)
+                    ),
+                ));
+            }
+            let Some(t) = json_type(v) else {
+                return Err(self.error(vloc, format!("invalid jsonType {}", v.type_name())));
             };
-        }
-        if let Some(earlier) = cx.scope.check_cycle() {
-            return Err(self.error(
-                vloc,
-                format!(
-                    "both {} and {} resolve to {} causing reference cycle",
-                    self.keyword_location(cx.scope),
-                    self.keyword_location(earlier),
-                    gotemplate::fmt::quote(&s.location)
-                ),
-            ));
-        }
-        let Some(t) = json_type(v) else {
-            return Err(self.error(vloc, format!("invalid jsonType {}", v.type_name())));
-        };
-        // type
-        if s.types != 0 {
-            let matched = s.types & type_bit(t) != 0
-                || (s.types & type_bit("integer") != 0 && t == "number" && is_integer(v));
-            if !matched {
-                let want: Vec<&str> = TYPE_NAMES
+            // type
+            if s.types != 0 {
+                let matched = s.types & type_bit(t) != 0
+                    || (s.types & type_bit("integer") != 0 && t == "number" && is_integer(v));
+                if !matched {
+                    let want: Vec<&str> = TYPE_NAMES
+                        .iter()
+                        .copied()
+                        .filter(|n| s.types & type_bit(n) != 0)
+                        .collect();
+                    return Err(self.error(vloc, format!("got {t}, want {}", want.join(" or "))));
+                }
+            }
+            // const
+            if let Some(c) = &s.constant
+                && !equals(v, c)
+            {
+                let message = match c {
+                    Value::List(_) | Value::Map(_) => "'const' failed".to_string(),
+                    other => format!("value must be {}", display(other)),
+                };
+                return Err(self.error(vloc, message));
+            }
+            // enum
+            if let Some(items) = &s.enumeration
+                && !items.iter().any(|e| equals(v, e))
+            {
+                let primitive = items
                     .iter()
-                    .copied()
-                    .filter(|n| s.types & type_bit(n) != 0)
-                    .collect();
-                return Err(self.error(vloc, format!("got {t}, want {}", want.join(" or "))));
+                    .all(|i| !matches!(i, Value::List(_) | Value::Map(_)));
+                let message = if !primitive {
+                    "'enum' failed".to_string()
+                } else if items.len() == 1 {
+                    format!("value must be {}", display(&items[0]))
+                } else {
+                    let shown: Vec<String> = items.iter().map(display).collect();
+                    format!("value must be one of {}", shown.join(", "))
+                };
+                return Err(self.error(vloc, message));
             }
-        }
-        // const
-        if let Some(c) = &s.constant
-            && !equals(v, c)
-        {
-            let message = match c {
-                Value::List(_) | Value::Map(_) => "'const' failed".to_string(),
-                other => format!("value must be {}", display(other)),
-            };
-            return Err(self.error(vloc, message));
-        }
-        // enum
-        if let Some(items) = &s.enumeration
-            && !items.iter().any(|e| equals(v, e))
-        {
-            let primitive = items
-                .iter()
-                .all(|i| !matches!(i, Value::List(_) | Value::Map(_)));
-            let message = if !primitive {
-                "'enum' failed".to_string()
-            } else if items.len() == 1 {
-                format!("value must be {}", display(&items[0]))
-            } else {
-                let shown: Vec<String> = items.iter().map(display).collect();
-                format!("value must be one of {}", shown.join(", "))
-            };
-            return Err(self.error(vloc, message));
-        }
-        // format
-        if let (Some(name), Value::String(text)) = (s.format, v)
-            && let Err(reason) = super::format::check(name, text)
-        {
-            return Err(self.error(
-                vloc,
-                format!("{} is not valid {name}: {reason}", display(v)),
-            ));
-        }
-        let mut errors: Vec<VError> = Vec::new();
-        // $ref
-        if let Some(target) = s.reference {
-            let result = self.validate_ref(target, "$ref", v, vloc, cx, uneval);
-            if s.draft < 2019 {
-                return result;
+            // format
+            if let (Some(name), Value::String(text)) = (s.format, v)
+                && let Err(reason) = super::format::check(name, text)
+            {
+                return Err(self.error(
+                    vloc,
+                    format!("{} is not valid {name}: {reason}", display(v)),
+                ));
             }
-            errors.extend(result.err());
-        }
-        match v {
-            Value::Map(obj) => self.object(s, obj, v, vloc, cx, uneval, &mut errors),
-            Value::List(arr) => self.array(s, arr.items(), vloc, cx, uneval, &mut errors),
-            Value::String(text) => self.string(s, text, vloc, &mut errors),
-            Value::Int(..) | Value::Float(_) => self.number(s, v, vloc, &mut errors),
-            _ => {}
-        }
-        if errors.is_empty() || !cx.bool_result {
-            if s.draft >= 2019 {
-                self.dynamic_refs(s, v, vloc, cx, uneval, &mut errors);
+            let mut errors: Vec<VError> = Vec::new();
+            // $ref
+            if let Some(target) = s.reference {
+                let result = self.validate_ref(target, "$ref", v, vloc, cx, uneval);
+                if s.draft < 2019 {
+                    return result;
+                }
+                errors.extend(result.err());
             }
-            self.conditionals(s, v, vloc, cx, uneval, &mut errors);
-            if s.draft >= 2019 {
-                self.unevaluated(s, v, vloc, cx, uneval, &mut errors);
+            match v {
+                Value::Map(obj) => self.object(s, obj, v, vloc, cx, uneval, &mut errors),
+                Value::List(arr) => self.array(s, arr.items(), vloc, cx, uneval, &mut errors),
+                Value::String(text) => self.string(s, text, vloc, &mut errors),
+                Value::Int(..) | Value::Float(_) => self.number(s, v, vloc, &mut errors),
+                _ => {}
             }
-        }
-        match errors.len() {
-            0 => Ok(()),
-            1 => Err(errors.pop().expect("one error")),
-            _ => Err(VError {
-                location: vloc.clone(),
-                kind: Kind::Group,
-                causes: errors,
-            }),
-        }
+            if errors.is_empty() || !cx.bool_result {
+                if s.draft >= 2019 {
+                    self.dynamic_refs(s, v, vloc, cx, uneval, &mut errors);
+                }
+                self.conditionals(s, v, vloc, cx, uneval, &mut errors);
+                if s.draft >= 2019 {
+                    self.unevaluated(s, v, vloc, cx, uneval, &mut errors);
+                }
+            }
+            match errors.len() {
+                0 => Ok(()),
+                1 => Err(errors.pop().expect("one error")),
+                _ => Err(VError {
+                    location: vloc.clone(),
+                    kind: Kind::Group,
+                    causes: errors,
+                }),
+            }
+        })
     }
 
     /// The names in `required` that `obj` lacks, quoted.

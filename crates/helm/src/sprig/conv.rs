@@ -183,7 +183,7 @@ fn atoi(s: &str) -> i64 {
 
 /// Go's `reflect.DeepEqual` of two template values.
 pub fn deep_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
+    gotemplate::stack::grow(|| match (a, b) {
         (Value::Invalid | Value::Nil, Value::Invalid | Value::Nil) => true,
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x, kx), Value::Int(y, ky)) => kx == ky && x == y,
@@ -213,7 +213,7 @@ pub fn deep_equal(a: &Value, b: &Value) -> bool {
             std::ptr::addr_eq(std::rc::Rc::as_ptr(x), std::rc::Rc::as_ptr(y))
         }
         _ => false,
-    }
+    })
 }
 
 fn int_math(op: &str, a: i64, b: i64) -> Result<i64, FuncError> {

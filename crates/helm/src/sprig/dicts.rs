@@ -12,45 +12,47 @@ const STR: ArgType = ArgType::String;
 /// mergo's `deepMerge` of one `map[string]interface{}` into another, in place: `dst` keeps
 /// its non-empty values unless `overwrite`; nested maps are merged key by key.
 pub fn mergo_merge(dst: &Map, src: &Map, overwrite: bool) {
-    if dst.ptr_eq(src) {
-        return;
-    }
-    for (key, sv) in src.entries() {
-        let dv = dst.get(&key);
-        if sv.is_nil() {
-            if overwrite {
-                dst.insert(key, Value::Nil);
-            }
-            continue;
+    gotemplate::stack::grow(|| {
+        if dst.ptr_eq(src) {
+            return;
         }
-        if let Value::Map(sm) = &sv
-            && let Some(Value::Map(dm)) = &dv
-        {
-            mergo_merge(dm, sm, overwrite);
-        }
-        let dst_set = dv.as_ref().is_some_and(|d| !empty(d));
-        if dst_set {
-            let dv = dv.as_ref().unwrap();
-            if matches!(sv, Value::List(_)) {
+        for (key, sv) in src.entries() {
+            let dv = dst.get(&key);
+            if sv.is_nil() {
                 if overwrite {
-                    dst.insert(key, sv);
+                    dst.insert(key, Value::Nil);
                 }
                 continue;
             }
-            if matches!(sv, Value::Map(_)) && matches!(dv, Value::Map(_)) {
-                continue;
+            if let Value::Map(sm) = &sv
+                && let Some(Value::Map(dm)) = &dv
+            {
+                mergo_merge(dm, sm, overwrite);
+            }
+            let dst_set = dv.as_ref().is_some_and(|d| !empty(d));
+            if dst_set {
+                let dv = dv.as_ref().unwrap();
+                if matches!(sv, Value::List(_)) {
+                    if overwrite {
+                        dst.insert(key, sv);
+                    }
+                    continue;
+                }
+                if matches!(sv, Value::Map(_)) && matches!(dv, Value::Map(_)) {
+                    continue;
+                }
+            }
+            if overwrite || !dst_set {
+                dst.insert(key, sv);
             }
         }
-        if overwrite || !dst_set {
-            dst.insert(key, sv);
-        }
-    }
+    })
 }
 
 /// copystructure's deep copy: maps and lists are copied all the way down; Go structs are
 /// rebuilt from their exported fields ([`gotemplate::Object::deep_copy`]).
 pub fn deep_copy(v: &Value) -> Value {
-    match v {
+    gotemplate::stack::grow(|| match v {
         Value::Map(m) => {
             let out = Map::new().retyped(match m.type_name() {
                 "map[string]interface {}" => None,
@@ -67,7 +69,7 @@ pub fn deep_copy(v: &Value) -> Value {
         )),
         Value::Object(o) => o.deep_copy().unwrap_or_else(|| v.clone()),
         other => other.clone(),
-    }
+    })
 }
 
 /// Go's message for a failed `x.(map[string]interface{})` type assertion.

@@ -10,6 +10,40 @@ fn indent(compact: &str) -> String {
     crate::yaml::json_indent(compact, "  ")
 }
 
+/// `json.Indent` scans its input first, and its scanner refuses nesting deeper than
+/// `maxNestingDepth` (10000): the opening bracket that goes one level too deep, as Go's
+/// scanner error names it.
+fn too_deep(compact: &str) -> Option<char> {
+    const MAX_NESTING_DEPTH: usize = 10000;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in compact.bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_NESTING_DEPTH {
+                    return Some(b as char);
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Undoes `encoding/json`'s HTML escaping (`\u003c`, `\u003e`, `\u0026`), as an `Encoder` with
 /// `SetEscapeHTML(false)` writes.
 fn unescape_html(json: &str) -> String {
@@ -41,6 +75,11 @@ fn marshal(v: &Value, pretty: bool, raw: bool) -> Result<String, FuncError> {
         text = unescape_html(&text);
     }
     if pretty {
+        if let Some(c) = too_deep(&text) {
+            return Err(FuncError::new(format!(
+                "invalid character '{c}' exceeded max depth"
+            )));
+        }
         text = indent(&text);
     }
     Ok(text)

@@ -46,7 +46,7 @@ enum Shape {
 }
 
 fn shape(v: &Value) -> Shape {
-    match v {
+    gotemplate::stack::grow(|| match v {
         Value::Object(o) if o.type_name() == "time.Time" => Shape::Time(v.clone()),
         Value::Object(o) => {
             if let Some(text) = o.marshal_text() {
@@ -61,24 +61,26 @@ fn shape(v: &Value) -> Shape {
         }
         Value::Func(_) => Shape::Unsupported("func"),
         other => Shape::Plain(other.clone()),
-    }
+    })
 }
 
 fn toml_kind(v: &Value) -> Result<Option<Kind>, String> {
-    Ok(Some(match shape(v) {
-        Shape::Plain(Value::Nil | Value::Invalid) => return Ok(None),
-        Shape::Plain(Value::Map(_)) | Shape::Struct(_) => Kind::Hash,
-        Shape::Plain(Value::List(l)) => {
-            if is_table_array(&l)? {
-                Kind::ArrayHash
-            } else {
-                Kind::Array
+    gotemplate::stack::grow(|| {
+        Ok(Some(match shape(v) {
+            Shape::Plain(Value::Nil | Value::Invalid) => return Ok(None),
+            Shape::Plain(Value::Map(_)) | Shape::Struct(_) => Kind::Hash,
+            Shape::Plain(Value::List(l)) => {
+                if is_table_array(&l)? {
+                    Kind::ArrayHash
+                } else {
+                    Kind::Array
+                }
             }
-        }
-        Shape::Plain(Value::Bytes(_)) => Kind::Array,
-        Shape::Plain(_) | Shape::Time(_) | Shape::Text(_) => Kind::Scalar,
-        Shape::Unsupported(kind) => return Err(format!("unsupported type: {kind}")),
-    }))
+            Shape::Plain(Value::Bytes(_)) => Kind::Array,
+            Shape::Plain(_) | Shape::Time(_) | Shape::Text(_) => Kind::Scalar,
+            Shape::Unsupported(kind) => return Err(format!("unsupported type: {kind}")),
+        }))
+    })
 }
 
 /// One entry of a table, as BurntSushi writes it.
@@ -128,18 +130,20 @@ fn struct_entries(fields: &[Field]) -> (Vec<Entry>, usize) {
 }
 
 fn is_table_array(l: &List) -> Result<bool, String> {
-    if l.is_empty() {
-        return Ok(false);
-    }
-    let mut all = true;
-    for item in l.items() {
-        match toml_kind(item)? {
-            None => return Err(ERR_NIL_ELEM.into()),
-            Some(Kind::Hash) => {}
-            Some(_) => all = false,
+    gotemplate::stack::grow(|| {
+        if l.is_empty() {
+            return Ok(false);
         }
-    }
-    Ok(all)
+        let mut all = true;
+        for item in l.items() {
+            match toml_kind(item)? {
+                None => return Err(ERR_NIL_ELEM.into()),
+                Some(Kind::Hash) => {}
+                Some(_) => all = false,
+            }
+        }
+        Ok(all)
+    })
 }
 
 fn bare(k: &str) -> bool {
@@ -199,22 +203,26 @@ impl Encoder {
     }
 
     fn encode(&mut self, key: &[String], v: &Value) -> Result<(), String> {
-        match shape(v) {
-            Shape::Plain(Value::Nil | Value::Invalid) => Ok(()),
-            Shape::Plain(Value::Map(m)) => self.table(key, Self::map_entries(&m), None),
-            Shape::Plain(Value::List(l)) if is_table_array(&l)? => self.array_of_tables(key, &l),
-            Shape::Plain(other) => self.key_value(key, &other, false),
-            // Written as values: BurntSushi checks for these before the kind.
-            Shape::Time(_) | Shape::Text(_) => self.key_value(key, v, false),
-            Shape::Struct(fields) => {
-                let (entries, total) = struct_entries(&fields);
-                self.table(key, entries, Some(total))
+        gotemplate::stack::grow(|| {
+            match shape(v) {
+                Shape::Plain(Value::Nil | Value::Invalid) => Ok(()),
+                Shape::Plain(Value::Map(m)) => self.table(key, Self::map_entries(&m), None),
+                Shape::Plain(Value::List(l)) if is_table_array(&l)? => {
+                    self.array_of_tables(key, &l)
+                }
+                Shape::Plain(other) => self.key_value(key, &other, false),
+                // Written as values: BurntSushi checks for these before the kind.
+                Shape::Time(_) | Shape::Text(_) => self.key_value(key, v, false),
+                Shape::Struct(fields) => {
+                    let (entries, total) = struct_entries(&fields);
+                    self.table(key, entries, Some(total))
+                }
+                Shape::Unsupported(kind) => Err(format!(
+                    "unsupported type for key '{}': {kind}",
+                    key_string(key)
+                )),
             }
-            Shape::Unsupported(kind) => Err(format!(
-                "unsupported type for key '{}': {kind}",
-                key_string(key)
-            )),
-        }
+        })
     }
 
     fn key_value(&mut self, key: &[String], v: &Value, inline: bool) -> Result<(), String> {
@@ -233,62 +241,64 @@ impl Encoder {
     }
 
     fn element(&mut self, v: &Value) -> Result<(), String> {
-        match shape(v) {
-            Shape::Plain(Value::String(s)) => self.out.push_str(&quote(&s)),
-            Shape::Plain(Value::Bool(b)) => self.out.push_str(if b { "true" } else { "false" }),
-            Shape::Plain(Value::Int(n, kind)) => {
-                if kind.is_unsigned() {
-                    self.out.push_str(&(n as u64).to_string());
-                } else {
-                    self.out.push_str(&n.to_string());
-                }
-            }
-            Shape::Plain(Value::Float(f)) => {
-                if f.is_sign_negative() && (f.is_nan() || f.is_infinite()) {
-                    self.out.push('-');
-                }
-                if f.is_nan() {
-                    self.out.push_str("nan");
-                } else if f.is_infinite() {
-                    self.out.push_str("inf");
-                } else {
-                    let s = format_float(f, 'g', -1);
-                    let needs_dot = !s.contains(['e', '.']);
-                    self.out.push_str(&s);
-                    if needs_dot {
-                        self.out.push_str(".0");
+        gotemplate::stack::grow(|| {
+            match shape(v) {
+                Shape::Plain(Value::String(s)) => self.out.push_str(&quote(&s)),
+                Shape::Plain(Value::Bool(b)) => self.out.push_str(if b { "true" } else { "false" }),
+                Shape::Plain(Value::Int(n, kind)) => {
+                    if kind.is_unsigned() {
+                        self.out.push_str(&(n as u64).to_string());
+                    } else {
+                        self.out.push_str(&n.to_string());
                     }
                 }
+                Shape::Plain(Value::Float(f)) => {
+                    if f.is_sign_negative() && (f.is_nan() || f.is_infinite()) {
+                        self.out.push('-');
+                    }
+                    if f.is_nan() {
+                        self.out.push_str("nan");
+                    } else if f.is_infinite() {
+                        self.out.push_str("inf");
+                    } else {
+                        let s = format_float(f, 'g', -1);
+                        let needs_dot = !s.contains(['e', '.']);
+                        self.out.push_str(&s);
+                        if needs_dot {
+                            self.out.push_str(".0");
+                        }
+                    }
+                }
+                Shape::Plain(Value::Bytes(b)) => {
+                    let items: Vec<Value> = b
+                        .iter()
+                        .map(|&x| Value::Int(x as i64, IntKind::Uint8))
+                        .collect();
+                    self.array(&items)?;
+                }
+                Shape::Plain(Value::List(l)) => self.array(l.items())?,
+                Shape::Plain(Value::Map(m)) => {
+                    self.table_body(&[], Self::map_entries(&m), None, true)?
+                }
+                Shape::Plain(Value::Nil | Value::Invalid) => {
+                    return Err("reflect: call of reflect.Value.Interface on zero Value".into());
+                }
+                Shape::Time(t) => match super::date::toml_time_text(&t) {
+                    Some(text) => self.out.push_str(&text),
+                    None => return Err(format!("unexpected type: {}", t.type_name())),
+                },
+                Shape::Text(text) => self.out.push_str(&quote(&text?)),
+                Shape::Struct(fields) => {
+                    let (entries, total) = struct_entries(&fields);
+                    self.table_body(&[], entries, Some(total), true)?;
+                }
+                Shape::Plain(other @ (Value::Object(_) | Value::Func(_))) => {
+                    return Err(format!("unexpected type: {}", other.type_name()));
+                }
+                Shape::Unsupported(kind) => return Err(format!("unsupported type: {kind}")),
             }
-            Shape::Plain(Value::Bytes(b)) => {
-                let items: Vec<Value> = b
-                    .iter()
-                    .map(|&x| Value::Int(x as i64, IntKind::Uint8))
-                    .collect();
-                self.array(&items)?;
-            }
-            Shape::Plain(Value::List(l)) => self.array(l.items())?,
-            Shape::Plain(Value::Map(m)) => {
-                self.table_body(&[], Self::map_entries(&m), None, true)?
-            }
-            Shape::Plain(Value::Nil | Value::Invalid) => {
-                return Err("reflect: call of reflect.Value.Interface on zero Value".into());
-            }
-            Shape::Time(t) => match super::date::toml_time_text(&t) {
-                Some(text) => self.out.push_str(&text),
-                None => return Err(format!("unexpected type: {}", t.type_name())),
-            },
-            Shape::Text(text) => self.out.push_str(&quote(&text?)),
-            Shape::Struct(fields) => {
-                let (entries, total) = struct_entries(&fields);
-                self.table_body(&[], entries, Some(total), true)?;
-            }
-            Shape::Plain(other @ (Value::Object(_) | Value::Func(_))) => {
-                return Err(format!("unexpected type: {}", other.type_name()));
-            }
-            Shape::Unsupported(kind) => return Err(format!("unsupported type: {kind}")),
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     fn array(&mut self, items: &[Value]) -> Result<(), String> {
@@ -304,28 +314,30 @@ impl Encoder {
     }
 
     fn array_of_tables(&mut self, key: &[String], l: &List) -> Result<(), String> {
-        if key.is_empty() {
-            return Err(ERR_NO_KEY.into());
-        }
-        for item in l.items() {
-            self.newline();
-            self.indent(key);
-            self.out.push_str("[[");
-            self.out.push_str(&key_string(key));
-            self.out.push_str("]]");
-            self.newline();
-            match shape(item) {
-                Shape::Plain(Value::Map(m)) => {
-                    self.table_body(key, Self::map_entries(&m), None, false)?
-                }
-                Shape::Struct(fields) => {
-                    let (entries, total) = struct_entries(&fields);
-                    self.table_body(key, entries, Some(total), false)?
-                }
-                _ => {}
+        gotemplate::stack::grow(|| {
+            if key.is_empty() {
+                return Err(ERR_NO_KEY.into());
             }
-        }
-        Ok(())
+            for item in l.items() {
+                self.newline();
+                self.indent(key);
+                self.out.push_str("[[");
+                self.out.push_str(&key_string(key));
+                self.out.push_str("]]");
+                self.newline();
+                match shape(item) {
+                    Shape::Plain(Value::Map(m)) => {
+                        self.table_body(key, Self::map_entries(&m), None, false)?
+                    }
+                    Shape::Struct(fields) => {
+                        let (entries, total) = struct_entries(&fields);
+                        self.table_body(key, entries, Some(total), false)?
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        })
     }
 
     /// A map's entries, keys sorted (a Go map's `MapKeys`, sorted as BurntSushi sorts them).
@@ -371,44 +383,46 @@ impl Encoder {
         fields: Option<usize>,
         inline: bool,
     ) -> Result<(), String> {
-        let mut direct = Vec::new();
-        let mut sub = Vec::new();
-        for e in entries {
-            match toml_kind(&e.value)? {
-                Some(Kind::Hash | Kind::ArrayHash) => sub.push(e),
-                _ => direct.push(e),
-            }
-        }
-        if inline {
-            self.out.push('{');
-        }
-        let has_sub = !sub.is_empty();
-        for (group, trail) in [(direct, has_sub), (sub, false)] {
-            let n = group.len();
-            for (i, e) in group.into_iter().enumerate() {
-                if matches!(shape(&e.value), Shape::Plain(Value::Nil | Value::Invalid)) {
-                    continue;
+        gotemplate::stack::grow(|| {
+            let mut direct = Vec::new();
+            let mut sub = Vec::new();
+            for e in entries {
+                match toml_kind(&e.value)? {
+                    Some(Kind::Hash | Kind::ArrayHash) => sub.push(e),
+                    _ => direct.push(e),
                 }
-                if inline {
-                    self.key_value(std::slice::from_ref(&e.key), &e.value, true)?;
-                    let comma = match (e.field_index, fields) {
-                        (Some(index), Some(total)) => index + 1 != total,
-                        _ => trail || i + 1 != n,
-                    };
-                    if comma {
-                        self.out.push_str(", ");
+            }
+            if inline {
+                self.out.push('{');
+            }
+            let has_sub = !sub.is_empty();
+            for (group, trail) in [(direct, has_sub), (sub, false)] {
+                let n = group.len();
+                for (i, e) in group.into_iter().enumerate() {
+                    if matches!(shape(&e.value), Shape::Plain(Value::Nil | Value::Invalid)) {
+                        continue;
                     }
-                } else {
-                    let mut child = key.to_vec();
-                    child.push(e.key);
-                    self.encode(&child, &e.value)?;
+                    if inline {
+                        self.key_value(std::slice::from_ref(&e.key), &e.value, true)?;
+                        let comma = match (e.field_index, fields) {
+                            (Some(index), Some(total)) => index + 1 != total,
+                            _ => trail || i + 1 != n,
+                        };
+                        if comma {
+                            self.out.push_str(", ");
+                        }
+                    } else {
+                        let mut child = key.to_vec();
+                        child.push(e.key);
+                        self.encode(&child, &e.value)?;
+                    }
                 }
             }
-        }
-        if inline {
-            self.out.push('}');
-        }
-        Ok(())
+            if inline {
+                self.out.push('}');
+            }
+            Ok(())
+        })
     }
 }
 

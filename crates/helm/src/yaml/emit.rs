@@ -136,71 +136,73 @@ fn json_fields(fields: &[Field]) -> Vec<(String, Value)> {
 }
 
 fn json_value(out: &mut String, v: &Value) -> Result<(), String> {
-    match v {
-        Value::Invalid | Value::Nil => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(n, k) => out.push_str(&int_text(*n, k.is_unsigned())),
-        Value::Float(f) => {
-            if !f.is_finite() {
-                return Err(format!(
-                    "json: unsupported value: {}",
-                    format_float(*f, 'g', 64)
-                ));
-            }
-            out.push_str(&json_float(*f));
-        }
-        Value::String(s) => json_string(out, s),
-        Value::Bytes(b) => {
-            out.push('"');
-            out.push_str(&base64_encode(b));
-            out.push('"');
-        }
-        Value::List(l) => {
-            out.push('[');
-            for (i, item) in l.items().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+    gotemplate::stack::grow(|| {
+        match v {
+            Value::Invalid | Value::Nil => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(n, k) => out.push_str(&int_text(*n, k.is_unsigned())),
+            Value::Float(f) => {
+                if !f.is_finite() {
+                    return Err(format!(
+                        "json: unsupported value: {}",
+                        format_float(*f, 'g', 64)
+                    ));
                 }
-                json_value(out, item)?;
+                out.push_str(&json_float(*f));
             }
-            out.push(']');
-        }
-        Value::Map(m) => {
-            out.push('{');
-            m.with_entries(|entries| -> Result<(), String> {
-                for (i, (k, v)) in entries.iter().enumerate() {
+            Value::String(s) => json_string(out, s),
+            Value::Bytes(b) => {
+                out.push('"');
+                out.push_str(&base64_encode(b));
+                out.push('"');
+            }
+            Value::List(l) => {
+                out.push('[');
+                for (i, item) in l.items().iter().enumerate() {
                     if i > 0 {
                         out.push(',');
                     }
-                    json_string(out, k);
-                    out.push(':');
-                    json_value(out, v)?;
+                    json_value(out, item)?;
                 }
-                Ok(())
-            })?;
-            out.push('}');
-        }
-        Value::Object(o) => match json_object(o.as_ref())? {
-            // Go re-compacts it; the marshalers here write compact JSON already.
-            JsonObject::Raw(text) => out.push_str(&text),
-            JsonObject::Text(text) => json_string(out, &text),
-            JsonObject::Plain(inner) => return json_value(out, &inner),
-            JsonObject::Struct(fields) => {
+                out.push(']');
+            }
+            Value::Map(m) => {
                 out.push('{');
-                for (i, (name, value)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
+                m.with_entries(|entries| -> Result<(), String> {
+                    for (i, (k, v)) in entries.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        json_string(out, k);
+                        out.push(':');
+                        json_value(out, v)?;
                     }
-                    json_string(out, name);
-                    out.push(':');
-                    json_value(out, value)?;
-                }
+                    Ok(())
+                })?;
                 out.push('}');
             }
-        },
-        Value::Func(f) => return Err(format!("json: unsupported type: {}", f.go_type())),
-    }
-    Ok(())
+            Value::Object(o) => match json_object(o.as_ref())? {
+                // Go re-compacts it; the marshalers here write compact JSON already.
+                JsonObject::Raw(text) => out.push_str(&text),
+                JsonObject::Text(text) => json_string(out, &text),
+                JsonObject::Plain(inner) => return json_value(out, &inner),
+                JsonObject::Struct(fields) => {
+                    out.push('{');
+                    for (i, (name, value)) in fields.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        json_string(out, name);
+                        out.push(':');
+                        json_value(out, value)?;
+                    }
+                    out.push('}');
+                }
+            },
+            Value::Func(f) => return Err(format!("json: unsupported type: {}", f.go_type())),
+        }
+        Ok(())
+    })
 }
 
 /// Go's `encoding/json.Marshal` of the value.
@@ -237,7 +239,30 @@ fn json_string_to_yval(s: &str) -> Result<YVal, ()> {
     }
 }
 
+/// go-yaml's scanner refuses flow collections nested deeper than this (`max_flow_level`), and
+/// block collections indented deeper (`max_indents`): "exceeded max depth of 10000".
+pub(crate) const YAML_MAX_DEPTH: usize = 10000;
+
+/// The value as go-yaml reads back its JSON text (`Err` where only reading the text itself
+/// gives go-yaml's answer, including a nesting too deep for go-yaml).
 fn json_to_yval(v: &Value) -> Result<YVal, ()> {
+    json_to_yval_at(v, 0)
+}
+
+/// [`json_to_yval`] of a value inside `depth` collections.
+fn json_to_yval_at(v: &Value, depth: usize) -> Result<YVal, ()> {
+    if matches!(v, Value::List(_) | Value::Map(_) | Value::Object(_)) {
+        if depth >= YAML_MAX_DEPTH {
+            return Err(());
+        }
+        gotemplate::stack::grow(|| json_to_yval_level(v, depth + 1))
+    } else {
+        json_to_yval_level(v, depth)
+    }
+}
+
+/// One level of [`json_to_yval_at`]: `inner` is the depth of the value's own items.
+fn json_to_yval_level(v: &Value, inner: usize) -> Result<YVal, ()> {
     Ok(match v {
         Value::Invalid | Value::Nil => YVal::Nil,
         Value::Bool(b) => YVal::Bool(*b),
@@ -246,20 +271,24 @@ fn json_to_yval(v: &Value) -> Result<YVal, ()> {
         Value::String(s) => json_string_to_yval(s)?,
         Value::Bytes(b) => YVal::Str(base64_encode(b).as_bytes().into()),
         Value::List(l) => {
-            let items: Result<Vec<YVal>, ()> = l.items().iter().map(json_to_yval).collect();
+            let items: Result<Vec<YVal>, ()> = l
+                .items()
+                .iter()
+                .map(|item| json_to_yval_at(item, inner))
+                .collect();
             YVal::Seq(items?)
         }
         Value::Map(m) => {
             if let Some(source) = m.pending_source()
                 && let Some(doc) = source.as_any().downcast_ref::<LazyDoc>()
             {
-                return lazy_map_to_yval(doc);
+                return lazy_map_to_yval(doc, inner - 1);
             }
             // Distinct string keys stay distinct: json_string_to_yval keeps a string as it is.
             let entries = m.with_entries(|entries| -> Result<Vec<(YVal, YVal)>, ()> {
                 entries
                     .iter()
-                    .map(|(k, v)| Ok((json_string_to_yval(k)?, json_to_yval(v)?)))
+                    .map(|(k, v)| Ok((json_string_to_yval(k)?, json_to_yval_at(v, inner)?)))
                     .collect()
             })?;
             YVal::Map(YMap::from_distinct(entries))
@@ -269,13 +298,13 @@ fn json_to_yval(v: &Value) -> Result<YVal, ()> {
             // go-yaml reads back what the marshaler wrote.
             JsonObject::Raw(text) => decode_first(text.as_bytes()).map_err(|_| ())?,
             JsonObject::Text(text) => json_string_to_yval(&text)?,
-            JsonObject::Plain(inner) => json_to_yval(&inner)?,
+            JsonObject::Plain(plain) => json_to_yval_at(&plain, inner - 1)?,
             JsonObject::Struct(fields) => {
                 // JSON names are distinct in the structs modelled here, as Go requires of the
                 // fields it writes.
                 let entries = fields
                     .iter()
-                    .map(|(k, v)| Ok((json_string_to_yval(k)?, json_to_yval(v)?)))
+                    .map(|(k, v)| Ok((json_string_to_yval(k)?, json_to_yval_at(v, inner)?)))
                     .collect::<Result<Vec<_>, ()>>()?;
                 YVal::Map(YMap::from_distinct(entries))
             }
@@ -291,13 +320,13 @@ fn is_lazy_doc(m: &gotemplate::Map) -> bool {
 }
 
 /// [`json_to_yval`] of a lazy map that is not built yet, written from its document.
-fn lazy_map_to_yval(doc: &LazyDoc) -> Result<YVal, ()> {
-    let y = lazy_doc_to_yval(doc.node())?;
+fn lazy_map_to_yval(doc: &LazyDoc, depth: usize) -> Result<YVal, ()> {
+    let y = lazy_doc_to_yval_at(doc.node(), depth)?;
     // Debug builds (all the tests) check the shortcut against the conversion it skips.
     #[cfg(debug_assertions)]
     {
         let value = super::read::to_json_value(doc.node()).expect("a LazyDoc converts");
-        let general = json_to_yval(&value);
+        let general = json_to_yval_at(&value, depth);
         let whole = super::verbatim::expand_all(&y, &|v| lazy_doc_to_yval(v).ok());
         assert!(
             general
@@ -315,6 +344,23 @@ const EXACT_INT: u64 = 1 << 53;
 /// `json_to_yval(to_json_value(node))` without building the template values between: numbers
 /// become float64 text read back, keys sort as a Go map's do, and strings keep their bytes.
 fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
+    lazy_doc_to_yval_at(node, 0)
+}
+
+/// [`lazy_doc_to_yval`] of a node inside `depth` collections (see [`json_to_yval_at`]).
+fn lazy_doc_to_yval_at(node: &YVal, depth: usize) -> Result<YVal, ()> {
+    if matches!(node, YVal::Seq(_) | YVal::Map(_)) {
+        if depth >= YAML_MAX_DEPTH {
+            return Err(());
+        }
+        gotemplate::stack::grow(|| lazy_doc_to_yval_level(node, depth + 1))
+    } else {
+        lazy_doc_to_yval_level(node, depth)
+    }
+}
+
+/// One level of [`lazy_doc_to_yval_at`]: `inner` is the depth of the node's own items.
+fn lazy_doc_to_yval_level(node: &YVal, inner: usize) -> Result<YVal, ()> {
     Ok(match node {
         YVal::Nil => YVal::Nil,
         YVal::Bool(b) => YVal::Bool(*b),
@@ -330,7 +376,7 @@ fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
         YVal::Seq(items) => YVal::Seq(
             items
                 .iter()
-                .map(lazy_doc_to_yval)
+                .map(|item| lazy_doc_to_yval_at(item, inner))
                 .collect::<Result<_, ()>>()?,
         ),
         YVal::Map(m) => {
@@ -357,7 +403,7 @@ fn lazy_doc_to_yval(node: &YVal) -> Result<YVal, ()> {
             }
             let entries = entries
                 .into_iter()
-                .map(|(k, v)| Ok((k, lazy_doc_to_yval(v)?)))
+                .map(|(k, v)| Ok((k, lazy_doc_to_yval_at(v, inner)?)))
                 .collect::<Result<Vec<_>, ()>>()?;
             YVal::Map(YMap::from_distinct(entries))
         }
@@ -1041,38 +1087,40 @@ impl<'a> Emitter<'a> {
     }
 
     fn emit_node(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
-        if let YVal::Verbatim(block) = v
-            && self.flow_level == 0
-            && self.state_before(mapping, simple_key) == block.before()
-        {
-            self.out.extend_from_slice(block.emitted());
-            self.restore(block.after());
-            return;
-        }
-        // Repeated collections are non-empty, so written in block style.
-        let block_collection = self.flow_level == 0 && matches!(v, YVal::Seq(_) | YVal::Map(_));
-        let Some(hash) = self
-            .repeats
-            .as_ref()
-            .filter(|_| block_collection)
-            .and_then(|r| r.hash_of(v))
-        else {
-            return self.emit_node_once(v, mapping, simple_key);
-        };
-        let before = self.state_before(mapping, simple_key);
-        let repeats = self.repeats.as_ref().expect("checked above");
-        if let Some((text, after)) = repeats.find(hash, before, v) {
-            self.out.extend_from_within(text);
-            self.restore(after);
-            return;
-        }
-        let start = self.out.len();
-        self.emit_node_once(v, mapping, simple_key);
-        let after = self.state_after();
-        let end = self.out.len();
-        if let Some(r) = self.repeats.as_mut() {
-            r.remember(hash, before, v, start..end, after);
-        }
+        gotemplate::stack::grow(|| {
+            if let YVal::Verbatim(block) = v
+                && self.flow_level == 0
+                && self.state_before(mapping, simple_key) == block.before()
+            {
+                self.out.extend_from_slice(block.emitted());
+                self.restore(block.after());
+                return;
+            }
+            // Repeated collections are non-empty, so written in block style.
+            let block_collection = self.flow_level == 0 && matches!(v, YVal::Seq(_) | YVal::Map(_));
+            let Some(hash) = self
+                .repeats
+                .as_ref()
+                .filter(|_| block_collection)
+                .and_then(|r| r.hash_of(v))
+            else {
+                return self.emit_node_once(v, mapping, simple_key);
+            };
+            let before = self.state_before(mapping, simple_key);
+            let repeats = self.repeats.as_ref().expect("checked above");
+            if let Some((text, after)) = repeats.find(hash, before, v) {
+                self.out.extend_from_within(text);
+                self.restore(after);
+                return;
+            }
+            let start = self.out.len();
+            self.emit_node_once(v, mapping, simple_key);
+            let after = self.state_after();
+            let end = self.out.len();
+            if let Some(r) = self.repeats.as_mut() {
+                r.remember(hash, before, v, start..end, after);
+            }
+        })
     }
 
     fn emit_node_once(&mut self, v: &'a YVal, mapping: bool, simple_key: bool) {
@@ -1707,16 +1755,18 @@ pub(crate) fn to_yaml(v: &Value) -> Result<String, YamlError> {
 /// Whether `encoding/json.Marshal` may fail on the value (NaN, infinities, unsupported types,
 /// marshalers that refuse).
 fn json_fails(v: &Value) -> bool {
-    match v {
-        Value::Float(f) => !f.is_finite(),
-        Value::List(l) => l.items().iter().any(json_fails),
-        // A lazy map's document holds no NaN or infinity (lazy_convertible checked it).
-        Value::Map(m) if is_lazy_doc(m) => false,
-        Value::Map(m) => m.with_entries(|e| e.values().any(json_fails)),
-        // An object's marshalers may fail; the JSON is written to find out.
-        Value::Object(_) | Value::Func(_) => true,
-        _ => false,
-    }
+    gotemplate::stack::grow(|| {
+        match v {
+            Value::Float(f) => !f.is_finite(),
+            Value::List(l) => l.items().iter().any(json_fails),
+            // A lazy map's document holds no NaN or infinity (lazy_convertible checked it).
+            Value::Map(m) if is_lazy_doc(m) => false,
+            Value::Map(m) => m.with_entries(|e| e.values().any(json_fails)),
+            // An object's marshalers may fail; the JSON is written to find out.
+            Value::Object(_) | Value::Func(_) => true,
+            _ => false,
+        }
+    })
 }
 
 /// [`to_yaml`], and the tree go-yaml wrote when it came straight from the value (not from
@@ -1758,29 +1808,31 @@ pub(crate) fn to_yaml_tree(v: &Value) -> Result<(String, Option<YVal>), YamlErro
 /// A JSON tree as go-yaml reads its `encoding/json` text back, or `None` when a string would
 /// read differently (then the caller takes the general path).
 fn serde_to_yval(v: &serde_json::Value) -> Option<YVal> {
-    Some(match v {
-        serde_json::Value::Null => YVal::Nil,
-        serde_json::Value::Bool(b) => YVal::Bool(*b),
-        serde_json::Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                resolve_plain(&i.to_string())
-            } else if let Some(u) = n.as_u64() {
-                resolve_plain(&u.to_string())
-            } else {
-                resolve_plain(&json_float(n.as_f64()?))
+    gotemplate::stack::grow(|| {
+        Some(match v {
+            serde_json::Value::Null => YVal::Nil,
+            serde_json::Value::Bool(b) => YVal::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    resolve_plain(&i.to_string())
+                } else if let Some(u) = n.as_u64() {
+                    resolve_plain(&u.to_string())
+                } else {
+                    resolve_plain(&json_float(n.as_f64()?))
+                }
             }
-        }
-        serde_json::Value::String(s) => json_string_to_yval(s).ok()?,
-        serde_json::Value::Array(items) => {
-            YVal::Seq(items.iter().map(serde_to_yval).collect::<Option<_>>()?)
-        }
-        serde_json::Value::Object(m) => {
-            let entries = m
-                .iter()
-                .map(|(k, v)| Some((json_string_to_yval(k).ok()?, serde_to_yval(v)?)))
-                .collect::<Option<Vec<_>>>()?;
-            YVal::Map(YMap::from_distinct(entries))
-        }
+            serde_json::Value::String(s) => json_string_to_yval(s).ok()?,
+            serde_json::Value::Array(items) => {
+                YVal::Seq(items.iter().map(serde_to_yval).collect::<Option<_>>()?)
+            }
+            serde_json::Value::Object(m) => {
+                let entries = m
+                    .iter()
+                    .map(|(k, v)| Some((json_string_to_yval(k).ok()?, serde_to_yval(v)?)))
+                    .collect::<Option<Vec<_>>>()?;
+                YVal::Map(YMap::from_distinct(entries))
+            }
+        })
     })
 }
 

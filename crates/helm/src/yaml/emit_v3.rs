@@ -139,32 +139,36 @@ enum Node {
 
 impl Emitter<'_> {
     fn emit_node_v3(&mut self, v: &Node, mapping: bool, simple_key: bool) {
-        self.mapping_context = mapping;
-        self.simple_key_context = simple_key;
-        match v {
-            Node::Seq(items) if !items.is_empty() => {
-                self.increase_indent(false, false);
-                for item in items {
-                    self.write_indent();
-                    self.write_indicator(b"-", true, false, true);
-                    self.emit_node_v3(item, false, false);
+        gotemplate::stack::grow(|| {
+            self.mapping_context = mapping;
+            self.simple_key_context = simple_key;
+            match v {
+                Node::Seq(items) if !items.is_empty() => {
+                    self.increase_indent(false, false);
+                    for item in items {
+                        self.write_indent();
+                        self.write_indicator(b"-", true, false, true);
+                        self.emit_node_v3(item, false, false);
+                    }
+                    self.pop_indent();
                 }
-                self.pop_indent();
+                Node::Map(entries) if !entries.is_empty() => {
+                    let mut entries: Vec<(String, &(YVal, Node))> =
+                        entries.iter().map(|e| (scalar_text(&e.0).0, e)).collect();
+                    sort_keys(&mut entries, &|a: &(String, _), b: &(String, _)| {
+                        key_less(&a.0, &b.0)
+                    });
+                    self.emit_entries_v3(entries.into_iter().map(|(_, e)| e));
+                }
+                Node::Struct(entries) if !entries.is_empty() => {
+                    self.emit_entries_v3(entries.iter())
+                }
+                Node::Seq(_) => self.write_indicator(b"[]", true, false, false),
+                Node::Map(_) | Node::Struct(_) => self.write_indicator(b"{}", true, false, false),
+                Node::Timestamp(text) => self.emit_scalar_v3(text.as_bytes(), Style::Plain),
+                Node::Scalar(scalar) => self.emit_scalar_node_v3(scalar, mapping, simple_key),
             }
-            Node::Map(entries) if !entries.is_empty() => {
-                let mut entries: Vec<(String, &(YVal, Node))> =
-                    entries.iter().map(|e| (scalar_text(&e.0).0, e)).collect();
-                sort_keys(&mut entries, &|a: &(String, _), b: &(String, _)| {
-                    key_less(&a.0, &b.0)
-                });
-                self.emit_entries_v3(entries.into_iter().map(|(_, e)| e));
-            }
-            Node::Struct(entries) if !entries.is_empty() => self.emit_entries_v3(entries.iter()),
-            Node::Seq(_) => self.write_indicator(b"[]", true, false, false),
-            Node::Map(_) | Node::Struct(_) => self.write_indicator(b"{}", true, false, false),
-            Node::Timestamp(text) => self.emit_scalar_v3(text.as_bytes(), Style::Plain),
-            Node::Scalar(scalar) => self.emit_scalar_node_v3(scalar, mapping, simple_key),
-        }
+        })
     }
 
     /// A key or other scalar: nil, a bool, number or string.
@@ -214,34 +218,36 @@ impl Emitter<'_> {
 /// A Go value as go-yaml v3 sees it; `None` for what it cannot encode here (funcs, objects
 /// bosun does not model).
 fn to_node(v: &Value) -> Option<Node> {
-    Some(match v {
-        Value::Nil | Value::Invalid => Node::Scalar(YVal::Nil),
-        Value::Bool(b) => Node::Scalar(YVal::Bool(*b)),
-        Value::Int(n, kind) => Node::Scalar(match kind {
-            IntKind::Uint
-            | IntKind::Uint8
-            | IntKind::Uint16
-            | IntKind::Uint32
-            | IntKind::Uint64
-            | IntKind::Uintptr => YVal::Uint(*n as u64),
-            _ => YVal::Int(*n),
-        }),
-        Value::Float(f) => Node::Scalar(YVal::Float(*f)),
-        Value::String(s) => Node::Scalar(YVal::Str(s.as_bytes().into())),
-        Value::Bytes(b) => Node::Seq(
-            b.iter()
-                .map(|&x| Node::Scalar(YVal::Uint(x as u64)))
-                .collect(),
-        ),
-        Value::List(l) => Node::Seq(l.items().iter().map(to_node).collect::<Option<_>>()?),
-        Value::Map(m) => Node::Map(
-            m.entries()
-                .into_iter()
-                .map(|(k, v)| Some((YVal::Str(k.as_bytes().into()), to_node(&v)?)))
-                .collect::<Option<_>>()?,
-        ),
-        Value::Object(o) => object_node(o.as_ref(), v)?,
-        Value::Func(_) => return None,
+    gotemplate::stack::grow(|| {
+        Some(match v {
+            Value::Nil | Value::Invalid => Node::Scalar(YVal::Nil),
+            Value::Bool(b) => Node::Scalar(YVal::Bool(*b)),
+            Value::Int(n, kind) => Node::Scalar(match kind {
+                IntKind::Uint
+                | IntKind::Uint8
+                | IntKind::Uint16
+                | IntKind::Uint32
+                | IntKind::Uint64
+                | IntKind::Uintptr => YVal::Uint(*n as u64),
+                _ => YVal::Int(*n),
+            }),
+            Value::Float(f) => Node::Scalar(YVal::Float(*f)),
+            Value::String(s) => Node::Scalar(YVal::Str(s.as_bytes().into())),
+            Value::Bytes(b) => Node::Seq(
+                b.iter()
+                    .map(|&x| Node::Scalar(YVal::Uint(x as u64)))
+                    .collect(),
+            ),
+            Value::List(l) => Node::Seq(l.items().iter().map(to_node).collect::<Option<_>>()?),
+            Value::Map(m) => Node::Map(
+                m.entries()
+                    .into_iter()
+                    .map(|(k, v)| Some((YVal::Str(k.as_bytes().into()), to_node(&v)?)))
+                    .collect::<Option<_>>()?,
+            ),
+            Value::Object(o) => object_node(o.as_ref(), v)?,
+            Value::Func(_) => return None,
+        })
     })
 }
 

@@ -76,12 +76,15 @@ pub(crate) enum EventKind {
         plain_implicit: bool,
         style: ScalarStyle,
     },
+    /// `flow`: written `[...]` rather than as a block.
     SequenceStart {
         anchor: Option<String>,
+        flow: bool,
     },
     SequenceEnd,
     MappingStart {
         anchor: Option<String>,
+        flow: bool,
     },
     MappingEnd,
 }
@@ -236,10 +239,12 @@ unsafe fn convert_event(ev: &unsafe_sys::yaml_event_t) -> Event {
             }
             unsafe_sys::YAML_SEQUENCE_START_EVENT => EventKind::SequenceStart {
                 anchor: cstr(ev.data.sequence_start.anchor),
+                flow: ev.data.sequence_start.style == unsafe_sys::YAML_FLOW_SEQUENCE_STYLE,
             },
             unsafe_sys::YAML_SEQUENCE_END_EVENT => EventKind::SequenceEnd,
             unsafe_sys::YAML_MAPPING_START_EVENT => EventKind::MappingStart {
                 anchor: cstr(ev.data.mapping_start.anchor),
+                flow: ev.data.mapping_start.style == unsafe_sys::YAML_FLOW_MAPPING_STYLE,
             },
             _ => EventKind::MappingEnd,
         }

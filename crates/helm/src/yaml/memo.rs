@@ -137,8 +137,11 @@ impl YamlMemo {
                 let tree = super::read::decode_first_keeping_verbatim(text, ahead.as_ref())
                     .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
                 if !matches!(tree, YVal::Map(_)) {
-                    return super::read::json_round_trip(&tree);
+                    let v = super::read::json_round_trip(&tree)?;
+                    super::read::check_json_depth(text.len(), &tree)?;
+                    return Ok(v);
                 }
+                super::read::check_json_depth(text.len(), &tree)?;
                 let tree = Rc::new(tree);
                 let lazy = super::read::lazy_convertible(&tree);
                 self.0
@@ -273,7 +276,7 @@ impl YamlMemo {
 /// strings printable, with no line break other than `\n` and none at the end (a trimmed
 /// document loses a final one); integers exact as float64; floats finite.
 pub(super) fn round_trips(v: &YVal) -> bool {
-    match v {
+    gotemplate::stack::grow(|| match v {
         YVal::Nil | YVal::Bool(_) => true,
         YVal::Int(i) => i.abs() <= EXACT_INT,
         YVal::Uint(u) => *u <= EXACT_INT as u64,
@@ -285,7 +288,7 @@ pub(super) fn round_trips(v: &YVal) -> bool {
             .iter()
             .all(|(k, v)| matches!(k, YVal::Str(s) if key_round_trips(s)) && round_trips(v)),
         YVal::Verbatim(block) => block.round_trips(),
-    }
+    })
 }
 
 /// [`round_trips`] for a map's string key.

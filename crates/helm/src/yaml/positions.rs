@@ -102,24 +102,26 @@ struct Walker<'a> {
 
 impl Walker<'_> {
     fn node(&self, id: usize, key: Option<Mark>) -> Result<PNode, super::read::Fail> {
-        let value = Mark::from_libyaml(self.nodes[id].mark);
-        let target = self.deref(id);
-        let body = match &self.nodes[target].kind {
-            NodeKind::Sequence(children) => {
-                let mut items = Vec::with_capacity(children.len());
-                for &c in children {
-                    items.push(self.node(c, None)?);
+        gotemplate::stack::grow(|| {
+            let value = Mark::from_libyaml(self.nodes[id].mark);
+            let target = self.deref(id);
+            let body = match &self.nodes[target].kind {
+                NodeKind::Sequence(children) => {
+                    let mut items = Vec::with_capacity(children.len());
+                    for &c in children {
+                        items.push(self.node(c, None)?);
+                    }
+                    PBody::Sequence(items)
                 }
-                PBody::Sequence(items)
-            }
-            NodeKind::Mapping(_) => {
-                let mut entries = Vec::new();
-                self.mapping_into(target, &mut entries)?;
-                PBody::Mapping(entries)
-            }
-            _ => PBody::Scalar,
-        };
-        Ok(PNode { key, value, body })
+                NodeKind::Mapping(_) => {
+                    let mut entries = Vec::new();
+                    self.mapping_into(target, &mut entries)?;
+                    PBody::Mapping(entries)
+                }
+                _ => PBody::Scalar,
+            };
+            Ok(PNode { key, value, body })
+        })
     }
 
     /// Follows aliases to the anchored node.
@@ -137,69 +139,73 @@ impl Walker<'_> {
         id: usize,
         out: &mut Vec<(String, PNode)>,
     ) -> Result<(), super::read::Fail> {
-        let id = self.deref(id);
-        let NodeKind::Mapping(children) = &self.nodes[id].kind else {
-            return Ok(());
-        };
-        let decoder = Decoder::new(self.nodes);
-        for pair in children.chunks(2) {
-            let (k, v) = (pair[0], pair[1]);
-            if decoder.is_merge(k) {
-                // As go-yaml: a sequence written in place is a list of maps to merge; an alias
-                // or a mapping is one map.
-                match &self.nodes[v].kind {
-                    NodeKind::Sequence(items) => {
-                        // Earlier maps of a merge sequence take precedence: apply them last.
-                        for &c in items.iter().rev() {
-                            self.mapping_into(c, out)?;
+        gotemplate::stack::grow(|| {
+            let id = self.deref(id);
+            let NodeKind::Mapping(children) = &self.nodes[id].kind else {
+                return Ok(());
+            };
+            let decoder = Decoder::new(self.nodes);
+            for pair in children.chunks(2) {
+                let (k, v) = (pair[0], pair[1]);
+                if decoder.is_merge(k) {
+                    // As go-yaml: a sequence written in place is a list of maps to merge; an alias
+                    // or a mapping is one map.
+                    match &self.nodes[v].kind {
+                        NodeKind::Sequence(items) => {
+                            // Earlier maps of a merge sequence take precedence: apply them last.
+                            for &c in items.iter().rev() {
+                                self.mapping_into(c, out)?;
+                            }
                         }
+                        _ => self.mapping_into(v, out)?,
                     }
-                    _ => self.mapping_into(v, out)?,
+                    continue;
                 }
-                continue;
+                let key_val = Decoder::new(self.nodes).unmarshal(k)?;
+                let value_val = Decoder::new(self.nodes).unmarshal(v)?;
+                let name = key_string(&key_val, &value_val)?;
+                let node = self.node(v, Some(Mark::from_libyaml(self.nodes[k].mark)))?;
+                match out.iter_mut().find(|(n, _)| *n == name) {
+                    Some(slot) => slot.1 = node,
+                    None => out.push((name, node)),
+                }
             }
-            let key_val = Decoder::new(self.nodes).unmarshal(k)?;
-            let value_val = Decoder::new(self.nodes).unmarshal(v)?;
-            let name = key_string(&key_val, &value_val)?;
-            let node = self.node(v, Some(Mark::from_libyaml(self.nodes[k].mark)))?;
-            match out.iter_mut().find(|(n, _)| *n == name) {
-                Some(slot) => slot.1 = node,
-                None => out.push((name, node)),
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 
 fn flatten(n: &PNode, path: &mut Vec<PathSeg>, out: &mut Vec<Position>) {
-    let shape = match n.body {
-        PBody::Scalar => Shape::Scalar,
-        PBody::Sequence(_) => Shape::Sequence,
-        PBody::Mapping(_) => Shape::Mapping,
-    };
-    out.push(Position {
-        path: path.clone(),
-        key: n.key,
-        value: n.value,
-        shape,
-    });
-    match &n.body {
-        PBody::Scalar => {}
-        PBody::Sequence(items) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(PathSeg::Index(i));
-                flatten(item, path, out);
-                path.pop();
+    gotemplate::stack::grow(|| {
+        let shape = match n.body {
+            PBody::Scalar => Shape::Scalar,
+            PBody::Sequence(_) => Shape::Sequence,
+            PBody::Mapping(_) => Shape::Mapping,
+        };
+        out.push(Position {
+            path: path.clone(),
+            key: n.key,
+            value: n.value,
+            shape,
+        });
+        match &n.body {
+            PBody::Scalar => {}
+            PBody::Sequence(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    path.push(PathSeg::Index(i));
+                    flatten(item, path, out);
+                    path.pop();
+                }
+            }
+            PBody::Mapping(entries) => {
+                for (k, v) in entries {
+                    path.push(PathSeg::Key(k.clone()));
+                    flatten(v, path, out);
+                    path.pop();
+                }
             }
         }
-        PBody::Mapping(entries) => {
-            for (k, v) in entries {
-                path.push(PathSeg::Key(k.clone()));
-                flatten(v, path, out);
-                path.pop();
-            }
-        }
-    }
+    })
 }
 
 #[cfg(test)]

@@ -122,6 +122,21 @@ pub(super) struct TreeParser {
     pub(super) nodes: Vec<Node>,
     anchors: HashMap<String, usize>,
     started: bool,
+    /// The collections open around the next event, for go-yaml's depth limits.
+    open: Vec<Open>,
+    /// How many of `open` are flow collections (go-yaml's `flow_level`), and how many block
+    /// collections are indented (go-yaml's `indents`; a sequence at its key's column is not).
+    flow_level: usize,
+    indents: usize,
+}
+
+/// A collection being read, as go-yaml's scanner counts it.
+#[derive(Clone, Copy)]
+struct Open {
+    flow: bool,
+    indented: bool,
+    mapping: bool,
+    column: usize,
 }
 
 fn event_name(k: &EventKind) -> &'static str {
@@ -149,6 +164,9 @@ impl TreeParser {
             nodes: Vec::new(),
             anchors: HashMap::new(),
             started: false,
+            open: Vec::new(),
+            flow_level: 0,
+            indents: 0,
         }
     }
 
@@ -188,103 +206,155 @@ impl TreeParser {
         id
     }
 
+    /// Enters a collection starting at `mark`, failing as go-yaml's scanner fails when it is
+    /// one level too deep.
+    fn enter(&mut self, flow: bool, mapping: bool, mark: Mark) -> Result<(), Fail> {
+        let parent = self.open.last().copied();
+        let indentless = !flow
+            && !mapping
+            && parent.is_some_and(|p| !p.flow && p.mapping && p.column == mark.column);
+        let open = Open {
+            flow,
+            indented: !flow && !indentless,
+            mapping,
+            column: mark.column,
+        };
+        self.open.push(open);
+        let over = if flow {
+            self.flow_level += 1;
+            self.flow_level > super::emit::YAML_MAX_DEPTH
+        } else if open.indented {
+            self.indents += 1;
+            self.indents > super::emit::YAML_MAX_DEPTH
+        } else {
+            false
+        };
+        if over {
+            return Err(Fail::from_parse(&ParseError {
+                kind: ErrorKind::Scanner,
+                problem: format!("exceeded max depth of {}", super::emit::YAML_MAX_DEPTH),
+                problem_mark: mark,
+                context_mark: Default::default(),
+            }));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        if let Some(open) = self.open.pop() {
+            if open.flow {
+                self.flow_level -= 1;
+            } else if open.indented {
+                self.indents -= 1;
+            }
+        }
+    }
+
     /// go-yaml's `parser.parse()`: the next node, or `None` at the end of the stream.
     pub(super) fn parse(&mut self) -> Result<Option<usize>, Fail> {
-        if !self.started {
-            self.expect("stream start")?;
-            self.started = true;
-        }
-        let ev = self.peek()?;
-        match &ev.kind {
-            EventKind::Scalar { .. } => {
-                let ev = self.take()?;
-                let mark = ev.start;
-                let EventKind::Scalar {
-                    anchor,
-                    tag,
-                    value,
-                    plain_implicit,
-                    ..
-                } = ev.kind
-                else {
-                    unreachable!()
-                };
-                // libyaml validated the input as UTF-8; scalar values are UTF-8.
-                let value = String::from_utf8(value)
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                let kind = NodeKind::Scalar {
-                    value,
-                    tag,
-                    implicit: plain_implicit,
-                };
-                Ok(Some(self.add(kind, anchor, mark)))
+        gotemplate::stack::grow(|| {
+            if !self.started {
+                self.expect("stream start")?;
+                self.started = true;
             }
-            EventKind::Alias { anchor } => {
-                let name = anchor.clone();
-                let mark = ev.start;
-                let Some(&target) = self.anchors.get(&name) else {
-                    return Err(Fail::yaml(format!("unknown anchor '{name}' referenced")));
-                };
-                self.take()?;
-                Ok(Some(self.add(NodeKind::Alias { name, target }, None, mark)))
-            }
-            EventKind::MappingStart { anchor } => {
-                let anchor = anchor.clone();
-                let mark = ev.start;
-                let id = self.add(NodeKind::Mapping(Vec::new()), anchor, mark);
-                self.take()?;
-                let mut children = Vec::new();
-                while self.peek()?.kind != EventKind::MappingEnd {
-                    let k = self.parse_child()?;
-                    let v = self.parse_child()?;
-                    children.push(k);
-                    children.push(v);
+            let ev = self.peek()?;
+            match &ev.kind {
+                EventKind::Scalar { .. } => {
+                    let ev = self.take()?;
+                    let mark = ev.start;
+                    let EventKind::Scalar {
+                        anchor,
+                        tag,
+                        value,
+                        plain_implicit,
+                        ..
+                    } = ev.kind
+                    else {
+                        unreachable!()
+                    };
+                    // libyaml validated the input as UTF-8; scalar values are UTF-8.
+                    let value = String::from_utf8(value)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+                    let kind = NodeKind::Scalar {
+                        value,
+                        tag,
+                        implicit: plain_implicit,
+                    };
+                    Ok(Some(self.add(kind, anchor, mark)))
                 }
-                self.take()?;
-                self.nodes[id].kind = NodeKind::Mapping(children);
-                Ok(Some(id))
-            }
-            EventKind::SequenceStart { anchor } => {
-                let anchor = anchor.clone();
-                let mark = ev.start;
-                let id = self.add(NodeKind::Sequence(Vec::new()), anchor, mark);
-                self.take()?;
-                let mut children = Vec::new();
-                while self.peek()?.kind != EventKind::SequenceEnd {
-                    children.push(self.parse_child()?);
+                EventKind::Alias { anchor } => {
+                    let name = anchor.clone();
+                    let mark = ev.start;
+                    let Some(&target) = self.anchors.get(&name) else {
+                        return Err(Fail::yaml(format!("unknown anchor '{name}' referenced")));
+                    };
+                    self.take()?;
+                    Ok(Some(self.add(NodeKind::Alias { name, target }, None, mark)))
                 }
-                self.take()?;
-                self.nodes[id].kind = NodeKind::Sequence(children);
-                Ok(Some(id))
-            }
-            EventKind::DocumentStart { version } => {
-                // go-yaml (like libyaml 0.1) accepts only `%YAML 1.1`; libyaml 0.2 also 1.2.
-                if let Some((major, minor)) = *version
-                    && (major, minor) != (1, 1)
-                    && major == 1
-                {
-                    return Err(Fail::from_parse(&ParseError {
-                        kind: ErrorKind::Parser,
-                        problem: "found incompatible YAML document".to_string(),
-                        problem_mark: ev.start,
-                        context_mark: Default::default(),
-                    }));
+                EventKind::MappingStart { anchor, flow } => {
+                    let anchor = anchor.clone();
+                    let flow = *flow;
+                    let mark = ev.start;
+                    self.enter(flow, true, mark)?;
+                    let id = self.add(NodeKind::Mapping(Vec::new()), anchor, mark);
+                    self.take()?;
+                    let mut children = Vec::new();
+                    while self.peek()?.kind != EventKind::MappingEnd {
+                        let k = self.parse_child()?;
+                        let v = self.parse_child()?;
+                        children.push(k);
+                        children.push(v);
+                    }
+                    self.take()?;
+                    self.leave();
+                    self.nodes[id].kind = NodeKind::Mapping(children);
+                    Ok(Some(id))
                 }
-                let mark = ev.start;
-                self.anchors.clear();
-                let id = self.add(NodeKind::Document(None), None, mark);
-                self.take()?;
-                let child = self.parse()?;
-                self.expect("document end")?;
-                self.nodes[id].kind = NodeKind::Document(child);
-                Ok(Some(id))
+                EventKind::SequenceStart { anchor, flow } => {
+                    let anchor = anchor.clone();
+                    let flow = *flow;
+                    let mark = ev.start;
+                    self.enter(flow, false, mark)?;
+                    let id = self.add(NodeKind::Sequence(Vec::new()), anchor, mark);
+                    self.take()?;
+                    let mut children = Vec::new();
+                    while self.peek()?.kind != EventKind::SequenceEnd {
+                        children.push(self.parse_child()?);
+                    }
+                    self.take()?;
+                    self.leave();
+                    self.nodes[id].kind = NodeKind::Sequence(children);
+                    Ok(Some(id))
+                }
+                EventKind::DocumentStart { version } => {
+                    // go-yaml (like libyaml 0.1) accepts only `%YAML 1.1`; libyaml 0.2 also 1.2.
+                    if let Some((major, minor)) = *version
+                        && (major, minor) != (1, 1)
+                        && major == 1
+                    {
+                        return Err(Fail::from_parse(&ParseError {
+                            kind: ErrorKind::Parser,
+                            problem: "found incompatible YAML document".to_string(),
+                            problem_mark: ev.start,
+                            context_mark: Default::default(),
+                        }));
+                    }
+                    let mark = ev.start;
+                    self.anchors.clear();
+                    let id = self.add(NodeKind::Document(None), None, mark);
+                    self.take()?;
+                    let child = self.parse()?;
+                    self.expect("document end")?;
+                    self.nodes[id].kind = NodeKind::Document(child);
+                    Ok(Some(id))
+                }
+                EventKind::StreamEnd => Ok(None),
+                other => Err(Fail::yaml(format!(
+                    "attempted to parse unknown event: {}",
+                    event_name(other)
+                ))),
             }
-            EventKind::StreamEnd => Ok(None),
-            other => Err(Fail::yaml(format!(
-                "attempted to parse unknown event: {}",
-                event_name(other)
-            ))),
-        }
+        })
     }
 
     fn parse_child(&mut self) -> Result<usize, Fail> {
@@ -316,6 +386,23 @@ pub(crate) enum YVal {
     /// A non-empty block mapping not read yet, whose text is what `toYaml` writes for it
     /// (see `verbatim`).
     Verbatim(Rc<super::verbatim::Verbatim>),
+}
+
+/// A deeply nested document is freed on a stack that can take its depth.
+impl Drop for YVal {
+    fn drop(&mut self) {
+        match self {
+            YVal::Seq(items) if !items.is_empty() => {
+                let items = std::mem::take(items);
+                gotemplate::stack::grow(move || drop(items));
+            }
+            YVal::Map(m) if !m.entries.is_empty() => {
+                let entries = std::mem::take(&mut m.entries);
+                gotemplate::stack::grow(move || drop(entries));
+            }
+            _ => {}
+        }
+    }
 }
 
 impl YVal {
@@ -773,37 +860,39 @@ impl<'a> Decoder<'a> {
     }
 
     pub(super) fn unmarshal(&mut self, id: usize) -> Result<YVal, Fail> {
-        self.count()?;
-        let nodes = self.nodes;
-        match &nodes[id].kind {
-            NodeKind::Document(child) => match child {
-                Some(c) => self.unmarshal(*c),
-                None => Ok(YVal::Nil),
-            },
-            NodeKind::Alias { name, target } => {
-                self.enter_alias(id, name)?;
-                let r = self.unmarshal(*target);
-                self.leave_alias(id);
-                r
-            }
-            NodeKind::Scalar {
-                value,
-                tag,
-                implicit,
-            } => self.scalar(value, tag, *implicit),
-            NodeKind::Sequence(children) => {
-                let mut out = Vec::with_capacity(children.len());
-                for &c in children {
-                    out.push(self.unmarshal(c)?);
+        gotemplate::stack::grow(|| {
+            self.count()?;
+            let nodes = self.nodes;
+            match &nodes[id].kind {
+                NodeKind::Document(child) => match child {
+                    Some(c) => self.unmarshal(*c),
+                    None => Ok(YVal::Nil),
+                },
+                NodeKind::Alias { name, target } => {
+                    self.enter_alias(id, name)?;
+                    let r = self.unmarshal(*target);
+                    self.leave_alias(id);
+                    r
                 }
-                Ok(YVal::Seq(out))
+                NodeKind::Scalar {
+                    value,
+                    tag,
+                    implicit,
+                } => self.scalar(value, tag, *implicit),
+                NodeKind::Sequence(children) => {
+                    let mut out = Vec::with_capacity(children.len());
+                    for &c in children {
+                        out.push(self.unmarshal(c)?);
+                    }
+                    Ok(YVal::Seq(out))
+                }
+                NodeKind::Mapping(_) => {
+                    let mut m = YMap::default();
+                    self.mapping_into(id, &mut m)?;
+                    Ok(YVal::Map(m))
+                }
             }
-            NodeKind::Mapping(_) => {
-                let mut m = YMap::default();
-                self.mapping_into(id, &mut m)?;
-                Ok(YVal::Map(m))
-            }
-        }
+        })
     }
 
     fn scalar(&mut self, value: &str, tag: &str, implicit: bool) -> Result<YVal, Fail> {
@@ -834,42 +923,44 @@ impl<'a> Decoder<'a> {
     /// Decode the mapping node `id` (or an alias of one) into `out`, as go-yaml's `mapping`
     /// does for an existing map: entries, merges and overwrites go into `out` in order.
     fn mapping_into(&mut self, id: usize, out: &mut YMap) -> Result<(), Fail> {
-        let nodes = self.nodes;
-        match &nodes[id].kind {
-            NodeKind::Alias { name, target } => {
-                self.count()?;
-                self.enter_alias(id, name)?;
-                let r = self.mapping_into(*target, out);
-                self.leave_alias(id);
-                return r;
+        gotemplate::stack::grow(|| {
+            let nodes = self.nodes;
+            match &nodes[id].kind {
+                NodeKind::Alias { name, target } => {
+                    self.count()?;
+                    self.enter_alias(id, name)?;
+                    let r = self.mapping_into(*target, out);
+                    self.leave_alias(id);
+                    return r;
+                }
+                NodeKind::Mapping(_) => {}
+                _ => {
+                    return Err(Fail::yaml(
+                        "map merge requires map or sequence of maps as the value",
+                    ));
+                }
             }
-            NodeKind::Mapping(_) => {}
-            _ => {
-                return Err(Fail::yaml(
-                    "map merge requires map or sequence of maps as the value",
-                ));
+            let NodeKind::Mapping(children) = &nodes[id].kind else {
+                unreachable!()
+            };
+            for pair in children.chunks(2) {
+                let (k, v) = (pair[0], pair[1]);
+                if self.is_merge(k) {
+                    self.merge(v, out)?;
+                    continue;
+                }
+                let key = self.unmarshal(k)?;
+                if matches!(key, YVal::Seq(_) | YVal::Map(_)) {
+                    return Err(Fail::yaml(format!(
+                        "invalid map key: {}",
+                        go_sharp_v(&key, true)
+                    )));
+                }
+                let value = self.unmarshal(v)?;
+                out.set(key, value);
             }
-        }
-        let NodeKind::Mapping(children) = &nodes[id].kind else {
-            unreachable!()
-        };
-        for pair in children.chunks(2) {
-            let (k, v) = (pair[0], pair[1]);
-            if self.is_merge(k) {
-                self.merge(v, out)?;
-                continue;
-            }
-            let key = self.unmarshal(k)?;
-            if matches!(key, YVal::Seq(_) | YVal::Map(_)) {
-                return Err(Fail::yaml(format!(
-                    "invalid map key: {}",
-                    go_sharp_v(&key, true)
-                )));
-            }
-            let value = self.unmarshal(v)?;
-            out.set(key, value);
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     pub(super) fn is_merge(&self, id: usize) -> bool {
@@ -882,44 +973,46 @@ impl<'a> Decoder<'a> {
     }
 
     fn merge(&mut self, id: usize, out: &mut YMap) -> Result<(), Fail> {
-        let want_map = || Fail::yaml("map merge requires map or sequence of maps as the value");
-        let nodes = self.nodes;
-        match &nodes[id].kind {
-            NodeKind::Mapping(_) => {
-                self.count()?;
-                self.mapping_into(id, out)
-            }
-            NodeKind::Alias { target, .. } => {
-                if !self.is_mapping(*target) {
-                    return Err(want_map());
+        gotemplate::stack::grow(|| {
+            let want_map = || Fail::yaml("map merge requires map or sequence of maps as the value");
+            let nodes = self.nodes;
+            match &nodes[id].kind {
+                NodeKind::Mapping(_) => {
+                    self.count()?;
+                    self.mapping_into(id, out)
                 }
-                self.count()?;
-                self.mapping_into(id, out)
-            }
-            NodeKind::Sequence(children) => {
-                // Step backwards as earlier nodes take precedence.
-                for &c in children.iter().rev() {
-                    match &nodes[c].kind {
-                        NodeKind::Alias { target, .. } if !self.is_mapping(*target) => {
-                            return Err(want_map());
-                        }
-                        NodeKind::Alias { .. } | NodeKind::Mapping(_) => {}
-                        _ => return Err(want_map()),
+                NodeKind::Alias { target, .. } => {
+                    if !self.is_mapping(*target) {
+                        return Err(want_map());
                     }
                     self.count()?;
-                    self.mapping_into(c, out)?;
+                    self.mapping_into(id, out)
                 }
-                Ok(())
+                NodeKind::Sequence(children) => {
+                    // Step backwards as earlier nodes take precedence.
+                    for &c in children.iter().rev() {
+                        match &nodes[c].kind {
+                            NodeKind::Alias { target, .. } if !self.is_mapping(*target) => {
+                                return Err(want_map());
+                            }
+                            NodeKind::Alias { .. } | NodeKind::Mapping(_) => {}
+                            _ => return Err(want_map()),
+                        }
+                        self.count()?;
+                        self.mapping_into(c, out)?;
+                    }
+                    Ok(())
+                }
+                _ => Err(want_map()),
             }
-            _ => Err(want_map()),
-        }
+        })
     }
 }
 
 /// Go's `%#v` of a decoded value (for go-yaml's and sigs.k8s.io/yaml's error messages).
 /// `nested` values print a nil as `interface {}(nil)`.
 pub(crate) fn go_sharp_v(v: &YVal, top: bool) -> String {
-    match v {
+    gotemplate::stack::grow(|| match v {
         YVal::Nil => {
             if top {
                 "<nil>".to_string()
@@ -947,7 +1040,7 @@ pub(crate) fn go_sharp_v(v: &YVal, top: bool) -> String {
             format!("map[interface {{}}]interface {{}}{{{}}}", parts.join(", "))
         }
         YVal::Verbatim(block) => go_sharp_v(&block.expand(), top),
-    }
+    })
 }
 
 /// Go's `strconv.Quote` (close enough for error messages: printable characters stay).
@@ -1033,29 +1126,31 @@ fn json_str(b: &[u8]) -> Rc<str> {
 
 /// `convertToJSONableObject` and the JSON round trip: numbers become float64, keys strings.
 pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
-    Ok(match v {
-        YVal::Nil => Value::Nil,
-        YVal::Bool(b) => Value::Bool(*b),
-        YVal::Int(i) => Value::Float(*i as f64),
-        YVal::Uint(u) => Value::Float(*u as f64),
-        YVal::Float(f) => Value::Float(*f),
-        YVal::Str(s) => Value::String(json_str(s)),
-        YVal::Verbatim(block) => to_json_value(&block.expand())?,
-        YVal::Seq(items) => {
-            let out: Result<Vec<Value>, Fail> = items.iter().map(to_json_value).collect();
-            Value::List(List::new(out?))
-        }
-        YVal::Map(m) => {
-            let out = Map::new();
-            for (k, v) in &m.entries {
-                let ks: Rc<str> = match k {
-                    YVal::Str(s) => json_str(s),
-                    _ => key_string(k, v)?.into(),
-                };
-                out.insert(ks, to_json_value(v)?);
+    gotemplate::stack::grow(|| {
+        Ok(match v {
+            YVal::Nil => Value::Nil,
+            YVal::Bool(b) => Value::Bool(*b),
+            YVal::Int(i) => Value::Float(*i as f64),
+            YVal::Uint(u) => Value::Float(*u as f64),
+            YVal::Float(f) => Value::Float(*f),
+            YVal::Str(s) => Value::String(json_str(s)),
+            YVal::Verbatim(block) => to_json_value(&block.expand())?,
+            YVal::Seq(items) => {
+                let out: Result<Vec<Value>, Fail> = items.iter().map(to_json_value).collect();
+                Value::List(List::new(out?))
             }
-            Value::Map(out)
-        }
+            YVal::Map(m) => {
+                let out = Map::new();
+                for (k, v) in &m.entries {
+                    let ks: Rc<str> = match k {
+                        YVal::Str(s) => json_str(s),
+                        _ => key_string(k, v)?.into(),
+                    };
+                    out.insert(ks, to_json_value(v)?);
+                }
+                Value::Map(out)
+            }
+        })
     })
 }
 
@@ -1119,27 +1214,29 @@ impl gotemplate::MapSource for LazyDoc {
 /// The value of `node`, the `step`-th child of the node at `parent` in `root`: scalars as
 /// [`to_json_value`] converts them, maps lazy, sequences converted item by item.
 fn lazy_value(root: &Rc<YVal>, parent: &[u32], step: usize, node: &YVal) -> Value {
-    let path = || -> Rc<[u32]> { parent.iter().copied().chain([step as u32]).collect() };
-    match node {
-        YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
-        // Verbatim blocks are non-empty maps, read when the lazy map is built.
-        YVal::Map(_) | YVal::Verbatim(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
-            root: root.clone(),
-            path: path(),
-        }))),
-        YVal::Seq(items) => {
-            let path = path();
-            Value::List(List::new(
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, item)| lazy_value(root, &path, i, item))
-                    .collect(),
-            ))
+    gotemplate::stack::grow(|| {
+        let path = || -> Rc<[u32]> { parent.iter().copied().chain([step as u32]).collect() };
+        match node {
+            YVal::Map(m) if m.entries.is_empty() => Value::Map(Map::new()),
+            // Verbatim blocks are non-empty maps, read when the lazy map is built.
+            YVal::Map(_) | YVal::Verbatim(_) => Value::Map(Map::lazy(Rc::new(LazyDoc {
+                root: root.clone(),
+                path: path(),
+            }))),
+            YVal::Seq(items) => {
+                let path = path();
+                Value::List(List::new(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, item)| lazy_value(root, &path, i, item))
+                        .collect(),
+                ))
+            }
+            // Scalars never fail to convert.
+            scalar => to_json_value(scalar).unwrap_or(Value::Nil),
         }
-        // Scalars never fail to convert.
-        scalar => to_json_value(scalar).unwrap_or(Value::Nil),
-    }
+    })
 }
 
 /// Whether [`lazy_json_value`] may stand for the round trip of `root`: a map holding nothing the
@@ -1147,7 +1244,7 @@ fn lazy_value(root: &Rc<YVal>, parent: &[u32], step: usize, node: &YVal) -> Valu
 /// caller takes the eager path and its exact error.
 pub(crate) fn lazy_convertible(root: &YVal) -> bool {
     fn convertible(v: &YVal) -> bool {
-        match v {
+        gotemplate::stack::grow(|| match v {
             YVal::Float(f) => f.is_finite(),
             YVal::Seq(items) => items.iter().all(convertible),
             YVal::Map(m) => m
@@ -1155,7 +1252,7 @@ pub(crate) fn lazy_convertible(root: &YVal) -> bool {
                 .iter()
                 .all(|(k, v)| matches!(k, YVal::Str(_)) && convertible(v)),
             _ => true,
-        }
+        })
     }
     matches!(root, YVal::Map(_)) && convertible(root)
 }
@@ -1180,26 +1277,28 @@ pub(crate) fn lazy_json_value(root: &Rc<YVal>) -> Value {
 /// document that converts without error (`None` otherwise: the caller takes the general path
 /// for its error).
 pub(crate) fn yval_to_serde(v: &YVal) -> Option<serde_json::Value> {
-    let number = |f: f64| serde_json::Number::from_f64(f).map(serde_json::Value::Number);
-    Some(match v {
-        YVal::Nil => serde_json::Value::Null,
-        YVal::Bool(b) => serde_json::Value::Bool(*b),
-        YVal::Int(i) => number(*i as f64)?,
-        YVal::Uint(u) => number(*u as f64)?,
-        YVal::Float(f) => number(*f)?,
-        YVal::Str(s) => serde_json::Value::String(go_lossy_utf8(s)),
-        YVal::Verbatim(block) => yval_to_serde(&block.expand())?,
-        YVal::Seq(items) => {
-            serde_json::Value::Array(items.iter().map(yval_to_serde).collect::<Option<_>>()?)
-        }
-        YVal::Map(m) => {
-            let mut out = serde_json::Map::new();
-            for (k, v) in &m.entries {
-                let ks = key_string(k, v).ok()?;
-                out.insert(ks, yval_to_serde(v)?);
+    gotemplate::stack::grow(|| {
+        let number = |f: f64| serde_json::Number::from_f64(f).map(serde_json::Value::Number);
+        Some(match v {
+            YVal::Nil => serde_json::Value::Null,
+            YVal::Bool(b) => serde_json::Value::Bool(*b),
+            YVal::Int(i) => number(*i as f64)?,
+            YVal::Uint(u) => number(*u as f64)?,
+            YVal::Float(f) => number(*f)?,
+            YVal::Str(s) => serde_json::Value::String(go_lossy_utf8(s)),
+            YVal::Verbatim(block) => yval_to_serde(&block.expand())?,
+            YVal::Seq(items) => {
+                serde_json::Value::Array(items.iter().map(yval_to_serde).collect::<Option<_>>()?)
             }
-            serde_json::Value::Object(out)
-        }
+            YVal::Map(m) => {
+                let mut out = serde_json::Map::new();
+                for (k, v) in &m.entries {
+                    let ks = key_string(k, v).ok()?;
+                    out.insert(ks, yval_to_serde(v)?);
+                }
+                serde_json::Value::Object(out)
+            }
+        })
     })
 }
 
@@ -1269,28 +1368,30 @@ pub(crate) fn decode_first_keeping_verbatim(
 
 /// Structural equality of decoded values (entries in order, floats by bits).
 pub(crate) fn same_yval(a: &YVal, b: &YVal) -> bool {
-    match (a, b) {
-        (YVal::Nil, YVal::Nil) => true,
-        (YVal::Bool(x), YVal::Bool(y)) => x == y,
-        (YVal::Int(x), YVal::Int(y)) => x == y,
-        (YVal::Uint(x), YVal::Uint(y)) => x == y,
-        (YVal::Float(x), YVal::Float(y)) => x.to_bits() == y.to_bits(),
-        (YVal::Str(x), YVal::Str(y)) => x == y,
-        (YVal::Seq(x), YVal::Seq(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_yval(a, b))
+    gotemplate::stack::grow(|| {
+        match (a, b) {
+            (YVal::Nil, YVal::Nil) => true,
+            (YVal::Bool(x), YVal::Bool(y)) => x == y,
+            (YVal::Int(x), YVal::Int(y)) => x == y,
+            (YVal::Uint(x), YVal::Uint(y)) => x == y,
+            (YVal::Float(x), YVal::Float(y)) => x.to_bits() == y.to_bits(),
+            (YVal::Str(x), YVal::Str(y)) => x == y,
+            (YVal::Seq(x), YVal::Seq(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_yval(a, b))
+            }
+            (YVal::Map(x), YVal::Map(y)) => {
+                x.entries.len() == y.entries.len()
+                    && x.entries
+                        .iter()
+                        .zip(&y.entries)
+                        .all(|(a, b)| same_yval(&a.0, &b.0) && same_yval(&a.1, &b.1))
+            }
+            (YVal::Verbatim(x), YVal::Verbatim(y)) => x.same_text(y),
+            // A verbatim block stands for its value read or for its value converted, depending on
+            // the tree; the callers that compare it with another node expand it first.
+            _ => false,
         }
-        (YVal::Map(x), YVal::Map(y)) => {
-            x.entries.len() == y.entries.len()
-                && x.entries
-                    .iter()
-                    .zip(&y.entries)
-                    .all(|(a, b)| same_yval(&a.0, &b.0) && same_yval(&a.1, &b.1))
-        }
-        (YVal::Verbatim(x), YVal::Verbatim(y)) => x.same_text(y),
-        // A verbatim block stands for its value read or for its value converted, depending on
-        // the tree; the callers that compare it with another node expand it first.
-        _ => false,
-    }
+    })
 }
 
 /// [`decode_first`] through libyaml's events and go-yaml's decoder.
@@ -1313,7 +1414,66 @@ pub(crate) fn json_round_trip(y: &YVal) -> Result<Value, YamlError> {
 
 pub(crate) fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
     let y = decode_first(input).map_err(|f| f.into_error("error converting YAML to JSON: "))?;
-    json_round_trip(&y)
+    let v = json_round_trip(&y)?;
+    check_json_depth(input.len(), &y)?;
+    Ok(v)
+}
+
+/// `encoding/json`'s `maxNestingDepth`: the decoder that reads the JSON text of a YAML
+/// document back refuses anything nested deeper.
+const JSON_MAX_NESTING_DEPTH: usize = 10000;
+
+/// sigs.k8s.io/yaml's second step, `json.Unmarshal` of the document's JSON text, fails on
+/// nesting deeper than the JSON decoder takes (go-yaml, with separate limits for flow and
+/// block nesting, can hand it more). `len` is the document text's length.
+pub(crate) fn check_json_depth(len: usize, y: &YVal) -> Result<(), YamlError> {
+    // Every level of nesting takes at least a byte of the text (an alias only repeats a
+    // collection read before it, never one that holds it), so short texts need no walk.
+    if len <= JSON_MAX_NESTING_DEPTH {
+        return Ok(());
+    }
+    match json_too_deep(y, 0) {
+        None => Ok(()),
+        Some(c) => Err(YamlError {
+            message: format!(
+                "error unmarshaling JSON: while decoding JSON: invalid character '{c}' exceeded max depth"
+            ),
+            line: None,
+            column: None,
+        }),
+    }
+}
+
+/// The bracket that opens the first collection nested deeper than [`JSON_MAX_NESTING_DEPTH`],
+/// in the JSON text's order (keys sorted), for a node inside `depth` collections.
+fn json_too_deep(v: &YVal, depth: usize) -> Option<char> {
+    let bracket = match v {
+        YVal::Seq(_) => '[',
+        YVal::Map(_) => '{',
+        // Verbatim blocks come from the fast reader, which reads only shallow documents.
+        _ => return None,
+    };
+    if depth >= JSON_MAX_NESTING_DEPTH {
+        return Some(bracket);
+    }
+    gotemplate::stack::grow(|| match v {
+        YVal::Seq(items) => items.iter().find_map(|i| json_too_deep(i, depth + 1)),
+        YVal::Map(m) => {
+            let mut nested: Vec<&(YVal, YVal)> = m
+                .entries
+                .iter()
+                .filter(|(_, v)| matches!(v, YVal::Seq(_) | YVal::Map(_)))
+                .collect();
+            if nested.len() > 1 {
+                nested.sort_by(|a, b| match (&a.0, &b.0) {
+                    (YVal::Str(x), YVal::Str(y)) => x.cmp(y),
+                    _ => std::cmp::Ordering::Equal,
+                });
+            }
+            nested.iter().find_map(|(_, v)| json_too_deep(v, depth + 1))
+        }
+        _ => None,
+    })
 }
 
 /// sigs.k8s.io/yaml's `Unmarshal` into Helm's `SimpleHead` up to the JSON decoding: the YAML
@@ -1488,17 +1648,19 @@ fn split_yaml_documents(input: &[u8]) -> (Vec<Vec<u8>>, Option<YamlError>) {
 
 /// Helm's `MergeMaps`: maps merge recursively, anything else in `b` replaces.
 fn merge_maps(a: &Map, b: &Map) -> Map {
-    let out = a.shallow_clone();
-    for (k, v) in b.entries() {
-        if let Value::Map(bm) = &v
-            && let Some(Value::Map(am)) = out.get(&k)
-        {
-            out.insert(k, Value::Map(merge_maps(&am, bm)));
-            continue;
+    gotemplate::stack::grow(|| {
+        let out = a.shallow_clone();
+        for (k, v) in b.entries() {
+            if let Value::Map(bm) = &v
+                && let Some(Value::Map(am)) = out.get(&k)
+            {
+                out.insert(k, Value::Map(merge_maps(&am, bm)));
+                continue;
+            }
+            out.insert(k, v);
         }
-        out.insert(k, v);
-    }
-    out
+        out
+    })
 }
 
 /// Helm v4's `loader.LoadValues`: every document of the stream unmarshaled into a map and

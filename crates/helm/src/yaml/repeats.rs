@@ -110,73 +110,75 @@ impl<'a> Repeats<'a> {
 /// A hash of the node's content (equal nodes hash equally) and its weight (about the bytes it
 /// is written in); collections at least [`MIN_WEIGHT`] heavy are added to `large`.
 fn fingerprint(v: &YVal, large: &mut Vec<(*const YVal, u64)>) -> (u64, usize) {
-    let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
-    let weight = match v {
-        YVal::Nil => {
-            h.write_u8(0);
-            4
-        }
-        YVal::Bool(b) => {
-            h.write_u8(1 + *b as u8);
-            5
-        }
-        YVal::Int(i) => {
-            h.write_u8(3);
-            h.write_i64(*i);
-            8
-        }
-        YVal::Uint(u) => {
-            h.write_u8(4);
-            h.write_u64(*u);
-            8
-        }
-        YVal::Float(f) => {
-            h.write_u8(5);
-            h.write_u64(f.to_bits());
-            8
-        }
-        YVal::Str(s) => {
-            h.write_u8(6);
-            h.write(s);
-            h.write_usize(s.len());
-            s.len() + 2
-        }
-        YVal::Seq(items) => {
-            h.write_u8(7);
-            h.write_usize(items.len());
-            let mut weight = 2;
-            for item in items {
-                let (ih, iw) = fingerprint(item, large);
-                h.write_u64(ih);
-                weight += iw + 4;
+    gotemplate::stack::grow(|| {
+        let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
+        let weight = match v {
+            YVal::Nil => {
+                h.write_u8(0);
+                4
             }
-            weight
-        }
-        // The same block of the same document: its text is written as it is, never looked up.
-        YVal::Verbatim(block) => {
-            h.write_u8(9);
-            h.write_usize(std::rc::Rc::as_ptr(block) as *const u8 as usize);
-            block.emitted().len()
-        }
-        YVal::Map(m) => {
-            h.write_u8(8);
-            h.write_usize(m.entries.len());
-            let mut weight = 2;
-            for (k, val) in &m.entries {
-                let (kh, kw) = fingerprint(k, large);
-                let (vh, vw) = fingerprint(val, large);
-                h.write_u64(kh);
-                h.write_u64(vh);
-                weight += kw + vw + 4;
+            YVal::Bool(b) => {
+                h.write_u8(1 + *b as u8);
+                5
             }
-            weight
+            YVal::Int(i) => {
+                h.write_u8(3);
+                h.write_i64(*i);
+                8
+            }
+            YVal::Uint(u) => {
+                h.write_u8(4);
+                h.write_u64(*u);
+                8
+            }
+            YVal::Float(f) => {
+                h.write_u8(5);
+                h.write_u64(f.to_bits());
+                8
+            }
+            YVal::Str(s) => {
+                h.write_u8(6);
+                h.write(s);
+                h.write_usize(s.len());
+                s.len() + 2
+            }
+            YVal::Seq(items) => {
+                h.write_u8(7);
+                h.write_usize(items.len());
+                let mut weight = 2;
+                for item in items {
+                    let (ih, iw) = fingerprint(item, large);
+                    h.write_u64(ih);
+                    weight += iw + 4;
+                }
+                weight
+            }
+            // The same block of the same document: its text is written as it is, never looked up.
+            YVal::Verbatim(block) => {
+                h.write_u8(9);
+                h.write_usize(std::rc::Rc::as_ptr(block) as *const u8 as usize);
+                block.emitted().len()
+            }
+            YVal::Map(m) => {
+                h.write_u8(8);
+                h.write_usize(m.entries.len());
+                let mut weight = 2;
+                for (k, val) in &m.entries {
+                    let (kh, kw) = fingerprint(k, large);
+                    let (vh, vw) = fingerprint(val, large);
+                    h.write_u64(kh);
+                    h.write_u64(vh);
+                    weight += kw + vw + 4;
+                }
+                weight
+            }
+        };
+        let hash = h.finish();
+        let collection = matches!(v, YVal::Seq(items) if !items.is_empty())
+            || matches!(v, YVal::Map(m) if !m.entries.is_empty());
+        if collection && weight >= MIN_WEIGHT {
+            large.push((v as *const YVal, hash));
         }
-    };
-    let hash = h.finish();
-    let collection = matches!(v, YVal::Seq(items) if !items.is_empty())
-        || matches!(v, YVal::Map(m) if !m.entries.is_empty());
-    if collection && weight >= MIN_WEIGHT {
-        large.push((v as *const YVal, hash));
-    }
-    (hash, weight)
+        (hash, weight)
+    })
 }

@@ -138,15 +138,15 @@ impl Verbatim {
 #[cfg(debug_assertions)]
 pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> Option<YVal> {
     fn has_verbatim(v: &YVal) -> bool {
-        match v {
+        gotemplate::stack::grow(|| match v {
             YVal::Verbatim(_) => true,
             YVal::Seq(items) => items.iter().any(has_verbatim),
             YVal::Map(m) => m.entries.iter().any(|(_, v)| has_verbatim(v)),
             _ => false,
-        }
+        })
     }
     fn expand(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> YVal {
-        match v {
+        gotemplate::stack::grow(|| match v {
             YVal::Verbatim(block) => {
                 convert(&block.expand()).expect("a verbatim block converts as it did when found")
             }
@@ -158,7 +158,7 @@ pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> O
                     .collect(),
             )),
             other => other.clone(),
-        }
+        })
     }
     has_verbatim(v).then(|| expand(v, convert))
 }
@@ -411,7 +411,8 @@ impl<'a> Verifier<'a> {
         loop {
             let c = start.take().unwrap_or(self.r.pos + col);
             let (key, after) = self.r.key(c)?;
-            let YVal::Str(key) = key else { return None };
+            let YVal::Str(key) = &key else { return None };
+            let key = key.clone();
             let out_start = self.e.out().len();
             // A key the emitter writes in the long form is left to the general path.
             let round_trips = self.e.map_key(&key)?;
