@@ -1487,7 +1487,9 @@ pub(crate) fn from_yaml_for_head(input: &[u8]) -> Result<Value, YamlError> {
         y = block.expand();
     }
     head_strings(&mut y);
-    json_round_trip(&y)
+    let v = json_round_trip(&y)?;
+    check_json_depth(input.len(), &y)?;
+    Ok(v)
 }
 
 /// `SimpleHead`'s string fields, with the field a key names (Go's JSON field matching).
