@@ -9,7 +9,10 @@ cd "$(dirname "$0")/../.."
 chart="${1:-examples/charts/hello}"; runs="${2:-30}"; shift $(( $# > 2 ? 2 : $# )) || true
 helm_bin="$(scripts/fetch-helm)"
 cargo build --release -q -p bosun
-python3 - "$helm_bin" target/release/bosun "$chart" "$runs" "$@" <<'PY'
+# Both tools run as installed copies (see scripts/bench/install-copies).
+bin_dir="$(mktemp -d)"; trap 'rm -rf "$bin_dir"' EXIT
+scripts/bench/install-copies "$bin_dir" "$helm_bin" target/release/bosun
+python3 - "$bin_dir/$(basename "$helm_bin")" "$bin_dir/bosun" "$chart" "$runs" "$@" <<'PY'
 import os, statistics, subprocess, sys, tempfile, time
 helm, bosun, chart, runs, extra = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 files = sorted(os.path.join(d, f) for d, _, fs in os.walk(chart) for f in fs)

@@ -10,7 +10,10 @@ runs="${1:-20}"; shift $(( $# > 0 ? 1 : 0 ))
 profiles=("$@"); [ ${#profiles[@]} -gt 0 ] || profiles=(default demo ambient)
 istioctl_bin="$(scripts/fetch-istioctl)"
 cargo build --release -q -p bosun
-python3 - "$istioctl_bin" target/release/bosun "$runs" "${profiles[@]}" <<'PY'
+# Both tools run as installed copies (see scripts/bench/install-copies).
+bin_dir="$(mktemp -d)"; trap 'rm -rf "$bin_dir"' EXIT
+scripts/bench/install-copies "$bin_dir" "$istioctl_bin" target/release/bosun
+python3 - "$bin_dir/$(basename "$istioctl_bin")" "$bin_dir/bosun" "$runs" "${profiles[@]}" <<'PY'
 import os, statistics, subprocess, sys, time
 istioctl, bosun, runs, profiles = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 def run(cmd):
