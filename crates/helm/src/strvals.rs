@@ -217,7 +217,9 @@ impl LiteralParser {
                     Some(Value::List(l)) => l.items().to_vec(),
                     _ => Vec::new(),
                 };
-                let (inner, result) = self.list_item(current, next, level);
+                // `a[0][0]…` nests one list per index, as deep as the flag goes (Helm has no limit).
+                let (inner, result) =
+                    gotemplate::stack::grow(|| self.list_item(current, next, level));
                 if result.is_err() {
                     return (list, result);
                 }
@@ -487,7 +489,8 @@ impl Parser<'_> {
                         return (list, fail(msg));
                     }
                 };
-                let (inner, result) = self.list_item(current, next_index, level);
+                let (inner, result) =
+                    gotemplate::stack::grow(|| self.list_item(current, next_index, level));
                 if result.is_err() {
                     return (list, result);
                 }
@@ -566,6 +569,30 @@ mod tests {
         let dest = Map::new();
         parse_into(text, &dest, Typing::Inferred).map_err(|e| e.0)?;
         Ok(format!("{:?}", Value::Map(dest)))
+    }
+
+    /// Helm takes `a[0][0]…` of any depth (30,000 indexes: exit 0, checked with helm v4.1.4);
+    /// each index is a list inside the last, built by recursion here.
+    #[test]
+    fn indexes_nest_as_deep_as_the_flag_goes() {
+        const DEPTH: usize = 30_000;
+        for json in [false, true] {
+            let text = format!("a{}=1", "[0]".repeat(DEPTH));
+            let dest = Map::new();
+            let parsed = if json {
+                parse_json_into(&text, &dest)
+            } else {
+                parse_into(&text, &dest, Typing::Inferred)
+            };
+            parsed.map_err(|e| e.0).expect("parses");
+            let mut v = dest.get("a").expect("a is set");
+            let mut depth = 0;
+            while let Value::List(l) = v {
+                v = l.items()[0].clone();
+                depth += 1;
+            }
+            assert_eq!(depth, DEPTH);
+        }
     }
 
     #[test]
