@@ -26,6 +26,12 @@ pub enum TreeError {
     },
     #[error("cannot set an empty path")]
     EmptyPath,
+    /// A path deeper than istioctl can take: its values go through encoding/json, which stops
+    /// at 10,000 levels (istioctl reports "exceeded max depth" there, or panics just past it).
+    #[error(
+        "cannot set a path of {elements} elements: istioctl's values go through encoding/json, which stops at {MAX_SET_PATH_ELEMENTS} levels"
+    )]
+    TooDeep { elements: usize },
     /// `--set` text Go reads as an infinity or NaN, which istioctl then fails to write as JSON
     /// (or panics on): the message is Go's, then the flag.
     #[error("error marshaling into JSON: json: unsupported value: {shown} (--set {path}={text})")]
@@ -35,6 +41,10 @@ pub enum TreeError {
         shown: &'static str,
     },
 }
+
+/// The most elements a `--set` path may have (with istioctl's `spec.` in front): the depth of
+/// encoding/json's decoder, which istioctl's values pass through.
+pub const MAX_SET_PATH_ELEMENTS: usize = 10_000;
 
 /// Paths whose `--set` values are never typed: tags like `1.20` must stay strings.
 const ALWAYS_STRING: &[&str] = &[
@@ -198,6 +208,11 @@ pub fn set_path(root: &mut Value, path: &str, value: Value) -> Result<(), TreeEr
     if segs.is_empty() {
         return Err(TreeError::EmptyPath);
     }
+    if segs.len() > MAX_SET_PATH_ELEMENTS {
+        return Err(TreeError::TooDeep {
+            elements: segs.len(),
+        });
+    }
     if root.is_null() {
         *root = Value::Object(Map::new());
     }
@@ -251,7 +266,9 @@ fn set_recurse(
                 list.push(value);
             } else {
                 let mut fresh = Map::new();
-                set_recurse(&mut fresh, &segs[2..], value, full, depth + 2)?;
+                gotemplate::stack::grow(|| {
+                    set_recurse(&mut fresh, &segs[2..], value, full, depth + 2)
+                })?;
                 list.push(Value::Object(fresh));
             }
         } else {
@@ -273,7 +290,7 @@ fn set_recurse(
                     wanted: "a map",
                 });
             };
-            set_recurse(m, &segs[2..], value, full, depth + 2)?;
+            gotemplate::stack::grow(|| set_recurse(m, &segs[2..], value, full, depth + 2))?;
         }
         return Ok(());
     }
@@ -299,7 +316,8 @@ fn set_recurse(
             wanted: "a map",
         });
     };
-    set_recurse(m, &segs[1..], value, full, depth + 1)
+    // One level per element: a path may be thousands of elements long.
+    gotemplate::stack::grow(|| set_recurse(m, &segs[1..], value, full, depth + 1))
 }
 
 /// The first `n` segments of `path`, joined again for messages.
@@ -616,6 +634,23 @@ pub fn make_map(contents: Value, path: &[&str]) -> Map<String, Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn paths_deeper_than_istioctl_takes_are_refused() {
+        let deep = |n: usize| format!("spec.{}", vec!["a"; n - 1].join("."));
+        let mut root = Value::Null;
+        set_path(&mut root, &deep(MAX_SET_PATH_ELEMENTS), Value::Bool(true)).unwrap();
+        // serde_json frees (and compares) a tree recursively: a deep one on a stack of its own.
+        let freeing = std::thread::Builder::new().stack_size(256 << 20);
+        freeing.spawn(move || drop(root)).unwrap().join().unwrap();
+        let mut root = Value::Null;
+        let err = set_path(&mut root, &deep(30_000), Value::Bool(true)).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("cannot set a path of 30000 elements"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn split_path_handles_escapes_and_selectors() {

@@ -155,13 +155,18 @@ fn generate_beside<R: Send>(
             .map(|(k, indices)| {
                 let job = if k + 1 == last { beside.take() } else { None };
                 let (render_share, ahead) = (&render_share, &ahead);
-                scope.spawn(move || {
-                    let done = render_share(indices);
-                    ahead.help();
-                    let result = job.map(|job| job());
-                    ahead.help_until_closed();
-                    (done, result)
-                })
+                // The main thread's stack size on Linux (reserved, not touched): deeply
+                // nested values must go as deep here as on the main thread.
+                std::thread::Builder::new()
+                    .stack_size(8 << 20)
+                    .spawn_scoped(scope, move || {
+                        let done = render_share(indices);
+                        ahead.help();
+                        let result = job.map(|job| job());
+                        ahead.help_until_closed();
+                        (done, result)
+                    })
+                    .expect("failed to spawn a render thread")
             })
             .collect();
         if !handles.is_empty() {
