@@ -292,80 +292,30 @@ fn read_head(head: &Value) -> Result<(String, Option<String>), String> {
             ));
         }
     };
-    let mut first_error: Option<String> = None;
-    let mut fail = |field: &str, ty: &str, v: &Value| {
-        first_error.get_or_insert_with(|| {
-            format!(
-                "cannot unmarshal {} into Go struct field {field} of type {ty}",
-                json_type(v)
-            )
-        });
-    };
+    let mut error = FirstError::default();
     let mut kind = String::new();
     // `Metadata` is a pointer (nil until an object is decoded into it) holding a nil map
     // until an object is decoded into that.
     let mut annotations: Option<Option<BTreeMap<String, String>>> = None;
-    map.with_entries(|entries| {
-        for (key, value) in entries {
-            match json_field(key, &["apiVersion", "kind", "metadata"]) {
-                Some(name @ ("apiVersion" | "kind")) => match value {
-                    Value::Nil => {}
-                    Value::String(s) if name == "kind" => kind = s.to_string(),
-                    Value::String(_) => {}
-                    _ => fail(&format!("SimpleHead.{name}"), "string", value),
-                },
-                Some(_) => match value {
-                    Value::Nil => annotations = None,
-                    Value::Map(meta) => {
-                        let annotations = annotations.get_or_insert(None);
-                        meta.with_entries(|meta| {
-                            for (key, value) in meta {
-                                match json_field(key, &["name", "annotations"]) {
-                                    Some("name")
-                                        if !matches!(value, Value::Nil | Value::String(_)) =>
-                                    {
-                                        fail(".metadata.name", "string", value);
-                                    }
-                                    Some("name") => {}
-                                    Some(_) => match value {
-                                        Value::Nil => *annotations = None,
-                                        Value::Map(values) => {
-                                            let into =
-                                                annotations.get_or_insert_with(BTreeMap::new);
-                                            for (key, value) in values.entries() {
-                                                match value {
-                                                    Value::Nil => {
-                                                        into.insert(key.to_string(), String::new());
-                                                    }
-                                                    Value::String(s) => {
-                                                        into.insert(key.to_string(), s.to_string());
-                                                    }
-                                                    _ => fail(
-                                                        ".metadata.annotations",
-                                                        "string",
-                                                        &value,
-                                                    ),
-                                                }
-                                            }
-                                        }
-                                        _ => fail(
-                                            ".metadata.annotations",
-                                            "map[string]string",
-                                            value,
-                                        ),
-                                    },
-                                    None => {}
-                                }
-                            }
-                        });
-                    }
-                    _ => fail("SimpleHead.metadata", METADATA_TYPE, value),
-                },
-                None => {}
-            }
+    for (key, value) in map.entries() {
+        match yaml::go_json_field(&key, &["apiVersion", "kind", "metadata"]) {
+            Some("metadata") => match &value {
+                Value::Nil => annotations = None,
+                Value::Map(meta) => {
+                    read_metadata(meta, annotations.get_or_insert(None), &mut error)
+                }
+                _ => error.note("SimpleHead.metadata", METADATA_TYPE, &value),
+            },
+            Some(name) => match &value {
+                Value::Nil => {}
+                Value::String(s) if name == "kind" => kind = s.to_string(),
+                Value::String(_) => {}
+                _ => error.note(&format!("SimpleHead.{name}"), "string", &value),
+            },
+            None => {}
         }
-    });
-    if let Some(e) = first_error {
+    }
+    if let Some(e) = error.0 {
         return Err(e);
     }
     let hook = annotations
@@ -374,16 +324,56 @@ fn read_head(head: &Value) -> Result<(String, Option<String>), String> {
     Ok((kind, hook))
 }
 
-/// The field of `fields` that encoding/json decodes `key` into: the exact name, or else one
-/// equal under its case folding.
-fn json_field<'f>(key: &str, fields: &[&'f str]) -> Option<&'f str> {
-    fields.iter().find(|f| **f == key).copied().or_else(|| {
-        let folded = yaml::go_json_fold(key);
-        fields
-            .iter()
-            .find(|f| yaml::go_json_fold(f) == folded)
-            .copied()
-    })
+/// `SimpleHead.metadata`'s fields, decoded into `annotations` (a map that stays nil until an
+/// object is decoded into it).
+fn read_metadata(
+    meta: &gotemplate::Map,
+    annotations: &mut Option<BTreeMap<String, String>>,
+    error: &mut FirstError,
+) {
+    for (key, value) in meta.entries() {
+        match yaml::go_json_field(&key, &["name", "annotations"]) {
+            Some("name") if !matches!(value, Value::Nil | Value::String(_)) => {
+                error.note(".metadata.name", "string", &value)
+            }
+            Some("name") => {}
+            Some(_) => match &value {
+                Value::Nil => *annotations = None,
+                Value::Map(values) => {
+                    let into = annotations.get_or_insert_with(BTreeMap::new);
+                    for (key, value) in values.entries() {
+                        // A null is stored as the element's zero value.
+                        let text = match &value {
+                            Value::Nil => String::new(),
+                            Value::String(s) => s.to_string(),
+                            _ => {
+                                error.note(".metadata.annotations", "string", &value);
+                                continue;
+                            }
+                        };
+                        into.insert(key.to_string(), text);
+                    }
+                }
+                _ => error.note(".metadata.annotations", "map[string]string", &value),
+            },
+            None => {}
+        }
+    }
+}
+
+/// The first type error encoding/json meets: it decodes on, and reports that one.
+#[derive(Default)]
+struct FirstError(Option<String>);
+
+impl FirstError {
+    fn note(&mut self, field: &str, ty: &str, v: &Value) {
+        self.0.get_or_insert_with(|| {
+            format!(
+                "cannot unmarshal {} into Go struct field {field} of type {ty}",
+                json_type(v)
+            )
+        });
+    }
 }
 
 /// The JSON type encoding/json names in its errors.

@@ -116,18 +116,7 @@ fn json_fields(fields: &[Field]) -> Vec<(String, Value)> {
         }
         let mut opts = tag.split(',');
         let name = opts.next().filter(|n| !n.is_empty()).unwrap_or(f.name);
-        let empty = match &f.value {
-            Value::Invalid | Value::Nil => true,
-            Value::Bool(b) => !b,
-            Value::Int(n, _) => *n == 0,
-            Value::Float(x) => *x == 0.0,
-            Value::String(s) => s.is_empty(),
-            Value::Bytes(b) => b.is_empty(),
-            Value::List(l) => l.is_empty(),
-            Value::Map(m) => m.is_empty(),
-            Value::Object(_) | Value::Func(_) => false,
-        };
-        if empty && opts.any(|o| o == "omitempty") {
+        if v3::is_zero(&f.value) && opts.any(|o| o == "omitempty") {
             continue;
         }
         out.push((name.to_string(), f.value.clone()));

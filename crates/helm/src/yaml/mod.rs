@@ -48,9 +48,10 @@ pub fn from_yaml_for_head(text: &str) -> Result<Value, YamlError> {
     read::from_yaml_for_head(text.as_bytes())
 }
 
-/// encoding/json's case folding of keys to match struct fields.
-pub fn go_json_fold(name: &str) -> String {
-    read::go_json_fold(name)
+/// The field of `fields` that encoding/json decodes the object key `key` into: the exact
+/// name, or else one equal under Go's case folding.
+pub fn go_json_field<'f>(key: &str, fields: &[&'f str]) -> Option<&'f str> {
+    read::go_json_field(key, fields)
 }
 
 /// [`from_yaml`] over bytes (input that is not UTF-8 fails as go-yaml fails on it).

@@ -1492,22 +1492,27 @@ pub(crate) fn from_yaml_for_head(input: &[u8]) -> Result<Value, YamlError> {
     Ok(v)
 }
 
-/// `SimpleHead`'s string fields, with the field a key names (Go's JSON field matching).
+/// `SimpleHead`'s string fields, with the field a key names.
 fn head_field<'f>(key: &YVal, value: &YVal, fields: &[&'f str]) -> Option<&'f str> {
-    let key = key_string(key, value).ok()?;
-    fields
-        .iter()
-        .find(|f| **f == key)
-        .or_else(|| {
-            fields
-                .iter()
-                .find(|f| go_json_fold(f) == go_json_fold(&key))
-        })
-        .copied()
+    go_json_field(&key_string(key, value).ok()?, fields)
+}
+
+/// The field of `fields` that encoding/json decodes `key` into: the exact name, or else one
+/// equal under its case folding.
+pub(crate) fn go_json_field<'f>(key: &str, fields: &[&'f str]) -> Option<&'f str> {
+    fields.iter().find(|f| **f == key).copied().or_else(|| {
+        // Go's folding of ASCII is ASCII's case; only other letters (the Kelvin sign, the long
+        // s) can fold onto a field's.
+        if key.is_ascii() {
+            return fields.iter().find(|f| f.eq_ignore_ascii_case(key)).copied();
+        }
+        let folded = go_json_fold(key);
+        fields.iter().find(|f| go_json_fold(f) == folded).copied()
+    })
 }
 
 /// encoding/json's `foldName`: each letter as `unicode.ToUpper(unicode.ToLower(r))`.
-pub(crate) fn go_json_fold(name: &str) -> String {
+fn go_json_fold(name: &str) -> String {
     name.chars()
         .map(|c| {
             let lower = c
