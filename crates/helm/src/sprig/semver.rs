@@ -17,16 +17,11 @@ struct Version {
     minor: u64,
     patch: u64,
     pre: String,
+    /// Build metadata (after `+`); not compared.
+    metadata: String,
 }
 
 const ERR_INVALID: &str = "invalid semantic version";
-
-static VERSION_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?$",
-    )
-    .unwrap()
-});
 
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
@@ -45,29 +40,75 @@ static VALID_RE: LazyLock<Regex> = LazyLock::new(|| {
     .unwrap()
 });
 
+/// Masterminds/semver's `NewVersion`: its regular expression
+/// `^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?$`
+/// read by hand (each part is told by the character that starts it; compiling the expression
+/// cost more than a whole chart's metadata), then its checks of the parts.
 fn parse_version(text: &str) -> Result<Version, String> {
-    let m = VERSION_RE.captures(text).ok_or(ERR_INVALID)?;
-    let num = |i: usize| -> Result<u64, String> {
-        match m.get(i) {
-            None => Ok(0),
-            Some(g) => {
-                let t = g.as_str().trim_start_matches('.');
-                t.parse::<u64>()
-                    .map_err(|_| format!("Error parsing version segment: {t}"))
-            }
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let mut rest = text.strip_prefix('v').unwrap_or(text);
+    let n = digits(rest);
+    if n == 0 {
+        return Err(ERR_INVALID.to_string());
+    }
+    let mut numbers = [Some(&rest[..n]), None, None];
+    rest = &rest[n..];
+    for number in &mut numbers[1..] {
+        let Some(after) = rest.strip_prefix('.') else {
+            break;
+        };
+        let n = digits(after);
+        if n == 0 {
+            break;
         }
+        *number = Some(&after[..n]);
+        rest = &after[n..];
+    }
+    // Dot-separated identifiers of `[0-9A-Za-z-]`, none empty.
+    let identifiers = |s: &str| -> Option<usize> {
+        let n = s
+            .bytes()
+            .take_while(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+            .count();
+        let ids = &s[..n];
+        (n > 0 && !ids.starts_with('.') && !ids.ends_with('.') && !ids.contains("..")).then_some(n)
     };
-    let pre = m.get(5).map(|g| g.as_str().to_string()).unwrap_or_default();
+    let mut pre = "";
+    if let Some(after) = rest.strip_prefix('-') {
+        let n = identifiers(after).ok_or(ERR_INVALID)?;
+        pre = &after[..n];
+        rest = &after[n..];
+    }
+    let mut metadata = "";
+    if let Some(after) = rest.strip_prefix('+') {
+        let n = identifiers(after).ok_or(ERR_INVALID)?;
+        metadata = &after[..n];
+        rest = &after[n..];
+    }
+    if !rest.is_empty() {
+        return Err(ERR_INVALID.to_string());
+    }
+    let num = |part: Option<&str>| -> Result<u64, String> {
+        part.map_or(Ok(0), |t| {
+            t.parse::<u64>()
+                .map_err(|_| {
+                    format!(
+                        "error parsing version segment: strconv.ParseUint: parsing {t:?}: value out of range"
+                    )
+                })
+        })
+    };
     for part in pre.split('.').filter(|_| !pre.is_empty()) {
         if part.len() > 1 && part.starts_with('0') && part.bytes().all(|b| b.is_ascii_digit()) {
-            return Err("Version segment starts with 0".to_string());
+            return Err("version segment starts with 0".to_string());
         }
     }
     Ok(Version {
-        major: num(1)?,
-        minor: num(2)?,
-        patch: num(3)?,
-        pre,
+        major: num(numbers[0])?,
+        minor: num(numbers[1])?,
+        patch: num(numbers[2])?,
+        pre: pre.to_string(),
+        metadata: metadata.to_string(),
     })
 }
 
@@ -278,10 +319,8 @@ fn check(v: &Version, c: &Constraint) -> bool {
 
 fn compare_pre_release(a: &str, b: &str) -> Ordering {
     let va = Version {
-        major: 0,
-        minor: 0,
-        patch: 0,
         pre: a.to_string(),
+        ..Version::default()
     };
     let vb = Version {
         pre: b.to_string(),
@@ -315,11 +354,7 @@ struct VersionObject {
 impl VersionObject {
     fn parse(text: &str) -> Result<VersionObject, String> {
         let v = parse_version(text)?;
-        let metadata = VERSION_RE
-            .captures(text)
-            .and_then(|m| m.get(8))
-            .map(|g| g.as_str().to_string())
-            .unwrap_or_default();
+        let metadata = v.metadata.clone();
         Ok(VersionObject {
             v,
             metadata,
