@@ -8,7 +8,17 @@
 //! it may run on, so the new thread starts on the parent's core at once (0.1–0.2 ms) and both
 //! run side by side. The parent's allowed cores are restored at once: nothing stays pinned.
 //!
+//! It also answers how many cores there are to use, once per process ([`available`]).
+//!
 //! This crate owns only that; it knows nothing of what the threads do.
+
+/// How many threads can run at once (`std::thread::available_parallelism`, 1 where that
+/// fails), read once per process: each reading costs tens of microseconds (the cgroup's CPU
+/// quota is read from files), and a render asks before each helper it might start.
+pub fn available() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
 
 /// Moves the calling thread to another core it is allowed on, if there is one (see the crate
 /// docs). Does nothing where the core or the allowed set cannot be read, and off Linux.

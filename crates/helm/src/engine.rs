@@ -62,6 +62,24 @@ pub fn render_with(
     memo: &crate::yaml::YamlMemo,
     parsing: Parsing,
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    let mut rendered = BTreeMap::new();
+    render_each(chart, values, context, memo, parsing, |name, out| {
+        rendered.insert(name, out);
+    })?;
+    Ok(rendered)
+}
+
+/// [`render_with`], handing each file's output to `each` (name, output) as soon as it is
+/// rendered, in the order Helm executes them (not the order of the names), so that a caller
+/// can start on it while the rest renders.
+pub fn render_each(
+    chart: &Chart,
+    values: &Map,
+    context: &RenderContext,
+    memo: &crate::yaml::YamlMemo,
+    parsing: Parsing,
+    mut each: impl FnMut(String, String),
+) -> Result<(), RenderError> {
     let mut all = Vec::new();
     collect(chart, None, &chart.metadata.name, values, context, &mut all);
     all.sort_by(|a, b| parse_order(&a.name, &b.name));
@@ -71,7 +89,6 @@ pub fn render_with(
     set.set_missing_key(MissingKey::Zero);
     parse_all(&mut set, &all, parsing)?;
 
-    let mut rendered = BTreeMap::new();
     for t in &all {
         if is_partial(&t.name) {
             continue;
@@ -89,9 +106,9 @@ pub fn render_with(
         } else {
             out
         };
-        rendered.insert(t.name.clone(), out);
+        each(t.name.clone(), out);
     }
-    Ok(rendered)
+    Ok(())
 }
 
 /// Where a render parses its templates.
@@ -128,7 +145,7 @@ fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Resul
         split -= 1;
         theirs_len += named[split].1.len();
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores::available();
     if parsing == Parsing::OneThread
         || total < PARSE_BESIDE_MIN
         || cores < 2

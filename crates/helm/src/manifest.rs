@@ -130,65 +130,59 @@ pub(crate) fn is_go_space(c: char) -> bool {
     ) || (c > '\u{FF}' && c.is_whitespace())
 }
 
-/// The documents of all rendered files, split into ordinary manifests and hooks, each sorted
-/// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped. A document
-/// that is exactly a large `toYaml` output remembered by `memo` (the render's) is not read
-/// again for its head.
-pub fn sort_manifests<'a>(
-    files: &'a BTreeMap<String, String>,
-    memo: Option<&yaml::YamlMemo>,
-) -> Result<Sorted<'a>, RenderError> {
-    let mut docs = Vec::new();
-    for (path, content) in files {
-        if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
-            continue;
-        }
-        docs.extend(
-            split_documents(content)
-                .into_iter()
-                .map(|doc| (path.as_str(), doc)),
-        );
+/// The documents of a rendered file that Helm sorts: none for NOTES.txt, partials and blank
+/// files.
+fn documents<'a>(path: &str, content: &'a str) -> Vec<&'a str> {
+    if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
+        return Vec::new();
     }
-    // Heads remembered by the memo first (the memo is this thread's); the rest are read,
-    // on two threads when there is much to read. Errors are taken in document order.
-    let mut heads: Vec<Option<HeadResult>> = docs
-        .iter()
-        .map(|(_, doc)| {
-            let head = memo.and_then(|m| m.emitted_value(yaml::skip_comment_lines(doc)))?;
-            // A remembered tree whose head is not all strings is read from its text, which
-            // is what Helm reads (its numbers there become strings).
-            Some(read_head(&head).ok().map(Ok))?
-        })
-        .collect();
-    read_heads(&docs, &mut heads);
+    split_documents(content)
+}
 
+/// The rendered files of a render, with the head of each of their documents (see
+/// [`HeadReader`]).
+pub struct Rendered {
+    pub files: BTreeMap<String, String>,
+    /// By file: one head for each of [`documents`], in order.
+    heads: BTreeMap<String, Vec<HeadResult>>,
+}
+
+/// The documents of all rendered files, split into ordinary manifests and hooks, each sorted
+/// by kind as Helm installs them. NOTES.txt, partials and blank files are skipped. Errors are
+/// taken in document order (files by name).
+pub fn sort_manifests(rendered: &Rendered) -> Result<Sorted<'_>, RenderError> {
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
     let mut logs = Vec::new();
-    for ((path, doc), head) in docs.into_iter().zip(heads) {
-        let (kind, hook) = head.expect("every head is read")?;
-        let mut manifest = Manifest {
-            source: path,
-            content: doc,
-            kind,
-            events: Vec::new(),
-        };
-        match hook {
-            None => generic.push(manifest),
-            Some(events) => {
-                manifest.events = events.split(',').map(|e| e.trim().to_lowercase()).collect();
-                let known = manifest
-                    .events
-                    .iter()
-                    .all(|e| HOOK_EVENTS.contains(&e.as_str()));
-                if known {
-                    hooks.push(manifest);
-                } else {
-                    logs.push(LogLine {
-                        level: "INFO",
-                        message: "skipping unknown hooks".into(),
-                        attrs: vec![("hookTypes".into(), events)],
-                    });
+    for (path, content) in &rendered.files {
+        let docs = documents(path, content);
+        let heads = &rendered.heads[path];
+        debug_assert_eq!(docs.len(), heads.len());
+        for (doc, head) in docs.into_iter().zip(heads) {
+            let (kind, hook) = head.clone()?;
+            let mut manifest = Manifest {
+                source: path,
+                content: doc,
+                kind,
+                events: Vec::new(),
+            };
+            match hook {
+                None => generic.push(manifest),
+                Some(events) => {
+                    manifest.events = events.split(',').map(|e| e.trim().to_lowercase()).collect();
+                    let known = manifest
+                        .events
+                        .iter()
+                        .all(|e| HOOK_EVENTS.contains(&e.as_str()));
+                    if known {
+                        hooks.push(manifest);
+                    } else {
+                        logs.push(LogLine {
+                            level: "INFO",
+                            message: "skipping unknown hooks".into(),
+                            attrs: vec![("hookTypes".into(), events)],
+                        });
+                    }
                 }
             }
         }
@@ -216,55 +210,230 @@ type HeadResult = Result<(String, Option<String>), RenderError>;
 /// Below this many bytes of documents to read, a second thread costs more than it saves.
 const PARALLEL_HEADS_MIN: usize = 64 * 1024;
 
-/// Reads the heads still missing in `heads`: the documents are taken in turn by this thread
-/// and, when there is much to read and a core to spare, by a helper (the trees read are
-/// the reading thread's own; only kinds, hooks and errors cross over).
-fn read_heads(docs: &[(&str, &str)], heads: &mut [Option<HeadResult>]) {
-    let missing: Vec<usize> = (0..docs.len()).filter(|&i| heads[i].is_none()).collect();
-    let bytes: usize = missing.iter().map(|&i| docs[i].1.len()).sum();
-    let read = |i: usize| -> HeadResult {
-        let (path, doc) = &docs[i];
-        let head = yaml::from_yaml_for_head(doc)
-            .map_err(|e| RenderError(format!("YAML parse error on {path}: {e}")))?;
-        read_head(&head).map_err(|e| not_a_head(path, &e))
-    };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if bytes < PARALLEL_HEADS_MIN || cores < 2 {
-        for i in missing {
-            heads[i] = Some(read(i));
-        }
-        return;
+/// Reads the heads of a render's documents (Helm reads each whole document as YAML for its
+/// kind and hook) while the render goes on. Each file is handed over as soon as it is
+/// rendered ([`HeadReader::add`]); once there is much to read and a core to spare, a helper
+/// thread reads files as they come, so that little is left to read when the render ends.
+/// A document that is exactly a large `toYaml` output remembered by the render's memo is not
+/// read again: its head is taken from the remembered tree.
+pub struct HeadReader<'m> {
+    memo: Option<&'m yaml::YamlMemo>,
+    /// Files not handed to a helper (all of them while there is none).
+    here: Vec<FileHeads>,
+    /// Bytes of documents to read in `here`.
+    unread: usize,
+    helper: Option<Helper>,
+}
+
+/// A rendered file and the heads of its documents known so far.
+struct FileHeads {
+    name: String,
+    content: String,
+    heads: Vec<Option<HeadResult>>,
+}
+
+impl FileHeads {
+    fn unread(&self) -> usize {
+        documents(&self.name, &self.content)
+            .iter()
+            .zip(&self.heads)
+            .filter(|(_, head)| head.is_none())
+            .map(|(doc, _)| doc.len())
+            .sum()
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let take = || {
-        let mut out = Vec::new();
-        loop {
-            let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(&i) = missing.get(k) else {
-                return out;
-            };
-            out.push((i, read(i)));
+
+    fn read_missing(&mut self) {
+        let docs = documents(&self.name, &self.content);
+        for (doc, head) in docs.iter().zip(&mut self.heads) {
+            if head.is_none() {
+                *head = Some(read_document_head(&self.name, doc));
+            }
         }
-    };
-    let (mine, theirs) = std::thread::scope(|scope| {
-        // The main thread's stack size (8 MiB on Linux), reserved only: a deeply nested
-        // document must not overflow here where it would not there.
-        let helper = std::thread::Builder::new()
+    }
+}
+
+fn read_document_head(path: &str, doc: &str) -> HeadResult {
+    let head = yaml::from_yaml_for_head(doc)
+        .map_err(|e| RenderError(format!("YAML parse error on {path}: {e}")))?;
+    read_head(&head).map_err(|e| not_a_head(path, &e))
+}
+
+/// Files queued for the helper, and what it has read.
+#[derive(Default)]
+struct Queue {
+    waiting: std::collections::VecDeque<FileHeads>,
+    read: Vec<FileHeads>,
+    /// No more files will come: the helper ends once `waiting` is empty.
+    closed: bool,
+}
+
+struct Helper {
+    queue: std::sync::Arc<(std::sync::Mutex<Queue>, std::sync::Condvar)>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Helper {
+    fn start() -> Option<Helper> {
+        let queue: std::sync::Arc<(std::sync::Mutex<Queue>, std::sync::Condvar)> =
+            Default::default();
+        let theirs = queue.clone();
+        let thread = std::thread::Builder::new()
+            .name("bosun-heads".into())
+            // The main thread's stack size on Linux: a deeply nested document must not
+            // overflow here where it would not there.
             .stack_size(8 << 20)
-            .spawn_scoped(scope, take);
-        let Ok(helper) = helper else {
-            return (take(), Vec::new());
-        };
+            .spawn(move || {
+                let (lock, changed) = &*theirs;
+                while let Some(mut file) = Helper::next(lock, changed) {
+                    file.read_missing();
+                    lock.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .read
+                        .push(file);
+                }
+            })
+            .ok()?;
         // The helper would otherwise wait for this busy core (see the `cores` crate).
         cores::step_aside();
-        let mine = take();
-        let theirs = helper
+        Some(Helper { queue, thread })
+    }
+
+    /// The next file to read, waiting for one unless the queue is closed.
+    fn next(lock: &std::sync::Mutex<Queue>, changed: &std::sync::Condvar) -> Option<FileHeads> {
+        let mut queue = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(file) = queue.waiting.pop_front() {
+                return Some(file);
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = changed.wait(queue).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn send(&self, files: impl IntoIterator<Item = FileHeads>) {
+        let (lock, changed) = &*self.queue;
+        lock.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .waiting
+            .extend(files);
+        changed.notify_one();
+    }
+
+    /// Closes the queue, reads what is still waiting on this thread too, and returns every
+    /// file the helper was given.
+    fn finish(self) -> Vec<FileHeads> {
+        let (lock, changed) = &*self.queue;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        changed.notify_one();
+        let mut mine = Vec::new();
+        while let Some(mut file) = Helper::next(lock, changed) {
+            file.read_missing();
+            mine.push(file);
+        }
+        self.thread
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (mine, theirs)
-    });
-    for (i, head) in mine.into_iter().chain(theirs) {
-        heads[i] = Some(head);
+        let mut queue = lock.lock().unwrap_or_else(|e| e.into_inner());
+        mine.append(&mut queue.read);
+        mine
+    }
+}
+
+impl<'m> HeadReader<'m> {
+    /// `memo`: the render's, if it has one.
+    pub fn new(memo: Option<&'m yaml::YamlMemo>) -> HeadReader<'m> {
+        HeadReader {
+            memo,
+            here: Vec::new(),
+            unread: 0,
+            helper: None,
+        }
+    }
+
+    /// A rendered file, taken as soon as it is rendered.
+    pub fn add(&mut self, name: String, content: String) {
+        // Heads remembered by the memo first (the memo is this thread's).
+        let heads = documents(&name, &content)
+            .iter()
+            .map(|doc| {
+                let head = self
+                    .memo
+                    .and_then(|m| m.emitted_value(yaml::skip_comment_lines(doc)))?;
+                // A remembered tree whose head is not all strings is read from its text,
+                // which is what Helm reads (its numbers there become strings).
+                Some(read_head(&head).ok().map(Ok))?
+            })
+            .collect();
+        let file = FileHeads {
+            name,
+            content,
+            heads,
+        };
+        let unread = file.unread();
+        if unread == 0 {
+            self.here.push(file);
+            return;
+        }
+        if let Some(helper) = &self.helper {
+            helper.send([file]);
+            return;
+        }
+        self.here.push(file);
+        self.unread += unread;
+        if self.unread >= PARALLEL_HEADS_MIN && cores::available() >= 2 {
+            self.helper = Helper::start();
+            if let Some(helper) = &self.helper {
+                let (unread, known): (Vec<FileHeads>, Vec<FileHeads>) =
+                    std::mem::take(&mut self.here)
+                        .into_iter()
+                        .partition(|f| f.heads.iter().any(Option::is_none));
+                self.here = known;
+                self.unread = 0;
+                helper.send(unread);
+            }
+        }
+    }
+
+    /// Every file added, with the head of each document.
+    pub fn finish(mut self) -> Rendered {
+        for file in &mut self.here {
+            file.read_missing();
+        }
+        let mut files = std::mem::take(&mut self.here);
+        if let Some(helper) = self.helper.take() {
+            files.extend(helper.finish());
+        }
+        let mut rendered = Rendered {
+            files: BTreeMap::new(),
+            heads: BTreeMap::new(),
+        };
+        for file in files {
+            let heads = file
+                .heads
+                .into_iter()
+                .map(|head| head.expect("every head is read"))
+                .collect();
+            rendered.heads.insert(file.name.clone(), heads);
+            rendered.files.insert(file.name, file.content);
+        }
+        rendered
+    }
+}
+
+impl Drop for HeadReader<'_> {
+    /// A render that failed: the helper stops after the file it is reading.
+    fn drop(&mut self) {
+        if let Some(helper) = self.helper.take() {
+            let (lock, changed) = &*helper.queue;
+            let mut queue = lock.lock().unwrap_or_else(|e| e.into_inner());
+            queue.waiting.clear();
+            queue.closed = true;
+            drop(queue);
+            changed.notify_one();
+            let _ = helper.thread.join();
+        }
     }
 }
 
@@ -402,6 +571,69 @@ fn sort_by_kind(manifests: &mut [Manifest]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Heads read along the render, on a helper once there is much to read, are the heads
+    /// of each document read in turn, and the first error in document order (files by name)
+    /// is the one reported, whichever thread read it.
+    #[test]
+    fn heads_read_along_the_render_are_the_heads_read_in_order() {
+        let filler = format!("data:\n  x: |\n{}", "    line\n".repeat(10_000));
+        let files = [
+            ("c/templates/z.yaml", format!("kind: ConfigMap\n{filler}")),
+            (
+                "c/templates/y.yaml",
+                "kind: Service\n---\nkind: [\n".to_string(),
+            ),
+            (
+                "c/templates/b.yaml",
+                format!("kind: Secret\n{filler}\n---\nkind: {{a: 1}}\n"),
+            ),
+            (
+                "c/templates/a.yaml",
+                "kind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: pre-install\n".into(),
+            ),
+            ("c/templates/NOTES.txt", "not: [yaml".into()),
+            ("c/templates/_helpers.tpl", "x: [".into()),
+            ("c/templates/blank.yaml", " \n".into()),
+        ];
+        let read = |files: &[(&str, String)]| {
+            let mut reader = HeadReader::new(None);
+            for (name, text) in files {
+                reader.add(name.to_string(), text.clone());
+            }
+            assert!(reader.helper.is_some(), "a helper reads this much");
+            reader.finish()
+        };
+        let rendered = read(&files);
+        assert_eq!(rendered.files.len(), files.len());
+        for (name, content) in &rendered.files {
+            let want: Vec<HeadResult> = documents(name, content)
+                .iter()
+                .map(|doc| read_document_head(name, doc))
+                .collect();
+            assert_eq!(rendered.heads[name], want, "{name}");
+        }
+        let error = sort_manifests(&rendered)
+            .err()
+            .expect("b.yaml's kind is a map");
+        assert!(
+            error.0.contains("c/templates/b.yaml") && error.0.contains("cannot unmarshal object"),
+            "{error}"
+        );
+
+        let fine: Vec<(&str, String)> = files
+            .iter()
+            .filter(|(name, _)| !name.ends_with("/b.yaml") && !name.ends_with("/y.yaml"))
+            .cloned()
+            .chain([("c/templates/b.yaml", format!("kind: Secret\n{filler}"))])
+            .collect();
+        let rendered = read(&fine);
+        let sorted = sort_manifests(&rendered).expect("all heads read");
+        let kinds: Vec<&str> = sorted.manifests.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, ["Secret", "ConfigMap"]);
+        assert_eq!(sorted.hooks.len(), 1);
+        assert_eq!(sorted.hooks[0].events, ["pre-install"]);
+    }
 
     #[test]
     fn splits_like_helm() {

@@ -274,20 +274,25 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     // their own (see `yaml::Ahead`), started only when there are some.
     let ahead = crate::yaml::Ahead::with_own_helper();
     let memo = crate::yaml::YamlMemo::with_ahead(ahead.clone());
-    let rendered = engine::render_with(
+    // Each file's document heads are read (on a helper, when there is much to read) while
+    // the files after it render.
+    let mut heads = manifest::HeadReader::new(Some(&memo));
+    let rendered = engine::render_each(
         &chart,
         &root_values,
         &context,
         &memo,
         engine::Parsing::Beside,
+        |name, out| heads.add(name, out),
     );
     ahead.close();
-    let rendered = rendered?;
+    rendered?;
+    let rendered = heads.finish();
     let manifest::Sorted {
         manifests,
         hooks,
         mut logs,
-    } = manifest::sort_manifests(&rendered, Some(&memo))?;
+    } = manifest::sort_manifests(&rendered)?;
     warnings.append(&mut logs);
     // The output is about as large as what the memo holds: it can take its memory.
     drop(memo);
@@ -368,7 +373,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let placed = |list: &[Manifest]| -> Vec<(String, Range<usize>)> {
         list.iter()
             .map(|m| {
-                let file = &rendered[m.source];
+                let file = &rendered.files[m.source];
                 let start = m.content.as_ptr() as usize - file.as_ptr() as usize;
                 debug_assert_eq!(file.get(start..start + m.content.len()), Some(m.content));
                 (m.source.to_string(), start..start + m.content.len())
@@ -376,8 +381,8 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
             .collect()
     };
     let (manifests, hooks) = (placed(&manifests), placed(&hooks));
-    let mut files = HashMap::with_capacity(rendered.len());
-    for (name, content) in rendered {
+    let mut files = HashMap::with_capacity(rendered.files.len());
+    for (name, content) in rendered.files {
         let kept = (printed.keep(name.clone()), printed.keep(content));
         files.insert(name, kept);
     }

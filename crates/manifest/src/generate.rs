@@ -142,7 +142,7 @@ fn generate_beside<R: Send>(
             .map(|i| (i, render_component(work[i].0, &work[i].1)))
             .collect()
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = cores::available();
     let mut shares = share_out(&work, cores).into_iter();
     // The first share holds the costliest component.
     let mine = shares.next().unwrap_or_default();

@@ -116,7 +116,7 @@ impl Ahead {
     /// With [`Ahead::with_own_helper`], the helper thread, if it is not running yet.
     fn start_own_helper(&self) {
         // On one core a helper would only take turns with the render.
-        if !self.0.own_helper || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        if !self.0.own_helper || cores::available() < 2 {
             return;
         }
         let mut state = self.lock();

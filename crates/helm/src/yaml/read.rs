@@ -1487,6 +1487,12 @@ pub(crate) fn from_yaml_for_head(input: &[u8]) -> Result<Value, YamlError> {
         y = block.expand();
     }
     head_strings(&mut y);
+    // Only the head is looked at: a tree the round trip cannot refuse is not converted whole
+    // (a document can hold a large ConfigMap's strings), only as far as it is read.
+    if lazy_convertible(&y) {
+        check_json_depth(input.len(), &y)?;
+        return Ok(lazy_json_value(&Rc::new(y)));
+    }
     let v = json_round_trip(&y)?;
     check_json_depth(input.len(), &y)?;
     Ok(v)
