@@ -5,10 +5,8 @@
 //! it.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
 use gotemplate::{Field, Object, Value};
-use regex::Regex;
 
 use super::YamlError;
 
@@ -534,9 +532,41 @@ enum Style {
     Literal,
 }
 
-static BASE60_FLOAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$").expect("regex")
-});
+/// go-yaml v2's base 60 float pattern `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`,
+/// matched by hand (no expression to compile). After a colon, a second digit is taken when
+/// the first is 0-5: only a colon, a dot or the end may follow a group, never a digit.
+fn base60_float_pattern(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digit_or_underscore = |c: &u8| c.is_ascii_digit() || *c == b'_';
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    if !b.get(i).is_some_and(u8::is_ascii_digit) {
+        return false;
+    }
+    i += 1 + b[i + 1..]
+        .iter()
+        .take_while(|c| digit_or_underscore(c))
+        .count();
+    let mut groups = 0;
+    while b.get(i) == Some(&b':') {
+        i += 1;
+        match (b.get(i), b.get(i + 1)) {
+            (Some(b'0'..=b'5'), Some(second)) if second.is_ascii_digit() => i += 2,
+            (Some(first), _) if first.is_ascii_digit() => i += 1,
+            _ => return false,
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1 + b[i + 1..]
+            .iter()
+            .take_while(|c| digit_or_underscore(c))
+            .count();
+    }
+    i == b.len()
+}
 
 fn is_base60_float(s: &str) -> bool {
     let Some(&c) = s.as_bytes().first() else {
@@ -545,7 +575,7 @@ fn is_base60_float(s: &str) -> bool {
     if !(c == b'+' || c == b'-' || c.is_ascii_digit()) || !s.contains(':') {
         return false;
     }
-    BASE60_FLOAT.is_match(s)
+    base60_float_pattern(s)
 }
 
 fn string_style(s: &str) -> Style {
@@ -1869,5 +1899,43 @@ mod analysis_tests {
                 String::from_utf8_lossy(&s)
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    /// Every string of up to six characters drawn from those the patterns tell apart.
+    fn every_string(alphabet: &[char], max_len: usize, mut check: impl FnMut(&str)) {
+        let mut current = vec![String::new()];
+        for _ in 0..max_len {
+            let mut longer = Vec::with_capacity(current.len() * alphabet.len());
+            for s in &current {
+                check(s);
+                for c in alphabet {
+                    longer.push(format!("{s}{c}"));
+                }
+            }
+            current = longer;
+        }
+        current.iter().for_each(|s| check(s));
+    }
+
+    /// The hand-written matchers against go-yaml's regular expressions they stand for.
+    #[test]
+    fn float_patterns_match_go_yaml_s_expressions() {
+        let base60 =
+            regex::Regex::new(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$").unwrap();
+        every_string(&['0', '5', '7', '_', ':', '.', '+', '-', 'x'], 6, |s| {
+            assert_eq!(super::base60_float_pattern(s), base60.is_match(s), "{s:?}");
+        });
+        let float =
+            regex::Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap();
+        every_string(&['0', '9', '.', 'e', 'E', '+', '-', 'x'], 6, |s| {
+            assert_eq!(
+                super::super::read::is_yaml_style_float(s),
+                float.is_match(s),
+                "{s:?}"
+            );
+        });
     }
 }

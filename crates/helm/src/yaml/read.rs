@@ -4,10 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-use std::sync::LazyLock;
 
 use gotemplate::{List, Map, Value};
-use regex::Regex;
 
 use super::YamlError;
 use super::gofmt::format_float;
@@ -500,9 +498,42 @@ fn resolvable_tag(tag: &str) -> bool {
     )
 }
 
-static YAML_STYLE_FLOAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").expect("regex")
-});
+/// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`, matched
+/// by hand (compiling the expression cost more than reading a chart's Chart.yaml).
+pub(crate) fn is_yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |i: usize| {
+        b[i.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count()
+    };
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    match digits(i) {
+        0 => {
+            let fraction = digits(i + 1);
+            if b.get(i) != Some(&b'.') || fraction == 0 {
+                return false;
+            }
+            i += 1 + fraction;
+        }
+        n => {
+            i += n;
+            if b.get(i) == Some(&b'.') {
+                i += 1 + digits(i + 1);
+            }
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        i += usize::from(matches!(b.get(i), Some(b'-' | b'+')));
+        match digits(i) {
+            0 => return false,
+            n => i += n,
+        }
+    }
+    i == b.len()
+}
 
 fn resolve_map(s: &str) -> Option<(&'static str, YVal)> {
     Some(match s {
@@ -581,7 +612,7 @@ fn parse_int_base0(s: &str) -> Option<i64> {
 /// Go's `strconv.ParseFloat(s, 64)` for strings matching go-yaml's float pattern: out of range
 /// is an error.
 fn parse_float(s: &str) -> Option<f64> {
-    if !YAML_STYLE_FLOAT.is_match(s) {
+    if !is_yaml_style_float(s) {
         return None;
     }
     let f: f64 = s.parse().ok()?;
