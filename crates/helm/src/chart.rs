@@ -41,8 +41,9 @@ pub struct ChartFile {
 }
 
 impl ChartFile {
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
+    /// The file as text (shared when it is UTF-8; invalid bytes replaced otherwise).
+    pub fn text(&self) -> Rc<str> {
+        self.data.text()
     }
 }
 

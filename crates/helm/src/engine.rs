@@ -31,7 +31,7 @@ pub struct RenderContext {
 /// A template of the render, with the root it executes with (shared by its chart's templates).
 struct Renderable {
     name: String,
-    text: String,
+    text: std::rc::Rc<str>,
     root: Map,
     base_path: String,
 }
@@ -126,10 +126,7 @@ const PARSE_BESIDE_MIN: usize = 32 * 1024;
 /// Parses every template into `set` in Helm's order (the order decides which of two `define`s
 /// of one name wins); the first failure in that order is the error.
 fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Result<(), RenderError> {
-    let named: Vec<(&str, &str)> = all
-        .iter()
-        .map(|t| (t.name.as_str(), t.text.as_str()))
-        .collect();
+    let named: Vec<(&str, &str)> = all.iter().map(|t| (t.name.as_str(), &*t.text)).collect();
     let parse_error =
         |name: &str, e| cleanup_parse_error(name, &gotemplate::ParseError::to_string(&e));
     let parse_here = |set: &mut Templates, named: &[(&str, &str)]| {

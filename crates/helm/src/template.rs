@@ -329,7 +329,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
             });
         };
         for (name, file) in &crds {
-            write(name, file.text(), false);
+            write(name, file.text().to_string(), false);
         }
         for m in &manifests {
             write(m.source, m.content.to_string(), false);
@@ -366,7 +366,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         let name = printed.keep(name.clone());
         let text = crd.text();
         let len = text.len();
-        let text = printed.keep(text);
+        let text = printed.keep(text.to_string());
         push_framed(&mut printed, name, text, 0..len);
     }
     // Where each document is in its file, so that the files can be moved into `printed`.
