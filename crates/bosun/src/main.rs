@@ -193,7 +193,7 @@ fn main() -> ExitCode {
     // Every command but the operator ends soon after it renders.
     let one_shot = !matches!(cli.command, Command::Operator { .. });
     if one_shot {
-        helm::yaml::skip_freeing_memos();
+        helm::skip_freeing();
     }
     let result = match cli.command {
         Command::Helm {
@@ -309,11 +309,15 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         let path = write_output_file(file)?;
         let _ = writeln!(stdout, "wrote {path}");
     }
-    output
+    let written = output
         .stdout
         .write_to(&mut stdout)
         .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::input(format!("writing output: {e}")))
+        .map_err(|e| Failure::input(format!("writing output: {e}")));
+    // The process ends next (`exit_now`): the rendered files and the chart are left to it.
+    std::mem::forget(output);
+    std::mem::forget(chart);
+    written
 }
 
 /// The failure `helm template` prints for `e`; lines Helm logged before failing are printed

@@ -108,6 +108,10 @@ pub fn render_each(
         };
         each(t.name.clone(), out);
     }
+    if crate::freeing_skipped() {
+        std::mem::forget(set);
+        std::mem::forget(all);
+    }
     Ok(())
 }
 

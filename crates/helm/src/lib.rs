@@ -26,6 +26,21 @@ pub mod sprig;
 pub mod strvals;
 pub mod template;
 pub mod values;
+
+/// Set by [`skip_freeing`].
+static SKIP_FREEING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For processes that end right after rendering (the command line): what a render builds in
+/// many small allocations (the memos' trees, megabytes of nodes for Istio's CRDs; the parsed
+/// templates) is left to the process's exit instead of being freed piece by piece. A
+/// long-running process (the operator) must not call this.
+pub fn skip_freeing() {
+    SKIP_FREEING.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+pub(crate) fn freeing_skipped() -> bool {
+    SKIP_FREEING.load(std::sync::atomic::Ordering::Relaxed)
+}
 pub mod yaml;
 
 /// `String::from_utf8_lossy`, with `str::from_utf8`'s fast check first: nearly every text is

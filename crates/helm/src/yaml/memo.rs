@@ -8,7 +8,6 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use gotemplate::Value;
 
@@ -37,19 +36,9 @@ struct Inner {
     emitted: TextMap<(Rc<YVal>, bool)>,
 }
 
-/// Set by [`skip_freeing_memos`].
-static SKIP_FREEING: AtomicBool = AtomicBool::new(false);
-
-/// For processes that end right after rendering (the command line): a memo's trees, megabytes
-/// of small nodes for Istio's CRDs, are then left to the process's exit instead of being freed
-/// one node at a time. A long-running process (the operator) must not call this.
-pub fn skip_freeing_memos() {
-    SKIP_FREEING.store(true, Ordering::Relaxed);
-}
-
 impl Drop for Inner {
     fn drop(&mut self) {
-        if SKIP_FREEING.load(Ordering::Relaxed) {
+        if crate::freeing_skipped() {
             std::mem::forget(std::mem::take(&mut self.parsed));
             std::mem::forget(std::mem::take(&mut self.emitted));
         }

@@ -22,7 +22,7 @@ mod verbatim;
 use gotemplate::{Map, Value};
 
 pub use ahead::Ahead;
-pub use memo::{YamlMemo, skip_freeing_memos};
+pub use memo::YamlMemo;
 pub use positions::{Mark, PathSeg, Position, Shape};
 
 /// A YAML error, with the message Helm would print (go-yaml's text, wrapped as
