@@ -138,52 +138,117 @@ fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Resul
             .iter()
             .try_for_each(|(name, text)| set.parse(name, text).map_err(|e| parse_error(name, e)))
     };
-    // The helper takes the last templates, up to half of the text; this thread the others.
+    // A helper may take the last templates, up to two thirds of the text (copied for it).
     let total: usize = named.iter().map(|(_, text)| text.len()).sum();
-    let mut split = named.len();
+    let mut first_theirs = named.len();
     let mut theirs_len = 0;
-    while split > 0 && theirs_len + named[split - 1].1.len() <= total / 2 {
-        split -= 1;
-        theirs_len += named[split].1.len();
+    while first_theirs > 0 && theirs_len + named[first_theirs - 1].1.len() <= total * 2 / 3 {
+        first_theirs -= 1;
+        theirs_len += named[first_theirs].1.len();
     }
-    let cores = cores::available();
     if parsing == Parsing::OneThread
         || total < PARSE_BESIDE_MIN
-        || cores < 2
-        || split == named.len()
+        || cores::available() < 2
+        || first_theirs == named.len()
     {
         return parse_here(set, &named);
     }
-    let (mine, theirs) = named.split_at(split);
-    let parser = set.detached_parser();
-    std::thread::scope(|scope| {
-        let helper = std::thread::Builder::new()
-            .name("bosun-parse".into())
-            // The main thread's stack size on Linux: a deep template parses as it would there.
-            .stack_size(8 << 20)
-            .spawn_scoped(scope, || {
-                theirs
-                    .iter()
-                    .map(|(name, text)| parser.parse(name, text))
-                    .collect::<Vec<_>>()
-            });
-        let Ok(helper) = helper else {
-            return parse_here(set, &named);
-        };
-        // The helper would otherwise wait for this busy core (see the `cores` crate).
-        cores::step_aside();
-        parse_here(set, mine)?;
-        let parsed = helper
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        theirs
+    let shared = std::sync::Arc::new(Sharing {
+        next: std::sync::Mutex::new(Next {
+            front: 0,
+            back: named.len(),
+        }),
+        first_theirs,
+        templates: named[first_theirs..]
             .iter()
-            .zip(parsed)
-            .try_for_each(|((name, _), parsed)| {
-                set.add_parsed(parsed.map_err(|e| parse_error(name, e))?);
-                Ok(())
-            })
+            .map(|(name, text)| (name.to_string(), text.to_string()))
+            .collect(),
+    });
+    let parser = set.detached_parser();
+    let parent = cores::Parent::here();
+    let theirs = shared.clone();
+    let helper = std::thread::Builder::new()
+        .name("bosun-parse".into())
+        // The main thread's stack size on Linux: a deep template parses as it would there.
+        .stack_size(8 << 20)
+        .spawn(move || {
+            parent.leave();
+            let mut parsed = Vec::new();
+            while let Some(i) = theirs.take_back() {
+                let (name, text) = &theirs.templates[i - theirs.first_theirs];
+                parsed.push((i, parser.parse(name, text)));
+            }
+            parsed
+        });
+    let Ok(helper) = helper else {
+        return parse_here(set, &named);
+    };
+    // The helper would otherwise wait for this busy core (see the `cores` crate).
+    parent.keep_off(&helper);
+    // This thread takes templates from the first, the helper from the last, until they meet:
+    // whichever starts late or parses slowly does less.
+    let mut mine = Ok(());
+    while let Some(i) = shared.take_front() {
+        let (name, text) = named[i];
+        if let Err(e) = set.parse(name, text) {
+            // Every template the helper took comes after this one: this error is the first.
+            shared.stop();
+            mine = Err(parse_error(name, e));
+            break;
+        }
+    }
+    let mut parsed = helper
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    mine?;
+    parsed.sort_by_key(|(i, _)| *i);
+    parsed.into_iter().try_for_each(|(i, parsed)| {
+        set.add_parsed(parsed.map_err(|e| parse_error(named[i].0, e))?);
+        Ok(())
     })
+}
+
+/// The templates of a parse shared by the render thread and a helper (see [`parse_all`]).
+struct Sharing {
+    next: std::sync::Mutex<Next>,
+    /// The first template the helper may take; `templates` are the copies from there on.
+    first_theirs: usize,
+    templates: Vec<(String, String)>,
+}
+
+/// The templates not taken yet: `front..back`.
+struct Next {
+    front: usize,
+    back: usize,
+}
+
+impl Sharing {
+    fn next(&self) -> std::sync::MutexGuard<'_, Next> {
+        // Single assignments under the lock: a panic while holding it leaves nothing half-done.
+        self.next.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn take_front(&self) -> Option<usize> {
+        let mut next = self.next();
+        (next.front < next.back).then(|| {
+            next.front += 1;
+            next.front - 1
+        })
+    }
+
+    fn take_back(&self) -> Option<usize> {
+        let mut next = self.next();
+        (next.front < next.back && next.back > self.first_theirs).then(|| {
+            next.back -= 1;
+            next.back
+        })
+    }
+
+    /// No more templates for the helper.
+    fn stop(&self) {
+        let mut next = self.next();
+        next.back = next.front;
+    }
 }
 
 /// Helm's `recAllTpls`: the root of `chart` (its `.Values` is the parent's `.Values.NAME`

@@ -277,12 +277,14 @@ impl Helper {
         let queue: std::sync::Arc<(std::sync::Mutex<Queue>, std::sync::Condvar)> =
             Default::default();
         let theirs = queue.clone();
+        let parent = cores::Parent::here();
         let thread = std::thread::Builder::new()
             .name("bosun-heads".into())
             // The main thread's stack size on Linux: a deeply nested document must not
             // overflow here where it would not there.
             .stack_size(8 << 20)
             .spawn(move || {
+                parent.leave();
                 let (lock, changed) = &*theirs;
                 while let Some(mut file) = Helper::next(lock, changed) {
                     file.read_missing();
@@ -294,7 +296,7 @@ impl Helper {
             })
             .ok()?;
         // The helper would otherwise wait for this busy core (see the `cores` crate).
-        cores::step_aside();
+        parent.keep_off(&thread);
         Some(Helper { queue, thread })
     }
 

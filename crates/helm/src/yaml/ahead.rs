@@ -124,13 +124,19 @@ impl Ahead {
             return;
         }
         let ahead = self.clone();
+        let parent = cores::Parent::here();
         state.helper = std::thread::Builder::new()
             .name("bosun-ahead".into())
-            .spawn(move || ahead.help_until_closed())
+            .spawn(move || {
+                parent.leave();
+                ahead.help_until_closed()
+            })
             .ok();
-        drop(state);
         // The helper would otherwise wait for this busy core (see the `cores` crate).
-        cores::step_aside();
+        if let Some(helper) = &state.helper {
+            parent.keep_off(helper);
+        }
+        drop(state);
     }
 
     /// The preparation of `text` if it was offered: taken when done, waited for when a helper
