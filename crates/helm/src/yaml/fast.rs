@@ -11,12 +11,14 @@ use super::fast_repeats::{Copies, MIN_DOCUMENT, Repeats};
 use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_non_string};
 use super::verbatim::{Span, Verbatim};
 
-/// go-yaml's value for one document, when it is in the subset.
-pub(super) fn decode(input: &[u8]) -> Option<YVal> {
+/// go-yaml's value for one document, when it is in the subset. With `share_repeats`, blocks
+/// that repeat are read once and copied (worth it for a tree that is kept and copied; finding
+/// them costs 40% of reading a large document that is looked at once).
+pub(super) fn decode(input: &[u8], share_repeats: bool) -> Option<YVal> {
     if !in_subset(input) {
         return None;
     }
-    Reader::document(input, true)?.read_document()
+    Reader::document(input, share_repeats)?.read_document()
 }
 
 /// What reading a large document is prepared with: its blocks that look repeated and its
@@ -792,7 +794,7 @@ mod tests {
         ];
         let mut taken = 0;
         for c in cases {
-            if super::decode(c.as_bytes()).is_some() {
+            if super::decode(c.as_bytes(), true).is_some() {
                 taken += 1;
             }
             let _ = crate::yaml::read::decode_first(c.as_bytes());
@@ -805,11 +807,11 @@ mod tests {
     #[test]
     fn flow_sequences_of_scalars_take_the_fast_path() {
         let rules = "rules:\n- apiGroups: [\"\", 'x']\n  verbs: [ \"get\" , list, \"a\\\"b\"]\n";
-        let fast = super::decode(rules.as_bytes()).expect("the fast reader takes it");
+        let fast = super::decode(rules.as_bytes(), true).expect("the fast reader takes it");
         let general = crate::yaml::read::decode_first(rules.as_bytes()).expect("valid YAML");
         assert!(crate::yaml::read::same_yval(&fast, &general));
         for other in ["a: [b, [c]]\n", "a: [b, ]\n", "a: [b c]\n", "a: [b] # c\n"] {
-            assert!(super::decode(other.as_bytes()).is_none(), "{other:?}");
+            assert!(super::decode(other.as_bytes(), true).is_none(), "{other:?}");
         }
     }
 
@@ -832,7 +834,7 @@ mod tests {
                 .map(|k| PIECES[((seed >> (6 * k)) % PIECES.len() as u64) as usize])
                 .collect();
             let doc = format!("k: [{inner}]\n");
-            taken += usize::from(super::decode(doc.as_bytes()).is_some());
+            taken += usize::from(super::decode(doc.as_bytes(), true).is_some());
             let _ = crate::yaml::read::decode_first(doc.as_bytes());
         }
         assert!(taken > 1000, "the fast reader took only {taken}");

@@ -1351,7 +1351,13 @@ pub(crate) fn check_json_floats(v: &Value) -> Result<(), Fail> {
 
 /// go-yaml's `Unmarshal` into `interface{}`: the first document, or nil.
 pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
-    if let Some(v) = super::fast::decode(input) {
+    decode_first_sharing(input, true)
+}
+
+/// [`decode_first`], finding repeated blocks to share only with `share_repeats` (see
+/// `fast::decode`).
+fn decode_first_sharing(input: &[u8], share_repeats: bool) -> Result<YVal, Fail> {
+    if let Some(v) = super::fast::decode(input, share_repeats) {
         // Debug builds (all the tests) check the fast reader against libyaml's reading.
         #[cfg(debug_assertions)]
         match decode_general(input) {
@@ -1513,7 +1519,9 @@ fn json_too_deep(v: &YVal, depth: usize) -> Option<char> {
 /// (`kind: 1.50` is `"1.5"`, formatted as a float32, `kind: .inf` is `"+Inf"` rather than a
 /// value JSON cannot hold). Keys match the fields as Go's JSON does, case folded.
 pub(crate) fn from_yaml_for_head(input: &[u8]) -> Result<Value, YamlError> {
-    let mut y = decode_first(input).map_err(|f| f.into_error("error converting YAML to JSON: "))?;
+    // The tree is looked at once, for its head: nothing to share.
+    let mut y = decode_first_sharing(input, false)
+        .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
     if let YVal::Verbatim(block) = &y {
         y = block.expand();
     }
