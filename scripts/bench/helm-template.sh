@@ -31,5 +31,5 @@ for _ in range(runs):
 os.unlink(out_file.name)
 print(f"{chart}: helm median {statistics.median(th)*1e3:.1f} ms, bosun median {statistics.median(tb)*1e3:.1f} ms, "
       f"median ratio helm/bosun {statistics.median(ratios):.1f}x over {runs} alternated pairs (outputs identical); "
-      f"read+write floor median {statistics.median(tf)*1e3:.1f} ms, bosun/floor {statistics.median(floor_ratios):.1f}x")
+      f"read+write floor median {statistics.median(tf)*1e3:.1f} ms, bosun/floor {statistics.median(floor_ratios):.2f}x")
 PY

@@ -71,6 +71,88 @@ pub fn available() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// A helper thread kept off its parent's core (see [`Parent`]) that runs jobs in the order
+/// they come, for a caller with several kinds of work to hand over in turn: one thread
+/// started once costs less than one started for each, and is running (its stack and memory
+/// touched) by the time the later work comes. Dropping it waits for the jobs handed over.
+pub struct Worker {
+    queue: std::sync::Arc<(std::sync::Mutex<Jobs>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+struct Jobs {
+    waiting: std::collections::VecDeque<Job>,
+    closed: bool,
+}
+
+impl Worker {
+    /// A worker named `name` with `stack_size` bytes of stack; `None` with fewer than two
+    /// cores (it would only take turns with the caller) or when no thread can be started.
+    pub fn start(name: &str, stack_size: usize) -> Option<Worker> {
+        if available() < 2 {
+            return None;
+        }
+        let queue: std::sync::Arc<(std::sync::Mutex<Jobs>, std::sync::Condvar)> =
+            Default::default();
+        let theirs = queue.clone();
+        let parent = Parent::here();
+        let thread = std::thread::Builder::new()
+            .name(name.to_string())
+            .stack_size(stack_size)
+            .spawn(move || {
+                parent.leave();
+                let (lock, changed) = &*theirs;
+                loop {
+                    let job = {
+                        let mut jobs = lock.lock().unwrap_or_else(|e| e.into_inner());
+                        loop {
+                            if let Some(job) = jobs.waiting.pop_front() {
+                                break job;
+                            }
+                            if jobs.closed {
+                                return;
+                            }
+                            jobs = changed.wait(jobs).unwrap_or_else(|e| e.into_inner());
+                        }
+                    };
+                    // A job that panicked is the job's to report (its results never come);
+                    // the worker goes on with the next.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            })
+            .ok()?;
+        parent.keep_off(&thread);
+        Some(Worker {
+            queue,
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands `job` over; it runs after the jobs handed over before it.
+    pub fn run(&self, job: impl FnOnce() + Send + 'static) {
+        let (lock, changed) = &*self.queue;
+        lock.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .waiting
+            .push_back(Box::new(job));
+        changed.notify_one();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let (lock, changed) = &*self.queue;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        changed.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// Moves the calling thread to another core it is allowed on, if there is one (see the crate
 /// docs). Does nothing where the core or the allowed set cannot be read, and off Linux.
 pub fn step_aside() {
@@ -200,5 +282,27 @@ mod tests {
             }
             assert_eq!(libc::CPU_COUNT(&allowed()), libc::CPU_COUNT(&before));
         }
+    }
+
+    /// Jobs run in the order handed over, one that panics does not stop the next, and
+    /// dropping the worker waits for them.
+    #[test]
+    fn a_worker_runs_its_jobs_in_order() {
+        let Some(worker) = super::Worker::start("test-worker", 1 << 20) else {
+            assert!(super::available() < 2);
+            return;
+        };
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        for i in 0..5 {
+            let seen = seen.clone();
+            worker.run(move || {
+                if i == 2 {
+                    panic!("job 2 fails");
+                }
+                seen.lock().unwrap().push(i);
+            });
+        }
+        drop(worker);
+        assert_eq!(*seen.lock().unwrap(), [0, 1, 3, 4]);
     }
 }

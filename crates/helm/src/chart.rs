@@ -333,6 +333,16 @@ impl Chart {
         })
     }
 
+    /// Bytes of template text, subcharts' included.
+    pub fn template_bytes(&self) -> usize {
+        let own: usize = self.templates.iter().map(|t| t.data.len()).sum();
+        own + self
+            .dependencies
+            .iter()
+            .map(Chart::template_bytes)
+            .sum::<usize>()
+    }
+
     /// `library` charts only lend their partials.
     pub fn is_library(&self) -> bool {
         self.metadata.chart_type == "library"

@@ -44,26 +44,21 @@ pub fn render(
     values: &Map,
     context: &RenderContext,
 ) -> Result<BTreeMap<String, String>, RenderError> {
-    render_with(
-        chart,
-        values,
-        context,
-        &crate::yaml::YamlMemo::new(),
-        Parsing::OneThread,
-    )
+    render_with(chart, values, context, &crate::yaml::YamlMemo::new(), None)
 }
 
 /// [`render`], with the templates' `fromYaml` and `toYaml` sharing `memo`: afterwards it knows
-/// the trees behind the large `toYaml` outputs in the rendered files.
+/// the trees behind the large `toYaml` outputs in the rendered files. With a `helper`, the
+/// templates are parsed on both threads when there is enough to parse.
 pub fn render_with(
     chart: &Chart,
     values: &Map,
     context: &RenderContext,
     memo: &crate::yaml::YamlMemo,
-    parsing: Parsing,
+    helper: Option<&cores::Worker>,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let mut rendered = BTreeMap::new();
-    render_each(chart, values, context, memo, parsing, |name, out| {
+    render_each(chart, values, context, memo, helper, |name, out| {
         rendered.insert(name, out);
     })?;
     Ok(rendered)
@@ -77,7 +72,7 @@ pub fn render_each(
     values: &Map,
     context: &RenderContext,
     memo: &crate::yaml::YamlMemo,
-    parsing: Parsing,
+    helper: Option<&cores::Worker>,
     mut each: impl FnMut(String, String),
 ) -> Result<(), RenderError> {
     let mut all = Vec::new();
@@ -87,7 +82,7 @@ pub fn render_each(
     let mut set = Templates::new(funcs::helm_funcs_with(memo));
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
-    parse_all(&mut set, &all, parsing)?;
+    parse_all(&mut set, &all, helper)?;
 
     for t in &all {
         if is_partial(&t.name) {
@@ -115,21 +110,16 @@ pub fn render_each(
     Ok(())
 }
 
-/// Where a render parses its templates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Parsing {
-    /// All on the rendering thread (other threads of the caller keep the cores busy).
-    OneThread,
-    /// About half on a helper thread, when there is a core to spare and enough to parse.
-    Beside,
-}
-
 /// Below this much template text a helper costs about what it saves.
-const PARSE_BESIDE_MIN: usize = 32 * 1024;
+pub const PARSE_BESIDE_MIN: usize = 32 * 1024;
 
 /// Parses every template into `set` in Helm's order (the order decides which of two `define`s
 /// of one name wins); the first failure in that order is the error.
-fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Result<(), RenderError> {
+fn parse_all(
+    set: &mut Templates,
+    all: &[Renderable],
+    helper: Option<&cores::Worker>,
+) -> Result<(), RenderError> {
     let named: Vec<(&str, &str)> = all.iter().map(|t| (t.name.as_str(), &*t.text)).collect();
     let parse_error =
         |name: &str, e| cleanup_parse_error(name, &gotemplate::ParseError::to_string(&e));
@@ -146,13 +136,10 @@ fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Resul
         first_theirs -= 1;
         theirs_len += named[first_theirs].1.len();
     }
-    if parsing == Parsing::OneThread
-        || total < PARSE_BESIDE_MIN
-        || cores::available() < 2
-        || first_theirs == named.len()
-    {
+    let Some(helper) = helper.filter(|_| total >= PARSE_BESIDE_MIN && first_theirs < named.len())
+    else {
         return parse_here(set, &named);
-    }
+    };
     let shared = std::sync::Arc::new(Sharing {
         next: std::sync::Mutex::new(Next {
             front: 0,
@@ -165,26 +152,16 @@ fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Resul
             .collect(),
     });
     let parser = set.detached_parser();
-    let parent = cores::Parent::here();
     let theirs = shared.clone();
-    let helper = std::thread::Builder::new()
-        .name("bosun-parse".into())
-        // The main thread's stack size on Linux: a deep template parses as it would there.
-        .stack_size(8 << 20)
-        .spawn(move || {
-            parent.leave();
-            let mut parsed = Vec::new();
-            while let Some(i) = theirs.take_back() {
-                let (name, text) = &theirs.templates[i - theirs.first_theirs];
-                parsed.push((i, parser.parse(name, text)));
-            }
-            parsed
-        });
-    let Ok(helper) = helper else {
-        return parse_here(set, &named);
-    };
-    // The helper would otherwise wait for this busy core (see the `cores` crate).
-    parent.keep_off(&helper);
+    let (done, parsed) = std::sync::mpsc::sync_channel(1);
+    helper.run(move || {
+        let mut parsed = Vec::new();
+        while let Some(i) = theirs.take_back() {
+            let (name, text) = &theirs.templates[i - theirs.first_theirs];
+            parsed.push((i, parser.parse(name, text)));
+        }
+        let _ = done.send(parsed);
+    });
     // This thread takes templates from the first, the helper from the last, until they meet:
     // whichever starts late or parses slowly does less.
     let mut mine = Ok(());
@@ -197,9 +174,8 @@ fn parse_all(set: &mut Templates, all: &[Renderable], parsing: Parsing) -> Resul
             break;
         }
     }
-    let mut parsed = helper
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    // Waits for the template the helper is at; a helper that panicked sends nothing.
+    let mut parsed = parsed.recv().expect("the template parse helper panicked");
     mine?;
     parsed.sort_by_key(|(i, _)| *i);
     parsed.into_iter().try_for_each(|(i, parsed)| {
@@ -426,17 +402,19 @@ mod tests {
             release: Map::new(),
             capabilities: Value::Nil,
         };
-        let render = |parsing| {
+        let render = |helper| {
             render_with(
                 &chart,
                 &Map::new(),
                 &context,
                 &crate::yaml::YamlMemo::new(),
-                parsing,
+                helper,
             )
         };
-        let one = render(Parsing::OneThread);
-        assert_eq!(one, render(Parsing::Beside));
+        let one = render(None);
+        let worker = cores::Worker::start("test-parse", 8 << 20);
+        assert!(worker.is_some() || cores::available() < 2);
+        assert_eq!(one, render(worker.as_ref()));
         one
     }
 

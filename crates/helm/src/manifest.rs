@@ -218,11 +218,12 @@ const PARALLEL_HEADS_MIN: usize = 64 * 1024;
 /// read again: its head is taken from the remembered tree.
 pub struct HeadReader<'m> {
     memo: Option<&'m yaml::YamlMemo>,
+    worker: Option<&'m cores::Worker>,
     /// Files not handed to a helper (all of them while there is none).
     here: Vec<FileHeads>,
     /// Bytes of documents to read in `here`.
     unread: usize,
-    helper: Option<Helper>,
+    helper: Option<Helper<'m>>,
 }
 
 /// A rendered file and the heads of its documents known so far.
@@ -258,96 +259,90 @@ fn read_document_head(path: &str, doc: &str) -> HeadResult {
     read_head(&head).map_err(|e| not_a_head(path, &e))
 }
 
-/// Files queued for the helper, and what it has read.
+/// Files handed to the helper, and what it has read.
 #[derive(Default)]
 struct Queue {
     waiting: std::collections::VecDeque<FileHeads>,
     read: Vec<FileHeads>,
-    /// No more files will come: the helper ends once `waiting` is empty.
-    closed: bool,
+    /// Files the helper is reading now.
+    reading: usize,
+    /// Whether a job reading `waiting` is with the worker and not done.
+    draining: bool,
 }
 
-struct Helper {
-    queue: std::sync::Arc<(std::sync::Mutex<Queue>, std::sync::Condvar)>,
-    thread: std::thread::JoinHandle<()>,
+type Shared = std::sync::Arc<(std::sync::Mutex<Queue>, std::sync::Condvar)>;
+
+fn lock(queue: &std::sync::Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    // Single assignments under the lock: a panic while holding it leaves nothing half-done.
+    queue.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-impl Helper {
-    fn start() -> Option<Helper> {
-        let queue: std::sync::Arc<(std::sync::Mutex<Queue>, std::sync::Condvar)> =
-            Default::default();
-        let theirs = queue.clone();
-        let parent = cores::Parent::here();
-        let thread = std::thread::Builder::new()
-            .name("bosun-heads".into())
-            // The main thread's stack size on Linux: a deeply nested document must not
-            // overflow here where it would not there.
-            .stack_size(8 << 20)
-            .spawn(move || {
-                parent.leave();
-                let (lock, changed) = &*theirs;
-                while let Some(mut file) = Helper::next(lock, changed) {
-                    file.read_missing();
-                    lock.lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .read
-                        .push(file);
-                }
-            })
-            .ok()?;
-        // The helper would otherwise wait for this busy core (see the `cores` crate).
-        parent.keep_off(&thread);
-        Some(Helper { queue, thread })
-    }
+/// The files a render hands to its worker: read by jobs on the worker, which end when no
+/// file is waiting (the worker has other work to do), and by the render's own thread at the
+/// end for whatever the worker has not started.
+struct Helper<'w> {
+    worker: &'w cores::Worker,
+    queue: Shared,
+}
 
-    /// The next file to read, waiting for one unless the queue is closed.
-    fn next(lock: &std::sync::Mutex<Queue>, changed: &std::sync::Condvar) -> Option<FileHeads> {
-        let mut queue = lock.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(file) = queue.waiting.pop_front() {
-                return Some(file);
-            }
-            if queue.closed {
-                return None;
-            }
-            queue = changed.wait(queue).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
+impl Helper<'_> {
     fn send(&self, files: impl IntoIterator<Item = FileHeads>) {
-        let (lock, changed) = &*self.queue;
-        lock.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .waiting
-            .extend(files);
-        changed.notify_one();
+        let (queue, _) = &*self.queue;
+        let mut q = lock(queue);
+        q.waiting.extend(files);
+        if q.draining || q.waiting.is_empty() {
+            return;
+        }
+        q.draining = true;
+        drop(q);
+        let shared = self.queue.clone();
+        self.worker.run(move || {
+            let (queue, changed) = &*shared;
+            loop {
+                let mut file = {
+                    let mut q = lock(queue);
+                    let Some(file) = q.waiting.pop_front() else {
+                        q.draining = false;
+                        return;
+                    };
+                    q.reading += 1;
+                    file
+                };
+                file.read_missing();
+                let mut q = lock(queue);
+                q.reading -= 1;
+                q.read.push(file);
+                changed.notify_all();
+            }
+        });
     }
 
-    /// Closes the queue, reads what is still waiting on this thread too, and returns every
-    /// file the helper was given.
+    /// Takes back what the worker has not started (read on this thread), waits for the files
+    /// it is reading, and returns every file handed over.
     fn finish(self) -> Vec<FileHeads> {
-        let (lock, changed) = &*self.queue;
-        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
-        changed.notify_one();
-        let mut mine = Vec::new();
-        while let Some(mut file) = Helper::next(lock, changed) {
+        let (queue, changed) = &*self.queue;
+        let mut mine: Vec<FileHeads> = lock(queue).waiting.drain(..).collect();
+        for file in &mut mine {
             file.read_missing();
-            mine.push(file);
         }
-        self.thread
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        let mut queue = lock.lock().unwrap_or_else(|e| e.into_inner());
-        mine.append(&mut queue.read);
+        let mut q = lock(queue);
+        while q.reading > 0 {
+            q = changed.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+        mine.append(&mut q.read);
         mine
     }
 }
 
 impl<'m> HeadReader<'m> {
-    /// `memo`: the render's, if it has one.
-    pub fn new(memo: Option<&'m yaml::YamlMemo>) -> HeadReader<'m> {
+    /// `memo`: the render's, if it has one; `worker`: a thread to read on, if there is one.
+    pub fn new(
+        memo: Option<&'m yaml::YamlMemo>,
+        worker: Option<&'m cores::Worker>,
+    ) -> HeadReader<'m> {
         HeadReader {
             memo,
+            worker,
             here: Vec::new(),
             unread: 0,
             helper: None,
@@ -384,8 +379,13 @@ impl<'m> HeadReader<'m> {
         }
         self.here.push(file);
         self.unread += unread;
-        if self.unread >= PARALLEL_HEADS_MIN && cores::available() >= 2 {
-            self.helper = Helper::start();
+        if self.unread >= PARALLEL_HEADS_MIN
+            && let Some(worker) = self.worker
+        {
+            self.helper = Some(Helper {
+                worker,
+                queue: Shared::default(),
+            });
             if let Some(helper) = &self.helper {
                 let (unread, known): (Vec<FileHeads>, Vec<FileHeads>) =
                     std::mem::take(&mut self.here)
@@ -425,16 +425,10 @@ impl<'m> HeadReader<'m> {
 }
 
 impl Drop for HeadReader<'_> {
-    /// A render that failed: the helper stops after the file it is reading.
+    /// A render that failed: the worker reads no more of its files than it has started.
     fn drop(&mut self) {
-        if let Some(helper) = self.helper.take() {
-            let (lock, changed) = &*helper.queue;
-            let mut queue = lock.lock().unwrap_or_else(|e| e.into_inner());
-            queue.waiting.clear();
-            queue.closed = true;
-            drop(queue);
-            changed.notify_one();
-            let _ = helper.thread.join();
+        if let Some(helper) = &self.helper {
+            lock(&helper.queue.0).waiting.clear();
         }
     }
 }
@@ -598,12 +592,16 @@ mod tests {
             ("c/templates/_helpers.tpl", "x: [".into()),
             ("c/templates/blank.yaml", " \n".into()),
         ];
+        let worker = cores::Worker::start("test-heads", 8 << 20);
         let read = |files: &[(&str, String)]| {
-            let mut reader = HeadReader::new(None);
+            let mut reader = HeadReader::new(None, worker.as_ref());
             for (name, text) in files {
                 reader.add(name.to_string(), text.clone());
             }
-            assert!(reader.helper.is_some(), "a helper reads this much");
+            assert!(
+                reader.helper.is_some() || cores::available() < 2,
+                "a helper reads this much"
+            );
             reader.finish()
         };
         let rendered = read(&files);

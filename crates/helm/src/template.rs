@@ -197,6 +197,11 @@ pub fn validate_release_name(name: &str) -> Result<(), TemplateError> {
 
 /// Renders `chart` as `helm template RELEASE CHART [flags]` prints it.
 pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutput, TemplateError> {
+    // One helper thread for the render's parse and for reading its documents' heads, started
+    // first so that it is running when they come; only for charts with enough to share.
+    let worker = (chart.template_bytes() >= engine::PARSE_BESIDE_MIN)
+        .then(|| cores::Worker::start("bosun-helper", HELPER_STACK))
+        .flatten();
     let user = user_values(options)?;
     if !matches!(chart.metadata.chart_type.as_str(), "" | "application") {
         return Err(TemplateError::Input(format!(
@@ -276,13 +281,13 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let memo = crate::yaml::YamlMemo::with_ahead(ahead.clone());
     // Each file's document heads are read (on a helper, when there is much to read) while
     // the files after it render.
-    let mut heads = manifest::HeadReader::new(Some(&memo));
+    let mut heads = manifest::HeadReader::new(Some(&memo), worker.as_ref());
     let rendered = engine::render_each(
         &chart,
         &root_values,
         &context,
         &memo,
-        engine::Parsing::Beside,
+        worker.as_ref(),
         |name, out| heads.add(name, out),
     );
     ahead.close();
@@ -344,6 +349,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
             show_only("\n", &options.show_only)?
         };
         let stdout = Printed::from(stdout);
+        let_go(worker);
         return Ok(TemplateOutput {
             stdout,
             files,
@@ -401,12 +407,25 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     } else {
         Printed::from(show_only(&printed.to_string(), &options.show_only)?)
     };
+    let_go(worker);
     Ok(TemplateOutput {
         stdout,
         files: Vec::new(),
         warnings,
     })
 }
+
+/// Ends the helper thread (an idle one), unless the process ends next (see
+/// [`crate::skip_freeing`]): it then need not be woken to be joined.
+fn let_go(worker: Option<cores::Worker>) {
+    if crate::freeing_skipped() {
+        std::mem::forget(worker);
+    }
+}
+
+/// The main thread's stack size on Linux: a deep template or document is read on the helper
+/// as it would be on the main thread.
+const HELPER_STACK: usize = 8 << 20;
 
 /// How `helm template` frames each document: `---\n# Source: NAME\nCONTENT\n`.
 const FRAME: &str = "---\n# Source: \n";

@@ -92,7 +92,7 @@ pub fn render_chart_ahead(
         &context,
         &memo,
         // The components render on their own threads, which keep the cores busy.
-        engine::Parsing::OneThread,
+        None,
     )?;
 
     let mut out = Rendered::default();
