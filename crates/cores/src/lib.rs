@@ -133,12 +133,32 @@ impl Worker {
 
     /// Hands `job` over; it runs after the jobs handed over before it.
     pub fn run(&self, job: impl FnOnce() + Send + 'static) {
-        let (lock, changed) = &*self.queue;
-        lock.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .waiting
-            .push_back(Box::new(job));
+        self.jobs().run(job);
+    }
+
+    /// A handle for handing over jobs from where the worker itself cannot be kept (it does
+    /// not keep the worker running: jobs handed over once the worker is dropped never run).
+    pub fn jobs(&self) -> JobQueue {
+        JobQueue(self.queue.clone())
+    }
+}
+
+/// Hands jobs to a [`Worker`] (see [`Worker::jobs`]).
+#[derive(Clone)]
+pub struct JobQueue(std::sync::Arc<(std::sync::Mutex<Jobs>, std::sync::Condvar)>);
+
+impl JobQueue {
+    /// Hands `job` over; `false` (and the job dropped) when the worker has ended.
+    pub fn run(&self, job: impl FnOnce() + Send + 'static) -> bool {
+        let (lock, changed) = &*self.0;
+        let mut jobs = lock.lock().unwrap_or_else(|e| e.into_inner());
+        if jobs.closed {
+            return false;
+        }
+        jobs.waiting.push_back(Box::new(job));
+        drop(jobs);
         changed.notify_one();
+        true
     }
 }
 
@@ -226,24 +246,33 @@ mod linux {
 
 #[cfg(test)]
 mod tests {
+    /// The cores the calling thread may run on.
+    #[cfg(target_os = "linux")]
+    fn allowed() -> libc::cpu_set_t {
+        let mut set = std::mem::MaybeUninit::<libc::cpu_set_t>::zeroed();
+        // SAFETY: as in `keep_off`.
+        unsafe {
+            assert_eq!(
+                libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), set.as_mut_ptr()),
+                0
+            );
+            set.assume_init()
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn count(set: &libc::cpu_set_t) -> i32 {
+        // SAFETY: `CPU_COUNT` reads a plain set.
+        unsafe { libc::CPU_COUNT(set) }
+    }
+
     /// The thread keeps every core it was allowed on.
     #[test]
     #[cfg(target_os = "linux")]
     fn allowed_cores_are_restored() {
-        let allowed = || {
-            let mut set = std::mem::MaybeUninit::<libc::cpu_set_t>::zeroed();
-            // SAFETY: as in `step_aside`.
-            unsafe {
-                assert_eq!(
-                    libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), set.as_mut_ptr()),
-                    0
-                );
-                libc::CPU_COUNT(&set.assume_init())
-            }
-        };
-        let before = allowed();
+        let before = count(&allowed());
         super::step_aside();
-        assert_eq!(allowed(), before);
+        assert_eq!(count(&allowed()), before);
     }
 
     /// A helper kept off its parent's core may run on every other core the parent may; the
@@ -251,37 +280,25 @@ mod tests {
     #[test]
     #[cfg(target_os = "linux")]
     fn a_helper_is_kept_off_its_parent_s_core_only() {
-        let allowed = || {
-            let mut set = std::mem::MaybeUninit::<libc::cpu_set_t>::zeroed();
-            // SAFETY: as in `keep_off`.
-            unsafe {
-                assert_eq!(
-                    libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), set.as_mut_ptr()),
-                    0
-                );
-                set.assume_init()
-            }
-        };
         let before = allowed();
         let parent = super::Parent::here();
         let helper = std::thread::spawn(move || {
             parent.leave();
+            // SAFETY: `sched_getcpu` takes nothing.
             (allowed(), unsafe { libc::sched_getcpu() })
         });
         parent.keep_off(&helper);
         let (theirs, ran_on) = helper.join().unwrap();
         let cpu = parent.cpu.unwrap();
-        // SAFETY: `CPU_*` read plain sets.
-        unsafe {
-            if libc::CPU_COUNT(&before) > 1 {
-                assert!(!libc::CPU_ISSET(cpu, &theirs));
-                assert_eq!(libc::CPU_COUNT(&theirs), libc::CPU_COUNT(&before) - 1);
-                assert_ne!(ran_on as usize, cpu);
-            } else {
-                assert_eq!(libc::CPU_COUNT(&theirs), libc::CPU_COUNT(&before));
-            }
-            assert_eq!(libc::CPU_COUNT(&allowed()), libc::CPU_COUNT(&before));
+        if count(&before) > 1 {
+            // SAFETY: `CPU_ISSET` reads a plain set.
+            assert!(!unsafe { libc::CPU_ISSET(cpu, &theirs) });
+            assert_eq!(count(&theirs), count(&before) - 1);
+            assert_ne!(ran_on as usize, cpu);
+        } else {
+            assert_eq!(count(&theirs), count(&before));
         }
+        assert_eq!(count(&allowed()), count(&before));
     }
 
     /// Jobs run in the order handed over, one that panics does not stop the next, and

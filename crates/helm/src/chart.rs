@@ -343,6 +343,15 @@ impl Chart {
             .sum::<usize>()
     }
 
+    /// The size of the largest of the files that are not templates, subcharts' included.
+    pub fn largest_file(&self) -> usize {
+        let own = self.files.iter().map(|f| f.data.len()).max().unwrap_or(0);
+        self.dependencies
+            .iter()
+            .map(Chart::largest_file)
+            .fold(own, usize::max)
+    }
+
     /// `library` charts only lend their partials.
     pub fn is_library(&self) -> bool {
         self.metadata.chart_type == "library"

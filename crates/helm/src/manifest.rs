@@ -308,7 +308,10 @@ impl Helper<'_> {
                     q.reading += 1;
                     file
                 };
-                file.read_missing();
+                // A panic leaves heads unread, which the render's thread reads again (meeting
+                // the panic itself) instead of waiting for ever for this file.
+                let _ =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| file.read_missing()));
                 let mut q = lock(queue);
                 q.reading -= 1;
                 q.read.push(file);
@@ -329,7 +332,10 @@ impl Helper<'_> {
         while q.reading > 0 {
             q = changed.wait(q).unwrap_or_else(|e| e.into_inner());
         }
-        mine.append(&mut q.read);
+        for mut file in q.read.drain(..) {
+            file.read_missing();
+            mine.push(file);
+        }
         mine
     }
 }

@@ -197,9 +197,11 @@ pub fn validate_release_name(name: &str) -> Result<(), TemplateError> {
 
 /// Renders `chart` as `helm template RELEASE CHART [flags]` prints it.
 pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutput, TemplateError> {
-    // One helper thread for the render's parse and for reading its documents' heads, started
-    // first so that it is running when they come; only for charts with enough to share.
-    let worker = (chart.template_bytes() >= engine::PARSE_BESIDE_MIN)
+    // One helper thread for the render's parse, the preparation of large texts the templates
+    // split for `fromYaml` and the reading of its documents' heads, started first so that it
+    // is running when they come; only for charts with enough to share.
+    let worker = (chart.template_bytes() >= engine::PARSE_BESIDE_MIN
+        || chart.largest_file() >= LARGE_FILE)
         .then(|| cores::Worker::start("bosun-helper", HELPER_STACK))
         .flatten();
     let user = user_values(options)?;
@@ -277,8 +279,13 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
     // Large documents the templates split off are prepared for `fromYaml` by a thread of
     // their own (see `yaml::Ahead`), started only when there are some.
-    let ahead = crate::yaml::Ahead::with_own_helper();
-    let memo = crate::yaml::YamlMemo::with_ahead(ahead.clone());
+    let ahead = worker
+        .as_ref()
+        .map(|worker| crate::yaml::Ahead::with_worker(worker.jobs()));
+    let memo = match &ahead {
+        Some(ahead) => crate::yaml::YamlMemo::with_ahead(ahead.clone()),
+        None => crate::yaml::YamlMemo::new(),
+    };
     // Each file's document heads are read (on a helper, when there is much to read) while
     // the files after it render.
     let mut heads = manifest::HeadReader::new(Some(&memo), worker.as_ref());
@@ -290,7 +297,9 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         worker.as_ref(),
         |name, out| heads.add(name, out),
     );
-    ahead.close();
+    if let Some(ahead) = &ahead {
+        ahead.close();
+    }
     rendered?;
     let rendered = heads.finish();
     let manifest::Sorted {
@@ -422,6 +431,9 @@ fn let_go(worker: Option<cores::Worker>) {
         std::mem::forget(worker);
     }
 }
+
+/// A chart file this large is likely split and read by `fromYaml` (Istio's CRDs).
+const LARGE_FILE: usize = 64 * 1024;
 
 /// The main thread's stack size on Linux: a deep template or document is read on the helper
 /// as it would be on the main thread.

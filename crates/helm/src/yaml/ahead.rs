@@ -3,9 +3,9 @@
 //! Istio's base chart splits its 1 MB CRD file with `splitList` and reads each part with
 //! `fromYaml`. Preparing a part for reading (finding its repeated blocks and the blocks already
 //! written as `toYaml` writes them, `fast::prepare`) is most of that chart's work, and a pure
-//! function of the part's text. So `splitList` offers its large parts here, and a helper (a
-//! thread of its own, or one that has finished its own work) prepares them from the last one
-//! back, while the render takes them from the first: a part already prepared is taken, one
+//! function of the part's text. So `splitList` offers its large parts here, and a helper (a job
+//! of the render's helper thread, or a thread that has finished its own work) prepares them
+//! from the last one back, while the render takes them from the first: a part already prepared is taken, one
 //! being prepared is waited for, and one not started is prepared by the render itself. Nothing
 //! is ever prepared twice, and what a render reads does not depend on who prepared it.
 //!
@@ -27,15 +27,16 @@ pub struct Ahead(Arc<Shared>);
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
-    /// Whether the first offer starts a thread of its own to help.
-    own_helper: bool,
+    /// Where offers are prepared as jobs, when the render has a helper thread.
+    worker: Option<cores::JobQueue>,
 }
 
 #[derive(Default)]
 struct State {
     parts: Vec<Part>,
     closed: bool,
-    helper: Option<std::thread::JoinHandle<()>>,
+    /// Whether a job preparing the waiting parts is with the worker.
+    job_queued: bool,
 }
 
 struct Part {
@@ -61,19 +62,19 @@ pub(crate) enum Taken {
 impl Ahead {
     /// Parts are prepared only by threads that call [`Ahead::help_until_closed`].
     pub fn new() -> Ahead {
-        Ahead::with(false)
+        Ahead::with(None)
     }
 
-    /// The first offer of work starts a helper thread (joined by [`Ahead::close`]).
-    pub fn with_own_helper() -> Ahead {
-        Ahead::with(true)
+    /// Offers are also prepared as jobs of `worker` (the render's helper thread).
+    pub fn with_worker(worker: cores::JobQueue) -> Ahead {
+        Ahead::with(Some(worker))
     }
 
-    fn with(own_helper: bool) -> Ahead {
+    fn with(worker: Option<cores::JobQueue>) -> Ahead {
         Ahead(Arc::new(Shared {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
-            own_helper,
+            worker,
         }))
     }
 
@@ -94,7 +95,6 @@ impl Ahead {
             }
             state.parts.len()
         };
-        self.start_own_helper();
         // Copied (the render's strings are not shared across threads) and published one at a
         // time from the last, which is where a helper starts, so that it starts at once; each
         // goes before the ones published after it, so they stay in the order they came.
@@ -110,33 +110,25 @@ impl Ahead {
             state.parts.insert(first, part);
             drop(state);
             self.0.changed.notify_all();
+            self.queue_job();
         }
     }
 
-    /// With [`Ahead::with_own_helper`], the helper thread, if it is not running yet.
-    fn start_own_helper(&self) {
-        // On one core a helper would only take turns with the render.
-        if !self.0.own_helper || cores::available() < 2 {
+    /// With a worker, a job that prepares the waiting parts, unless one is queued already.
+    fn queue_job(&self) {
+        let Some(worker) = &self.0.worker else {
             return;
-        }
+        };
         let mut state = self.lock();
-        if state.helper.is_some() {
+        if state.job_queued || state.closed {
             return;
         }
-        let ahead = self.clone();
-        let parent = cores::Parent::here();
-        state.helper = std::thread::Builder::new()
-            .name("bosun-ahead".into())
-            .spawn(move || {
-                parent.leave();
-                ahead.help_until_closed()
-            })
-            .ok();
-        // The helper would otherwise wait for this busy core (see the `cores` crate).
-        if let Some(helper) = &state.helper {
-            parent.keep_off(helper);
-        }
+        state.job_queued = true;
         drop(state);
+        let ahead = self.clone();
+        if !worker.run(move || ahead.help()) {
+            self.lock().job_queued = false;
+        }
     }
 
     /// The preparation of `text` if it was offered: taken when done, waited for when a helper
@@ -206,6 +198,8 @@ impl Ahead {
             .iter()
             .rposition(|p| matches!(p.progress, Progress::Waiting))
         else {
+            // Parts offered from now on need a job of their own.
+            state.job_queued = false;
             return Err(state);
         };
         state.parts[i].progress = Progress::Preparing;
@@ -226,19 +220,15 @@ impl Ahead {
         Ok(state)
     }
 
-    /// Ends the render's offers: parts not taken are dropped, helpers stop (a thread of its
-    /// own is joined once it has finished the part it is preparing).
+    /// Ends the render's offers: parts not taken are dropped, helpers stop once they have
+    /// finished the part they are preparing (their results are dropped).
     pub fn close(&self) {
-        let helper = {
+        {
             let mut state = self.lock();
             state.closed = true;
             state.parts.clear();
-            state.helper.take()
-        };
-        self.0.changed.notify_all();
-        if let Some(helper) = helper {
-            let _ = helper.join();
         }
+        self.0.changed.notify_all();
     }
 }
 
@@ -262,7 +252,11 @@ mod tests {
 
     #[test]
     fn prepared_by_a_helper_or_left_to_the_caller() {
-        let ahead = Ahead::with_own_helper();
+        let worker = cores::Worker::start("test-ahead", 8 << 20);
+        let ahead = match &worker {
+            Some(worker) => Ahead::with_worker(worker.jobs()),
+            None => Ahead::new(),
+        };
         let parts: Vec<String> = (0..6).map(|i| crd_like(200 + i)).collect();
         ahead.offer(parts.iter().map(String::as_str).chain(["small: 1"]));
         for p in &parts {
