@@ -5,9 +5,10 @@
 //! written as `toYaml` writes them, `fast::prepare`) is most of that chart's work, and a pure
 //! function of the part's text. So `splitList` offers its large parts here, and a helper (a job
 //! of the render's helper thread, or a thread that has finished its own work) prepares them
-//! from the last one back, while the render takes them from the first: a part already prepared is taken, one
-//! being prepared is waited for, and one not started is prepared by the render itself. Nothing
-//! is ever prepared twice, and what a render reads does not depend on who prepared it.
+//! from the last one back, while the render takes them from the first: a part already
+//! prepared is taken, one being prepared is waited for, and one not started is prepared by the
+//! render itself. Nothing is ever prepared twice, and what a render reads does not depend on
+//! who prepared it.
 //!
 //! A render closes its [`Ahead`] when it ends: the parts it never read are dropped, and its
 //! helpers stop.
