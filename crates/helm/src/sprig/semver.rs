@@ -347,17 +347,13 @@ pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
 /// `*semver.Version`, what Sprig's `semver` returns.
 struct VersionObject {
     v: Version,
-    metadata: String,
     original: String,
 }
 
 impl VersionObject {
     fn parse(text: &str) -> Result<VersionObject, String> {
-        let v = parse_version(text)?;
-        let metadata = v.metadata.clone();
         Ok(VersionObject {
-            v,
-            metadata,
+            v: parse_version(text)?,
             original: text.to_string(),
         })
     }
@@ -368,9 +364,9 @@ impl VersionObject {
             out.push('-');
             out.push_str(&self.v.pre);
         }
-        if !self.metadata.is_empty() {
+        if !self.v.metadata.is_empty() {
             out.push('+');
-            out.push_str(&self.metadata);
+            out.push_str(&self.v.metadata);
         }
         out
     }
@@ -406,7 +402,7 @@ impl Object for VersionObject {
             "Minor" => ("uint64", u(self.v.minor)),
             "Patch" => ("uint64", u(self.v.patch)),
             "Prerelease" => ("string", Value::str(&self.v.pre)),
-            "Metadata" => ("string", Value::str(&self.metadata)),
+            "Metadata" => ("string", Value::str(&self.v.metadata)),
             "Original" => ("string", Value::str(&self.original)),
             "String" => ("string", Value::from(self.string())),
             "Compare" | "LessThan" | "GreaterThan" | "Equal" | "LessThanEqual"
@@ -466,7 +462,7 @@ impl Object for VersionObject {
             Field::new("minor", u(self.v.minor)),
             Field::new("patch", u(self.v.patch)),
             Field::new("pre", Value::str(&self.v.pre)),
-            Field::new("metadata", Value::str(&self.metadata)),
+            Field::new("metadata", Value::str(&self.v.metadata)),
             Field::new("original", Value::str(&self.original)),
         ])
     }
@@ -476,7 +472,6 @@ impl Object for VersionObject {
     fn deep_copy(&self) -> Option<Value> {
         Some(Value::Object(Rc::new(VersionObject {
             v: Version::default(),
-            metadata: String::new(),
             original: String::new(),
         })))
     }
