@@ -76,9 +76,13 @@ pub fn available() -> usize {
 /// started once costs less than one started for each, and is running (its stack and memory
 /// touched) by the time the later work comes. Dropping it waits for the jobs handed over.
 pub struct Worker {
-    queue: std::sync::Arc<(std::sync::Mutex<Jobs>, std::sync::Condvar)>,
+    jobs: JobQueue,
     thread: Option<std::thread::JoinHandle<()>>,
 }
+
+/// The main thread's stack size on Linux, for helpers that must go as deep (a deeply nested
+/// template or document) as the main thread would; reserved, not touched.
+pub const MAIN_THREAD_STACK: usize = 8 << 20;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -95,9 +99,8 @@ impl Worker {
         if available() < 2 {
             return None;
         }
-        let queue: std::sync::Arc<(std::sync::Mutex<Jobs>, std::sync::Condvar)> =
-            Default::default();
-        let theirs = queue.clone();
+        let jobs = JobQueue(Default::default());
+        let theirs = jobs.0.clone();
         let parent = Parent::here();
         let thread = std::thread::Builder::new()
             .name(name.to_string())
@@ -126,20 +129,20 @@ impl Worker {
             .ok()?;
         parent.keep_off(&thread);
         Some(Worker {
-            queue,
+            jobs,
             thread: Some(thread),
         })
     }
 
     /// Hands `job` over; it runs after the jobs handed over before it.
     pub fn run(&self, job: impl FnOnce() + Send + 'static) {
-        self.jobs().run(job);
+        self.jobs.run(job);
     }
 
     /// A handle for handing over jobs from where the worker itself cannot be kept (it does
     /// not keep the worker running: jobs handed over once the worker is dropped never run).
     pub fn jobs(&self) -> JobQueue {
-        JobQueue(self.queue.clone())
+        self.jobs.clone()
     }
 }
 
@@ -164,7 +167,7 @@ impl JobQueue {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        let (lock, changed) = &*self.queue;
+        let (lock, changed) = &*self.jobs.0;
         lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
         changed.notify_one();
         if let Some(thread) = self.thread.take() {

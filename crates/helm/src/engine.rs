@@ -412,7 +412,7 @@ mod tests {
             )
         };
         let one = render(None);
-        let worker = cores::Worker::start("test-parse", 8 << 20);
+        let worker = cores::Worker::start("test-parse", cores::MAIN_THREAD_STACK);
         assert!(worker.is_some() || cores::available() < 2);
         assert_eq!(one, render(worker.as_ref()));
         one

@@ -598,7 +598,7 @@ mod tests {
             ("c/templates/_helpers.tpl", "x: [".into()),
             ("c/templates/blank.yaml", " \n".into()),
         ];
-        let worker = cores::Worker::start("test-heads", 8 << 20);
+        let worker = cores::Worker::start("test-heads", cores::MAIN_THREAD_STACK);
         let read = |files: &[(&str, String)]| {
             let mut reader = HeadReader::new(None, worker.as_ref());
             for (name, text) in files {

@@ -202,7 +202,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     // is running when they come; only for charts with enough to share.
     let worker = (chart.template_bytes() >= engine::PARSE_BESIDE_MIN
         || chart.largest_file() >= LARGE_FILE)
-        .then(|| cores::Worker::start("bosun-helper", HELPER_STACK))
+        .then(|| cores::Worker::start("bosun-helper", cores::MAIN_THREAD_STACK))
         .flatten();
     let user = user_values(options)?;
     if !matches!(chart.metadata.chart_type.as_str(), "" | "application") {
@@ -277,8 +277,8 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     };
     let root_values = coalesced.retyped(Some("common.Values"));
     // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
-    // Large documents the templates split off are prepared for `fromYaml` by a thread of
-    // their own (see `yaml::Ahead`), started only when there are some.
+    // Large documents the templates split off are prepared for `fromYaml` by the worker (see
+    // `yaml::Ahead`).
     let ahead = worker
         .as_ref()
         .map(|worker| crate::yaml::Ahead::with_worker(worker.jobs()));
@@ -434,10 +434,6 @@ fn let_go(worker: Option<cores::Worker>) {
 
 /// A chart file this large is likely split and read by `fromYaml` (Istio's CRDs).
 const LARGE_FILE: usize = 64 * 1024;
-
-/// The main thread's stack size on Linux: a deep template or document is read on the helper
-/// as it would be on the main thread.
-const HELPER_STACK: usize = 8 << 20;
 
 /// How `helm template` frames each document: `---\n# Source: NAME\nCONTENT\n`.
 const FRAME: &str = "---\n# Source: \n";

@@ -155,10 +155,8 @@ fn generate_beside<R: Send>(
             .map(|(k, indices)| {
                 let job = if k + 1 == last { beside.take() } else { None };
                 let (render_share, ahead) = (&render_share, &ahead);
-                // The main thread's stack size on Linux (reserved, not touched): deeply
-                // nested values must go as deep here as on the main thread.
                 std::thread::Builder::new()
-                    .stack_size(8 << 20)
+                    .stack_size(cores::MAIN_THREAD_STACK)
                     .spawn_scoped(scope, move || {
                         let done = render_share(indices);
                         ahead.help();

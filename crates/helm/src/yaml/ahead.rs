@@ -253,7 +253,7 @@ mod tests {
 
     #[test]
     fn prepared_by_a_helper_or_left_to_the_caller() {
-        let worker = cores::Worker::start("test-ahead", 8 << 20);
+        let worker = cores::Worker::start("test-ahead", cores::MAIN_THREAD_STACK);
         let ahead = match &worker {
             Some(worker) => Ahead::with_worker(worker.jobs()),
             None => Ahead::new(),
