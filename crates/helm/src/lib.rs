@@ -26,6 +26,7 @@ pub mod sprig;
 pub mod strvals;
 pub mod template;
 pub mod values;
+pub mod yaml;
 
 /// Set by [`skip_freeing`].
 static SKIP_FREEING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -41,7 +42,6 @@ pub fn skip_freeing() {
 pub(crate) fn freeing_skipped() -> bool {
     SKIP_FREEING.load(std::sync::atomic::Ordering::Relaxed)
 }
-pub mod yaml;
 
 /// `String::from_utf8_lossy`, with `str::from_utf8`'s fast check first: nearly every text is
 /// valid, and the lossy scan is byte by byte.

@@ -385,23 +385,20 @@ impl<'m> HeadReader<'m> {
         }
         self.here.push(file);
         self.unread += unread;
-        if self.unread >= PARALLEL_HEADS_MIN
-            && let Some(worker) = self.worker
-        {
-            self.helper = Some(Helper {
-                worker,
-                queue: Shared::default(),
-            });
-            if let Some(helper) = &self.helper {
-                let (unread, known): (Vec<FileHeads>, Vec<FileHeads>) =
-                    std::mem::take(&mut self.here)
-                        .into_iter()
-                        .partition(|f| f.heads.iter().any(Option::is_none));
-                self.here = known;
-                self.unread = 0;
-                helper.send(unread);
-            }
-        }
+        let Some(worker) = self.worker.filter(|_| self.unread >= PARALLEL_HEADS_MIN) else {
+            return;
+        };
+        let helper = Helper {
+            worker,
+            queue: Shared::default(),
+        };
+        let (unread, known): (Vec<FileHeads>, Vec<FileHeads>) = std::mem::take(&mut self.here)
+            .into_iter()
+            .partition(|f| f.heads.iter().any(Option::is_none));
+        self.here = known;
+        self.unread = 0;
+        helper.send(unread);
+        self.helper = Some(helper);
     }
 
     /// Every file added, with the head of each document.
