@@ -1622,11 +1622,18 @@ pub(crate) fn marshal(v: &YVal) -> String {
 pub(super) struct Stream(Emitter<'static>);
 
 impl Stream {
-    /// A stream whose output will be about `size` bytes.
-    pub fn with_capacity(size: usize) -> Stream {
+    /// A stream writing into `out` (cleared first), which will hold about `size` bytes.
+    pub fn with_buffer(mut out: Vec<u8>, size: usize) -> Stream {
+        out.clear();
+        out.reserve(size);
         let mut e = Emitter::new();
-        e.out.reserve(size);
+        e.out = out;
         Stream(e)
+    }
+
+    /// The buffer written into, for reuse.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.0.out
     }
 
     pub fn out(&self) -> &[u8] {

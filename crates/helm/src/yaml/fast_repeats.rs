@@ -33,14 +33,42 @@ pub(super) struct Copies {
     read: HashMap<Key, Vec<(usize, usize, usize, YVal)>>,
 }
 
+/// The tables [`Repeats::of`] fills for a document's lines.
+#[derive(Default)]
+struct LineTables {
+    lines: Vec<(usize, usize)>,
+    ends: Vec<usize>,
+    open: Vec<usize>,
+}
+
+/// The most lines a thread keeps tables for, for the next document.
+const LINE_TABLES_MAX: usize = 1 << 18;
+
+thread_local! {
+    static LINE_TABLES: std::cell::RefCell<LineTables> =
+        std::cell::RefCell::new(LineTables::default());
+}
+
 /// Indentation, length and a hash of sampled bytes.
 pub(super) type Key = (usize, usize, u64);
 
 impl Repeats {
     /// The large blocks of `s` that look repeated; `None` when there are none.
     pub fn of(s: &[u8]) -> Option<Repeats> {
+        // The line tables are reused from one document to the next (fresh memory costs a page
+        // fault for each 4 KiB written).
+        let mut tables = LINE_TABLES.with_borrow_mut(std::mem::take);
+        let repeats = Repeats::of_with(s, &mut tables);
+        if tables.lines.capacity() <= LINE_TABLES_MAX {
+            LINE_TABLES.set(tables);
+        }
+        repeats
+    }
+
+    fn of_with(s: &[u8], tables: &mut LineTables) -> Option<Repeats> {
+        let LineTables { lines, ends, open } = tables;
         // Each non-blank line that is not a comment: its start and indentation.
-        let mut lines: Vec<(usize, usize)> = Vec::new();
+        lines.clear();
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', s).chain([s.len()]) {
             if start < end {
@@ -52,8 +80,9 @@ impl Repeats {
             start = end + 1;
         }
         // For each line, where the first later line that is less indented starts.
-        let mut ends = vec![s.len(); lines.len()];
-        let mut open: Vec<usize> = Vec::new();
+        ends.clear();
+        ends.resize(lines.len(), s.len());
+        open.clear();
         for (j, &(line_start, ind)) in lines.iter().enumerate() {
             while let Some(&i) = open.last() {
                 if lines[i].1 <= ind {

@@ -170,19 +170,34 @@ pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
     let Some(reader) = Reader::document(text.as_bytes(), false) else {
         return Vec::new();
     };
+    // The output is only compared, so one buffer serves every document a thread reads: fresh
+    // memory costs a page fault for each 4 KiB written, reused memory nothing.
+    let scratch = SCRATCH.with_borrow_mut(std::mem::take);
     let mut v = Verifier {
         r: reader,
         // The output is about as long as the text (a little longer where it quotes).
-        e: Stream::with_capacity(text.len() + text.len() / 8),
+        e: Stream::with_buffer(scratch, text.len() + text.len() / 8),
         open: Vec::new(),
         found: Vec::new(),
         repeats,
         seen: HashMap::new(),
     };
-    match v.root() {
-        Some(()) => v.found,
+    let found = match v.root() {
+        Some(()) => std::mem::take(&mut v.found),
         None => Vec::new(),
+    };
+    let scratch = v.e.into_buffer();
+    if scratch.capacity() <= SCRATCH_MAX {
+        SCRATCH.set(scratch);
     }
+    found
+}
+
+/// The largest output buffer a thread keeps for the next document.
+const SCRATCH_MAX: usize = 4 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A block being compared: where its text starts, where its output starts, and whether the
