@@ -229,7 +229,7 @@ pub struct StringNode {
     /// The literal as written, quotes included.
     pub quoted: Box<str>,
     /// The value after unquoting.
-    pub text: Rc<str>,
+    pub text: crate::Str,
 }
 
 /// A numeric constant under every interpretation that represents it exactly, like Go's

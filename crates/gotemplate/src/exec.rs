@@ -13,6 +13,7 @@ use crate::error::{ExecError, ExecErrorKind, Location};
 use crate::funcs::{ArgType, Context, Func, FuncError, convert_arg};
 use crate::strconv::quote;
 use crate::template::{MissingKey, Templates};
+use crate::text::Str;
 use crate::value::{IntKind, Value};
 
 /// Go's `maxExecDepth`: how deeply `{{template}}` calls may nest.
@@ -113,7 +114,7 @@ pub(crate) struct State<'t> {
 struct Output {
     text: String,
     /// Strings printed at these offsets of `text`, in order.
-    spliced: Vec<(usize, Rc<str>)>,
+    spliced: Vec<(usize, Str)>,
     spliced_len: usize,
 }
 
@@ -129,7 +130,7 @@ impl Output {
         self.text.push_str(s);
     }
 
-    fn push_shared(&mut self, s: &Rc<str>) {
+    fn push_shared(&mut self, s: &Str) {
         if s.len() < SPLICE_MIN {
             self.text.push_str(s);
         } else {
@@ -453,7 +454,7 @@ impl<'t> State<'t> {
                         v: v.clone(),
                         iface: true,
                     };
-                    if self.one_iteration(r, mark, Val::plain(Value::String(k.clone())), elem)? {
+                    if self.one_iteration(r, mark, Val::plain(Value::String(k.into())), elem)? {
                         break;
                     }
                 }

@@ -684,7 +684,7 @@ impl Printer {
                             self.buf.push(b' ');
                         }
                     }
-                    self.print_value(&Value::String(k.clone()), verb, depth + 1);
+                    self.print_value(&Value::String(k.into()), verb, depth + 1);
                     self.buf.push(b':');
                     self.print_value(v, verb, depth + 1);
                 }

@@ -18,9 +18,11 @@ pub mod parse;
 pub mod stack;
 mod strconv;
 pub mod template;
+pub mod text;
 pub mod value;
 
 pub use error::{ExecError, ExecErrorKind, Location, ParseError};
 pub use funcs::{ArgType, Context, Func, FuncError, FuncMap};
 pub use template::{DetachedParser, MissingKey, Parsed, Templates};
+pub use text::Str;
 pub use value::{Field, IntKind, List, Map, MapSource, Object, Value};

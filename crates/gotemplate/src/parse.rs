@@ -734,7 +734,7 @@ impl<'a> Parser<'a, '_> {
                 Operand::String(StringNode {
                     pos: token.pos,
                     quoted: token.val.as_ref().into(),
-                    text: Rc::from(s),
+                    text: crate::Str::from(s),
                 })
             }
             _ => {

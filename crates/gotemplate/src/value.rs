@@ -18,6 +18,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::funcs::Func;
+use crate::text::Str;
 
 /// A Go value as seen by a template.
 #[derive(Clone, Default)]
@@ -32,7 +33,7 @@ pub enum Value {
     Int(i64, IntKind),
     /// A Go `float64`.
     Float(f64),
-    String(Rc<str>),
+    String(Str),
     /// A Go `[]byte`.
     Bytes(Rc<[u8]>),
     List(List),
@@ -511,7 +512,7 @@ impl Value {
     }
 
     pub fn str(s: &str) -> Value {
-        Value::String(Rc::from(s))
+        Value::String(Str::from(s))
     }
 
     pub fn list(items: Vec<Value>) -> Value {
@@ -592,7 +593,7 @@ impl From<&str> for Value {
 
 impl From<String> for Value {
     fn from(s: String) -> Value {
-        Value::String(Rc::from(s))
+        Value::String(Str::from(s))
     }
 }
 

@@ -147,8 +147,14 @@ fn offer_split_parts(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     let mut offering = Func::new(params, variadic, result, move |ctx, args| {
         let parts = (split.imp)(ctx, args)?;
         if let Value::List(list) = &parts {
-            let items = list.items();
-            let texts: Vec<&str> = items.iter().filter_map(|v| v.as_str()).collect();
+            let texts: Vec<gotemplate::Str> = list
+                .items()
+                .iter()
+                .filter_map(|v| match v {
+                    Value::String(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect();
             memo.offer_parts(&texts);
         }
         Ok(parts)

@@ -215,7 +215,7 @@ pub(super) fn register(map: &mut FuncMap) {
             .iter()
             .filter_map(|d| d.as_map())
             .flat_map(|m| m.keys())
-            .map(Value::String)
+            .map(|k| Value::String(k.into()))
             .collect();
         Ok(Value::List(List::typed(items, "string")))
     });

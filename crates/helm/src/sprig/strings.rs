@@ -509,10 +509,15 @@ pub(super) fn register(map: &mut FuncMap) {
         "[]string",
         false,
         |_, a| {
-            // Istio's CRD file is split into 15 parts of 1 MB in all: each is copied once.
-            let items = go_split(s(&a, 1), s(&a, 0))
+            // Istio's CRD file is split into 15 parts of 1 MB in all: large parts share the
+            // file's text instead of copying it.
+            let text = match &a[1] {
+                Value::String(text) => text.clone(),
+                other => gotemplate::Str::from(other.as_str().unwrap_or_default()),
+            };
+            let items = go_split(&text, s(&a, 0))
                 .into_iter()
-                .map(Value::str)
+                .map(|part| Value::String(text.slice(part)))
                 .collect();
             Ok(Value::List(List::typed(items, "string")))
         },

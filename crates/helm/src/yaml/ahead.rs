@@ -10,10 +10,17 @@
 //! render itself. Nothing is ever prepared twice, and what a render reads does not depend on
 //! who prepared it.
 //!
-//! A render closes its [`Ahead`] when it ends: the parts it never read are dropped, and its
-//! helpers stop.
+//! A render offers through its own [`Offering`], which keeps the offered texts alive: helpers
+//! read them where they are (the render's strings are not shared across threads, and a copy of
+//! a megabyte is a page fault for each 4 KiB). An offering that ends withdraws its parts and
+//! waits for any helper still reading one. A render closes its [`Ahead`] when it ends: the
+//! parts it never read are dropped, and its helpers stop.
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use gotemplate::Str;
 
 use super::fast::{Prepared, prepare};
 
@@ -21,7 +28,7 @@ use super::fast::{Prepared, prepare};
 /// shorter either).
 const MIN_LEN: usize = 4096;
 
-/// Documents offered for preparation during one render (cheap to clone: shared).
+/// Documents offered for preparation during one render or more (cheap to clone: shared).
 #[derive(Clone)]
 pub struct Ahead(Arc<Shared>);
 
@@ -38,11 +45,49 @@ struct State {
     closed: bool,
     /// Whether a job preparing the waiting parts is with the worker.
     job_queued: bool,
+    /// The offering each part being prepared now came from (one entry per part).
+    reading: Vec<u64>,
+    /// The number of offerings made so far (each is known by its number).
+    offerings: u64,
 }
 
 struct Part {
-    text: Arc<str>,
+    text: Borrowed,
+    offering: u64,
     progress: Progress,
+}
+
+/// The bytes of a text that an [`Offering`] keeps alive.
+#[derive(Clone, Copy)]
+struct Borrowed {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: a `Borrowed` is only read while its offering keeps the text alive (see
+// `Ahead::prepare_one` and `Offering`'s `Drop`); the text is immutable.
+unsafe impl Send for Borrowed {}
+
+impl Borrowed {
+    fn of(text: &str) -> Borrowed {
+        Borrowed {
+            ptr: text.as_ptr(),
+            len: text.len(),
+        }
+    }
+
+    fn is(&self, text: &str) -> bool {
+        self.ptr == text.as_ptr() && self.len == text.len()
+    }
+
+    /// The text.
+    ///
+    /// # Safety
+    /// The offering that holds the text must still hold it.
+    unsafe fn text<'t>(self) -> &'t str {
+        // SAFETY: the bytes are a `str` kept alive by its offering (the caller's promise).
+        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(self.ptr, self.len)) }
+    }
 }
 
 enum Progress {
@@ -52,7 +97,7 @@ enum Progress {
     Prepared(Option<Prepared>),
 }
 
-/// What [`Ahead::take`] found for a text.
+/// What [`Offering::take`] found for a text.
 pub(crate) enum Taken {
     /// Not offered, or not started: the caller prepares it.
     NotAhead,
@@ -85,34 +130,11 @@ impl Ahead {
         self.0.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Offers the large `parts` of a split text for preparation.
-    pub fn offer<'t>(&self, parts: impl IntoIterator<Item = &'t str>) {
-        let parts: Vec<&str> = parts.into_iter().filter(|p| p.len() >= MIN_LEN).collect();
-        // Only the render offers and takes, so parts stay where they are put here.
-        let first = {
-            let state = self.lock();
-            if parts.is_empty() || state.closed {
-                return;
-            }
-            state.parts.len()
-        };
-        // Copied (the render's strings are not shared across threads) and published one at a
-        // time from the last, which is where a helper starts, so that it starts at once; each
-        // goes before the ones published after it, so they stay in the order they came.
-        for part in parts.into_iter().rev() {
-            let part = Part {
-                text: Arc::from(part),
-                progress: Progress::Waiting,
-            };
-            let mut state = self.lock();
-            if state.closed {
-                return;
-            }
-            state.parts.insert(first, part);
-            drop(state);
-            self.0.changed.notify_all();
-            self.queue_job();
-        }
+    fn wait<'s>(&'s self, state: MutexGuard<'s, State>) -> MutexGuard<'s, State> {
+        self.0
+            .changed
+            .wait(state)
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// With a worker, a job that prepares the waiting parts, unless one is queued already.
@@ -132,51 +154,13 @@ impl Ahead {
         }
     }
 
-    /// The preparation of `text` if it was offered: taken when done, waited for when a helper
-    /// is at it; a part not started is left to the caller (and to no helper after this).
-    pub(crate) fn take(&self, text: &str) -> Taken {
-        let mut state = self.lock();
-        loop {
-            let Some(i) = state
-                .parts
-                .iter()
-                .position(|p| p.text.len() == text.len() && *p.text == *text)
-            else {
-                return Taken::NotAhead;
-            };
-            match state.parts[i].progress {
-                Progress::Preparing => {
-                    state = self
-                        .0
-                        .changed
-                        .wait(state)
-                        .unwrap_or_else(|e| e.into_inner());
-                }
-                Progress::Waiting => {
-                    state.parts.remove(i);
-                    return Taken::NotAhead;
-                }
-                Progress::Prepared(_) => {
-                    let Progress::Prepared(p) = state.parts.remove(i).progress else {
-                        unreachable!("matched above")
-                    };
-                    return Taken::Prepared(p);
-                }
-            }
-        }
-    }
-
     /// Prepares offered parts, the last first, until the render closes this.
     pub fn help_until_closed(&self) {
         let mut state = self.lock();
         while !state.closed {
             state = match self.prepare_one(state) {
                 Ok(state) => state,
-                Err(state) => self
-                    .0
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(|e| e.into_inner()),
+                Err(state) => self.wait(state),
             };
         }
     }
@@ -204,18 +188,30 @@ impl Ahead {
             return Err(state);
         };
         state.parts[i].progress = Progress::Preparing;
-        let text = state.parts[i].text.clone();
+        let (text, offering) = (state.parts[i].text, state.parts[i].offering);
+        // Until this entry is gone, the offering waits before it lets go of the text.
+        state.reading.push(offering);
         drop(state);
         // A helper that panicked would leave the render waiting for this part for ever: a
         // part whose preparation panicked counts as one the fast reader does not take (the
         // render then reads it with the general reader).
-        let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepare(&text)))
-            .ok()
-            .flatten();
+        let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: the offering is still reading-listed above, so it holds the text.
+            prepare(unsafe { text.text() })
+        }))
+        .ok()
+        .flatten();
         let mut state = self.lock();
         // Found again by its text: `take` may have removed parts before it.
-        if let Some(part) = state.parts.iter_mut().find(|p| Arc::ptr_eq(&p.text, &text)) {
+        if let Some(part) = state
+            .parts
+            .iter_mut()
+            .find(|p| p.offering == offering && p.text.ptr == text.ptr && p.text.len == text.len)
+        {
             part.progress = Progress::Prepared(prepared);
+        }
+        if let Some(k) = state.reading.iter().position(|&o| o == offering) {
+            state.reading.swap_remove(k);
         }
         self.0.changed.notify_all();
         Ok(state)
@@ -239,16 +235,131 @@ impl Default for Ahead {
     }
 }
 
+/// One render's offers to an [`Ahead`]: the texts it offered, kept alive for the helpers
+/// that read them (cheap to clone: shared; not for other threads).
+#[derive(Clone)]
+pub(crate) struct Offering(Rc<Offers>);
+
+struct Offers {
+    ahead: Ahead,
+    number: u64,
+    texts: RefCell<Vec<Str>>,
+}
+
+impl Offering {
+    pub fn new(ahead: Ahead) -> Offering {
+        let number = {
+            let mut state = ahead.lock();
+            state.offerings += 1;
+            state.offerings
+        };
+        Offering(Rc::new(Offers {
+            ahead,
+            number,
+            texts: RefCell::new(Vec::new()),
+        }))
+    }
+
+    /// Offers the large `parts` of a split text for preparation.
+    pub fn offer(&self, parts: &[Str]) {
+        let offers = &*self.0;
+        let ahead = &offers.ahead;
+        let parts: Vec<&Str> = parts.iter().filter(|p| p.len() >= MIN_LEN).collect();
+        // Only the render offers and takes, so parts stay where they are put here.
+        let first = {
+            let state = ahead.lock();
+            if parts.is_empty() || state.closed {
+                return;
+            }
+            state.parts.len()
+        };
+        // Kept before a helper can see them.
+        offers
+            .texts
+            .borrow_mut()
+            .extend(parts.iter().map(|&p| p.clone()));
+        // Published one at a time from the last, which is where a helper starts, so that it
+        // starts at once; each goes before the ones published after it, so they stay in the
+        // order they came.
+        for part in parts.into_iter().rev() {
+            let part = Part {
+                text: Borrowed::of(part),
+                offering: offers.number,
+                progress: Progress::Waiting,
+            };
+            let mut state = ahead.lock();
+            if state.closed {
+                return;
+            }
+            state.parts.insert(first, part);
+            drop(state);
+            ahead.0.changed.notify_all();
+            ahead.queue_job();
+        }
+    }
+
+    /// The preparation of `text` if it was offered: taken when done, waited for when a helper
+    /// is at it; a part not started is left to the caller (and to no helper after this).
+    pub(crate) fn take(&self, text: &str) -> Taken {
+        let offers = &*self.0;
+        let ahead = &offers.ahead;
+        let mut state = ahead.lock();
+        loop {
+            let mine = |p: &Part| p.offering == offers.number;
+            // Usually the very text offered; else one equal to it.
+            let found = state
+                .parts
+                .iter()
+                .position(|p| mine(p) && p.text.is(text))
+                .or_else(|| {
+                    state.parts.iter().position(|p| {
+                        // SAFETY: the part is this offering's, which holds its text.
+                        mine(p) && p.text.len == text.len() && unsafe { p.text.text() } == text
+                    })
+                });
+            let Some(i) = found else {
+                return Taken::NotAhead;
+            };
+            match state.parts[i].progress {
+                Progress::Preparing => state = ahead.wait(state),
+                Progress::Waiting => {
+                    state.parts.remove(i);
+                    return Taken::NotAhead;
+                }
+                Progress::Prepared(_) => {
+                    let Progress::Prepared(p) = state.parts.remove(i).progress else {
+                        unreachable!("matched above")
+                    };
+                    return Taken::Prepared(p);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Offers {
+    /// Withdraws the parts not taken, and waits for helpers still reading one: only then may
+    /// the texts go.
+    fn drop(&mut self) {
+        let ahead = &self.ahead;
+        let mut state = ahead.lock();
+        state.parts.retain(|p| p.offering != self.number);
+        while state.reading.contains(&self.number) {
+            state = ahead.wait(state);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn crd_like(n: usize) -> String {
+    fn crd_like(n: usize) -> Str {
         let mut s = String::from("apiVersion: v1\nkind: Thing\nspec:\n");
         for i in 0..n {
             s.push_str(&format!("  key{i}:\n    description: text number {i}\n"));
         }
-        s
+        Str::from(s)
     }
 
     #[test]
@@ -258,55 +369,102 @@ mod tests {
             Some(worker) => Ahead::with_worker(worker.jobs()),
             None => Ahead::new(),
         };
-        let parts: Vec<String> = (0..6).map(|i| crd_like(200 + i)).collect();
-        ahead.offer(parts.iter().map(String::as_str).chain(["small: 1"]));
-        for p in &parts {
-            match ahead.take(p) {
+        let offering = Offering::new(ahead.clone());
+        let parts: Vec<Str> = (0..6).map(|i| crd_like(200 + i)).collect();
+        let mut offered = parts.clone();
+        offered.push(Str::from("small: 1"));
+        offering.offer(&offered);
+        for (k, p) in parts.iter().enumerate() {
+            // A text equal to the one offered finds it too.
+            let asked = if k % 2 == 0 {
+                p.clone()
+            } else {
+                Str::from(p.to_string())
+            };
+            match offering.take(&asked) {
                 Taken::Prepared(prepared) => assert!(prepared.is_some()),
                 Taken::NotAhead => assert!(prepare(p).is_some()),
             }
             // Taken once: a second take finds nothing.
-            assert!(matches!(ahead.take(p), Taken::NotAhead));
+            assert!(matches!(offering.take(p), Taken::NotAhead));
         }
-        assert!(matches!(ahead.take("small: 1"), Taken::NotAhead));
+        assert!(matches!(offering.take("small: 1"), Taken::NotAhead));
         ahead.close();
         // After closing, offers are ignored.
-        ahead.offer(parts.iter().map(String::as_str));
-        assert!(matches!(ahead.take(&parts[0]), Taken::NotAhead));
+        offering.offer(&parts);
+        assert!(matches!(offering.take(&parts[0]), Taken::NotAhead));
     }
 
     #[test]
     fn parts_prepared_by_the_caller_s_helper_are_taken_prepared() {
         let ahead = Ahead::new();
-        let parts: Vec<String> = (0..4).map(|i| crd_like(300 + i)).collect();
-        ahead.offer(
-            parts
-                .iter()
-                .map(String::as_str)
-                .chain(["kind: [not, fast]\n"]),
-        );
+        let offering = Offering::new(ahead.clone());
+        let mut parts: Vec<Str> = (0..4).map(|i| crd_like(300 + i)).collect();
+        // A tab is outside the fast reader's subset.
+        parts.push(Str::from(format!("kind: Thing\n#\t{}\n", "x".repeat(5000))));
+        offering.offer(&parts);
         ahead.help();
-        for p in &parts {
-            assert!(matches!(ahead.take(p), Taken::Prepared(Some(_))));
+        for p in &parts[..4] {
+            assert!(matches!(offering.take(p), Taken::Prepared(Some(_))));
         }
+        assert!(matches!(offering.take(&parts[4]), Taken::Prepared(None)));
         ahead.close();
+    }
+
+    #[test]
+    fn offerings_take_only_their_own_parts() {
+        let ahead = Ahead::new();
+        let (one, two) = (Offering::new(ahead.clone()), Offering::new(ahead.clone()));
+        let part = crd_like(300);
+        one.offer(std::slice::from_ref(&part));
+        ahead.help();
+        assert!(matches!(two.take(&part), Taken::NotAhead));
+        assert!(matches!(one.take(&part), Taken::Prepared(Some(_))));
     }
 
     #[test]
     fn a_part_being_prepared_is_waited_for() {
         let ahead = Ahead::new();
+        let offering = Offering::new(ahead.clone());
         let part = crd_like(5000);
-        ahead.offer([part.as_str()]);
+        offering.offer(std::slice::from_ref(&part));
         std::thread::scope(|s| {
             let helper = ahead.clone();
             s.spawn(move || helper.help_until_closed());
             // Until the helper starts, the part is the caller's; once it has, it is waited
             // for. Either way the caller gets it once, and the helper is not left waiting.
-            match ahead.take(&part) {
+            match offering.take(&part) {
                 Taken::Prepared(p) => assert!(p.is_some()),
                 Taken::NotAhead => assert!(prepare(&part).is_some()),
             }
             ahead.close();
         });
+    }
+
+    #[test]
+    fn an_offering_that_ends_waits_for_helpers_reading_its_texts() {
+        // The texts exist only in the offering: each helper reads them while the offering
+        // ends, and must not outlive them (Miri or a sanitizer would see a helper that did).
+        for round in 0..20 {
+            let ahead = Ahead::new();
+            let offering = Offering::new(ahead.clone());
+            let parts: Vec<Str> = (0..4).map(|i| crd_like(400 + i + round)).collect();
+            offering.offer(&parts);
+            drop(parts);
+            std::thread::scope(|s| {
+                let helper = ahead.clone();
+                s.spawn(move || helper.help_until_closed());
+                if round % 2 == 0 {
+                    std::thread::yield_now();
+                }
+                drop(offering);
+                assert!(ahead.lock().parts.is_empty(), "withdrawn");
+                assert!(
+                    ahead.lock().reading.is_empty(),
+                    "no helper reads a text gone"
+                );
+                ahead.close();
+            });
+        }
     }
 }

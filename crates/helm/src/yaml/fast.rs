@@ -50,7 +50,7 @@ pub(super) fn prepare(text: &str) -> Option<Prepared> {
 
 /// [`decode`] of the document `text` as [`prepare`] prepared it, leaving the document's
 /// [`Verbatim`] blocks as they are (see `verbatim`).
-pub(super) fn decode_prepared(text: &Rc<str>, prepared: Prepared) -> Option<YVal> {
+pub(super) fn decode_prepared(text: &gotemplate::Str, prepared: Prepared) -> Option<YVal> {
     let mut reader = Reader::document(text.as_bytes(), false)?;
     reader.repeats = prepared.repeats;
     reader.verbatim = prepared

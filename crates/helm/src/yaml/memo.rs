@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gotemplate::Value;
+use gotemplate::{Str, Value};
 
 use super::YamlError;
 use super::read::YVal;
@@ -27,7 +27,7 @@ pub struct YamlMemo(Rc<RefCell<Inner>>);
 #[derive(Default)]
 struct Inner {
     /// Where large documents are prepared ahead of `fromYaml`, when the render has helpers.
-    ahead: Option<super::Ahead>,
+    ahead: Option<super::ahead::Offering>,
     /// `fromYaml` input → go-yaml's decoded tree of it, and whether it converts without error
     /// (then each `fromYaml` of it is a lazy map over the tree).
     parsed: TextMap<(Rc<YVal>, bool)>,
@@ -47,7 +47,7 @@ impl Drop for Inner {
 
 /// A map keyed by large texts (a CRD is 60 KB): the hash samples a text (its length, its ends
 /// and bytes spread over the middle) instead of reading all of it; equality compares it whole.
-struct TextMap<V>(HashMap<u64, Vec<(Rc<str>, V)>>);
+struct TextMap<V>(HashMap<u64, Vec<(Str, V)>>);
 
 impl<V> Default for TextMap<V> {
     fn default() -> TextMap<V> {
@@ -61,7 +61,7 @@ impl<V> TextMap<V> {
         bucket.iter().find(|(k, _)| &**k == text).map(|(_, v)| v)
     }
 
-    fn insert(&mut self, text: Rc<str>, value: V) {
+    fn insert(&mut self, text: Str, value: V) {
         let bucket = self.0.entry(sample_hash(text.as_bytes())).or_default();
         match bucket.iter_mut().find(|(k, _)| *k == text) {
             Some(slot) => slot.1 = value,
@@ -99,14 +99,14 @@ impl YamlMemo {
     /// its large parts.
     pub fn with_ahead(ahead: super::Ahead) -> YamlMemo {
         let memo = YamlMemo::default();
-        memo.0.borrow_mut().ahead = Some(ahead);
+        memo.0.borrow_mut().ahead = Some(super::ahead::Offering::new(ahead));
         memo
     }
 
     /// `splitList`'s parts, which `fromYaml` may read next: offered for preparation ahead.
-    pub fn offer_parts(&self, parts: &[&str]) {
+    pub fn offer_parts(&self, parts: &[Str]) {
         if let Some(ahead) = &self.0.borrow().ahead {
-            ahead.offer(parts.iter().copied());
+            ahead.offer(parts);
         }
     }
 
@@ -114,7 +114,7 @@ impl YamlMemo {
     /// The result is a lazy map over that tree (a template usually reads two or three of a
     /// CRD's thousands of maps; `toYaml` writes the rest straight from the tree), fresh for
     /// each call as a parse's would be.
-    pub fn from_yaml(&self, text: &Rc<str>) -> Result<Value, YamlError> {
+    pub fn from_yaml(&self, text: &Str) -> Result<Value, YamlError> {
         if text.len() < MIN_LEN {
             return super::from_yaml(text);
         }
@@ -162,9 +162,12 @@ impl YamlMemo {
     /// Helm's `toYaml`: [`super::to_yaml`] without its final newline, remembering large
     /// outputs with the tree they were written from (the text is shared with the memo, not
     /// copied: Istio's CRDs are 1 MB of it).
-    pub fn to_yaml(&self, v: &Value) -> Result<Rc<str>, YamlError> {
-        let (text, tree) = super::emit::to_yaml_tree(v)?;
-        let trimmed: Rc<str> = Rc::from(text.strip_suffix('\n').unwrap_or(&text));
+    pub fn to_yaml(&self, v: &Value) -> Result<Str, YamlError> {
+        let (mut text, tree) = super::emit::to_yaml_tree(v)?;
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        let trimmed = Str::from(text);
         if trimmed.len() + 1 >= MIN_LEN
             && let Some(tree) = tree
         {

@@ -1164,7 +1164,7 @@ pub(crate) fn to_json_value(v: &YVal) -> Result<Value, Fail> {
             YVal::Int(i) => Value::Float(*i as f64),
             YVal::Uint(u) => Value::Float(*u as f64),
             YVal::Float(f) => Value::Float(*f),
-            YVal::Str(s) => Value::String(json_str(s)),
+            YVal::Str(s) => Value::String(json_str(s).into()),
             YVal::Verbatim(block) => to_json_value(&block.expand())?,
             YVal::Seq(items) => {
                 let out: Result<Vec<Value>, Fail> = items.iter().map(to_json_value).collect();
@@ -1380,8 +1380,8 @@ fn decode_first_sharing(input: &[u8], share_repeats: bool) -> Result<YVal, Fail>
 /// [`decode_first`] of a large text that `toYaml` may write back: blocks already written as
 /// `toYaml` writes them stay unread (see `verbatim`).
 pub(crate) fn decode_first_keeping_verbatim(
-    text: &Rc<str>,
-    ahead: Option<&super::Ahead>,
+    text: &gotemplate::Str,
+    ahead: Option<&super::ahead::Offering>,
 ) -> Result<YVal, Fail> {
     let prepared = match ahead.map(|a| a.take(text)) {
         Some(super::ahead::Taken::Prepared(prepared)) => prepared,

@@ -29,7 +29,7 @@ const MIN_BYTES: usize = 256;
 /// the JSON round trip `toYaml` makes) when it starts in the state `before`.
 #[derive(Clone)]
 pub(crate) struct Verbatim {
-    text: Rc<str>,
+    text: gotemplate::Str,
     span: Span,
 }
 
@@ -84,7 +84,7 @@ impl std::fmt::Debug for Verbatim {
 
 impl Verbatim {
     /// The block `span` of the document `text`.
-    pub(super) fn new(text: Rc<str>, span: Span) -> Verbatim {
+    pub(super) fn new(text: gotemplate::Str, span: Span) -> Verbatim {
         Verbatim { text, span }
     }
 
