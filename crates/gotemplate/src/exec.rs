@@ -107,11 +107,12 @@ pub(crate) struct State<'t> {
 }
 
 /// What an execution prints. Large strings (a chart's `toYaml` of a CRD, say) are kept by
-/// reference where they are printed and copied once, into the exactly sized result: copied
-/// into a growing buffer instead, a megabyte of output touches about two megabytes of fresh
-/// pages, which cost more than the copies.
+/// reference where they are printed: joined once, into the exactly sized result
+/// ([`Output::into_string`]), or not at all ([`Output::into_pieces`]). Copied into a growing
+/// buffer instead, a megabyte of output touches about two megabytes of fresh pages, which
+/// cost more than the copies.
 #[derive(Default)]
-struct Output {
+pub struct Output {
     text: String,
     /// Strings printed at these offsets of `text`, in order.
     spliced: Vec<(usize, Str)>,
@@ -139,7 +140,8 @@ impl Output {
         }
     }
 
-    fn finish(self) -> String {
+    /// The whole text.
+    pub fn into_string(self) -> String {
         if self.spliced.is_empty() {
             return self.text;
         }
@@ -153,6 +155,25 @@ impl Output {
         all.push_str(&self.text[from..]);
         all
     }
+
+    /// The text as the pieces it was printed in, in order, none of them empty: what was
+    /// printed between large strings, and the large strings themselves, shared.
+    pub fn into_pieces(self) -> Vec<Str> {
+        let mut pieces = Vec::with_capacity(2 * self.spliced.len() + 1);
+        let text = Str::from(self.text);
+        let mut from = 0;
+        for (at, s) in self.spliced {
+            if at > from {
+                pieces.push(text.slice(&text[from..at]));
+            }
+            pieces.push(s);
+            from = at;
+        }
+        if text.len() > from {
+            pieces.push(text.slice(&text[from..]));
+        }
+        pieces
+    }
 }
 
 /// Where a fresh execution starts: template depth carries on from the caller (so recursion
@@ -165,6 +186,11 @@ pub(crate) struct Depth {
 
 /// Executes `tree` of `set` with `data` as dot.
 pub(crate) fn execute(set: &Templates, tree: &Tree, data: Value, start: Depth) -> R<String> {
+    execute_output(set, tree, data, start).map(Output::into_string)
+}
+
+/// [`execute`], its output as printed.
+pub(crate) fn execute_output(set: &Templates, tree: &Tree, data: Value, start: Depth) -> R<Output> {
     // Go's reflect.ValueOf(nil) is no value at all.
     let dot = Val::plain(if matches!(data, Value::Nil) {
         Value::Invalid
@@ -195,7 +221,7 @@ pub(crate) fn execute(set: &Templates, tree: &Tree, data: Value, start: Depth) -
         )));
     }
     st.walk_list(&dot, &tree.root)?;
-    Ok(st.out.finish())
+    Ok(st.out)
 }
 
 /// `%v` of a value in an error message.

@@ -194,6 +194,19 @@ impl Templates {
             .map_err(|e| *e)
     }
 
+    /// [`Templates::execute`], its output as the pieces it was printed in (see
+    /// [`crate::exec::Output::into_pieces`]): a large printed string is not copied.
+    #[allow(clippy::result_large_err)]
+    pub fn execute_pieces(&self, name: &str, data: Value) -> Result<Vec<crate::Str>, ExecError> {
+        self.steps.used.set(0);
+        let Some(tree) = self.lookup(name) else {
+            return Err(ExecError::no_template(name, &self.root_name));
+        };
+        exec::execute_output(self, tree, data, exec::Depth::default())
+            .map(exec::Output::into_pieces)
+            .map_err(|e| *e)
+    }
+
     /// An execution that may be started from inside another one (by a function).
     pub(crate) fn execute_at_depth(
         &self,

@@ -58,22 +58,25 @@ pub fn render_with(
     helper: Option<&cores::Worker>,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let mut rendered = BTreeMap::new();
-    render_each(chart, values, context, memo, helper, |name, out| {
+    render_each(chart, values, context, memo, helper, |name, pieces| {
+        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+        pieces.iter().for_each(|p| out.push_str(p));
         rendered.insert(name, out);
     })?;
     Ok(rendered)
 }
 
-/// [`render_with`], handing each file's output to `each` (name, output) as soon as it is
-/// rendered, in the order Helm executes them (not the order of the names), so that a caller
-/// can start on it while the rest renders.
+/// [`render_with`], handing each file's output to `each` (name, output as the pieces it was
+/// printed in, see [`gotemplate::exec::Output::into_pieces`]) as soon as it is rendered, in
+/// the order Helm executes them (not the order of the names), so that a caller can start on
+/// it while the rest renders.
 pub fn render_each(
     chart: &Chart,
     values: &Map,
     context: &RenderContext,
     memo: &crate::yaml::YamlMemo,
     helper: Option<&cores::Worker>,
-    mut each: impl FnMut(String, String),
+    mut each: impl FnMut(String, Vec<gotemplate::Str>),
 ) -> Result<(), RenderError> {
     let mut all = Vec::new();
     collect(chart, None, &chart.metadata.name, values, context, &mut all);
@@ -93,21 +96,34 @@ pub fn render_each(
             ("BasePath", Value::str(&t.base_path)),
         ]);
         t.root.insert("Template", Value::Map(template));
-        let out = set
-            .execute(&t.name, Value::Map(t.root.clone()))
+        let pieces = set
+            .execute_pieces(&t.name, Value::Map(t.root.clone()))
             .map_err(|e| reformat_exec_error(&e.to_string()))?;
-        let out = if out.contains("<no value>") {
-            out.replace("<no value>", "")
-        } else {
-            out
-        };
-        each(t.name.clone(), out);
+        each(t.name.clone(), without_no_value(pieces));
     }
     if crate::freeing_skipped() {
         std::mem::forget(set);
         std::mem::forget(all);
     }
     Ok(())
+}
+
+/// Helm's removal of `<no value>` from a rendered file, here given as pieces: joined into one
+/// when it is found (in a piece or across two).
+fn without_no_value(pieces: Vec<gotemplate::Str>) -> Vec<gotemplate::Str> {
+    const NO_VALUE: &str = "<no value>";
+    let within = pieces.iter().any(|p| p.contains(NO_VALUE));
+    let across = pieces.windows(2).any(|pair| {
+        let tail =
+            &pair[0][pair[0].floor_char_boundary(pair[0].len().saturating_sub(NO_VALUE.len()))..];
+        let head = &pair[1][..pair[1].ceil_char_boundary(NO_VALUE.len().min(pair[1].len()))];
+        format!("{tail}{head}").contains(NO_VALUE)
+    });
+    if !within && !across {
+        return pieces;
+    }
+    let joined: String = pieces.iter().map(|p| p.as_str()).collect();
+    vec![gotemplate::Str::from(joined.replace(NO_VALUE, ""))]
 }
 
 /// Below this much template text a helper costs about what it saves.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use gotemplate::Value;
+use gotemplate::{Str, Value};
 
 use crate::engine::{RenderError, is_partial};
 use crate::log::LogLine;
@@ -72,54 +72,220 @@ const HOOK_EVENTS: &[&str] = &[
 pub struct Manifest<'a> {
     /// The file it came from (`chart/templates/x.yaml`).
     pub source: &'a str,
-    pub content: &'a str,
+    pub content: Doc<'a>,
     pub kind: String,
     /// A hook's events (`helm.sh/hook`, split on commas, trimmed, lower-cased).
     pub events: Vec<String>,
 }
 
+/// A document's text: pieces of the rendered file, in order (a file is kept as the pieces it
+/// was printed in, see [`gotemplate::exec::Output::into_pieces`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Doc<'a>(Vec<&'a str>);
+
+impl<'a> Doc<'a> {
+    pub fn parts(&self) -> &[&'a str] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|p| p.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The text when it is one piece.
+    fn single(&self) -> Option<&'a str> {
+        match self.0.as_slice() {
+            [] => Some(""),
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// Where its YAML begins after the comment lines it starts with (see
+    /// [`yaml::skip_comment_lines`]), when that rest is one piece.
+    fn after_comments(&self) -> Option<&'a str> {
+        for (k, part) in self.0.iter().enumerate() {
+            let rest = yaml::skip_comment_lines(part);
+            if !rest.is_empty() {
+                // A comment line that runs on into the next piece would be read whole.
+                let last = k + 1 == self.0.len();
+                return (last && !rest.starts_with('#')).then_some(rest);
+            }
+        }
+        Some("")
+    }
+}
+
+impl std::fmt::Display for Doc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.iter().try_for_each(|p| f.write_str(p))
+    }
+}
+
+/// Pieces read as one text, by byte offsets.
+struct Joined<'a> {
+    pieces: Vec<&'a str>,
+    /// Where each piece starts in the text.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl<'a> Joined<'a> {
+    fn new(pieces: impl IntoIterator<Item = &'a str>) -> Joined<'a> {
+        let pieces: Vec<&'a str> = pieces.into_iter().filter(|p| !p.is_empty()).collect();
+        let mut starts = Vec::with_capacity(pieces.len());
+        let mut len = 0;
+        for p in &pieces {
+            starts.push(len);
+            len += p.len();
+        }
+        Joined {
+            pieces,
+            starts,
+            len,
+        }
+    }
+
+    /// The piece holding byte `at` (below `len`), and where in it.
+    fn locate(&self, at: usize) -> (usize, usize) {
+        let k = self.starts.partition_point(|&s| s <= at) - 1;
+        (k, at - self.starts[k])
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        let (k, i) = self.locate(at);
+        self.pieces[k].as_bytes()[i]
+    }
+
+    fn matches_at(&self, at: usize, pattern: &[u8]) -> bool {
+        at + pattern.len() <= self.len
+            && pattern
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| self.byte(at + i) == b)
+    }
+
+    /// Where `pattern` occurs, in order (for a pattern that cannot overlap itself).
+    fn find_all(&self, pattern: &[u8]) -> Vec<usize> {
+        let mut found = Vec::new();
+        for (p, &start) in self.pieces.iter().zip(&self.starts) {
+            found.extend(memchr::memmem::find_iter(p.as_bytes(), pattern).map(|i| start + i));
+        }
+        // Those across the start of a piece.
+        for &boundary in self.starts.iter().skip(1) {
+            let from = boundary.saturating_sub(pattern.len() - 1);
+            found.extend((from..boundary).filter(|&at| self.matches_at(at, pattern)));
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// The pieces of `range` (its ends on character boundaries).
+    fn slices(&self, range: std::ops::Range<usize>) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        if range.is_empty() {
+            return out;
+        }
+        let (first, _) = self.locate(range.start);
+        for (p, &start) in self.pieces[first..].iter().zip(&self.starts[first..]) {
+            if start >= range.end {
+                break;
+            }
+            let from = range.start.max(start) - start;
+            let to = range.end.min(start + p.len()) - start;
+            out.push(&p[from..to]);
+        }
+        out
+    }
+
+    /// `range` without Go's white space (`unicode.IsSpace`) at either end.
+    fn trim(&self, mut range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        while !range.is_empty() {
+            let (k, i) = self.locate(range.start);
+            let piece = &self.pieces[k][i..(range.end - self.starts[k]).min(self.pieces[k].len())];
+            let kept = piece.trim_start_matches(is_go_space);
+            range.start += piece.len() - kept.len();
+            if !kept.is_empty() {
+                break;
+            }
+        }
+        while !range.is_empty() {
+            let (k, i) = self.locate(range.end - 1);
+            let from = range.start.max(self.starts[k]) - self.starts[k];
+            let piece = &self.pieces[k][from..=i];
+            let kept = piece.trim_end_matches(is_go_space);
+            range.end -= piece.len() - kept.len();
+            if !kept.is_empty() {
+                break;
+            }
+        }
+        range
+    }
+
+    /// Helm's `SplitManifests` (see [`split_documents`]).
+    fn documents(&self) -> Vec<Doc<'a>> {
+        let whole = self.trim(0..self.len);
+        self.separated(whole)
+            .into_iter()
+            .filter(|doc| !doc.is_empty())
+            .map(|doc| Doc(self.slices(self.trim(doc))))
+            .collect()
+    }
+
+    /// `regexp.MustCompile("(?:^|\\s*\n)---\\s*").Split(text, -1)` of `range`, with Go's `\s`
+    /// (ASCII `[\t\n\f\r ]`): a separator is `---` at the start, or after a line break
+    /// together with the blanks before that line break, and takes the blanks after it. Found
+    /// with a substring search: a rendered chart is megabytes of text the regex would step
+    /// through.
+    fn separated(&self, range: std::ops::Range<usize>) -> Vec<std::ops::Range<usize>> {
+        let blank = |c: u8| matches!(c, b'\t' | b'\n' | 0x0C | b'\r' | b' ');
+        let end = range.end;
+        let blanks_from = |mut i: usize| {
+            while i < end && blank(self.byte(i)) {
+                i += 1;
+            }
+            i
+        };
+        let mut parts = Vec::new();
+        // Where the text after the last separator starts.
+        let mut rest = range.start;
+        if range.len() >= 3 && self.matches_at(range.start, b"---") {
+            parts.push(rest..rest);
+            rest = blanks_from(range.start + 3);
+        }
+        for nl in self.find_all(b"\n---") {
+            // Only those wholly in the range; a line break the last separator took cannot
+            // start another.
+            if nl < rest || nl + 4 > end {
+                continue;
+            }
+            // The match starts at the first of the blanks before the line break (matches do
+            // not overlap, so not before the last one's end).
+            let mut start = nl;
+            while start > rest && blank(self.byte(start - 1)) {
+                start -= 1;
+            }
+            parts.push(rest..start);
+            rest = blanks_from(nl + 4);
+        }
+        parts.push(rest..end);
+        parts
+    }
+}
+
 /// Helm's `SplitManifests`: the documents of one rendered file, in order, surrounding blanks
 /// trimmed (helm 4.1.4 trims both ends), empty ones dropped.
 pub fn split_documents(file: &str) -> Vec<&str> {
-    let trimmed = file.trim_matches(is_go_space);
-    split_at_separators(trimmed)
-        .into_iter()
-        .filter(|doc| !doc.is_empty())
-        .map(|doc| doc.trim_matches(is_go_space))
+    Joined::new([file])
+        .documents()
+        .iter()
+        .map(|doc| doc.single().expect("a document of one piece is one piece"))
         .collect()
-}
-
-/// `regexp.MustCompile("(?:^|\\s*\n)---\\s*").Split(text, -1)` with Go's `\s` (ASCII
-/// `[\t\n\f\r ]`): a separator is `---` at the start, or after a line break together with
-/// the blanks before that line break, and takes the blanks after it. Found with a substring
-/// search: a rendered chart is megabytes of text the regex would step through.
-fn split_at_separators(text: &str) -> Vec<&str> {
-    let b = text.as_bytes();
-    let blank = |c: u8| matches!(c, b'\t' | b'\n' | 0x0C | b'\r' | b' ');
-    let blanks_from = |i: usize| b[i..].iter().take_while(|&&c| blank(c)).count();
-    let mut parts = Vec::new();
-    // Where the text after the last separator starts.
-    let mut rest = 0;
-    if b.starts_with(b"---") {
-        parts.push("");
-        rest = 3 + blanks_from(3);
-    }
-    for nl in memchr::memmem::find_iter(b, b"\n---") {
-        // A line break the last separator took cannot start another.
-        if nl < rest {
-            continue;
-        }
-        // The match starts at the first of the blanks before the line break (matches do not
-        // overlap, so not before the last one's end).
-        let mut start = nl;
-        while start > rest && blank(b[start - 1]) {
-            start -= 1;
-        }
-        parts.push(&text[rest..start]);
-        rest = nl + 4 + blanks_from(nl + 4);
-    }
-    parts.push(&text[rest..]);
-    parts
 }
 
 /// Go's `unicode.IsSpace`.
@@ -130,19 +296,19 @@ pub(crate) fn is_go_space(c: char) -> bool {
     ) || (c > '\u{FF}' && c.is_whitespace())
 }
 
-/// The documents of a rendered file that Helm sorts: none for NOTES.txt, partials and blank
-/// files.
-fn documents<'a>(path: &str, content: &'a str) -> Vec<&'a str> {
-    if is_partial(path) || path.ends_with("NOTES.txt") || content.trim().is_empty() {
+/// The documents of a rendered file (its pieces) that Helm sorts: none for NOTES.txt,
+/// partials and blank files.
+fn documents<'a>(path: &str, pieces: &'a [Str]) -> Vec<Doc<'a>> {
+    if is_skipped(path) || pieces.iter().all(|p| p.trim().is_empty()) {
         return Vec::new();
     }
-    split_documents(content)
+    Joined::new(pieces.iter().map(|p| p.as_str())).documents()
 }
 
-/// The rendered files of a render, with the head of each of their documents (see
-/// [`HeadReader`]).
+/// The rendered files of a render, each as the pieces it was printed in, with the head of
+/// each of their documents (see [`HeadReader`]).
 pub struct Rendered {
-    pub files: BTreeMap<String, String>,
+    pub files: BTreeMap<String, Vec<Str>>,
     /// By file: one head for each of [`documents`], in order.
     heads: BTreeMap<String, Vec<HeadResult>>,
 }
@@ -219,23 +385,31 @@ const PARALLEL_HEADS_MIN: usize = 64 * 1024;
 pub struct HeadReader<'m> {
     memo: Option<&'m yaml::YamlMemo>,
     worker: Option<&'m cores::Worker>,
-    /// Files not handed to a helper (all of them while there is none).
+    /// Every file added, as printed (the heads of some are still to read, in `here` or on
+    /// the helper).
+    files: Vec<(String, Vec<Str>)>,
+    /// Heads of files not handed to a helper (all of them while there is none).
     here: Vec<FileHeads>,
     /// Bytes of documents to read in `here`.
     unread: usize,
     helper: Option<Helper<'m>>,
 }
 
-/// A rendered file and the heads of its documents known so far.
+/// A rendered file's heads known so far, with its text for reading the others: a joined
+/// copy of its pieces, which a helper thread can read (the pieces are this thread's), made
+/// only for files with heads to read.
 struct FileHeads {
     name: String,
-    content: String,
+    content: Option<String>,
     heads: Vec<Option<HeadResult>>,
 }
 
 impl FileHeads {
     fn unread(&self) -> usize {
-        documents(&self.name, &self.content)
+        let Some(content) = &self.content else {
+            return 0;
+        };
+        documents_of_text(&self.name, content)
             .iter()
             .zip(&self.heads)
             .filter(|(_, head)| head.is_none())
@@ -244,13 +418,29 @@ impl FileHeads {
     }
 
     fn read_missing(&mut self) {
-        let docs = documents(&self.name, &self.content);
+        let Some(content) = &self.content else {
+            return;
+        };
+        let docs = documents_of_text(&self.name, content);
         for (doc, head) in docs.iter().zip(&mut self.heads) {
             if head.is_none() {
                 *head = Some(read_document_head(&self.name, doc));
             }
         }
     }
+}
+
+/// [`documents`] of a file's text joined into one.
+fn documents_of_text<'a>(path: &str, content: &'a str) -> Vec<&'a str> {
+    if is_skipped(path) || content.trim().is_empty() {
+        return Vec::new();
+    }
+    split_documents(content)
+}
+
+/// Files whose documents Helm does not sort, whatever they hold.
+fn is_skipped(path: &str) -> bool {
+    is_partial(path) || path.ends_with("NOTES.txt")
 }
 
 fn read_document_head(path: &str, doc: &str) -> HeadResult {
@@ -349,31 +539,38 @@ impl<'m> HeadReader<'m> {
         HeadReader {
             memo,
             worker,
+            files: Vec::new(),
             here: Vec::new(),
             unread: 0,
             helper: None,
         }
     }
 
-    /// A rendered file, taken as soon as it is rendered.
-    pub fn add(&mut self, name: String, content: String) {
+    /// A rendered file, as the pieces it was printed in, taken as soon as it is rendered.
+    pub fn add(&mut self, name: String, pieces: Vec<Str>) {
         // Heads remembered by the memo first (the memo is this thread's).
-        let heads = documents(&name, &content)
+        let heads: Vec<Option<HeadResult>> = documents(&name, &pieces)
             .iter()
             .map(|doc| {
                 let head = self
                     .memo
-                    .and_then(|m| m.emitted_value(yaml::skip_comment_lines(doc)))?;
+                    .and_then(|m| m.emitted_value(doc.after_comments()?))?;
                 // A remembered tree whose head is not all strings is read from its text,
                 // which is what Helm reads (its numbers there become strings).
                 Some(read_head(&head).ok().map(Ok))?
             })
             .collect();
+        let content = heads.iter().any(Option::is_none).then(|| {
+            let mut joined = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+            pieces.iter().for_each(|p| joined.push_str(p));
+            joined
+        });
         let file = FileHeads {
-            name,
+            name: name.clone(),
             content,
             heads,
         };
+        self.files.push((name, pieces));
         let unread = file.unread();
         if unread == 0 {
             self.here.push(file);
@@ -411,7 +608,7 @@ impl<'m> HeadReader<'m> {
             files.extend(helper.finish());
         }
         let mut rendered = Rendered {
-            files: BTreeMap::new(),
+            files: std::mem::take(&mut self.files).into_iter().collect(),
             heads: BTreeMap::new(),
         };
         for file in files {
@@ -420,8 +617,7 @@ impl<'m> HeadReader<'m> {
                 .into_iter()
                 .map(|head| head.expect("every head is read"))
                 .collect();
-            rendered.heads.insert(file.name.clone(), heads);
-            rendered.files.insert(file.name, file.content);
+            rendered.heads.insert(file.name, heads);
         }
         rendered
     }
@@ -598,8 +794,14 @@ mod tests {
         let worker = cores::Worker::start("test-heads", cores::MAIN_THREAD_STACK);
         let read = |files: &[(&str, String)]| {
             let mut reader = HeadReader::new(None, worker.as_ref());
-            for (name, text) in files {
-                reader.add(name.to_string(), text.clone());
+            for (k, (name, text)) in files.iter().enumerate() {
+                // Some files as one piece, some cut into several.
+                let pieces = if k % 2 == 0 {
+                    vec![Str::from(text.as_str())]
+                } else {
+                    cut(text, 7 + k)
+                };
+                reader.add(name.to_string(), pieces);
             }
             assert!(
                 reader.helper.is_some() || cores::available() < 2,
@@ -612,7 +814,7 @@ mod tests {
         for (name, content) in &rendered.files {
             let want: Vec<HeadResult> = documents(name, content)
                 .iter()
-                .map(|doc| read_document_head(name, doc))
+                .map(|doc| read_document_head(name, &doc.to_string()))
                 .collect();
             assert_eq!(rendered.heads[name], want, "{name}");
         }
@@ -636,6 +838,27 @@ mod tests {
         assert_eq!(kinds, ["Secret", "ConfigMap"]);
         assert_eq!(sorted.hooks.len(), 1);
         assert_eq!(sorted.hooks[0].events, ["pre-install"]);
+    }
+
+    /// `text` cut into pieces about `every` bytes long (at character boundaries).
+    fn cut(text: &str, every: usize) -> Vec<Str> {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let at = rest.ceil_char_boundary(every.min(rest.len()));
+            pieces.push(Str::from(&rest[..at]));
+            rest = &rest[at..];
+        }
+        pieces
+    }
+
+    /// [`Joined::separated`] of one text.
+    fn split_at_separators(text: &str) -> Vec<&str> {
+        Joined::new([text])
+            .separated(0..text.len())
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
     }
 
     #[test]
@@ -665,7 +888,23 @@ mod tests {
                 .map(|k| PIECES[((seed >> (5 * k)) % PIECES.len() as u64) as usize])
                 .collect();
             let want: Vec<&str> = go.split(&text).collect();
-            assert_eq!(super::split_at_separators(&text), want, "{text:?}");
+            assert_eq!(split_at_separators(&text), want, "{text:?}");
+            // Cut into pieces, the text splits into the same documents.
+            let pieces: Vec<&str> = {
+                let mut cuts: Vec<usize> = (0..4)
+                    .map(|k| ((seed >> (8 * k + 3)) as usize) % (text.len() + 1))
+                    .filter(|&at| text.is_char_boundary(at))
+                    .collect();
+                cuts.extend([0, text.len()]);
+                cuts.sort_unstable();
+                cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect()
+            };
+            let docs: Vec<String> = Joined::new(pieces.iter().copied())
+                .documents()
+                .iter()
+                .map(|d| d.to_string())
+                .collect();
+            assert_eq!(docs, split_documents(&text), "{pieces:?}");
         }
     }
 
@@ -673,7 +912,7 @@ mod tests {
     fn sorts_by_install_order_then_unknown_alphabetically() {
         let m = |kind: &'static str| Manifest {
             source: "",
-            content: kind,
+            content: Doc(vec![kind]),
             kind: kind.into(),
             events: vec![],
         };

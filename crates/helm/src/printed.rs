@@ -7,12 +7,14 @@ use std::fmt;
 use std::io::{self, IoSlice, Write};
 use std::ops::Range;
 
+use gotemplate::Str;
+
 use crate::manifest::is_go_space;
 
-/// Text made of byte ranges of owned strings, in order.
+/// Text made of byte ranges of kept strings, in order.
 #[derive(Clone, Debug, Default)]
 pub struct Printed {
-    texts: Vec<String>,
+    texts: Vec<Str>,
     pieces: Vec<(usize, Range<usize>)>,
 }
 
@@ -25,8 +27,8 @@ impl Printed {
     }
 
     /// Keeps `text` to take pieces from; returns its index for [`Printed::push_range`].
-    pub fn keep(&mut self, text: String) -> usize {
-        self.texts.push(text);
+    pub fn keep(&mut self, text: impl Into<Str>) -> usize {
+        self.texts.push(text.into());
         self.texts.len() - 1
     }
 

@@ -370,41 +370,60 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     let mut printed = Printed::new();
     let frame = printed.keep(FRAME.to_string());
     let (header, newline) = (0..FRAME.len() - 1, FRAME.len() - 1..FRAME.len());
-    let push_framed = |printed: &mut Printed, name: usize, text: usize, content: Range<usize>| {
-        printed.push_range(frame, header.clone());
-        printed.push_kept(name);
-        printed.push_range(frame, newline.clone());
-        printed.push_range(text, content);
-        printed.push_range(frame, newline.clone());
-    };
+    let push_framed =
+        |printed: &mut Printed,
+         name: usize,
+         content: &mut dyn Iterator<Item = (usize, Range<usize>)>| {
+            printed.push_range(frame, header.clone());
+            printed.push_kept(name);
+            printed.push_range(frame, newline.clone());
+            content.for_each(|(text, range)| printed.push_range(text, range));
+            printed.push_range(frame, newline.clone());
+        };
     for (name, crd) in &crds {
         let name = printed.keep(name.clone());
         let text = crd.text();
         let len = text.len();
-        let text = printed.keep(text.to_string());
-        push_framed(&mut printed, name, text, 0..len);
+        let text = printed.keep(text);
+        push_framed(&mut printed, name, &mut [(text, 0..len)].into_iter());
     }
-    // Where each document is in its file, so that the files can be moved into `printed`.
-    let placed = |list: &[Manifest]| -> Vec<(String, Range<usize>)> {
+    // Where each part of each document is among its file's pieces, so that the files can be
+    // moved into `printed`.
+    type Placed = Vec<(String, Vec<(usize, Range<usize>)>)>;
+    let placed = |list: &[Manifest]| -> Placed {
         list.iter()
             .map(|m| {
                 let file = &rendered.files[m.source];
-                let start = m.content.as_ptr() as usize - file.as_ptr() as usize;
-                debug_assert_eq!(file.get(start..start + m.content.len()), Some(m.content));
-                (m.source.to_string(), start..start + m.content.len())
+                let parts = m
+                    .content
+                    .parts()
+                    .iter()
+                    .filter_map(|part| {
+                        let at = part.as_ptr() as usize;
+                        // Documents are split from the file's pieces: each part lies in one.
+                        file.iter().enumerate().find_map(|(k, piece)| {
+                            let start = at.checked_sub(piece.as_ptr() as usize)?;
+                            (start + part.len() <= piece.len())
+                                .then(|| (k, start..start + part.len()))
+                        })
+                    })
+                    .collect();
+                (m.source.to_string(), parts)
             })
             .collect()
     };
     let (manifests, hooks) = (placed(&manifests), placed(&hooks));
     let mut files = HashMap::with_capacity(rendered.files.len());
-    for (name, content) in rendered.files {
-        let kept = (printed.keep(name.clone()), printed.keep(content));
-        files.insert(name, kept);
+    for (name, pieces) in rendered.files {
+        let name_kept = printed.keep(name.clone());
+        let pieces_kept: Vec<usize> = pieces.into_iter().map(|p| printed.keep(p)).collect();
+        files.insert(name, (name_kept, pieces_kept));
     }
-    let push_all = |printed: &mut Printed, list: Vec<(String, Range<usize>)>| {
-        for (source, range) in list {
-            let (name, text) = files[&source];
-            push_framed(printed, name, text, range);
+    let push_all = |printed: &mut Printed, list: Placed| {
+        for (source, parts) in list {
+            let (name, pieces) = &files[&source];
+            let mut content = parts.into_iter().map(|(k, range)| (pieces[k], range));
+            push_framed(printed, *name, &mut content);
         }
     };
     push_all(&mut printed, manifests);

@@ -58,7 +58,9 @@ impl<V> Default for TextMap<V> {
 impl<V> TextMap<V> {
     fn get(&self, text: &str) -> Option<&V> {
         let bucket = self.0.get(&sample_hash(text.as_bytes()))?;
-        bucket.iter().find(|(k, _)| &**k == text).map(|(_, v)| v)
+        // Usually the very text remembered (a rendered file keeps `toYaml`'s output).
+        let same = |k: &Str| std::ptr::eq(k.as_str(), text) || k.as_str() == text;
+        bucket.iter().find(|(k, _)| same(k)).map(|(_, v)| v)
     }
 
     fn insert(&mut self, text: Str, value: V) {
