@@ -36,9 +36,10 @@ pub(super) struct Copies {
 /// The tables [`Repeats::of`] fills for a document's lines.
 #[derive(Default)]
 struct LineTables {
-    lines: Vec<(usize, usize)>,
-    ends: Vec<usize>,
-    open: Vec<usize>,
+    // Offsets as `u32` (documents past 4 GiB have no repeats looked for): half the memory.
+    lines: Vec<(u32, u32)>,
+    ends: Vec<u32>,
+    open: Vec<u32>,
 }
 
 /// The most lines a thread keeps tables for, for the next document.
@@ -67,6 +68,7 @@ impl Repeats {
 
     fn of_with(s: &[u8], tables: &mut LineTables) -> Option<Repeats> {
         let LineTables { lines, ends, open } = tables;
+        let len = u32::try_from(s.len()).ok()?;
         // Each non-blank line that is not a comment: its start and indentation.
         lines.clear();
         let mut start = 0;
@@ -74,39 +76,37 @@ impl Repeats {
             if start < end {
                 let ind = s[start..end].iter().take_while(|&&b| b == b' ').count();
                 if start + ind < end && s[start + ind] != b'#' {
-                    lines.push((start, ind));
+                    // Both below `len`, which fits.
+                    lines.push((start as u32, ind as u32));
                 }
             }
             start = end + 1;
         }
         // For each line, where the first later line that is less indented starts.
         ends.clear();
-        ends.resize(lines.len(), s.len());
+        ends.resize(lines.len(), len);
         open.clear();
         for (j, &(line_start, ind)) in lines.iter().enumerate() {
             while let Some(&i) = open.last() {
-                if lines[i].1 <= ind {
+                if lines[i as usize].1 <= ind {
                     break;
                 }
-                ends[i] = line_start;
+                ends[i as usize] = line_start;
                 open.pop();
             }
-            open.push(j);
+            open.push(j as u32);
         }
         let mut blocks = HashMap::new();
         let mut count: HashMap<Key, u32> = HashMap::new();
         for j in 1..lines.len() {
-            let (block_start, ind) = lines[j];
-            if ind <= lines[j - 1].1 || ends[j] - block_start < MIN_BLOCK {
+            let (block_start, ind) = (lines[j].0 as usize, lines[j].1 as usize);
+            let end = ends[j] as usize;
+            if ind <= lines[j - 1].1 as usize || end - block_start < MIN_BLOCK {
                 continue;
             }
-            let key = (
-                ind,
-                ends[j] - block_start,
-                sample_hash(&s[block_start..ends[j]]),
-            );
+            let key = (ind, end - block_start, sample_hash(&s[block_start..end]));
             *count.entry(key).or_default() += 1;
-            blocks.insert(block_start, (ends[j], key));
+            blocks.insert(block_start, (end, key));
         }
         count.retain(|_, n| *n > 1);
         if count.is_empty() {
