@@ -109,21 +109,41 @@ pub fn render_each(
 }
 
 /// Helm's removal of `<no value>` from a rendered file, here given as pieces: joined into one
-/// when it is found (in a piece or across two).
+/// when it is found (in a piece or across several).
 fn without_no_value(pieces: Vec<gotemplate::Str>) -> Vec<gotemplate::Str> {
-    const NO_VALUE: &str = "<no value>";
-    let within = pieces.iter().any(|p| p.contains(NO_VALUE));
-    let across = pieces.windows(2).any(|pair| {
-        let tail =
-            &pair[0][pair[0].floor_char_boundary(pair[0].len().saturating_sub(NO_VALUE.len()))..];
-        let head = &pair[1][..pair[1].ceil_char_boundary(NO_VALUE.len().min(pair[1].len()))];
-        format!("{tail}{head}").contains(NO_VALUE)
-    });
-    if !within && !across {
+    if !contains_across(&pieces, NO_VALUE) {
         return pieces;
     }
     let joined: String = pieces.iter().map(|p| p.as_str()).collect();
     vec![gotemplate::Str::from(joined.replace(NO_VALUE, ""))]
+}
+
+const NO_VALUE: &str = "<no value>";
+
+/// Whether the pieces joined would contain `pattern`, without joining them: a match across
+/// pieces starts in the last `pattern.len() - 1` bytes before a piece and ends in its first
+/// `pattern.len()`, however many pieces it spans.
+fn contains_across(pieces: &[gotemplate::Str], pattern: &str) -> bool {
+    let mut tail = String::new();
+    for piece in pieces {
+        if piece.contains(pattern) {
+            return true;
+        }
+        let head = &piece[..piece.ceil_char_boundary(pattern.len().min(piece.len()))];
+        let window = format!("{tail}{head}");
+        if window.contains(pattern) {
+            return true;
+        }
+        let last = if piece.len() >= pattern.len() {
+            piece.as_str()
+        } else {
+            tail.push_str(piece);
+            tail.as_str()
+        };
+        tail = last[last.floor_char_boundary(last.len().saturating_sub(pattern.len() - 1))..]
+            .to_string();
+    }
+    false
 }
 
 /// Below this much template text a helper costs about what it saves.
@@ -396,6 +416,32 @@ fn trace(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_value_is_removed_also_across_pieces() {
+        let pieces = |parts: &[&str]| -> Vec<gotemplate::Str> {
+            parts.iter().map(|p| gotemplate::Str::from(*p)).collect()
+        };
+        let joined = |pieces: Vec<gotemplate::Str>| -> String {
+            pieces.iter().map(|p| p.as_str()).collect()
+        };
+        for parts in [
+            &["a <no value> b"][..],
+            &["a <n", "o v", "alue> b"],
+            &["a <no value", "> b"],
+            &["a ", "<", "n", "o", " ", "v", "a", "l", "u", "e", ">", " b"],
+            &["é<no v", "alue>é ", "<no value>"],
+        ] {
+            let want = parts.concat().replace(NO_VALUE, "");
+            assert_eq!(joined(without_no_value(pieces(parts))), want, "{parts:?}");
+        }
+        // Without one, the pieces are handed back as they were.
+        let kept = pieces(&["é<no v", "alué> ", "<no valu"]);
+        let first = kept[0].as_ptr();
+        let back = without_no_value(kept);
+        assert_eq!(back.len(), 3);
+        assert_eq!(back[0].as_ptr(), first);
+    }
 
     /// Renders files (`templates/...`) of a chart `c` both ways; the results must agree.
     fn render_both_ways(
