@@ -3,7 +3,8 @@
 //! ([`builtins`]) and Go's `fmt` verbs as `print`/`printf` use them ([`fmt`]), over a value model
 //! where Go's types show through ([`value`]).
 //!
-//! This crate knows nothing of Helm, YAML, files or I/O: output goes to a `String`, functions come
+//! This crate knows nothing of Helm, YAML, files or I/O: output goes to a `String` (or stays the
+//! pieces it was printed in, [`exec::Output`]), Go strings are [`Str`]s, functions come
 //! from a [`funcs::FuncMap`] that callers extend (Sprig and Helm functions live in the `helm` crate).
 //! [`Templates`] is the entry point: a set of named templates that parse and execute together.
 
