@@ -73,12 +73,6 @@ impl Str {
         }))))
     }
 
-    /// Whether the two share their bytes at the same place (then their texts are equal).
-    pub fn same_bytes(&self, other: &Str) -> bool {
-        let (a, b): (&str, &str) = (self, other);
-        a.as_ptr() == b.as_ptr() && a.len() == b.len()
-    }
-
     pub fn as_str(&self) -> &str {
         self
     }
@@ -283,7 +277,7 @@ mod tests {
         assert_eq!(copied, stranger.as_str());
         assert_ne!(copied.as_ptr(), stranger.as_ptr());
         // The whole text is the same string.
-        assert!(whole.slice(&whole).same_bytes(&whole));
+        assert!(std::ptr::eq(whole.slice(&whole).as_str(), whole.as_str()));
     }
 
     #[test]

@@ -59,9 +59,7 @@ pub fn render_with(
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let mut rendered = BTreeMap::new();
     render_each(chart, values, context, memo, helper, |name, pieces| {
-        let mut out = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
-        pieces.iter().for_each(|p| out.push_str(p));
-        rendered.insert(name, out);
+        rendered.insert(name, pieces.concat());
     })?;
     Ok(rendered)
 }
@@ -114,8 +112,7 @@ fn without_no_value(pieces: Vec<gotemplate::Str>) -> Vec<gotemplate::Str> {
     if !contains_across(&pieces, NO_VALUE) {
         return pieces;
     }
-    let joined: String = pieces.iter().map(|p| p.as_str()).collect();
-    vec![gotemplate::Str::from(joined.replace(NO_VALUE, ""))]
+    vec![gotemplate::Str::from(pieces.concat().replace(NO_VALUE, ""))]
 }
 
 const NO_VALUE: &str = "<no value>";

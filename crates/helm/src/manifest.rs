@@ -281,9 +281,12 @@ impl<'a> Joined<'a> {
 /// Helm's `SplitManifests`: the documents of one rendered file, in order, surrounding blanks
 /// trimmed (helm 4.1.4 trims both ends), empty ones dropped.
 pub fn split_documents(file: &str) -> Vec<&str> {
-    Joined::new([file])
-        .documents()
-        .iter()
+    one_piece(Joined::new([file]).documents())
+}
+
+/// The documents of a text that is one piece, as slices of it.
+fn one_piece(docs: Vec<Doc<'_>>) -> Vec<&str> {
+    docs.iter()
         .map(|doc| doc.single().expect("a document of one piece is one piece"))
         .collect()
 }
@@ -298,11 +301,11 @@ pub(crate) fn is_go_space(c: char) -> bool {
 
 /// The documents of a rendered file (its pieces) that Helm sorts: none for NOTES.txt,
 /// partials and blank files.
-fn documents<'a>(path: &str, pieces: &'a [Str]) -> Vec<Doc<'a>> {
-    if is_skipped(path) || pieces.iter().all(|p| p.trim().is_empty()) {
+fn documents<'a, S: AsRef<str>>(path: &str, pieces: &'a [S]) -> Vec<Doc<'a>> {
+    if is_skipped(path) || pieces.iter().all(|p| p.as_ref().trim().is_empty()) {
         return Vec::new();
     }
-    Joined::new(pieces.iter().map(|p| p.as_str())).documents()
+    Joined::new(pieces.iter().map(|p| p.as_ref())).documents()
 }
 
 /// The rendered files of a render, each as the pieces it was printed in, with the head of
@@ -431,11 +434,8 @@ impl FileHeads {
 }
 
 /// [`documents`] of a file's text joined into one.
-fn documents_of_text<'a>(path: &str, content: &'a str) -> Vec<&'a str> {
-    if is_skipped(path) || content.trim().is_empty() {
-        return Vec::new();
-    }
-    split_documents(content)
+fn documents_of_text<'a>(path: &str, content: &'a String) -> Vec<&'a str> {
+    one_piece(documents(path, std::slice::from_ref(content)))
 }
 
 /// Files whose documents Helm does not sort, whatever they hold.
@@ -560,11 +560,7 @@ impl<'m> HeadReader<'m> {
                 Some(read_head(&head).ok().map(Ok))?
             })
             .collect();
-        let content = heads.iter().any(Option::is_none).then(|| {
-            let mut joined = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
-            pieces.iter().for_each(|p| joined.push_str(p));
-            joined
-        });
+        let content = heads.iter().any(Option::is_none).then(|| pieces.concat());
         let file = FileHeads {
             name: name.clone(),
             content,

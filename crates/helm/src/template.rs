@@ -398,14 +398,16 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
                     .content
                     .parts()
                     .iter()
-                    .filter_map(|part| {
+                    .map(|part| {
                         let at = part.as_ptr() as usize;
-                        // Documents are split from the file's pieces: each part lies in one.
-                        file.iter().enumerate().find_map(|(k, piece)| {
-                            let start = at.checked_sub(piece.as_ptr() as usize)?;
-                            (start + part.len() <= piece.len())
-                                .then(|| (k, start..start + part.len()))
-                        })
+                        file.iter()
+                            .enumerate()
+                            .find_map(|(k, piece)| {
+                                let start = at.checked_sub(piece.as_ptr() as usize)?;
+                                (start + part.len() <= piece.len())
+                                    .then(|| (k, start..start + part.len()))
+                            })
+                            .expect("documents are split from their file's pieces")
                     })
                     .collect();
                 (m.source.to_string(), parts)

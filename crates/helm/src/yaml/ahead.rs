@@ -58,7 +58,7 @@ struct Part {
 }
 
 /// The bytes of a text that an [`Offering`] keeps alive.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Borrowed {
     ptr: *const u8,
     len: usize,
@@ -206,7 +206,7 @@ impl Ahead {
         if let Some(part) = state
             .parts
             .iter_mut()
-            .find(|p| p.offering == offering && p.text.ptr == text.ptr && p.text.len == text.len)
+            .find(|p| p.offering == offering && p.text == text)
         {
             part.progress = Progress::Prepared(prepared);
         }

@@ -1598,21 +1598,22 @@ fn check_simple_key(k: &YVal) -> bool {
 
 /// go-yaml v2's `Marshal` of a decoded value.
 pub(crate) fn marshal(v: &YVal) -> String {
-    let mut e = Emitter::new();
     // Written into this thread's buffer and copied out at its final size: a buffer grown
-    // from empty for each document (a CRD is 60 KB) moves to fresh pages at each doubling,
-    // and fresh memory costs a page fault for each 4 KiB.
-    e.out = MARSHAL_SCRATCH.with_borrow_mut(std::mem::take);
-    e.out.clear();
-    e.repeats = Repeats::of(v);
-    e.emit_node(v, false, false);
-    // Document end: an implicit document ends with a line break.
-    e.write_indent();
-    let text = String::from_utf8(e.out.clone())
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    if e.out.capacity() <= MARSHAL_SCRATCH_MAX {
-        MARSHAL_SCRATCH.set(std::mem::take(&mut e.out));
-    }
+    // from empty for each document (a CRD is 60 KB) moves to fresh pages at each doubling
+    // (see `scratch`).
+    let text = super::scratch::reusing(&MARSHALLED, super::scratch::keep_bytes, |buffer| {
+        let mut e = Emitter::new();
+        e.out = std::mem::take(buffer);
+        e.out.clear();
+        e.repeats = Repeats::of(v);
+        e.emit_node(v, false, false);
+        // Document end: an implicit document ends with a line break.
+        e.write_indent();
+        let text = String::from_utf8(e.out.clone())
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        *buffer = e.out;
+        text
+    });
     // Debug builds (all the tests) check every copied block against writing its value.
     #[cfg(debug_assertions)]
     if let Some(expanded) = super::verbatim::expand_all(v, &|y| lazy_doc_to_yval(y).ok()) {
@@ -1625,11 +1626,9 @@ pub(crate) fn marshal(v: &YVal) -> String {
     text
 }
 
-/// The largest buffer a thread keeps for the next [`marshal`].
-const MARSHAL_SCRATCH_MAX: usize = 4 << 20;
-
 thread_local! {
-    static MARSHAL_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// [`marshal`]'s output buffer (see `scratch`).
+    static MARSHALLED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The emitter driven one event at a time by a reader (see `verbatim`): what [`marshal`]

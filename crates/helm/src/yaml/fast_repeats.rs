@@ -56,14 +56,12 @@ pub(super) type Key = (usize, usize, u64);
 impl Repeats {
     /// The large blocks of `s` that look repeated; `None` when there are none.
     pub fn of(s: &[u8]) -> Option<Repeats> {
-        // The line tables are reused from one document to the next (fresh memory costs a page
-        // fault for each 4 KiB written).
-        let mut tables = LINE_TABLES.with_borrow_mut(std::mem::take);
-        let repeats = Repeats::of_with(s, &mut tables);
-        if tables.lines.capacity() <= LINE_TABLES_MAX {
-            LINE_TABLES.set(tables);
-        }
-        repeats
+        // The line tables are reused from one document to the next (see `scratch`).
+        super::scratch::reusing(
+            &LINE_TABLES,
+            |tables| tables.lines.capacity() <= LINE_TABLES_MAX,
+            |tables| Repeats::of_with(s, tables),
+        )
     }
 
     fn of_with(s: &[u8], tables: &mut LineTables) -> Option<Repeats> {

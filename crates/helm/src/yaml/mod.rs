@@ -17,6 +17,7 @@ mod memo;
 mod positions;
 mod read;
 mod repeats;
+mod scratch;
 mod verbatim;
 
 use gotemplate::{Map, Value};

@@ -170,34 +170,29 @@ pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
     let Some(reader) = Reader::document(text.as_bytes(), false) else {
         return Vec::new();
     };
-    // The output is only compared, so one buffer serves every document a thread reads: fresh
-    // memory costs a page fault for each 4 KiB written, reused memory nothing.
-    let scratch = SCRATCH.with_borrow_mut(std::mem::take);
-    let mut v = Verifier {
-        r: reader,
-        // The output is about as long as the text (a little longer where it quotes).
-        e: Stream::with_buffer(scratch, text.len() + text.len() / 8),
-        open: Vec::new(),
-        found: Vec::new(),
-        repeats,
-        seen: HashMap::new(),
-    };
-    let found = match v.root() {
-        Some(()) => std::mem::take(&mut v.found),
-        None => Vec::new(),
-    };
-    let scratch = v.e.into_buffer();
-    if scratch.capacity() <= SCRATCH_MAX {
-        SCRATCH.set(scratch);
-    }
-    found
+    // The output is only compared, so one buffer serves every document a thread reads.
+    super::scratch::reusing(&OUTPUT, super::scratch::keep_bytes, |buffer| {
+        let mut v = Verifier {
+            r: reader,
+            // The output is about as long as the text (a little longer where it quotes).
+            e: Stream::with_buffer(std::mem::take(buffer), text.len() + text.len() / 8),
+            open: Vec::new(),
+            found: Vec::new(),
+            repeats,
+            seen: HashMap::new(),
+        };
+        let found = match v.root() {
+            Some(()) => std::mem::take(&mut v.found),
+            None => Vec::new(),
+        };
+        *buffer = v.e.into_buffer();
+        found
+    })
 }
 
-/// The largest output buffer a thread keeps for the next document.
-const SCRATCH_MAX: usize = 4 << 20;
-
 thread_local! {
-    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The verifier's output buffer (see [`super::scratch`]).
+    static OUTPUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A block being compared: where its text starts, where its output starts, and whether the
