@@ -177,6 +177,7 @@ fn parse_all(
         next: std::sync::Mutex::new(Next {
             front: 0,
             back: named.len(),
+            helper_took: false,
         }),
         first_theirs,
         templates: named[first_theirs..]
@@ -207,6 +208,11 @@ fn parse_all(
             break;
         }
     }
+    // A helper busy with earlier jobs may not have taken any: then there is nothing to wait
+    // for (it can take none from now on), and its job ends at once when it runs.
+    if !shared.next().helper_took {
+        return mine;
+    }
     // Waits for the template the helper is at; a helper that panicked sends nothing.
     let mut parsed = parsed.recv().expect("the template parse helper panicked");
     mine?;
@@ -229,6 +235,8 @@ struct Sharing {
 struct Next {
     front: usize,
     back: usize,
+    /// Whether the helper has taken one (then its results are waited for).
+    helper_took: bool,
 }
 
 impl Sharing {
@@ -248,6 +256,7 @@ impl Sharing {
     fn take_back(&self) -> Option<usize> {
         let mut next = self.next();
         (next.front < next.back && next.back > self.first_theirs).then(|| {
+            next.helper_took = true;
             next.back -= 1;
             next.back
         })
@@ -527,6 +536,48 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn a_parse_does_not_wait_for_a_helper_busy_with_earlier_jobs() {
+        let Some(worker) = cores::Worker::start("test-busy", cores::MAIN_THREAD_STACK) else {
+            return;
+        };
+        let pad = padding();
+        let files = [
+            ("templates/a.yaml", format!("{pad}a")),
+            ("templates/b.yaml", format!("{pad}b")),
+        ];
+        let mut chart_files = vec![crate::chart::ChartFile {
+            path: "Chart.yaml".into(),
+            data: crate::chart::FileData::new(b"apiVersion: v2\nname: c\nversion: 0.1.0\n"),
+        }];
+        chart_files.extend(files.iter().map(|(path, text)| crate::chart::ChartFile {
+            path: path.to_string(),
+            data: crate::chart::FileData::new(text.as_bytes()),
+        }));
+        let chart = Chart::from_files(chart_files).unwrap();
+        let context = RenderContext {
+            release: Map::new(),
+            capabilities: Value::Nil,
+        };
+        // The worker is held by a job until the render has ended; a render that waited for
+        // it would see the job give up first.
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let gave_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = gave_up.clone();
+        worker.run(move || {
+            let wait = std::time::Duration::from_secs(20);
+            if released.recv_timeout(wait).is_err() {
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+        let memo = crate::yaml::YamlMemo::new();
+        let out = render_with(&chart, &Map::new(), &context, &memo, Some(&worker)).unwrap();
+        release.send(()).unwrap();
+        drop(worker);
+        assert!(!gave_up.load(std::sync::atomic::Ordering::SeqCst));
+        assert_eq!(out["c/templates/a.yaml"], "a");
     }
 
     #[test]

@@ -24,7 +24,7 @@ fn indent(spaces: i64, text: &str) -> Result<String, FuncError> {
 }
 
 /// Go's `strings.Split`: an empty separator splits into characters.
-fn go_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+pub(crate) fn go_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
     if sep.is_empty() {
         return text
             .char_indices()

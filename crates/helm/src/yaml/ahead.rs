@@ -3,8 +3,9 @@
 //! Istio's base chart splits its 1 MB CRD file with `splitList` and reads each part with
 //! `fromYaml`. Preparing a part for reading (finding its repeated blocks and the blocks already
 //! written as `toYaml` writes them, `fast::prepare`) is most of that chart's work, and a pure
-//! function of the part's text. So `splitList` offers its large parts here, and a helper (a job
-//! of the render's helper thread, or a thread that has finished its own work) prepares them
+//! function of the part's text. So `splitList` offers its large parts here (and `helm template`
+//! offers a chart's large files cut the same way before the render starts), and a helper (a
+//! job of the render's helper thread, or a thread that has finished its own work) prepares them
 //! from the last one back, while the render takes them from the first: a part already
 //! prepared is taken, one being prepared is waited for, and one not started is prepared by the
 //! render itself. Nothing is ever prepared twice, and what a render reads does not depend on
@@ -264,10 +265,17 @@ impl Offering {
     pub fn offer(&self, parts: &[Str]) {
         let offers = &*self.0;
         let ahead = &offers.ahead;
-        let parts: Vec<&Str> = parts.iter().filter(|p| p.len() >= MIN_LEN).collect();
+        let mut parts: Vec<&Str> = parts.iter().filter(|p| p.len() >= MIN_LEN).collect();
         // Only the render offers and takes, so parts stay where they are put here.
         let first = {
             let state = ahead.lock();
+            // A part offered before (and not taken yet) is not offered again.
+            parts.retain(|p| {
+                !state
+                    .parts
+                    .iter()
+                    .any(|q| q.offering == offers.number && q.text.is(p))
+            });
             if parts.is_empty() || state.closed {
                 return;
             }
@@ -409,6 +417,21 @@ mod tests {
         }
         assert!(matches!(offering.take(&parts[4]), Taken::Prepared(None)));
         ahead.close();
+    }
+
+    #[test]
+    fn a_part_offered_again_is_prepared_once() {
+        let ahead = Ahead::new();
+        let offering = Offering::new(ahead.clone());
+        let parts: Vec<Str> = (0..3).map(|i| crd_like(300 + i)).collect();
+        offering.offer(&parts);
+        offering.offer(&parts[1..]);
+        assert_eq!(ahead.lock().parts.len(), 3);
+        ahead.help();
+        for p in &parts {
+            assert!(matches!(offering.take(p), Taken::Prepared(Some(_))));
+        }
+        assert!(ahead.lock().parts.is_empty());
     }
 
     #[test]
