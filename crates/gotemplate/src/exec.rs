@@ -132,6 +132,19 @@ impl Output {
     }
 
     fn push_shared(&mut self, s: &Str) {
+        // A spliced string is printed as its pieces: the texts set into it stay shared (they
+        // are shared already, so even the smaller ones cost no more than a copy).
+        if let Some((own, spliced)) = s.splices() {
+            let mut from = 0;
+            for (at, text) in spliced {
+                self.text.push_str(&own[from..*at]);
+                self.spliced.push((self.text.len(), text.clone()));
+                self.spliced_len += text.len();
+                from = *at;
+            }
+            self.text.push_str(&own[from..]);
+            return;
+        }
         if s.len() < SPLICE_MIN {
             self.text.push_str(s);
         } else {

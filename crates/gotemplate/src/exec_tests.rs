@@ -663,3 +663,24 @@ fn deep_recursion_does_not_overflow() {
 fn data_nil_is_no_value() {
     assert_eq!(run("{{.}}", Value::Nil), Ok("<no value>".to_string()));
 }
+
+#[test]
+fn a_printed_spliced_string_keeps_its_large_texts_shared() {
+    let shared = crate::Str::from("s".repeat(10_000));
+    let block = shared.slice(&shared[..8_000]);
+    let spliced = crate::Str::spliced("<a>".to_string(), vec![(1, block.clone())]);
+    let mut t = Templates::new(FuncMap::new());
+    t.parse("t", "[{{.}}]").unwrap();
+    let pieces = t
+        .execute_pieces("t", Value::String(spliced.clone()))
+        .unwrap();
+    let joined: String = pieces.iter().map(|p| p.as_str()).collect();
+    assert_eq!(joined, format!("[<{}a>]", "s".repeat(8_000)));
+    assert!(
+        pieces
+            .iter()
+            .any(|p| std::ptr::eq(p.as_str(), block.as_str())),
+        "the block is printed as it is shared"
+    );
+    assert_eq!(t.execute("t", Value::String(spliced)).unwrap(), joined);
+}

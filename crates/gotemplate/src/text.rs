@@ -5,6 +5,11 @@
 //! Istio's base chart reads its 1 MB CRD file with `.Files.Get` and cuts it with `splitList`
 //! into parts that `fromYaml` reads one by one. As copies, those parts are another megabyte of
 //! fresh memory, a page fault for each 4 KiB; as parts, a few small records.
+//!
+//! A `Str` may also be *spliced*: a text written with large shared texts set into it at
+//! offsets. `toYaml` of one of those CRDs writes most of it as blocks of the CRD's own text;
+//! spliced, it is printed as the pieces it is made of ([`Str::pieces`]) and joined only if
+//! something reads it as one `str`.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -36,6 +41,33 @@ enum Kept {
     /// A large `String` kept as it was built (a shared `str` would be a copy of it).
     Built(String),
     Part(Part),
+    Spliced(Spliced),
+}
+
+/// `own` with the texts of `spliced` set in at their offsets (ascending, at character
+/// boundaries of `own`; none of them spliced itself).
+struct Spliced {
+    own: String,
+    spliced: Vec<(usize, Str)>,
+    len: usize,
+    /// The whole text, joined the first time it is read as one `str`.
+    joined: std::cell::OnceCell<String>,
+}
+
+impl Spliced {
+    fn joined(&self) -> &str {
+        self.joined.get_or_init(|| {
+            let mut all = String::with_capacity(self.len);
+            let mut from = 0;
+            for (at, text) in &self.spliced {
+                all.push_str(&self.own[from..*at]);
+                all.push_str(text);
+                from = *at;
+            }
+            all.push_str(&self.own[from..]);
+            all
+        })
+    }
 }
 
 /// `owner[start..end]`, both ends at character boundaries; the owner is never a part.
@@ -62,7 +94,7 @@ impl Str {
         let (owner, offset) = match &self.0 {
             Repr::Kept(kept) => match &**kept {
                 Kept::Part(outer) => (outer.owner.clone(), outer.start),
-                Kept::Built(_) => (self.clone(), 0),
+                Kept::Built(_) | Kept::Spliced(_) => (self.clone(), 0),
             },
             Repr::Whole(_) => (self.clone(), 0),
         };
@@ -76,6 +108,130 @@ impl Str {
     pub fn as_str(&self) -> &str {
         self
     }
+
+    /// `own` with each text of `spliced` set in at its offset: offsets ascending, at character
+    /// boundaries of `own`. Texts that are spliced themselves are set in as their pieces.
+    ///
+    /// Panics when an offset is out of order or not at a character boundary (a caller's bug).
+    pub fn spliced(own: String, spliced: Vec<(usize, Str)>) -> Str {
+        let mut flat: Vec<(usize, Str)> = Vec::with_capacity(spliced.len());
+        let mut own = own;
+        let mut inserted = 0;
+        let mut last = 0;
+        for (at, text) in spliced {
+            assert!(
+                at >= last && own.is_char_boundary(at + inserted),
+                "spliced texts go at ascending character boundaries"
+            );
+            last = at;
+            let at = at + inserted;
+            match text.splices() {
+                None => flat.push((at, text)),
+                Some((inner_own, inner)) => {
+                    // Its own text goes into ours; its spliced texts are ours too.
+                    own.insert_str(at, inner_own);
+                    flat.extend(inner.iter().map(|(k, t)| (at + k, t.clone())));
+                    inserted += inner_own.len();
+                }
+            }
+        }
+        flat.retain(|(_, text)| !text.is_empty());
+        if flat.is_empty() {
+            return Str::from(own);
+        }
+        let len = own.len() + flat.iter().map(|(_, t)| t.len()).sum::<usize>();
+        Str(Repr::Kept(Rc::new(Kept::Spliced(Spliced {
+            own,
+            spliced: flat,
+            len,
+            joined: std::cell::OnceCell::new(),
+        }))))
+    }
+
+    /// The text's own part and the texts set into it, when it is spliced.
+    pub fn splices(&self) -> Option<(&str, &[(usize, Str)])> {
+        match &self.0 {
+            Repr::Kept(kept) => match &**kept {
+                Kept::Spliced(s) => Some((&s.own, &s.spliced)),
+                _ => None,
+            },
+            Repr::Whole(_) => None,
+        }
+    }
+
+    /// The text as the pieces it is made of, in order, without joining a spliced one.
+    pub fn pieces(&self) -> Pieces<'_> {
+        match self.splices() {
+            Some((own, spliced)) => Pieces {
+                own,
+                spliced,
+                from: 0,
+                next: 0,
+                own_next: false,
+            },
+            None => Pieces {
+                own: self,
+                spliced: &[],
+                from: 0,
+                next: 0,
+                own_next: false,
+            },
+        }
+    }
+
+    /// Its length in bytes (a spliced text is not joined for it).
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Kept(kept) => match &**kept {
+                Kept::Spliced(s) => s.len,
+                _ => self.as_str().len(),
+            },
+            Repr::Whole(text) => text.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The pieces of a [`Str`] (see [`Str::pieces`]); none of them empty.
+pub struct Pieces<'a> {
+    own: &'a str,
+    spliced: &'a [(usize, Str)],
+    /// Where the rest of `own` starts.
+    from: usize,
+    /// The next spliced text.
+    next: usize,
+    /// Whether the own text before `spliced[next]` has been given.
+    own_next: bool,
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        loop {
+            let Some((at, text)) = self.spliced.get(self.next) else {
+                let rest = &self.own[self.from..];
+                self.from = self.own.len();
+                return (!rest.is_empty()).then_some(rest);
+            };
+            if !self.own_next {
+                self.own_next = true;
+                let before = &self.own[self.from..*at];
+                self.from = *at;
+                if !before.is_empty() {
+                    return Some(before);
+                }
+            }
+            self.own_next = false;
+            self.next += 1;
+            if !text.is_empty() {
+                return Some(text.as_str());
+            }
+        }
+    }
 }
 
 impl Deref for Str {
@@ -87,6 +243,7 @@ impl Deref for Str {
             Repr::Kept(kept) => match &**kept {
                 Kept::Built(text) => text,
                 Kept::Part(part) => &part.owner[part.start..part.end],
+                Kept::Spliced(spliced) => spliced.joined(),
             },
         }
     }
@@ -296,6 +453,57 @@ mod tests {
         };
         assert_eq!(hash(&part), hash(&copy));
         assert_eq!(Rc::<str>::from(part).len(), 2000);
+    }
+
+    #[test]
+    fn spliced_texts_give_their_pieces_and_join_when_read_whole() {
+        let shared = Str::from("s".repeat(3000));
+        let block = shared.slice(&shared[1000..2500]);
+        let text = Str::spliced(
+            "ab\ncd".to_string(),
+            vec![
+                (0, block.clone()),
+                (3, Str::from("")),
+                (3, block.clone()),
+                (5, block.clone()),
+            ],
+        );
+        let pieces: Vec<&str> = text.pieces().collect();
+        assert_eq!(pieces.len(), 5);
+        assert_eq!(pieces[1], "ab\n");
+        assert!(
+            std::ptr::eq(pieces[0], block.as_str()),
+            "spliced, not copied"
+        );
+        assert!(std::ptr::eq(pieces[2], block.as_str()));
+        assert_eq!(text.len(), 5 + 3 * 1500);
+        let want = format!("{b}ab\n{b}cd{b}", b = "s".repeat(1500));
+        assert_eq!(text.pieces().collect::<String>(), want);
+        // Read whole, it is joined (once).
+        assert_eq!(text, want.as_str());
+        assert!(std::ptr::eq(text.as_str(), text.as_str()));
+        // A spliced text set into another is set in as its pieces.
+        let outer = Str::spliced("<>".to_string(), vec![(1, text.clone())]);
+        assert_eq!(outer.pieces().count(), 7);
+        assert_eq!(outer, format!("<{want}>").as_str());
+        let inner: Vec<&str> = outer.pieces().collect();
+        assert!(std::ptr::eq(inner[1], block.as_str()));
+        // Parts of it, and texts with nothing spliced, are one piece.
+        let part = text.slice(&text[1..2000]);
+        assert_eq!(part.pieces().collect::<Vec<_>>(), [&want[1..2000]]);
+        let plain = Str::spliced("plain".to_string(), vec![(2, Str::from(""))]);
+        assert!(plain.splices().is_none());
+        assert_eq!(plain.pieces().collect::<Vec<_>>(), ["plain"]);
+        assert_eq!(Str::from("").pieces().count(), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "ascending character boundaries")]
+    fn splices_out_of_order_are_a_caller_s_bug() {
+        Str::spliced(
+            "abc".to_string(),
+            vec![(2, Str::from("x")), (1, Str::from("y"))],
+        );
     }
 
     #[test]

@@ -105,18 +105,21 @@ impl<'a> Doc<'a> {
         }
     }
 
-    /// Where its YAML begins after the comment lines it starts with (see
-    /// [`yaml::skip_comment_lines`]), when that rest is one piece.
-    fn after_comments(&self) -> Option<&'a str> {
+    /// Its YAML after the comment lines it starts with (see [`yaml::skip_comment_lines`]),
+    /// as pieces (none empty); `None` when a comment line runs on into the next piece.
+    fn after_comments(&self) -> Option<Vec<&'a str>> {
         for (k, part) in self.0.iter().enumerate() {
             let rest = yaml::skip_comment_lines(part);
             if !rest.is_empty() {
-                // A comment line that runs on into the next piece would be read whole.
-                let last = k + 1 == self.0.len();
-                return (last && !rest.starts_with('#')).then_some(rest);
+                if rest.starts_with('#') {
+                    return None;
+                }
+                let mut pieces = vec![rest];
+                pieces.extend(self.0[k + 1..].iter().copied().filter(|p| !p.is_empty()));
+                return Some(pieces);
             }
         }
-        Some("")
+        Some(Vec::new())
     }
 }
 
@@ -554,7 +557,7 @@ impl<'m> HeadReader<'m> {
             .map(|doc| {
                 let head = self
                     .memo
-                    .and_then(|m| m.emitted_value(doc.after_comments()?))?;
+                    .and_then(|m| m.emitted_value(&doc.after_comments()?))?;
                 // A remembered tree whose head is not all strings is read from its text,
                 // which is what Helm reads (its numbers there become strings).
                 Some(read_head(&head).ok().map(Ok))?

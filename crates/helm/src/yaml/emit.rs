@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use gotemplate::{Field, Object, Value};
+use gotemplate::{Field, Object, Str, Value};
 
 use super::YamlError;
 
@@ -991,6 +991,9 @@ struct Emitter<'a> {
     best_width: i64,
     /// Collections written more than once, when the tree has any (see [`Repeats`]).
     repeats: Option<Repeats<'a>>,
+    /// When set, large verbatim blocks are not copied into `out` but set in at their offsets
+    /// (see [`marshal_spliced`]).
+    splices: Option<Vec<(usize, Str)>>,
 }
 
 impl<'a> Emitter<'a> {
@@ -1008,7 +1011,30 @@ impl<'a> Emitter<'a> {
             best_indent: 2,
             best_width: 80,
             repeats: None,
+            splices: None,
         }
+    }
+
+    /// The number of texts set in so far.
+    fn splice_count(&self) -> usize {
+        self.splices.as_ref().map_or(0, Vec::len)
+    }
+
+    /// Writes again what was written at `text` of `out`, with the texts set in there
+    /// (`splices`: their indices, none unless splicing).
+    fn write_again(&mut self, text: std::ops::Range<usize>, splices: std::ops::Range<usize>) {
+        let mut from = text.start;
+        for k in splices {
+            let list = self
+                .splices
+                .as_mut()
+                .expect("texts are set in only while splicing");
+            let (at, shared) = list[k].clone();
+            self.out.extend_from_within(from..at);
+            list.push((self.out.len(), shared));
+            from = at;
+        }
+        self.out.extend_from_within(from..text.end);
     }
 
     fn put(&mut self, c: u8) {
@@ -1111,7 +1137,12 @@ impl<'a> Emitter<'a> {
                 && self.flow_level == 0
                 && self.state_before(mapping, simple_key) == block.before()
             {
-                self.out.extend_from_slice(block.emitted());
+                match self.splices.as_mut() {
+                    Some(list) if block.emitted().len() >= SPLICE_MIN => {
+                        list.push((self.out.len(), block.shared()));
+                    }
+                    _ => self.out.extend_from_slice(block.emitted()),
+                }
                 self.restore(block.after());
                 return;
             }
@@ -1127,17 +1158,17 @@ impl<'a> Emitter<'a> {
             };
             let before = self.state_before(mapping, simple_key);
             let repeats = self.repeats.as_ref().expect("checked above");
-            if let Some((text, after)) = repeats.find(hash, before, v) {
-                self.out.extend_from_within(text);
+            if let Some((text, splices, after)) = repeats.find(hash, before, v) {
+                self.write_again(text, splices);
                 self.restore(after);
                 return;
             }
-            let start = self.out.len();
+            let (start, first_splice) = (self.out.len(), self.splice_count());
             self.emit_node_once(v, mapping, simple_key);
             let after = self.state_after();
-            let end = self.out.len();
+            let (end, end_splice) = (self.out.len(), self.splice_count());
             if let Some(r) = self.repeats.as_mut() {
-                r.remember(hash, before, v, start..end, after);
+                r.remember(hash, before, v, start..end, first_splice..end_splice, after);
             }
         })
     }
@@ -1192,6 +1223,7 @@ impl<'a> Emitter<'a> {
                             out: std::mem::take(&mut self.out),
                             indents: std::mem::take(&mut self.indents),
                             repeats: None,
+                            splices: self.splices.take(),
                             ..*self
                         };
                         inner.emit_node_once(&value, mapping, simple_key);
@@ -1199,6 +1231,7 @@ impl<'a> Emitter<'a> {
                         self.indent = inner.indent;
                         self.out = inner.out;
                         self.indents = inner.indents;
+                        self.splices = inner.splices;
                     }
                     // `verbatim::find` converted every scalar of the block.
                     Err(()) => unreachable!("a verbatim block converts"),
@@ -1598,32 +1631,56 @@ fn check_simple_key(k: &YVal) -> bool {
 
 /// go-yaml v2's `Marshal` of a decoded value.
 pub(crate) fn marshal(v: &YVal) -> String {
+    let (text, spliced) = marshal_into(v, false);
+    debug_assert!(spliced.is_empty(), "nothing is set in unless asked");
+    text
+}
+
+/// [`marshal`], with the large verbatim blocks of `v` (see `verbatim`) set into the text as
+/// the shared parts of their document instead of copied: a CRD written back by `toYaml` is
+/// then mostly its own file's text.
+pub(crate) fn marshal_spliced(v: &YVal) -> Spliced {
+    marshal_into(v, true)
+}
+
+/// A text and the texts to set into it at offsets of it (see [`Str::spliced`]).
+pub(crate) type Spliced = (String, Vec<(usize, Str)>);
+
+/// Verbatim blocks shorter than this are copied even when splicing: a copy costs less than
+/// a shared part (and `Str` copies parts this small anyway).
+const SPLICE_MIN: usize = 1024;
+
+fn marshal_into(v: &YVal, splicing: bool) -> Spliced {
     // Written into this thread's buffer and copied out at its final size: a buffer grown
     // from empty for each document (a CRD is 60 KB) moves to fresh pages at each doubling
     // (see `scratch`).
-    let text = super::scratch::reusing(&MARSHALLED, super::scratch::keep_bytes, |buffer| {
-        let mut e = Emitter::new();
-        e.out = std::mem::take(buffer);
-        e.out.clear();
-        e.repeats = Repeats::of(v);
-        e.emit_node(v, false, false);
-        // Document end: an implicit document ends with a line break.
-        e.write_indent();
-        let text = String::from_utf8(e.out.clone())
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        *buffer = e.out;
-        text
-    });
+    let (text, spliced) =
+        super::scratch::reusing(&MARSHALLED, super::scratch::keep_bytes, |buffer| {
+            let mut e = Emitter::new();
+            e.out = std::mem::take(buffer);
+            e.out.clear();
+            e.repeats = Repeats::of(v);
+            e.splices = splicing.then(Vec::new);
+            e.emit_node(v, false, false);
+            // Document end: an implicit document ends with a line break.
+            e.write_indent();
+            // Texts are set in between characters, so the rest is UTF-8 on its own.
+            let text = String::from_utf8(e.out.clone())
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            *buffer = e.out;
+            (text, e.splices.unwrap_or_default())
+        });
     // Debug builds (all the tests) check every copied block against writing its value.
     #[cfg(debug_assertions)]
     if let Some(expanded) = super::verbatim::expand_all(v, &|y| lazy_doc_to_yval(y).ok()) {
+        let joined = Str::spliced(text.clone(), spliced.clone());
         assert_eq!(
-            text,
+            joined.as_str(),
             marshal(&expanded),
             "a verbatim block writes differently"
         );
     }
-    text
+    (text, spliced)
 }
 
 thread_local! {
@@ -1789,7 +1846,7 @@ pub(super) fn in_emitted_order(keys: &[std::rc::Rc<[u8]>]) -> bool {
 
 /// `sigs.k8s.io/yaml.Marshal`.
 pub(crate) fn to_yaml(v: &Value) -> Result<String, YamlError> {
-    to_yaml_tree(v).map(|(text, _)| text)
+    to_yaml_with(v, marshal).map(|(text, _)| text)
 }
 
 /// Whether `encoding/json.Marshal` may fail on the value (NaN, infinities, unsupported types,
@@ -1809,9 +1866,17 @@ fn json_fails(v: &Value) -> bool {
     })
 }
 
-/// [`to_yaml`], and the tree go-yaml wrote when it came straight from the value (not from
-/// reading the JSON text back).
-pub(crate) fn to_yaml_tree(v: &Value) -> Result<(String, Option<YVal>), YamlError> {
+/// [`to_yaml`] with its verbatim blocks set in (see [`marshal_spliced`]), and the tree
+/// go-yaml wrote when it came straight from the value (not from reading the JSON text back).
+pub(crate) fn to_yaml_tree(v: &Value) -> Result<(Spliced, Option<YVal>), YamlError> {
+    to_yaml_with(v, marshal_spliced)
+}
+
+/// `sigs.k8s.io/yaml.Marshal`, its last step (go-yaml's) made by `marshal`.
+fn to_yaml_with<T>(
+    v: &Value,
+    marshal: impl Fn(&YVal) -> T,
+) -> Result<(T, Option<YVal>), YamlError> {
     let marshal_json = || {
         let mut json = String::new();
         json_value(&mut json, v).map_err(|e| YamlError {

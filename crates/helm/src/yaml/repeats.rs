@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
+use std::ops::Range;
 
 use super::read::{YVal, same_yval};
 
@@ -34,11 +35,12 @@ pub(super) struct StateAfter {
     pub simple_key_context: bool,
 }
 
-/// One written collection: where its text is in the output.
+/// One written collection: where its text is in the output, and which of the texts the
+/// emitter set into its output (when it splices) fall in it.
 struct Written<'a> {
     node: &'a YVal,
-    start: usize,
-    end: usize,
+    text: Range<usize>,
+    splices: Range<usize>,
     after: StateAfter,
 }
 
@@ -79,15 +81,17 @@ impl<'a> Repeats<'a> {
         self.repeated.get(&(node as *const YVal)).copied()
     }
 
-    /// Where the text of a collection equal to `node`, written from the same state, is.
+    /// Where the text of a collection equal to `node`, written from the same state, is, and
+    /// the texts set into it.
     pub fn find(
         &self,
         hash: u64,
         before: StateBefore,
         node: &YVal,
-    ) -> Option<(std::ops::Range<usize>, StateAfter)> {
+    ) -> Option<(Range<usize>, Range<usize>, StateAfter)> {
         let w = self.written.get(&(hash, before))?;
-        (std::ptr::eq(w.node, node) || same_yval(w.node, node)).then_some((w.start..w.end, w.after))
+        (std::ptr::eq(w.node, node) || same_yval(w.node, node))
+            .then(|| (w.text.clone(), w.splices.clone(), w.after))
     }
 
     pub fn remember(
@@ -95,13 +99,14 @@ impl<'a> Repeats<'a> {
         hash: u64,
         before: StateBefore,
         node: &'a YVal,
-        text: std::ops::Range<usize>,
+        text: Range<usize>,
+        splices: Range<usize>,
         after: StateAfter,
     ) {
         self.written.entry((hash, before)).or_insert(Written {
             node,
-            start: text.start,
-            end: text.end,
+            text,
+            splices,
             after,
         });
     }

@@ -93,6 +93,12 @@ impl Verbatim {
         &self.text.as_bytes()[self.span.start as usize..self.span.end as usize]
     }
 
+    /// [`Verbatim::emitted`] as a part of the document's text, sharing its bytes.
+    pub fn shared(&self) -> gotemplate::Str {
+        let range = self.span.start as usize..self.span.end as usize;
+        self.text.slice(&self.text[range])
+    }
+
     /// Where the block's output starts in the document (just after the `:` or `-`).
     pub fn start(&self) -> u32 {
         self.span.start
