@@ -1752,7 +1752,7 @@ impl Stream {
     /// A decoded mapping key and its `:`, as the JSON round trip leaves it: `None` when that
     /// changes the key or the emitter writes it in the long form (`? key`); otherwise whether
     /// it reads back as itself.
-    pub fn map_key(&mut self, key: &std::rc::Rc<[u8]>) -> Option<bool> {
+    pub fn map_key(&mut self, key: &[u8]) -> Option<bool> {
         // Most keys are words written as they are (see `plain_as_read`): a simple key, written
         // plain, that reads back.
         if key.len() <= 128 && plain_as_read(key) {
@@ -1761,8 +1761,8 @@ impl Stream {
             self.0.write_indicator(b":", false, false, false);
             return Some(true);
         }
-        let k = json_bytes_to_yval(key).ok()?;
-        if !matches!(&k, YVal::Str(b) if **b == **key) || !check_simple_key(&k) {
+        let k = json_bytes_to_yval(&std::rc::Rc::from(key)).ok()?;
+        if !matches!(&k, YVal::Str(b) if **b == *key) || !check_simple_key(&k) {
             return None;
         }
         self.0.write_indent();
@@ -1820,20 +1820,20 @@ pub(super) fn plain_as_read(s: &[u8]) -> bool {
         && rest
             .iter()
             .all(|&b| (0x20..=0x7e).contains(&b) && b != b':' && b != b'#')
-        && std::str::from_utf8(s).is_ok_and(|t| super::read::resolve_non_string("", t).is_none())
+        && super::text_of(s).is_some_and(|t| super::read::resolve_non_string("", t).is_none())
 }
 
 /// Whether the emitter writes a mapping's keys in the order given (they are the keys of a
 /// decoded map, in its order): each once, in byte order (the JSON round trip's), and left in
 /// place by the emitter's sort.
-pub(super) fn in_emitted_order(keys: &[std::rc::Rc<[u8]>]) -> bool {
+pub(super) fn in_emitted_order(keys: &[&[u8]]) -> bool {
     if !keys.windows(2).all(|w| w[0] < w[1]) {
         return false;
     }
-    let Ok(texts) = keys
+    let Some(texts) = keys
         .iter()
-        .map(|k| std::str::from_utf8(k))
-        .collect::<Result<Vec<&str>, _>>()
+        .map(|k| super::text_of(k))
+        .collect::<Option<Vec<&str>>>()
     else {
         return false;
     };

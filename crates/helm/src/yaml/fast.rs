@@ -257,17 +257,24 @@ impl<'a> Reader<'a> {
 
     /// `key:` at `c`: the key and the index after the colon.
     pub fn key(&self, c: usize) -> Option<(YVal, usize)> {
+        self.key_text(c)
+            .map(|(text, after)| (YVal::Str(text.into()), after))
+    }
+
+    /// [`Reader::key`] without the value: the key's text, as it is in the document.
+    pub fn key_text(&self, c: usize) -> Option<(&'a [u8], usize)> {
+        let s: &'a [u8] = self.s;
         let (key, after) = match self.at(c) {
             q @ (b'\'' | b'"') => {
-                let end = self.s[c + 1..self.line_end(c)]
+                let end = s[c + 1..self.line_end(c)]
                     .iter()
                     .position(|&b| b == q)
                     .map(|n| c + 1 + n)?;
-                let text = &self.s[c + 1..end];
+                let text = &s[c + 1..end];
                 if text.contains(&b'\\') || text.contains(&b'\'') || self.at(end + 1) != b':' {
                     return None;
                 }
-                (YVal::Str(text.into()), end + 2)
+                (text, end + 2)
             }
             b if is_word(b) && b != b'-' => {
                 let mut i = c;
@@ -277,13 +284,13 @@ impl<'a> Reader<'a> {
                 if self.at(i) != b':' {
                     return None;
                 }
-                let text = std::str::from_utf8(&self.s[c..i]).ok()?;
+                let text = super::text_of(&s[c..i])?;
                 // A key that reads as something else (`true`, `1`, `null`, a date) is left to
                 // the general reader.
                 if resolve_non_string("", text).is_some() {
                     return None;
                 }
-                (YVal::Str(text.as_bytes().into()), i + 1)
+                (text.as_bytes(), i + 1)
             }
             _ => return None,
         };

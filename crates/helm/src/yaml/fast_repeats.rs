@@ -19,18 +19,22 @@ const MIN_BLOCK: usize = 2048;
 /// Documents shorter than this have too little to repeat.
 pub(super) const MIN_DOCUMENT: usize = 32 * 1024;
 
+/// The maps of this module and of `verbatim`'s repeats: keyed by offsets and sample hashes
+/// of one document, looked up once or twice per block, where SipHash costs more than the rest.
+pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
 /// The blocks that look repeated: plain data, found once per document (on any thread).
 pub(super) struct Repeats {
     /// Start of a large block whose group has two or more blocks (the start of its first
     /// line) → its end and its group's key.
-    blocks: HashMap<usize, (usize, Key)>,
+    blocks: FastMap<usize, (usize, Key)>,
 }
 
 /// The values of repeated blocks read so far, for copies: by key, each block's start and
 /// end, the depth it was read at, and the value.
 #[derive(Default)]
 pub(super) struct Copies {
-    read: HashMap<Key, Vec<(usize, usize, usize, YVal)>>,
+    read: FastMap<Key, Vec<(usize, usize, usize, YVal)>>,
 }
 
 /// The tables [`Repeats::of`] fills for a document's lines.
@@ -94,8 +98,8 @@ impl Repeats {
             }
             open.push(j as u32);
         }
-        let mut blocks = HashMap::new();
-        let mut count: HashMap<Key, u32> = HashMap::new();
+        let mut blocks = FastMap::default();
+        let mut count: FastMap<Key, u32> = FastMap::default();
         for j in 1..lines.len() {
             let (block_start, ind) = (lines[j].0 as usize, lines[j].1 as usize);
             let end = ends[j] as usize;

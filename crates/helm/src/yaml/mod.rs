@@ -215,3 +215,14 @@ pub fn skip_comment_lines(text: &str) -> &str {
     }
     rest
 }
+
+/// `bytes` as text, when they are UTF-8: ASCII (nearly all of a CRD's keys and plain words)
+/// without the general UTF-8 check, which costs more than the rest of reading a key.
+pub(crate) fn text_of(bytes: &[u8]) -> Option<&str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII bytes are UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        std::str::from_utf8(bytes).ok()
+    }
+}

@@ -13,12 +13,9 @@
 //! they were compared in. Anything else (another state, a template reading into the block)
 //! reads the block's text then.
 
-use std::collections::HashMap;
-use std::rc::Rc;
-
 use super::emit::Stream;
 use super::fast::Reader;
-use super::fast_repeats::{Key, Repeats};
+use super::fast_repeats::{FastMap, Key, Repeats};
 use super::read::YVal;
 use super::repeats::{StateAfter, StateBefore};
 
@@ -185,7 +182,7 @@ pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
             open: Vec::new(),
             found: Vec::new(),
             repeats,
-            seen: HashMap::new(),
+            seen: FastMap::default(),
         };
         let found = match v.root() {
             Some(()) => std::mem::take(&mut v.found),
@@ -216,7 +213,7 @@ struct Verifier<'a> {
     found: Vec<Span>,
     /// The document's blocks that look repeated (see `fast_repeats`), and those read whole.
     repeats: Option<&'a Repeats>,
-    seen: HashMap<Key, Vec<Seen>>,
+    seen: FastMap<Key, Vec<Seen>>,
 }
 
 /// A repeated block as it was read and written the first time: a later block with the same
@@ -423,15 +420,13 @@ impl<'a> Verifier<'a> {
     fn mapping(&mut self, col: usize, mut start: Option<usize>, mapping: bool) -> Option<Found> {
         self.e.begin_map(mapping);
         let mut found = Found::YES;
-        let mut keys: Vec<Rc<[u8]>> = Vec::new();
+        let mut keys: Vec<&'a [u8]> = Vec::new();
         loop {
             let c = start.take().unwrap_or(self.r.pos + col);
-            let (key, after) = self.r.key(c)?;
-            let YVal::Str(key) = &key else { return None };
-            let key = key.clone();
+            let (key, after) = self.r.key_text(c)?;
             let out_start = self.e.out().len();
             // A key the emitter writes in the long form is left to the general path.
-            let round_trips = self.e.map_key(&key)?;
+            let round_trips = self.e.map_key(key)?;
             found.round_trips &= round_trips;
             self.compare(out_start);
             found = found.and(self.value_after(after, col)?);
