@@ -158,15 +158,7 @@ impl Output {
         if self.spliced.is_empty() {
             return self.text;
         }
-        let mut all = String::with_capacity(self.len());
-        let mut from = 0;
-        for (at, s) in &self.spliced {
-            all.push_str(&self.text[from..*at]);
-            all.push_str(s);
-            from = *at;
-        }
-        all.push_str(&self.text[from..]);
-        all
+        crate::text::join_spliced(&self.text, &self.spliced, self.len())
     }
 
     /// The text as the pieces it was printed in, in order, none of them empty: what was

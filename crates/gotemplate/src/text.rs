@@ -56,18 +56,22 @@ struct Spliced {
 
 impl Spliced {
     fn joined(&self) -> &str {
-        self.joined.get_or_init(|| {
-            let mut all = String::with_capacity(self.len);
-            let mut from = 0;
-            for (at, text) in &self.spliced {
-                all.push_str(&self.own[from..*at]);
-                all.push_str(text);
-                from = *at;
-            }
-            all.push_str(&self.own[from..]);
-            all
-        })
+        self.joined
+            .get_or_init(|| join_spliced(&self.own, &self.spliced, self.len))
     }
+}
+
+/// `own` with each of `spliced` set in at its offset: `len` bytes in all.
+pub(crate) fn join_spliced(own: &str, spliced: &[(usize, Str)], len: usize) -> String {
+    let mut all = String::with_capacity(len);
+    let mut from = 0;
+    for (at, text) in spliced {
+        all.push_str(&own[from..*at]);
+        all.push_str(text);
+        from = *at;
+    }
+    all.push_str(&own[from..]);
+    all
 }
 
 /// `owner[start..end]`, both ends at character boundaries; the owner is never a part.

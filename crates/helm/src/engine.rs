@@ -449,10 +449,8 @@ mod tests {
         assert_eq!(back[0].as_ptr(), first);
     }
 
-    /// Renders files (`templates/...`) of a chart `c` both ways; the results must agree.
-    fn render_both_ways(
-        templates: &[(&str, String)],
-    ) -> Result<BTreeMap<String, String>, RenderError> {
+    /// A chart `c` of these files (`templates/...`), and a context to render it in.
+    fn chart_of(templates: &[(&str, String)]) -> (Chart, RenderContext) {
         let mut files = vec![crate::chart::ChartFile {
             path: "Chart.yaml".into(),
             data: crate::chart::FileData::new(b"apiVersion: v2\nname: c\nversion: 0.1.0\n"),
@@ -465,11 +463,18 @@ mod tests {
                     data: crate::chart::FileData::new(text.as_bytes()),
                 }),
         );
-        let chart = Chart::from_files(files).unwrap();
         let context = RenderContext {
             release: Map::new(),
             capabilities: Value::Nil,
         };
+        (Chart::from_files(files).unwrap(), context)
+    }
+
+    /// Renders files (`templates/...`) of a chart `c` both ways; the results must agree.
+    fn render_both_ways(
+        templates: &[(&str, String)],
+    ) -> Result<BTreeMap<String, String>, RenderError> {
+        let (chart, context) = chart_of(templates);
         let render = |helper| {
             render_with(
                 &chart,
@@ -548,19 +553,7 @@ mod tests {
             ("templates/a.yaml", format!("{pad}a")),
             ("templates/b.yaml", format!("{pad}b")),
         ];
-        let mut chart_files = vec![crate::chart::ChartFile {
-            path: "Chart.yaml".into(),
-            data: crate::chart::FileData::new(b"apiVersion: v2\nname: c\nversion: 0.1.0\n"),
-        }];
-        chart_files.extend(files.iter().map(|(path, text)| crate::chart::ChartFile {
-            path: path.to_string(),
-            data: crate::chart::FileData::new(text.as_bytes()),
-        }));
-        let chart = Chart::from_files(chart_files).unwrap();
-        let context = RenderContext {
-            release: Map::new(),
-            capabilities: Value::Nil,
-        };
+        let (chart, context) = chart_of(&files);
         // The worker is held by a job until the render has ended; a render that waited for
         // it would see the job give up first.
         let (release, released) = std::sync::mpsc::channel::<()>();
