@@ -1386,6 +1386,44 @@ impl<'a> Emitter<'a> {
         self.indention = false;
     }
 
+    /// [`Emitter::write_plain`] of printable ASCII without line breaks (every string
+    /// [`plain_as_read`] takes): the text is copied whole between the spaces where the line
+    /// folds, which are the first spaces past the width that stand alone.
+    fn write_plain_line(&mut self, value: &[u8], allow_breaks: bool) {
+        debug_assert!(value.iter().all(|&b| (0x20..0x7f).contains(&b)));
+        if !self.whitespace {
+            self.put(b' ');
+        }
+        // Written up to here; `self.column` is where the byte at `from` goes.
+        let mut from = 0;
+        if allow_breaks {
+            loop {
+                // The first byte that would be written past the width.
+                let past = from + (self.best_width + 1 - self.column).max(0) as usize;
+                let Some(fold) = value.get(past..).and_then(|rest| {
+                    memchr::memchr_iter(b' ', rest)
+                        .map(|k| past + k)
+                        .find(|&j| {
+                            (j == 0 || value[j - 1] != b' ') && value.get(j + 1) != Some(&b' ')
+                        })
+                }) else {
+                    break;
+                };
+                if fold > from {
+                    self.out.extend_from_slice(&value[from..fold]);
+                    self.column += (fold - from) as i64;
+                    self.indention = false;
+                }
+                self.write_indent();
+                from = fold + 1;
+            }
+        }
+        self.out.extend_from_slice(&value[from..]);
+        self.column += (value.len() - from) as i64;
+        self.whitespace = false;
+        self.indention = false;
+    }
+
     fn write_single_quoted(&mut self, value: &[u8], allow_breaks: bool) {
         self.write_indicator(b"'", true, false, false);
         let mut spaces = false;
@@ -1777,6 +1815,42 @@ impl Stream {
         self.plain(s, mapping, false);
     }
 
+    /// A scalar whose text is an integer or boolean in the form the emitter writes its value
+    /// (`0`, `-12`, `65536`, `true`; integers exact as a float64, as the JSON round trip
+    /// keeps them), written as [`Stream::scalar`] writes the value read from it: `false`
+    /// (nothing written) for any other text.
+    pub fn canonical_scalar(&mut self, text: &[u8], mapping: bool) -> bool {
+        let digits = text.strip_prefix(b"-").unwrap_or(text);
+        let integer = match digits {
+            [b'0'] => digits.len() == text.len(),
+            [b'1'..=b'9', rest @ ..] => rest.len() < 15 && rest.iter().all(u8::is_ascii_digit),
+            _ => false,
+        };
+        if !integer && text != b"true" && text != b"false" {
+            return false;
+        }
+        // Debug builds (all the tests) check the text against the value read and converted.
+        #[cfg(debug_assertions)]
+        {
+            let read = super::read::resolve_plain(std::str::from_utf8(text).expect("ASCII"));
+            let converted = lazy_doc_to_yval(&read).expect("a number or boolean converts");
+            let (written, style) = scalar_text(&converted);
+            assert_eq!((written.as_bytes(), style), (text, Style::Plain));
+            let a = analyze_scalar(text);
+            assert!(
+                a.block_plain_allowed && !a.multiline,
+                "{written} is written plain"
+            );
+            assert!(super::memo::round_trips(&converted));
+        }
+        self.0.mapping_context = mapping;
+        self.0.simple_key_context = false;
+        self.0.increase_indent(true, false);
+        self.0.write_plain_line(text, true);
+        self.0.pop_indent();
+        true
+    }
+
     /// `emit_leaf` of a string for which [`plain_as_read`] holds.
     fn plain(&mut self, s: &[u8], mapping: bool, simple_key: bool) {
         #[cfg(debug_assertions)]
@@ -1791,7 +1865,7 @@ impl Stream {
         self.0.mapping_context = mapping;
         self.0.simple_key_context = simple_key;
         self.0.increase_indent(true, false);
-        self.0.write_plain(s, !simple_key);
+        self.0.write_plain_line(s, !simple_key);
         self.0.pop_indent();
     }
 
@@ -1815,11 +1889,11 @@ pub(super) fn plain_as_read(s: &[u8]) -> bool {
     let Some((&first, rest)) = s.split_first() else {
         return false;
     };
+    // Without an early exit, so that the check of each byte is vectorized.
+    let odd = |b: u8| !(0x20..=0x7e).contains(&b) | (b == b':') | (b == b'#');
     first.is_ascii_alphanumeric()
         && s.last() != Some(&b' ')
-        && rest
-            .iter()
-            .all(|&b| (0x20..=0x7e).contains(&b) && b != b':' && b != b'#')
+        && !rest.iter().fold(false, |found, &b| found | odd(b))
         && super::text_of(s).is_some_and(|t| super::read::resolve_non_string("", t).is_none())
 }
 
@@ -1830,6 +1904,19 @@ pub(super) fn in_emitted_order(keys: &[&[u8]]) -> bool {
     if !keys.windows(2).all(|w| w[0] < w[1]) {
         return false;
     }
+    // Most maps need no sort to tell (see `ordered_as_bytes`).
+    if keys
+        .windows(2)
+        .all(|w| w[0].is_ascii() && ordered_as_bytes(w[0], w[1]))
+        && keys.last().is_none_or(|k| k.is_ascii())
+    {
+        return true;
+    }
+    left_in_place_by_sort(keys)
+}
+
+/// Whether the emitter's sort leaves `keys` where they are.
+fn left_in_place_by_sort(keys: &[&[u8]]) -> bool {
     let Some(texts) = keys
         .iter()
         .map(|k| super::text_of(k))
@@ -1842,6 +1929,19 @@ pub(super) fn in_emitted_order(keys: &[&[u8]]) -> bool {
         key_less(texts[*a], texts[*b])
     });
     sorted.iter().enumerate().all(|(i, &j)| i == j)
+}
+
+/// Whether `keyList.Less` orders two ASCII keys `a < b` (in byte order) as their bytes do,
+/// because of the bytes where they first differ. Among ASCII letters and the non-digits below
+/// `A` it compares bytes (letters after the others), so keys whose neighbours all differ
+/// first at such bytes are in its order, whatever its order does elsewhere.
+fn ordered_as_bytes(a: &[u8], b: &[u8]) -> bool {
+    let quiet = |c: u8| c.is_ascii_alphabetic() || (c < b'A' && !c.is_ascii_digit());
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        // A prefix comes first in both orders.
+        None => true,
+        Some(i) => quiet(a[i]) && quiet(b[i]),
+    }
 }
 
 /// `sigs.k8s.io/yaml.Marshal`.
@@ -1990,6 +2090,7 @@ mod analysis_tests {
 
 #[cfg(test)]
 mod pattern_tests {
+    use super::{in_emitted_order, left_in_place_by_sort};
     /// Every string of up to six characters drawn from those the patterns tell apart.
     fn every_string(alphabet: &[char], max_len: usize, mut check: impl FnMut(&str)) {
         let mut current = vec![String::new()];
@@ -2004,6 +2105,127 @@ mod pattern_tests {
             current = longer;
         }
         current.iter().for_each(|s| check(s));
+    }
+
+    /// The plain writer for one line against the general one, from every column around the
+    /// width, on texts whose spaces come alone, in pairs and at the ends.
+    #[test]
+    fn a_plain_line_is_written_as_the_general_writer_writes_it() {
+        use super::Emitter;
+        let words = ["a", "bb", "ccccccccccc", " ", "  ", "dddd-eeee/ffff.gggg"];
+        let mut texts = vec![String::new()];
+        for _ in 0..12 {
+            let mut next = Vec::new();
+            for (k, t) in texts.iter().enumerate() {
+                for (w, word) in words.iter().enumerate() {
+                    if (k + w) % 3 == 0 {
+                        next.push(format!("{t}{word}"));
+                    }
+                }
+            }
+            next.truncate(400);
+            texts.extend(next.iter().cloned());
+            texts.sort();
+            texts.dedup();
+        }
+        assert!(texts.len() > 1000, "{}", texts.len());
+        let long = "x ".repeat(150);
+        texts.push(long.clone());
+        texts.push(long.replace(' ', "  "));
+        for text in &texts {
+            for column in [0, 5, 40, 70, 78, 79, 80, 81, 82, 120] {
+                for (whitespace, indention, allow_breaks) in [
+                    (true, true, true),
+                    (false, false, true),
+                    (false, true, true),
+                    (true, false, false),
+                ] {
+                    let start = |e: &mut Emitter| {
+                        e.column = column;
+                        e.indent = 6;
+                        e.whitespace = whitespace;
+                        e.indention = indention;
+                    };
+                    let (mut general, mut line) = (Emitter::new(), Emitter::new());
+                    start(&mut general);
+                    start(&mut line);
+                    general.write_plain(text.as_bytes(), allow_breaks);
+                    line.write_plain_line(text.as_bytes(), allow_breaks);
+                    assert_eq!(
+                        (&line.out, line.column, line.whitespace, line.indention),
+                        (
+                            &general.out,
+                            general.column,
+                            general.whitespace,
+                            general.indention
+                        ),
+                        "{text:?} from column {column}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The verifier's shortcut for numbers and booleans takes only the texts the emitter
+    /// writes back as they are (debug builds also check each against its reading).
+    #[test]
+    fn canonical_scalars_are_integers_and_booleans_as_written() {
+        let cases: [(&str, bool); 17] = [
+            ("0", true),
+            ("12", true),
+            ("-12", true),
+            ("65536", true),
+            ("999999999999999", true),
+            ("1000000000000000", false),
+            ("true", true),
+            ("false", true),
+            ("-0", false),
+            ("007", false),
+            ("+1", false),
+            ("1.5", false),
+            ("1e3", false),
+            ("0x1F", false),
+            ("True", false),
+            ("yes", false),
+            ("", false),
+        ];
+        for (text, taken) in cases {
+            let mut stream = super::Stream::with_buffer(Vec::new(), 16);
+            assert_eq!(
+                stream.canonical_scalar(text.as_bytes(), true),
+                taken,
+                "{text:?}"
+            );
+            let written = if taken { text } else { "" };
+            assert_eq!(String::from_utf8_lossy(stream.out()), written, "{text:?}");
+        }
+    }
+
+    /// The order check without a sort against the sort, on every byte-ordered list of up to
+    /// three keys of up to two characters from letters, digits and the bytes around them.
+    #[test]
+    fn keys_in_order_without_a_sort_are_those_the_sort_leaves() {
+        let mut keys = Vec::new();
+        every_string(&['a', 'B', 'Z', '_', '-', '0', '1', '9', '['], 2, |s| {
+            keys.push(s.to_string())
+        });
+        keys.sort();
+        let check = |list: &[&String]| {
+            let list: Vec<&[u8]> = list.iter().map(|k| k.as_bytes()).collect();
+            assert_eq!(
+                in_emitted_order(&list),
+                left_in_place_by_sort(&list),
+                "{list:?}"
+            );
+        };
+        for (i, a) in keys.iter().enumerate() {
+            for (j, b) in keys.iter().enumerate().skip(i + 1) {
+                check(&[a, b]);
+                for c in &keys[j + 1..] {
+                    check(&[a, b, c]);
+                }
+            }
+        }
     }
 
     /// The hand-written matchers against go-yaml's regular expressions they stand for.

@@ -193,10 +193,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn line_end(&self, from: usize) -> usize {
-        self.s[from..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(self.s.len(), |n| from + n)
+        memchr::memchr(b'\n', &self.s[from..]).map_or(self.s.len(), |n| from + n)
     }
 
     pub fn next_line(&mut self) {
@@ -204,10 +201,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn indent(&self) -> usize {
-        self.s[self.pos..]
-            .iter()
-            .take_while(|&&b| b == b' ')
-            .count()
+        super::leading_spaces(&self.s[self.pos..])
     }
 
     fn is_blank_line(&self) -> bool {
@@ -327,7 +321,7 @@ impl<'a> Reader<'a> {
             let item = if self.at(c + 1) == b'\n' {
                 self.nested(col, false)?
             } else {
-                let q = c + 1 + self.s[c + 1..].iter().take_while(|&&b| b == b' ').count();
+                let q = c + 1 + super::leading_spaces(&self.s[c + 1..]);
                 if self.is_seq_entry(q) || self.at(q) == b'\n' {
                     return None;
                 }
@@ -358,7 +352,7 @@ impl<'a> Reader<'a> {
 
     /// The value after `key:` (at `after`) of a mapping at column `col`.
     fn value_after(&mut self, after: usize, col: usize) -> Option<YVal> {
-        let q = after + self.s[after..].iter().take_while(|&&b| b == b' ').count();
+        let q = after + super::leading_spaces(&self.s[after..]);
         if self.at(q) == b'\n' || (q > after && self.at(q) == b'#') {
             if let Some(v) = self.take_verbatim(after) {
                 return Some(v);
@@ -467,7 +461,7 @@ impl<'a> Reader<'a> {
             }
             let le = self.line_end(look);
             let line = &self.s[look..le];
-            let ind = line.iter().take_while(|&&b| b == b' ').count();
+            let ind = super::leading_spaces(line);
             if ind == line.len() {
                 breaks += 1;
                 look = (le + 1).min(self.s.len());
@@ -515,7 +509,7 @@ impl<'a> Reader<'a> {
                     let mut breaks = 0;
                     while self.s.get(i) == Some(&b'\n') {
                         i += 1;
-                        let ind = self.s[i..].iter().take_while(|&&b| b == b' ').count();
+                        let ind = super::leading_spaces(&self.s[i..]);
                         if self.at(i + ind) != b'\n' && ind <= col {
                             return None;
                         }
@@ -573,7 +567,7 @@ impl<'a> Reader<'a> {
         while self.pos < self.s.len() {
             let le = self.line_end(self.pos);
             let line = &self.s[self.pos..le];
-            let ind = line.iter().take_while(|&&b| b == b' ').count();
+            let ind = super::leading_spaces(line);
             if ind == line.len() && ind <= n {
                 pending += 1;
             } else if ind < n {
@@ -642,7 +636,7 @@ fn resolve_plain_text(text: Vec<u8>) -> YVal {
 
 /// What may follow a closed scalar on its line: spaces, then perhaps a comment.
 fn rest_is_empty(rest: &[u8]) -> bool {
-    let n = rest.iter().take_while(|&&b| b == b' ').count();
+    let n = super::leading_spaces(rest);
     n == rest.len() || (n > 0 && rest[n] == b'#')
 }
 
@@ -669,7 +663,7 @@ fn flow_sequence(line: &[u8]) -> Option<YVal> {
     let mut items = Vec::new();
     let mut i = 0;
     loop {
-        i += body[i..].iter().take_while(|&&b| b == b' ').count();
+        i += super::leading_spaces(&body[i..]);
         let (item, end) = match *body.get(i)? {
             b'"' => {
                 let close = i + 1 + closing_double_quote(&body[i + 1..])?;
@@ -693,7 +687,7 @@ fn flow_sequence(line: &[u8]) -> Option<YVal> {
             _ => return None,
         };
         items.push(item);
-        i = end + body[end..].iter().take_while(|&&b| b == b' ').count();
+        i = end + super::leading_spaces(&body[end..]);
         match body.get(i) {
             None => return Some(YVal::Seq(items)),
             Some(b',') => i += 1,

@@ -76,7 +76,7 @@ impl Repeats {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', s).chain([s.len()]) {
             if start < end {
-                let ind = s[start..end].iter().take_while(|&&b| b == b' ').count();
+                let ind = super::leading_spaces(&s[start..end]);
                 if start + ind < end && s[start + ind] != b'#' {
                     // Both below `len`, which fits.
                     lines.push((start as u32, ind as u32));

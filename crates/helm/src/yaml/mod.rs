@@ -218,11 +218,42 @@ pub fn skip_comment_lines(text: &str) -> &str {
 
 /// `bytes` as text, when they are UTF-8: ASCII (nearly all of a CRD's keys and plain words)
 /// without the general UTF-8 check, which costs more than the rest of reading a key.
+/// How many spaces `bytes` starts with: eight bytes at a time, as a line of a CRD is
+/// indented by up to forty.
+pub(crate) fn leading_spaces(bytes: &[u8]) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    let mut n = 0;
+    while let Some(chunk) = bytes.get(n..n + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let other = word ^ SPACES;
+        if other != 0 {
+            // The lowest byte that is not a space is the first (little-endian).
+            return n + (other.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().take_while(|&&b| b == b' ').count()
+}
+
 pub(crate) fn text_of(bytes: &[u8]) -> Option<&str> {
     if bytes.is_ascii() {
         // SAFETY: ASCII bytes are UTF-8.
         Some(unsafe { std::str::from_utf8_unchecked(bytes) })
     } else {
         std::str::from_utf8(bytes).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn leading_spaces_counts_across_words_and_tails() {
+        for n in 0..40 {
+            for tail in ["", "x", "x  ", "\n", "        y"] {
+                let text = format!("{}{tail}", " ".repeat(n));
+                let expected = text.bytes().take_while(|&b| b == b' ').count();
+                assert_eq!(super::leading_spaces(text.as_bytes()), expected, "{text:?}");
+            }
+        }
     }
 }

@@ -183,6 +183,7 @@ pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
             found: Vec::new(),
             repeats,
             seen: FastMap::default(),
+            keys: Vec::new(),
         };
         let found = match v.root() {
             Some(()) => std::mem::take(&mut v.found),
@@ -214,6 +215,8 @@ struct Verifier<'a> {
     /// The document's blocks that look repeated (see `fast_repeats`), and those read whole.
     repeats: Option<&'a Repeats>,
     seen: FastMap<Key, Vec<Seen>>,
+    /// The keys of the mappings being read, the innermost last (one buffer for all).
+    keys: Vec<&'a [u8]>,
 }
 
 /// A repeated block as it was read and written the first time: a later block with the same
@@ -420,7 +423,7 @@ impl<'a> Verifier<'a> {
     fn mapping(&mut self, col: usize, mut start: Option<usize>, mapping: bool) -> Option<Found> {
         self.e.begin_map(mapping);
         let mut found = Found::YES;
-        let mut keys: Vec<&'a [u8]> = Vec::new();
+        let first_key = self.keys.len();
         loop {
             let c = start.take().unwrap_or(self.r.pos + col);
             let (key, after) = self.r.key_text(c)?;
@@ -430,7 +433,7 @@ impl<'a> Verifier<'a> {
             found.round_trips &= round_trips;
             self.compare(out_start);
             found = found.and(self.value_after(after, col)?);
-            keys.push(key);
+            self.keys.push(key);
             self.r.skip_blank_lines()?;
             if self.r.pos >= self.r.s.len() {
                 break;
@@ -444,7 +447,8 @@ impl<'a> Verifier<'a> {
             }
         }
         self.e.end_block();
-        found.ordered &= super::emit::in_emitted_order(&keys);
+        found.ordered &= super::emit::in_emitted_order(&self.keys[first_key..]);
+        self.keys.truncate(first_key);
         Some(found)
     }
 
@@ -459,7 +463,7 @@ impl<'a> Verifier<'a> {
             let item = if self.r.at(c + 1) == b'\n' {
                 self.nested(col, false, c + 1)?
             } else {
-                let q = c + 1 + self.r.s[c + 1..].iter().take_while(|&&b| b == b' ').count();
+                let q = c + 1 + super::leading_spaces(&self.r.s[c + 1..]);
                 if self.r.is_seq_entry(q) || self.r.at(q) == b'\n' {
                     return None;
                 }
@@ -489,7 +493,7 @@ impl<'a> Verifier<'a> {
 
     /// The value after `key:` (at `after`) of a mapping at column `col`.
     fn value_after(&mut self, after: usize, col: usize) -> Option<Found> {
-        let q = after + self.r.s[after..].iter().take_while(|&&b| b == b' ').count();
+        let q = after + super::leading_spaces(&self.r.s[after..]);
         if self.r.at(q) == b'\n' || (q > after && self.r.at(q) == b'#') {
             return self.nested(col, true, after);
         }
@@ -512,35 +516,40 @@ impl<'a> Verifier<'a> {
         Some(Found::YES)
     }
 
-    /// The scalar at `q`, in a collection at column `col`, when it is the rest of its line
-    /// and reads as itself (most of a CRD's scalars): what `Reader::scalar` would give,
-    /// without decoding it.
-    fn plain_line(&self, q: usize, col: usize) -> Option<&'a [u8]> {
+    /// The scalar at `q`, in a collection at column `col`, when it is the rest of its line:
+    /// its text, when no line after it continues it.
+    fn line_scalar(&self, q: usize, col: usize) -> Option<&'a [u8]> {
         let s = self.r.s;
         let end = self.r.line_end(q);
-        let text = &s[q..end];
-        if !super::emit::plain_as_read(text) {
-            return None;
-        }
         // A more indented line after it would continue it; past a blank line the reader
         // looks further.
         let next = end + 1;
         if next < s.len() {
-            let ind = s[next..].iter().take_while(|&&b| b == b' ').count();
+            let ind = super::leading_spaces(&s[next..]);
             if matches!(s.get(next + ind), None | Some(b'\n')) || ind > col {
                 return None;
             }
         }
-        Some(text)
+        Some(&s[q..end])
     }
 
     fn scalar(&mut self, q: usize, col: usize, mapping: bool) -> Option<Found> {
-        if let Some(text) = self.plain_line(q, col) {
+        // Most of a CRD's scalars are a line of their own that reads as itself, or as a
+        // number or boolean written as the emitter writes it: what `Reader::scalar` would
+        // give, and `Stream::scalar` write, is known without either.
+        if let Some(text) = self.line_scalar(q, col) {
             let out_start = self.e.out().len();
-            self.e.plain_string(text, mapping);
-            self.r.next_line();
-            self.compare(out_start);
-            return Some(Found::YES);
+            let written = if super::emit::plain_as_read(text) {
+                self.e.plain_string(text, mapping);
+                true
+            } else {
+                self.e.canonical_scalar(text, mapping)
+            };
+            if written {
+                self.r.next_line();
+                self.compare(out_start);
+                return Some(Found::YES);
+            }
         }
         let value = self.r.scalar(q, col)?;
         // A flow sequence on one line (the reader takes those) is not written as it is read.
