@@ -1898,11 +1898,19 @@ pub(super) fn plain_as_read(s: &[u8]) -> bool {
 }
 
 /// Whether the emitter writes a mapping's keys in the order given (they are the keys of a
-/// decoded map, in its order): each once, in byte order (the JSON round trip's), and left in
-/// place by the emitter's sort.
+/// decoded map, in its order): each once, and where its sort puts them when the JSON round
+/// trip hands them over in byte order.
 pub(super) fn in_emitted_order(keys: &[&[u8]]) -> bool {
     if !keys.windows(2).all(|w| w[0] < w[1]) {
-        return false;
+        // go-yaml's order is not byte order (`a_b` before `aB`; Istio's CRDs have
+        // `mirror_percent` before `mirrorPercent`): the keys may still be in it.
+        let mut in_bytes = keys.to_vec();
+        in_bytes.sort_unstable();
+        if in_bytes.windows(2).any(|w| w[0] == w[1]) {
+            return false;
+        }
+        return emitter_order(&in_bytes)
+            .is_some_and(|order| order.iter().map(|&j| in_bytes[j]).eq(keys.iter().copied()));
     }
     // Most maps need no sort to tell (see `ordered_as_bytes`).
     if keys
@@ -1917,18 +1925,21 @@ pub(super) fn in_emitted_order(keys: &[&[u8]]) -> bool {
 
 /// Whether the emitter's sort leaves `keys` where they are.
 fn left_in_place_by_sort(keys: &[&[u8]]) -> bool {
-    let Some(texts) = keys
+    emitter_order(keys).is_some_and(|order| order.iter().enumerate().all(|(i, &j)| i == j))
+}
+
+/// Where the emitter's sort puts `keys` (in this order before it): indexes into `keys`;
+/// `None` when a key is not UTF-8.
+fn emitter_order(keys: &[&[u8]]) -> Option<Vec<usize>> {
+    let texts = keys
         .iter()
         .map(|k| super::text_of(k))
-        .collect::<Option<Vec<&str>>>()
-    else {
-        return false;
-    };
-    let mut sorted: Vec<usize> = (0..texts.len()).collect();
-    sort_keys(&mut sorted, &|a: &usize, b: &usize| {
+        .collect::<Option<Vec<&str>>>()?;
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    sort_keys(&mut order, &|a: &usize, b: &usize| {
         key_less(texts[*a], texts[*b])
     });
-    sorted.iter().enumerate().all(|(i, &j)| i == j)
+    Some(order)
 }
 
 /// Whether `keyList.Less` orders two ASCII keys `a < b` (in byte order) as their bytes do,
@@ -2090,7 +2101,7 @@ mod analysis_tests {
 
 #[cfg(test)]
 mod pattern_tests {
-    use super::{in_emitted_order, left_in_place_by_sort};
+    use super::{emitter_order, in_emitted_order, left_in_place_by_sort};
     /// Every string of up to six characters drawn from those the patterns tell apart.
     fn every_string(alphabet: &[char], max_len: usize, mut check: impl FnMut(&str)) {
         let mut current = vec![String::new()];
@@ -2198,6 +2209,61 @@ mod pattern_tests {
             );
             let written = if taken { text } else { "" };
             assert_eq!(String::from_utf8_lossy(stream.out()), written, "{text:?}");
+        }
+    }
+
+    /// Keys out of byte order are in the emitter's order when its sort, given them in byte
+    /// order, puts them so: checked on every order of up to four keys.
+    #[test]
+    fn keys_out_of_byte_order_are_in_order_where_the_sort_puts_them() {
+        let cases: [(&[&str], bool); 6] = [
+            (
+                &["mirror_percent", "mirrorPercent", "mirrorPercentage"],
+                true,
+            ),
+            (&["mirrorPercent", "mirror_percent"], false),
+            (&["jwks", "jwks_uri", "jwksUri"], true),
+            (&["jwks_uri", "jwks", "jwksUri"], false),
+            (&["a_b", "aB", "a_b"], false),
+            (&["x10", "x9"], false),
+        ];
+        for (keys, ordered) in cases {
+            let keys: Vec<&[u8]> = keys.iter().map(|k| k.as_bytes()).collect();
+            assert_eq!(in_emitted_order(&keys), ordered, "{keys:?}");
+        }
+        let pool = ["a", "a_b", "aB", "a9", "a10", "b", "B", "_"];
+        fn orders(n: usize) -> Vec<Vec<usize>> {
+            if n == 0 {
+                return vec![Vec::new()];
+            }
+            let mut all = Vec::new();
+            for shorter in orders(n - 1) {
+                for at in 0..=shorter.len() {
+                    let mut longer = shorter.clone();
+                    longer.insert(at, n - 1);
+                    all.push(longer);
+                }
+            }
+            all
+        }
+        for first in 0..pool.len() {
+            for width in 1..=4 {
+                let chosen: Vec<&[u8]> = (0..width)
+                    .map(|k| pool[(first + 3 * k) % pool.len()].as_bytes())
+                    .collect();
+                let mut in_bytes = chosen.clone();
+                in_bytes.sort_unstable();
+                in_bytes.dedup();
+                let written: Vec<&[u8]> = emitter_order(&in_bytes)
+                    .unwrap()
+                    .iter()
+                    .map(|&j| in_bytes[j])
+                    .collect();
+                for order in orders(in_bytes.len()) {
+                    let keys: Vec<&[u8]> = order.iter().map(|&j| in_bytes[j]).collect();
+                    assert_eq!(in_emitted_order(&keys), keys == written, "{keys:?}");
+                }
+            }
         }
     }
 
