@@ -197,7 +197,13 @@ impl<'a> Reader<'a> {
     }
 
     pub fn next_line(&mut self) {
-        self.pos = (self.line_end(self.pos) + 1).min(self.s.len());
+        self.past_line_end(self.line_end(self.pos));
+    }
+
+    /// To the line after the current one, whose end (its `\n`, or the document's end) the
+    /// caller found already.
+    pub fn past_line_end(&mut self, end: usize) {
+        self.pos = (end + 1).min(self.s.len());
     }
 
     pub fn indent(&self) -> usize {

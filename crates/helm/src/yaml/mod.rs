@@ -216,8 +216,6 @@ pub fn skip_comment_lines(text: &str) -> &str {
     rest
 }
 
-/// `bytes` as text, when they are UTF-8: ASCII (nearly all of a CRD's keys and plain words)
-/// without the general UTF-8 check, which costs more than the rest of reading a key.
 /// How many spaces `bytes` starts with: eight bytes at a time, as a line of a CRD is
 /// indented by up to forty.
 pub(crate) fn leading_spaces(bytes: &[u8]) -> usize {
@@ -235,6 +233,8 @@ pub(crate) fn leading_spaces(bytes: &[u8]) -> usize {
     n + bytes[n..].iter().take_while(|&&b| b == b' ').count()
 }
 
+/// `bytes` as text, when they are UTF-8: ASCII (nearly all of a CRD's keys and plain words)
+/// without the general UTF-8 check, which costs more than the rest of reading a key.
 pub(crate) fn text_of(bytes: &[u8]) -> Option<&str> {
     if bytes.is_ascii() {
         // SAFETY: ASCII bytes are UTF-8.

@@ -546,7 +546,7 @@ impl<'a> Verifier<'a> {
                 self.e.canonical_scalar(text, mapping)
             };
             if written {
-                self.r.next_line();
+                self.r.past_line_end(q + text.len());
                 self.compare(out_start);
                 return Some(Found::YES);
             }
