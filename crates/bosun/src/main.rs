@@ -223,8 +223,33 @@ fn small_pages_only() {
     }
 }
 
+/// Large chart files are mapped rather than read (see the `helm` crate's `mapped`): one that
+/// another process truncates while bosun runs raises SIGBUS where bosun reads past its new end.
+/// That is said as an error of bosun's instead of the shell's bare "Bus error".
+fn explain_bus_errors() {
+    #[cfg(unix)]
+    {
+        extern "C" fn on_bus_error(_: libc::c_int) {
+            const MESSAGE: &[u8] = b"Error: a chart file was truncated while bosun was reading it (SIGBUS); the command stopped there\n";
+            // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer is static.
+            unsafe {
+                libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+                libc::_exit(1);
+            }
+        }
+        // SAFETY: the handler only calls async-signal-safe functions.
+        unsafe {
+            libc::signal(
+                libc::SIGBUS,
+                on_bus_error as *const () as libc::sighandler_t,
+            );
+        }
+    }
+}
+
 fn main() -> ExitCode {
     small_pages_only();
+    explain_bus_errors();
     let cli = Cli::parse_args();
     // Every command but the operator ends soon after it renders.
     let one_shot = !matches!(cli.command, Command::Operator { .. });

@@ -40,6 +40,8 @@ enum Repr {
 enum Kept {
     /// A large `String` kept as it was built (a shared `str` would be a copy of it).
     Built(String),
+    /// A text held by something else: a file's bytes mapped into memory, say.
+    Held(Box<dyn AsRef<str>>),
     Part(Part),
     Spliced(Spliced),
 }
@@ -98,7 +100,7 @@ impl Str {
         let (owner, offset) = match &self.0 {
             Repr::Kept(kept) => match &**kept {
                 Kept::Part(outer) => (outer.owner.clone(), outer.start),
-                Kept::Built(_) | Kept::Spliced(_) => (self.clone(), 0),
+                Kept::Built(_) | Kept::Held(_) | Kept::Spliced(_) => (self.clone(), 0),
             },
             Repr::Whole(_) => (self.clone(), 0),
         };
@@ -111,6 +113,12 @@ impl Str {
 
     pub fn as_str(&self) -> &str {
         self
+    }
+
+    /// The text that `holder` holds, shared as it is (not copied). `holder` must give the same
+    /// text every time it is asked.
+    pub fn held(holder: impl AsRef<str> + 'static) -> Str {
+        Str(Repr::Kept(Rc::new(Kept::Held(Box::new(holder)))))
     }
 
     /// `own` with each text of `spliced` set in at its offset: offsets ascending, at character
@@ -246,6 +254,7 @@ impl Deref for Str {
             Repr::Whole(text) => text,
             Repr::Kept(kept) => match &**kept {
                 Kept::Built(text) => text,
+                Kept::Held(holder) => (**holder).as_ref(),
                 Kept::Part(part) => &part.owner[part.start..part.end],
                 Kept::Spliced(spliced) => spliced.joined(),
             },
@@ -521,5 +530,34 @@ mod tests {
         assert_eq!(part.as_ptr(), built[KEEP_BUILT_MIN..].as_ptr());
         let small = Str::from("x".to_string());
         assert_eq!(small, "x");
+    }
+
+    #[test]
+    fn held_texts_are_read_where_their_holder_keeps_them() {
+        /// A holder that counts how often it goes.
+        struct Holder(String, Rc<std::cell::Cell<usize>>);
+        impl AsRef<str> for Holder {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+        impl Drop for Holder {
+            fn drop(&mut self) {
+                self.1.set(self.1.get() + 1);
+            }
+        }
+        let dropped = Rc::new(std::cell::Cell::new(0));
+        let text = "h".repeat(1000) + &"i".repeat(2000);
+        let at = text.as_ptr();
+        let held = Str::held(Holder(text, dropped.clone()));
+        assert_eq!(held.as_ptr(), at, "not copied");
+        assert_eq!(held.len(), 3000);
+        let part = held.slice(&held[1000..]);
+        assert_eq!(part, "i".repeat(2000));
+        assert_eq!(part.as_ptr(), held[1000..].as_ptr(), "shared");
+        drop(held);
+        assert_eq!(dropped.get(), 0, "a part keeps its holder");
+        drop(part);
+        assert_eq!(dropped.get(), 1);
     }
 }

@@ -4,8 +4,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use gotemplate::{List, Map, Value};
+use gotemplate::{List, Map, Str, Value};
 
+use crate::mapped::{MAP_MIN, MappedText};
 use crate::yaml;
 
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +43,7 @@ pub struct ChartFile {
 
 impl ChartFile {
     /// The file as text (shared when it is UTF-8; invalid bytes replaced otherwise).
-    pub fn text(&self) -> Rc<str> {
+    pub fn text(&self) -> Str {
         self.data.text()
     }
 }
@@ -51,21 +52,21 @@ impl ChartFile {
 /// copying (Istio's CRD file is 1 MB).
 #[derive(Clone, Debug)]
 pub enum FileData {
-    Text(Rc<str>),
+    Text(Str),
     Binary(Rc<[u8]>),
 }
 
 impl FileData {
     pub fn new(bytes: &[u8]) -> FileData {
         match std::str::from_utf8(bytes) {
-            Ok(text) => FileData::Text(Rc::from(text)),
+            Ok(text) => FileData::Text(Str::from(text)),
             Err(_) => FileData::Binary(Rc::from(bytes)),
         }
     }
 
-    /// The file at `path`, read into the shared buffer it is kept in (a read into a `Vec`
-    /// and a copy would write each byte twice; for Istio's CRD file that is a millisecond of
-    /// page faults). A UTF-8 byte order mark is dropped, as Helm's loader does.
+    /// The file at `path`: mapped when it is large text (see [`crate::mapped`]), else read
+    /// into the shared buffer it is kept in (a read into a `Vec` and a copy would write each
+    /// byte twice). A UTF-8 byte order mark is dropped, as Helm's loader does.
     pub fn read(path: &Path) -> std::io::Result<FileData> {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
@@ -73,7 +74,20 @@ impl FileData {
     }
 
     /// [`FileData::read`] of an open file whose length (`len`, a hint) the caller has read.
-    fn read_open(mut file: std::fs::File, len: u64) -> std::io::Result<FileData> {
+    fn read_open(file: std::fs::File, len: u64) -> std::io::Result<FileData> {
+        if len >= MAP_MIN {
+            // The size the file has now, not the caller's hint: a mapping must not reach
+            // past the file's end.
+            let now = file.metadata()?.len();
+            if let Some(mapped) = MappedText::map(&file, now) {
+                return Ok(FileData::Text(Str::held(mapped)));
+            }
+        }
+        FileData::read_all(file, len)
+    }
+
+    /// The whole of `file`, read; `len` is a hint of its size.
+    fn read_all(mut file: std::fs::File, len: u64) -> std::io::Result<FileData> {
         let len = usize::try_from(len).unwrap_or(usize::MAX);
         let mut buf = Rc::<[u8]>::from(Vec::new());
         if len > 0 && len < isize::MAX as usize {
@@ -115,16 +129,18 @@ impl FileData {
         Ok(match std::str::from_utf8(&buf) {
             // SAFETY: `str` is `[u8]` with the UTF-8 invariant, which was just checked; the
             // pointer comes from `Rc::into_raw` of the same allocation.
-            Ok(_) => FileData::Text(unsafe { Rc::from_raw(Rc::into_raw(buf) as *const str) }),
+            Ok(_) => FileData::Text(Str::from(unsafe {
+                Rc::from_raw(Rc::into_raw(buf) as *const str)
+            })),
             Err(_) => FileData::Binary(buf),
         })
     }
 
     /// The file as a Go string converts it (invalid UTF-8 replaced).
-    pub fn text(&self) -> Rc<str> {
+    pub fn text(&self) -> Str {
         match self {
             FileData::Text(text) => text.clone(),
-            FileData::Binary(bytes) => Rc::from(crate::utf8_lossy(bytes)),
+            FileData::Binary(bytes) => Str::from(crate::utf8_lossy(bytes).into_owned()),
         }
     }
 
@@ -718,13 +734,20 @@ mod tests {
     fn file_data_read_keeps_bytes_drops_bom_and_tells_text_from_binary() {
         let dir = std::env::temp_dir().join(format!("bosun-filedata-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        // Files of MAP_MIN bytes and more are mapped: the same bytes, BOM and all.
         let big = "key: value\n".repeat(100_000);
-        let cases: [(&str, &[u8], Option<&str>); 5] = [
+        let big_bom = [b"\xEF\xBB\xBF", big.as_bytes()].concat();
+        let big_binary = [big.as_bytes(), b"\xFF"].concat();
+        let just_mapped = "x".repeat(MAP_MIN as usize);
+        let cases: [(&str, &[u8], Option<&str>); 8] = [
             ("empty", b"", Some("")),
             ("text", b"a: 1\n", Some("a: 1\n")),
             ("bom", b"\xEF\xBB\xBFa: 1\n", Some("a: 1\n")),
             ("binary", b"\xFF\x00\x01", None),
             ("big", big.as_bytes(), Some(&big)),
+            ("big-bom", &big_bom, Some(&big)),
+            ("big-binary", &big_binary, None),
+            ("just-mapped", just_mapped.as_bytes(), Some(&just_mapped)),
         ];
         for (name, bytes, text) in cases {
             let path = dir.join(name);

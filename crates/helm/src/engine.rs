@@ -314,7 +314,7 @@ fn collect(
         out.retain(|r: &Renderable| r.name != name);
         out.push(Renderable {
             name,
-            text: t.text(),
+            text: t.text().into(),
             root: root.clone(),
             base_path: base_path.clone(),
         });

@@ -19,6 +19,7 @@ pub mod json_read;
 pub mod json_value;
 pub mod log;
 pub mod manifest;
+mod mapped;
 pub mod objects;
 pub mod printed;
 pub mod schema;

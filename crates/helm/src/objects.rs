@@ -509,7 +509,7 @@ impl Object for Files {
         match name {
             "Get" => Some(Files::accessor(
                 |files, name| {
-                    let data = files.get(name).map(|d| Value::String(d.text().into()));
+                    let data = files.get(name).map(|d| Value::String(d.text()));
                     Ok(data.unwrap_or_else(|| Value::str("")))
                 },
                 this,

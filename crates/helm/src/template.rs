@@ -470,7 +470,7 @@ fn offer_large_files(chart: &Chart, memo: &crate::yaml::YamlMemo) {
             continue;
         }
         // The text `.Files.Get` gives, sharing the file's bytes.
-        let text = gotemplate::Str::from(file.text());
+        let text = file.text();
         let parts: Vec<gotemplate::Str> = crate::sprig::strings::go_split(&text, "\n---\n")
             .into_iter()
             .map(|part| text.slice(part))
