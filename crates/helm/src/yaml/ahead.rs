@@ -6,10 +6,11 @@
 //! function of the part's text. So `splitList` offers its large parts here (and `helm template`
 //! offers a chart's large files cut the same way before the render starts), and a helper (a
 //! job of the render's helper thread, or a thread that has finished its own work) prepares them
-//! from the last one back, while the render takes them from the first: a part already
-//! prepared is taken, one being prepared is waited for, and one not started is prepared by the
-//! render itself. Nothing is ever prepared twice, and what a render reads does not depend on
-//! who prepared it.
+//! the largest first, while the render takes them in order: a part already prepared is taken,
+//! one not started is prepared by the render itself, and while a helper finishes the one the
+//! render needs, the render prepares the next not started (waiting only when there is none).
+//! So neither thread idles while a part is left, and what is left for the end is small.
+//! Nothing is ever prepared twice, and what a render reads does not depend on who prepared it.
 //!
 //! A render offers through its own [`Offering`], which keeps the offered texts alive: helpers
 //! read them where they are (the render's strings are not shared across threads, and a copy of
@@ -155,7 +156,7 @@ impl Ahead {
         }
     }
 
-    /// Prepares offered parts, the last first, until the render closes this.
+    /// Prepares offered parts, the largest first, until the render closes this.
     pub fn help_until_closed(&self) {
         let mut state = self.lock();
         while !state.closed {
@@ -166,7 +167,7 @@ impl Ahead {
         }
     }
 
-    /// Prepares the parts offered so far that no one has started, the last first.
+    /// Prepares the parts offered so far that no one has started, the largest first.
     pub fn help(&self) {
         let mut state = self.lock();
         while let Ok(next) = self.prepare_one(state) {
@@ -174,20 +175,34 @@ impl Ahead {
         }
     }
 
-    /// Prepares the last part no one has started; `Err` when there is none.
+    /// Prepares the largest part no one has started; `Err` when there is none.
     fn prepare_one<'s>(
         &'s self,
         mut state: MutexGuard<'s, State>,
     ) -> Result<MutexGuard<'s, State>, MutexGuard<'s, State>> {
-        let Some(i) = state
+        // The largest first (the last of equal ones), so that what is left for the end, when
+        // the render and its helpers finish together, is small.
+        let largest = state
             .parts
             .iter()
-            .rposition(|p| matches!(p.progress, Progress::Waiting))
-        else {
+            .enumerate()
+            .filter(|(_, p)| matches!(p.progress, Progress::Waiting))
+            .max_by_key(|(i, p)| (p.text.len, *i))
+            .map(|(i, _)| i);
+        let Some(i) = largest else {
             // Parts offered from now on need a job of their own.
             state.job_queued = false;
             return Err(state);
         };
+        Ok(self.prepare_at(state, i))
+    }
+
+    /// Prepares part `i`, which no one has started.
+    fn prepare_at<'s>(
+        &'s self,
+        mut state: MutexGuard<'s, State>,
+        i: usize,
+    ) -> MutexGuard<'s, State> {
         state.parts[i].progress = Progress::Preparing;
         let (text, offering) = (state.parts[i].text, state.parts[i].offering);
         // Until this entry is gone, the offering waits before it lets go of the text.
@@ -215,7 +230,7 @@ impl Ahead {
             state.reading.swap_remove(k);
         }
         self.0.changed.notify_all();
-        Ok(state)
+        state
     }
 
     /// Ends the render's offers: parts not taken are dropped, helpers stop once they have
@@ -266,48 +281,36 @@ impl Offering {
         let offers = &*self.0;
         let ahead = &offers.ahead;
         let mut parts: Vec<&Str> = parts.iter().filter(|p| p.len() >= MIN_LEN).collect();
-        // Only the render offers and takes, so parts stay where they are put here.
-        let first = {
-            let state = ahead.lock();
-            // A part offered before (and not taken yet) is not offered again.
-            parts.retain(|p| {
-                !state
-                    .parts
-                    .iter()
-                    .any(|q| q.offering == offers.number && q.text.is(p))
-            });
-            if parts.is_empty() || state.closed {
-                return;
-            }
-            state.parts.len()
-        };
+        let mut state = ahead.lock();
+        // A part offered before (and not taken yet) is not offered again.
+        parts.retain(|p| {
+            !state
+                .parts
+                .iter()
+                .any(|q| q.offering == offers.number && q.text.is(p))
+        });
+        if parts.is_empty() || state.closed {
+            return;
+        }
         // Kept before a helper can see them.
         offers
             .texts
             .borrow_mut()
             .extend(parts.iter().map(|&p| p.clone()));
-        // Published one at a time from the last, which is where a helper starts, so that it
-        // starts at once; each goes before the ones published after it, so they stay in the
-        // order they came.
-        for part in parts.into_iter().rev() {
-            let part = Part {
-                text: Borrowed::of(part),
-                offering: offers.number,
-                progress: Progress::Waiting,
-            };
-            let mut state = ahead.lock();
-            if state.closed {
-                return;
-            }
-            state.parts.insert(first, part);
-            drop(state);
-            ahead.0.changed.notify_all();
-            ahead.queue_job();
-        }
+        // Published in the order they came; a helper takes the largest.
+        state.parts.extend(parts.into_iter().map(|part| Part {
+            text: Borrowed::of(part),
+            offering: offers.number,
+            progress: Progress::Waiting,
+        }));
+        drop(state);
+        ahead.0.changed.notify_all();
+        ahead.queue_job();
     }
 
     /// The preparation of `text` if it was offered: taken when done, waited for when a helper
-    /// is at it; a part not started is left to the caller (and to no helper after this).
+    /// is at it (preparing the caller's other parts no one has started meanwhile); a part not
+    /// started is left to the caller (and to no helper after this).
     pub(crate) fn take(&self, text: &str) -> Taken {
         let offers = &*self.0;
         let ahead = &offers.ahead;
@@ -329,7 +332,18 @@ impl Offering {
                 return Taken::NotAhead;
             };
             match state.parts[i].progress {
-                Progress::Preparing => state = ahead.wait(state),
+                Progress::Preparing => {
+                    // While a helper finishes this one, the render prepares the next of its
+                    // own that no one has started (it needs that one soon), else waits.
+                    let next = state
+                        .parts
+                        .iter()
+                        .position(|p| mine(p) && matches!(p.progress, Progress::Waiting));
+                    state = match next {
+                        Some(j) => ahead.prepare_at(state, j),
+                        None => ahead.wait(state),
+                    };
+                }
                 Progress::Waiting => {
                     state.parts.remove(i);
                     return Taken::NotAhead;
@@ -443,6 +457,58 @@ mod tests {
         ahead.help();
         assert!(matches!(two.take(&part), Taken::NotAhead));
         assert!(matches!(one.take(&part), Taken::Prepared(Some(_))));
+    }
+
+    #[test]
+    fn helpers_take_the_largest_part_first() {
+        let ahead = Ahead::new();
+        let offering = Offering::new(ahead.clone());
+        let sizes = [300, 900, 200, 900, 500];
+        let parts: Vec<Str> = sizes.iter().map(|&n| crd_like(n)).collect();
+        offering.offer(&parts);
+        let prepared = |state: &State| -> Vec<bool> {
+            let done = |p: &Part| matches!(p.progress, Progress::Prepared(_));
+            state.parts.iter().map(done).collect()
+        };
+        let state = ahead.prepare_one(ahead.lock()).ok().unwrap();
+        // Of two equal ones, the later (the render reaches it last).
+        assert_eq!(prepared(&state), [false, false, false, true, false]);
+        let state = ahead.prepare_one(state).ok().unwrap();
+        assert_eq!(prepared(&state), [false, true, false, true, false]);
+        let state = ahead.prepare_one(state).ok().unwrap();
+        assert_eq!(prepared(&state), [false, true, false, true, true]);
+        drop(state);
+        ahead.close();
+    }
+
+    #[test]
+    fn the_render_prepares_the_next_part_while_a_helper_finishes_the_one_it_needs() {
+        let ahead = Ahead::new();
+        let offering = Offering::new(ahead.clone());
+        let parts: Vec<Str> = (0..3).map(|i| crd_like(300 + i)).collect();
+        offering.offer(&parts);
+        // A helper has started the first part.
+        ahead.lock().parts[0].progress = Progress::Preparing;
+        std::thread::scope(|s| {
+            let helper = ahead.clone();
+            s.spawn(move || {
+                // It finishes only once the render has prepared both others meanwhile.
+                let mut state = helper.lock();
+                while !state.parts[1..]
+                    .iter()
+                    .all(|p| matches!(p.progress, Progress::Prepared(Some(_))))
+                {
+                    state = helper.wait(state);
+                }
+                state.parts[0].progress = Progress::Prepared(prepare(&crd_like(300)));
+                helper.0.changed.notify_all();
+            });
+            assert!(matches!(offering.take(&parts[0]), Taken::Prepared(Some(_))));
+        });
+        for p in &parts[1..] {
+            assert!(matches!(offering.take(p), Taken::Prepared(Some(_))));
+        }
+        ahead.close();
     }
 
     #[test]
