@@ -206,7 +206,8 @@ impl Failure {
 
 // Rendering builds and drops many small tree nodes (Istio's CRDs are 1 MB of YAML); mimalloc
 // spends far less time in the allocator and in page faults on that than the system one. It is
-// built without transparent huge pages (see `small_pages_only`).
+// built without transparent huge pages (see `small_pages_only`), and in its version 2, which
+// starts in less time than version 3 (BENCHMARKS.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
