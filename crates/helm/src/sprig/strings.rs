@@ -18,9 +18,29 @@ fn repeat(text: &str, count: i64) -> Result<String, FuncError> {
     Ok(text.repeat(count as usize))
 }
 
-fn indent(spaces: i64, text: &str) -> Result<String, FuncError> {
+/// Sprig's `indent` (`prefix` empty) and `nindent` (`prefix` a newline): `prefix`, then `text`
+/// with `spaces` spaces before it and after each of its newlines. Written in one pass into its
+/// exact size: the text is often a large `include` (Istio's injection templates), and every
+/// regrown or intermediate copy of it is fresh memory.
+fn indent(prefix: &str, spaces: i64, text: &str) -> Result<String, FuncError> {
     let pad = repeat(" ", spaces)?;
-    Ok(format!("{pad}{}", text.replace('\n', &format!("\n{pad}"))))
+    let newlines = || memchr::memchr_iter(b'\n', text.as_bytes());
+    let size = pad
+        .len()
+        .checked_mul(newlines().count() + 1)
+        .and_then(|pads| pads.checked_add(prefix.len() + text.len()));
+    // A size beyond memory fails as the growing string would.
+    let mut out = String::with_capacity(size.unwrap_or(text.len()));
+    out.push_str(prefix);
+    out.push_str(&pad);
+    let mut from = 0;
+    for at in newlines() {
+        out.push_str(&text[from..=at]);
+        out.push_str(&pad);
+        from = at + 1;
+    }
+    out.push_str(&text[from..]);
+    Ok(out)
 }
 
 /// Go's `strings.Split`: an empty separator splits into characters.
@@ -455,7 +475,7 @@ pub(super) fn register(map: &mut FuncMap) {
         Ok(Value::from(parts.join(" ")))
     });
     def(map, "indent", &[INT, STR], None, "string", false, |_, a| {
-        indent(n(&a, 0), s(&a, 1)).map(Value::from)
+        indent("", n(&a, 0), s(&a, 1)).map(Value::from)
     });
     def(
         map,
@@ -464,7 +484,7 @@ pub(super) fn register(map: &mut FuncMap) {
         None,
         "string",
         false,
-        |_, a| indent(n(&a, 0), s(&a, 1)).map(|t| Value::from(format!("\n{t}"))),
+        |_, a| indent("\n", n(&a, 0), s(&a, 1)).map(Value::from),
     );
     def(
         map,
