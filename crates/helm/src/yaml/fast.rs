@@ -566,39 +566,70 @@ impl<'a> Reader<'a> {
         if n <= col || (!self.is_blank_line() && self.indent() < n) {
             return None;
         }
-        let mut out = Vec::new();
+        // Two passes over the block's lines: the first measures what they make, the second
+        // writes it into a string of that size (block scalars are often large, a ConfigMap's
+        // templates, and a growing copy of one is fresh pages at each doubling).
+        let (len, end) = self.literal_lines(n, keep_last, |_| {});
+        let len = len?;
+        // SAFETY: a zeroed byte is an initialized `u8`.
+        let mut value = unsafe { Rc::<[u8]>::new_zeroed_slice(len).assume_init() };
+        let out = Rc::get_mut(&mut value).expect("a new Rc is not shared");
+        let mut at = 0;
+        self.literal_lines(n, keep_last, |piece| {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        });
+        self.pos = end;
+        Some(YVal::Str(value))
+    }
+}
+
+impl Reader<'_> {
+    /// The lines of a literal block scalar from here, with content at indentation `n`: each
+    /// piece of its value (its last line break kept when `keep_last`) given to `write` in
+    /// order. Returns the value's length (`None` when the block has no content, left
+    /// to libyaml) and where the block ends; this reader does not move.
+    fn literal_lines(
+        &self,
+        n: usize,
+        keep_last: bool,
+        mut write: impl FnMut(&[u8]),
+    ) -> (Option<usize>, usize) {
+        let mut len = 0;
+        let mut put = |piece: &[u8]| {
+            len += piece.len();
+            write(piece);
+        };
+        let mut pos = self.pos;
         let mut pending = 0usize;
         let mut last_had_break = false;
         let mut seen_content = false;
-        while self.pos < self.s.len() {
-            let le = self.line_end(self.pos);
-            let line = &self.s[self.pos..le];
+        while pos < self.s.len() {
+            let le = self.line_end(pos);
+            let line = &self.s[pos..le];
             let ind = super::leading_spaces(line);
             if ind == line.len() && ind <= n {
                 pending += 1;
             } else if ind < n {
                 break;
             } else {
-                if !out.is_empty() || pending > 0 {
-                    out.extend(std::iter::repeat_n(
-                        b'\n',
-                        pending + usize::from(!out.is_empty()),
-                    ));
+                for _ in 0..pending + usize::from(seen_content) {
+                    put(b"\n");
                 }
                 pending = 0;
-                out.extend_from_slice(&line[n..]);
+                put(&line[n..]);
                 seen_content = true;
                 last_had_break = le < self.s.len();
             }
-            self.pos = (le + 1).min(self.s.len());
+            pos = (le + 1).min(self.s.len());
         }
         if !seen_content {
-            return None;
+            return (None, pos);
         }
         if keep_last && last_had_break {
-            out.push(b'\n');
+            put(b"\n");
         }
-        Some(YVal::Str(out.into()))
+        (Some(len), pos)
     }
 }
 
@@ -841,6 +872,35 @@ mod tests {
                 .map(|k| PIECES[((seed >> (6 * k)) % PIECES.len() as u64) as usize])
                 .collect();
             let doc = format!("k: [{inner}]\n");
+            taken += usize::from(super::decode(doc.as_bytes(), true).is_some());
+            let _ = crate::yaml::read::decode_first(doc.as_bytes());
+        }
+        assert!(taken > 1000, "the fast reader took only {taken}");
+    }
+
+    /// Random literal block scalars (indicators, blank and more indented lines, what follows):
+    /// whatever the fast reader takes must read as libyaml reads them.
+    #[test]
+    fn random_literal_blocks_read_as_libyaml_reads_them() {
+        const HEADS: &[&str] = &["|", "|-", "|2", "|1-", "|+"];
+        const LINES: &[&str] = &[
+            "  x", "   y z", "", "  ", "    ", " w", "  é", "b: c", "  #",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut taken = 0;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let head = HEADS[(seed % HEADS.len() as u64) as usize];
+            let mut doc = format!("a: {head}\n");
+            for k in 0..(seed >> 8) % 7 {
+                doc.push_str(LINES[((seed >> (12 + 4 * k)) % LINES.len() as u64) as usize]);
+                doc.push('\n');
+            }
+            if seed & 0x40 != 0 {
+                doc.pop();
+            }
             taken += usize::from(super::decode(doc.as_bytes(), true).is_some());
             let _ = crate::yaml::read::decode_first(doc.as_bytes());
         }
