@@ -17,6 +17,10 @@
 //! costs the parent the wait for that core to take it (0.05 ms, up to a millisecond on this
 //! machine's virtual cores).
 //!
+//! A [`Worker`] is such a helper that runs jobs handed over in turn, and between jobs watches
+//! for the next for a while instead of sleeping at once: a sleeping thread's wake-up costs a
+//! virtual core's wake-up, up to hundreds of microseconds.
+//!
 //! It also answers how many cores there are to use, once per process ([`available`]).
 //!
 //! This crate owns only that; it knows nothing of what the threads do.
@@ -74,7 +78,8 @@ pub fn available() -> usize {
 /// A helper thread kept off its parent's core (see [`Parent`]) that runs jobs in the order
 /// they come, for a caller with several kinds of work to hand over in turn: one thread
 /// started once costs less than one started for each, and is running (its stack and memory
-/// touched) by the time the later work comes. Dropping it waits for the jobs handed over.
+/// touched) by the time the later work comes. Out of jobs, it watches for the next a few
+/// milliseconds before it sleeps. Dropping it waits for the jobs handed over.
 pub struct Worker {
     jobs: JobQueue,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -107,10 +112,10 @@ impl Worker {
             .stack_size(stack_size)
             .spawn(move || {
                 parent.leave();
-                let (lock, changed) = &*theirs;
+                let queue = &*theirs;
                 loop {
                     let job = {
-                        let mut jobs = lock.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut jobs = queue.lock();
                         loop {
                             if let Some(job) = jobs.waiting.pop_front() {
                                 break job;
@@ -118,7 +123,13 @@ impl Worker {
                             if jobs.closed {
                                 return;
                             }
-                            jobs = changed.wait(jobs).unwrap_or_else(|e| e.into_inner());
+                            let seen = queue.news.load(std::sync::atomic::Ordering::Acquire);
+                            drop(jobs);
+                            let news = queue.spin_for_news(seen);
+                            jobs = queue.lock();
+                            if !news && jobs.waiting.is_empty() && !jobs.closed {
+                                jobs = queue.changed.wait(jobs).unwrap_or_else(|e| e.into_inner());
+                            }
                         }
                     };
                     // A job that panicked is the job's to report (its results never come);
@@ -148,28 +159,68 @@ impl Worker {
 
 /// Hands jobs to a [`Worker`] (see [`Worker::jobs`]).
 #[derive(Clone)]
-pub struct JobQueue(std::sync::Arc<(std::sync::Mutex<Jobs>, std::sync::Condvar)>);
+pub struct JobQueue(std::sync::Arc<Queue>);
+
+#[derive(Default)]
+struct Queue {
+    jobs: std::sync::Mutex<Jobs>,
+    changed: std::sync::Condvar,
+    /// Counts every hand-over and the close: what a worker between jobs watches.
+    news: std::sync::atomic::AtomicU64,
+}
+
+/// How long a worker out of jobs watches for the next before it sleeps. Waking a sleeping
+/// thread costs a wake-up of its core, which on a virtual machine is up to hundreds of
+/// microseconds (a render's helper was seen to start the job of reading heads, handed over
+/// mid-render, only after the render had done that work itself); a render's jobs come closer
+/// than this. The watch costs at most this much of the other core's time after each job.
+const SPIN: std::time::Duration = std::time::Duration::from_millis(3);
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Jobs> {
+        self.jobs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn announce(&self) {
+        self.news.fetch_add(1, std::sync::atomic::Ordering::Release);
+        self.changed.notify_one();
+    }
+
+    /// Whether news came (`news` moved from `seen`) within [`SPIN`].
+    fn spin_for_news(&self, seen: u64) -> bool {
+        let start = std::time::Instant::now();
+        loop {
+            for _ in 0..64 {
+                if self.news.load(std::sync::atomic::Ordering::Acquire) != seen {
+                    return true;
+                }
+                std::hint::spin_loop();
+            }
+            if start.elapsed() >= SPIN {
+                return false;
+            }
+        }
+    }
+}
 
 impl JobQueue {
     /// Hands `job` over; `false` (and the job dropped) when the worker has ended.
     pub fn run(&self, job: impl FnOnce() + Send + 'static) -> bool {
-        let (lock, changed) = &*self.0;
-        let mut jobs = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut jobs = self.0.lock();
         if jobs.closed {
             return false;
         }
         jobs.waiting.push_back(Box::new(job));
         drop(jobs);
-        changed.notify_one();
+        self.0.announce();
         true
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        let (lock, changed) = &*self.jobs.0;
-        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
-        changed.notify_one();
+        self.jobs.0.lock().closed = true;
+        self.jobs.0.announce();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -324,5 +375,24 @@ mod tests {
         }
         drop(worker);
         assert_eq!(*seen.lock().unwrap(), [0, 1, 3, 4]);
+    }
+
+    /// A job handed over runs whether the worker is still watching for one (just after its
+    /// last) or has gone to sleep.
+    #[test]
+    fn jobs_run_whether_the_worker_watches_or_sleeps() {
+        let Some(worker) = super::Worker::start("test-worker", 1 << 20) else {
+            assert!(super::available() < 2);
+            return;
+        };
+        let (done, finished) = std::sync::mpsc::channel();
+        for pause in [std::time::Duration::ZERO, super::SPIN / 4, super::SPIN * 3] {
+            std::thread::sleep(pause);
+            let done = done.clone();
+            worker.run(move || done.send(pause).unwrap());
+            let ran = finished.recv_timeout(std::time::Duration::from_secs(30));
+            assert_eq!(ran, Ok(pause));
+        }
+        drop(worker);
     }
 }
