@@ -155,7 +155,26 @@ fn left_trim_length(s: &str) -> usize {
 }
 
 fn count_newlines(s: &str) -> usize {
-    s.bytes().filter(|&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', s.as_bytes()).count()
+}
+
+/// Where `needle` first starts in `haystack`: its first byte found with memchr, then the rest
+/// compared. (`str::find` sets up a two-way search for each call, which costs more than the
+/// search itself in the short texts between a template's actions.)
+fn find(haystack: &str, needle: &str) -> Option<usize> {
+    let (haystack, needle) = (haystack.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else {
+        return Some(0);
+    };
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &haystack[from..]) {
+        let at = from + i;
+        if haystack[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
 }
 
 impl<'a> Lexer<'a> {
@@ -336,7 +355,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn lex_text(&mut self) -> Step<'a> {
-        if let Some(x) = self.rest().find(self.left) {
+        if let Some(x) = find(self.rest(), self.left) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + self.left.len();
@@ -382,7 +401,7 @@ impl<'a> Lexer<'a> {
 
     fn lex_comment(&mut self) -> Step<'a> {
         self.pos += LEFT_COMMENT.len();
-        let Some(x) = self.rest().find(RIGHT_COMMENT) else {
+        let Some(x) = find(self.rest(), RIGHT_COMMENT) else {
             return self.errorf("unclosed comment".to_string());
         };
         self.pos += x + RIGHT_COMMENT.len();
@@ -853,6 +872,27 @@ mod tests {
                 (Eof, 27, 7)
             ]
         );
+    }
+
+    #[test]
+    fn find_agrees_with_str_find() {
+        const PIECES: &[&str] = &["{", "{{", "}", "a", "é", "<<", "/*", "*/", "\n", ""];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..50_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let text: String = (0..(seed % 8) as usize)
+                .map(|k| PIECES[((seed >> (4 * k + 3)) % PIECES.len() as u64) as usize])
+                .collect();
+            for needle in ["{{", "<<", "*/", "é{", "{", ""] {
+                assert_eq!(
+                    find(&text, needle),
+                    text.find(needle),
+                    "{text:?} {needle:?}"
+                );
+            }
+        }
     }
 
     #[test]
