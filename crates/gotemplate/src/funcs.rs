@@ -5,7 +5,7 @@
 //! executor does that checking (see [`convert_arg`]) so implementations only see well-typed values.
 //! A later registration of a name replaces an earlier one, as Helm's Sprig `slice` replaces Go's.
 
-use std::collections::HashMap;
+use crate::HashMap;
 use std::fmt;
 use std::rc::Rc;
 

@@ -27,3 +27,8 @@ pub use funcs::{ArgType, Context, Func, FuncError, FuncMap};
 pub use template::{DetachedParser, MissingKey, Parsed, Templates};
 pub use text::Str;
 pub use value::{Field, IntKind, List, Map, MapSource, Object, Value};
+
+/// The hash maps of names (functions, templates): foldhash instead of SipHash, whose cost
+/// showed in every parse and call that looks a name up. Seeded per process.
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;

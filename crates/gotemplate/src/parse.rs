@@ -5,8 +5,8 @@
 //! reported line), so the token buffer works exactly like Go's. A `define` or `block` body is
 //! parsed with a fresh per-tree state over the same lexer, as Go parses it into a new `Tree`.
 
+use crate::{HashMap, HashSet};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::rc::Rc;
 
@@ -26,9 +26,9 @@ impl FuncNames for FuncMap {
     }
 }
 
-impl FuncNames for std::collections::HashSet<String> {
+impl FuncNames for HashSet<String> {
     fn contains(&self, name: &str) -> bool {
-        std::collections::HashSet::contains(self, name)
+        HashSet::contains(self, name)
     }
 }
 use crate::lex::{Item, ItemType, Lexer};
@@ -58,7 +58,7 @@ pub fn parse(
         parse_name: Rc::from(name),
         text: Rc::from(text),
         funcs,
-        tree_set: HashMap::new(),
+        tree_set: HashMap::default(),
         st: TreeState::new(),
         nesting: 0,
     };

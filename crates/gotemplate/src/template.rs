@@ -6,7 +6,9 @@
 //! running set on every call, so this matters.
 
 use std::cell::Cell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use crate::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::ast::Tree;
@@ -166,7 +168,7 @@ impl Templates {
     }
 
     fn add_trees(&mut self, trees: HashMap<Rc<str>, Tree>) {
-        let mut added = HashMap::with_capacity(trees.len());
+        let mut added = HashMap::with_capacity_and_hasher(trees.len(), Default::default());
         for (name, tree) in trees {
             if tree.is_empty() && self.layer.get(&name).is_some() {
                 continue;
