@@ -2,8 +2,8 @@
 //!
 //! Reading Istio's 1 MB CRD file copies it into memory that is new to the process: a page
 //! fault and a cleared page for every 4 KiB, about 0.4 ms here and on the render's critical
-//! path. Mapped, the text is the page cache's own pages, which the kernel maps sixteen at a
-//! fault.
+//! path. Mapped, the text is the page cache's own pages, which Linux maps in the `mmap` call
+//! itself (`MAP_POPULATE`).
 //!
 //! The cost is that the text is the file's as long as it is mapped, not a copy taken once. The
 //! mapping is private and read-only, but pages bosun has not written show what the file holds
