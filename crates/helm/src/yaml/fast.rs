@@ -61,14 +61,15 @@ pub(super) fn decode_prepared(text: &gotemplate::Str, prepared: Prepared) -> Opt
     reader.read_document()
 }
 
-/// No tabs, carriage returns or other controls; UTF-8 only with characters libyaml takes as
-/// they are (no BOM, no NEL or other line breaks, no C1 controls or noncharacters).
+/// No tabs, carriage returns or other controls (DEL included, which libyaml refuses even in a
+/// comment); UTF-8 only with characters libyaml takes as they are (no BOM, no NEL or other line
+/// breaks, no C1 controls or noncharacters).
 fn in_subset(input: &[u8]) -> bool {
     // A pass without branches per byte, which the compiler vectorizes.
     let control = |chunk: &[u8]| {
-        chunk
-            .iter()
-            .fold(false, |found, &b| found | ((b < 0x20) & (b != b'\n')))
+        chunk.iter().fold(false, |found, &b| {
+            found | ((b < 0x20) & (b != b'\n')) | (b == 0x7f)
+        })
     };
     if input.chunks(4096).any(control) {
         return false;
@@ -829,6 +830,9 @@ mod tests {
             "a: [a, b, ]\nb: [a b]\nc: [-x]\nd: [a, [b]]\ne: [a] # c\nf: ['it''s']\n",
             "a: [\"q \\\" , ] x\"]\nb: [x.y/z, a-b, $c]\nc: [\"a\"\n  , b]\n",
             "a: [1, 0x1F, 2001-12-14, yes, ~, '']\n",
+            // DEL is a control character to libyaml, in a comment too (found by fuzzing).
+            "# a \u{7f} b\na: 1\n",
+            "a: b\u{7f}c\n",
         ];
         let mut taken = 0;
         for c in cases {
