@@ -34,6 +34,16 @@ pub enum ChartError {
     },
 }
 
+/// The length of the UTF-8 byte order mark `bytes` start with (0 without one): Helm's loader
+/// drops it from every file.
+pub(crate) fn bom_len(bytes: &[u8]) -> usize {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    }
+}
+
 /// A file of the chart, by its path relative to the chart root (`templates/x.yaml`).
 #[derive(Clone, Debug)]
 pub struct ChartFile {
@@ -123,8 +133,9 @@ impl FileData {
         if !rest.is_empty() {
             buf = Rc::from([&buf[..], &rest].concat());
         }
-        if buf.starts_with(b"\xEF\xBB\xBF") {
-            buf = Rc::from(&buf[3..]);
+        let bom = bom_len(&buf);
+        if bom > 0 {
+            buf = Rc::from(&buf[bom..]);
         }
         Ok(match std::str::from_utf8(&buf) {
             // SAFETY: `str` is `[u8]` with the UTF-8 invariant, which was just checked; the

@@ -62,11 +62,7 @@ impl MappedText {
             start: 0,
         };
         let bytes = mapped.bytes();
-        let start = if bytes.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
+        let start = crate::chart::bom_len(bytes);
         std::str::from_utf8(&bytes[start..]).ok()?;
         mapped.start = start;
         Some(mapped)
