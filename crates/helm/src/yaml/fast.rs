@@ -583,9 +583,7 @@ impl<'a> Reader<'a> {
         self.pos = end;
         Some(YVal::Str(value))
     }
-}
 
-impl Reader<'_> {
     /// The lines of a literal block scalar from here, with content at indentation `n`: each
     /// piece of its value (its last line break kept when `keep_last`) given to `write` in
     /// order. Returns the value's length (`None` when the block has no content, left
