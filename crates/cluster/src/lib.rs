@@ -18,8 +18,9 @@
 //!   installation it no longer renders, found by istioctl's owner labels, deleted (or only
 //!   listed), with Background propagation.
 //! - [`Client::uninstall_candidates`] and [`Client::delete_owned`]: what `uninstall` removes
-//!   (one control plane, or `--purge` everything Istio-owned) in a safe order;
-//!   [`Client::save_installed_state`] records the installed IstioOperator.
+//!   (one control plane, or `--purge` everything Istio-owned) in a safe order.
+//! - [`tags`]: revision tags (istioctl's `tag` commands and the installer's default tag): the
+//!   checks, reads and writes; the objects themselves come from `manifest::tag`.
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
@@ -50,6 +51,7 @@ mod plan;
 mod prune;
 mod ready;
 mod snapshot;
+pub mod tags;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod uninstall;

@@ -351,6 +351,14 @@ fn pod_rules(webhook: &Value) -> impl Iterator<Item = &Value> {
 
 /// The pod-injecting webhooks of `mwc`, when it is a sidecar injector's
 /// MutatingWebhookConfiguration (see the module docs); empty for anything else.
+/// Whether istioctl deactivated this webhook (its namespace or object selector never matches).
+fn deactivated(webhook: &Value) -> bool {
+    ["namespaceSelector", "objectSelector"]
+        .iter()
+        .filter_map(|s| webhook.get(s))
+        .any(manifest::tag::is_never_match)
+}
+
 pub fn injector_webhooks(mwc: &Value) -> Result<Vec<InjectorWebhook>, SelectorError> {
     if mwc.get("kind").and_then(Value::as_str) != Some("MutatingWebhookConfiguration") {
         return Ok(Vec::new());
@@ -390,7 +398,7 @@ pub fn injector_webhooks(mwc: &Value) -> Result<Vec<InjectorWebhook>, SelectorEr
         .to_string();
     let mut out = Vec::new();
     for w in webhooks {
-        if !intercepts_pod_creation(w) {
+        if !intercepts_pod_creation(w) || deactivated(w) {
             continue;
         }
         let webhook = name_of(w);

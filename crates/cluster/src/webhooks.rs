@@ -12,6 +12,16 @@ impl Client {
     /// The sidecar-injector webhooks among `rendered` that would inject the same pods as a live
     /// injector of another revision (see [`crate::overlap`]). Only reads the cluster.
     pub async fn webhook_overlaps(&self, rendered: &[Value]) -> Result<Vec<Overlap>, Error> {
+        self.webhook_overlaps_after(rendered, false).await
+    }
+
+    /// [`Client::webhook_overlaps`], judging the live injector of the revision `default` as
+    /// deactivated when `default_deactivated` (what setting the default tag does to it first).
+    pub async fn webhook_overlaps_after(
+        &self,
+        rendered: &[Value],
+        default_deactivated: bool,
+    ) -> Result<Vec<Overlap>, Error> {
         let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
         let list = api
             .list(&ListParams::default())
@@ -34,6 +44,17 @@ impl Client {
                 if let Some(map) = json.as_object_mut() {
                     // List items carry no kind; the pure check looks at it.
                     map.insert("kind".into(), "MutatingWebhookConfiguration".into());
+                }
+                let label = |name: &str| {
+                    json.pointer("/metadata/labels")
+                        .and_then(|l| l.get(name))
+                        .and_then(Value::as_str)
+                };
+                if default_deactivated
+                    && label(manifest::tag::REVISION_LABEL) == Some(manifest::tag::DEFAULT_TAG)
+                    && label(manifest::tag::TAG_LABEL).is_none()
+                {
+                    manifest::tag::deactivate(&mut json);
                 }
                 json
             })

@@ -28,6 +28,7 @@ pub mod ownership;
 pub mod postprocess;
 pub mod render;
 pub mod smp;
+pub mod tag;
 
 pub use overlay::{Overlaid, OverlayError, OverlayPatch, apply_overlay};
 pub use smp::{ObjectKind, SmpError, strategic_merge};
