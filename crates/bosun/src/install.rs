@@ -1,7 +1,7 @@
 //! `bosun install`: renders as `manifest generate` does, then applies to the cluster through
 //! `cluster::Client::install`, with istioctl's owner labels on every object; then prunes what
-//! the installation no longer renders and records the installed IstioOperator (see
-//! [`crate::owned`]). Validation and rendering finish before the first request, so an invalid
+//! the installation no longer renders (see [`crate::owned`]) and creates or moves the default
+//! revision tag as istioctl's installer does (see [`crate::tag`]). Validation and rendering finish before the first request, so an invalid
 //! IstioOperator changes nothing in the cluster.
 
 use std::io::Write;
@@ -94,11 +94,11 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
         merged,
-        version,
         components,
         installation,
         runtime,
         client,
+        default_tag,
     } = {
         let prepared = crate::prepare::prepare(&args.input, args.force)?;
         // Read-only checks, before asking and before the first write.
@@ -140,19 +140,24 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
             result = install => result?,
             never = ticker => never,
         };
-        let pruned = crate::owned::prune_and_record(
+        let pruned = crate::owned::prune(&client, &installation, &report).await?;
+        let tag = crate::tag::apply_default_tag(
             &client,
             &merged,
-            &version,
-            &installation,
-            &report,
+            &installation.owner_labels,
             FIELD_MANAGER,
-            args.force,
+            &default_tag,
         )
         .await?;
-        Ok::<_, MeshFailure>((report, pruned))
+        Ok::<_, MeshFailure>((report, pruned, tag))
     })?;
-    let (report, pruned) = report;
+    let (mut report, pruned, tag) = report;
+    if let Some(tag) = tag {
+        report.components.push(cluster::ComponentReport {
+            display_name: "default revision tag".to_string(),
+            report: tag,
+        });
+    }
     let mut stdout = std::io::stdout().lock();
     let created_ns = report.namespaces.count(cluster::Outcome::Created);
     if created_ns > 0 {

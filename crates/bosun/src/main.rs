@@ -19,6 +19,7 @@ mod progress;
 mod prompt;
 mod release;
 mod schema_fetch;
+mod tag;
 mod translate;
 mod uninstall;
 mod verify;
@@ -73,6 +74,13 @@ enum Command {
     VerifyInstall(verify::VerifyArgs),
     /// Validate IstioOperator files offline (every error at once, with file:line:col).
     Validate(profile::ValidateArgs),
+    /// Revision tags: mutable aliases of control plane revisions for sidecar injection
+    /// (`istio.io/rev=<tag>`), as `istioctl tag`. Point a tag at a new revision to move the
+    /// namespaces that use it, then restart their workloads.
+    Tag {
+        #[command(subcommand)]
+        command: tag::TagCommand,
+    },
 }
 
 #[derive(Subcommand)]
@@ -283,6 +291,7 @@ fn main() -> ExitCode {
             verify::verify_install(args).map_err(|e| Failure::input(e.0))
         }
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
+        Command::Tag { command } => tag::tag(command).map_err(|e| Failure::input(e.0)),
     };
     let code = match result {
         Ok(()) => 0,

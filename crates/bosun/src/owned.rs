@@ -1,6 +1,6 @@
 //! What `install` adds to the rendered objects and does after applying them: istioctl's owner
 //! labels on every object (`manifest::ownership`), then prune of what the installation no longer
-//! renders and the installed-state record (`cluster`). This module reads the install package's
+//! renders (`cluster`). This module reads the install package's
 //! version (file I/O) and wires the libraries together; the rules live in them.
 
 use std::io::Write;
@@ -86,32 +86,17 @@ pub fn installation(
     }
 }
 
-/// After a successful apply: prunes what the installation no longer renders (printing each
-/// removed object), then saves the installed state. Returns the pruned objects.
-pub async fn prune_and_record(
+/// After a successful apply: prunes what the installation no longer renders, printing each
+/// removed object. Returns the pruned objects.
+pub async fn prune(
     client: &cluster::Client,
-    merged: &Value,
-    version: &str,
     installation: &cluster::Installation,
     installed: &cluster::InstallReport,
-    field_manager: &str,
-    force: bool,
 ) -> Result<Vec<cluster::Deleted>, MeshFailure> {
-    let pruned = client
+    client
         .prune_after_install(installation, installed, &mut print_deleted)
         .await
-        .map_err(|e| MeshFailure(format!("pruning: {e}")))?;
-    let state = manifest::ownership::installed_state(merged, version)?;
-    client
-        .save_installed_state(
-            &state.custom_resource,
-            &state.config_map,
-            field_manager,
-            force,
-        )
-        .await
-        .map_err(|e| MeshFailure(format!("saving the installed state: {e}")))?;
-    Ok(pruned)
+        .map_err(|e| MeshFailure(format!("pruning: {e}")))
 }
 
 /// One line per deleted object, as istioctl words it (`  Removed Deployment ns/name.`).

@@ -13,14 +13,27 @@ use crate::mesh::MeshFailure;
 /// start from. Only reads have gone to the cluster (its version and CNI configuration).
 pub(crate) struct Prepared {
     pub merged: serde_json::Value,
-    /// The Istio version of the charts rendered (the owner labels' version).
-    pub version: String,
     /// Each component's objects in apply order, carrying istioctl's owner labels.
     pub components: Vec<cluster::Component>,
     /// What this install owns: its owner labels and what each component renders (for prune).
     pub installation: cluster::Installation,
     pub runtime: tokio::runtime::Runtime,
     pub client: cluster::Client,
+    /// Whether (and how) the install creates or moves the default revision tag.
+    pub default_tag: DefaultTag,
+}
+
+/// What istioctl's installer decides about the default revision tag before it applies (see
+/// `manifest::tag::default_tag_needed`), and what this install changed in its render for it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DefaultTag {
+    /// The install creates or moves the default tag after applying.
+    pub needed: bool,
+    /// The install's own injector (of the revision `default`), as rendered, when it is
+    /// applied already deactivated: istioctl applies it active, then deactivates it once the
+    /// tag exists; applying the end state directly lets a second install change nothing.
+    /// Kept to re-activate it should the tag not be created after all.
+    pub deactivated_injector: Option<serde_json::Value>,
 }
 
 /// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
@@ -61,29 +74,117 @@ pub(crate) fn prepare(
         Some(client) => client,
         None => runtime.block_on(cluster::Client::from_env())?,
     };
+    let mut components = components;
+    let default_tag = runtime.block_on(plan_default_tag(&client, &merged, &mut components))?;
     Ok(Prepared {
         merged,
-        version,
         components,
         installation,
         runtime,
         client,
+        default_tag,
     })
+}
+
+/// Decides whether the install creates or moves the default tag, as istioctl's installer
+/// does, and, when it will deactivate the install's own injector once the tag exists (an
+/// install without a revision, and nothing else in the way of generating the tag), renders
+/// that injector deactivated. Only reads the cluster.
+async fn plan_default_tag(
+    client: &cluster::Client,
+    merged: &serde_json::Value,
+    components: &mut [cluster::Component],
+) -> Result<DefaultTag, MeshFailure> {
+    let exists = client.default_tag_exists().await;
+    if !manifest::tag::default_tag_needed(merged, exists) {
+        return Ok(DefaultTag::default());
+    }
+    let revision = manifest::ownership::revision(merged);
+    if revision != manifest::tag::DEFAULT_TAG {
+        return Ok(DefaultTag {
+            needed: true,
+            deactivated_injector: None,
+        });
+    }
+    let mut namespace = iop::tree::get_path_string(merged, "metadata.namespace");
+    if namespace.is_empty() {
+        namespace = "istio-system".to_string();
+    }
+    let (live_injectors, live_services) = client.revision_endpoints(&revision, &namespace).await?;
+    let objects = || components.iter().flat_map(|c| c.objects.iter());
+    let name = |o: &serde_json::Value| {
+        o.pointer("/metadata/name")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let own_injectors: Vec<String> = objects()
+        .filter(|o| manifest::tag::is_own_injector(o, &revision))
+        .map(name)
+        .collect();
+    let own_services: Vec<String> = objects()
+        .filter(|o| is_own_istiod_service(o, &revision, &namespace))
+        .map(name)
+        .collect();
+    if !manifest::tag::default_tag_will_generate(
+        &live_injectors,
+        &own_injectors,
+        &live_services,
+        &own_services,
+    ) {
+        return Ok(DefaultTag {
+            needed: true,
+            deactivated_injector: None,
+        });
+    }
+    let mut original = None;
+    for object in components.iter_mut().flat_map(|c| c.objects.iter_mut()) {
+        if manifest::tag::is_own_injector(object, &revision) {
+            original = Some(object.clone());
+            manifest::tag::deactivate(object);
+        }
+    }
+    Ok(DefaultTag {
+        needed: true,
+        deactivated_injector: original,
+    })
+}
+
+/// A revision's istiod Service, as istioctl's tag code finds it (`istio.io/rev=R`, no
+/// `istio.io/tag`, `app=istiod`, in the Istio namespace).
+fn is_own_istiod_service(object: &serde_json::Value, revision: &str, namespace: &str) -> bool {
+    let label = |name: &str| {
+        object
+            .pointer("/metadata/labels")
+            .and_then(|l| l.get(name))
+            .and_then(serde_json::Value::as_str)
+    };
+    object["kind"] == "Service"
+        && object
+            .pointer("/metadata/namespace")
+            .and_then(serde_json::Value::as_str)
+            == Some(namespace)
+        && label(manifest::tag::REVISION_LABEL) == Some(revision)
+        && label(manifest::tag::TAG_LABEL).is_none()
+        && label("app") == Some("istiod")
 }
 
 impl Prepared {
     /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
     /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
     /// Only reads the cluster.
+    /// When the install moves the default tag, the revision `default`'s injector is judged
+    /// deactivated, as it will be.
     pub fn check_webhook_overlaps(&self, force: bool) -> Result<(), MeshFailure> {
         let rendered: Vec<serde_json::Value> = self
             .components
             .iter()
             .flat_map(|c| c.objects.iter().cloned())
             .collect();
-        let overlaps = self
-            .runtime
-            .block_on(self.client.webhook_overlaps(&rendered))?;
+        let overlaps = self.runtime.block_on(
+            self.client
+                .webhook_overlaps_after(&rendered, self.default_tag.needed),
+        )?;
         if overlaps.is_empty() {
             return Ok(());
         }

@@ -8,6 +8,16 @@ use crate::mesh::MeshFailure;
 /// Asks `question` (it ends with `(y/N)`) and succeeds only on `y`/`yes`. `action` names what
 /// is being confirmed (`install`, `uninstall`) in the refusal when stdin is not a terminal.
 pub fn confirm(action: &str, question: &str) -> Result<(), MeshFailure> {
+    if ask(action, question)? {
+        Ok(())
+    } else {
+        Err(MeshFailure("cancelled".to_string()))
+    }
+}
+
+/// Asks `question`; `true` only on `y`/`yes`. Without a terminal to ask on, an error naming
+/// the flag that skips the question.
+pub fn ask(action: &str, question: &str) -> Result<bool, MeshFailure> {
     if !std::io::stdin().is_terminal() {
         return Err(MeshFailure(format!(
             "stdin is not a terminal, so the {action} cannot be confirmed; pass -y (--skip-confirmation) to {action} without asking"
@@ -21,8 +31,8 @@ pub fn confirm(action: &str, question: &str) -> Result<(), MeshFailure> {
         .lock()
         .read_line(&mut answer)
         .map_err(|e| MeshFailure(format!("reading the answer: {e}")))?;
-    match answer.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Ok(()),
-        _ => Err(MeshFailure("cancelled".to_string())),
-    }
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
 }

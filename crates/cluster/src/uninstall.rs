@@ -1,5 +1,4 @@
-//! Uninstall: which objects `uninstall` removes (istioctl's `GetPrunedResources`), and the
-//! installed-state record that `install` saves.
+//! Uninstall: which objects `uninstall` removes (istioctl's `GetPrunedResources`).
 //!
 //! The scopes, istioctl's:
 //! - [`UninstallScope::Purge`]: every object of any kind in [`crate::PRUNED_KINDS`] (CRDs and
@@ -10,22 +9,16 @@
 //!   leaves Base out, so CRDs and the shared cluster roles stay for other revisions). CRDs and
 //!   NetworkAttachmentDefinitions are not deleted.
 //!
-//! Both also remove the installed-state records the scope covers (labelled
-//! [`INSTALLED_STATE_LABEL`]), last.
-//!
-//! Installed state (see `manifest::ownership` for the decision): [`Client::save_installed_state`]
-//! stores the IstioOperator custom resource when the server serves
-//! `install.istio.io/v1alpha1 IstioOperator`, otherwise the ConfigMap form.
+//! Both also remove, last, the installed-state records earlier bosun versions wrote (an
+//! IstioOperator, or a ConfigMap standing in for it, labelled [`INSTALLED_STATE_LABEL`]) that
+//! the scope covers; bosun no longer writes them (see `manifest::ownership`).
 
 use std::collections::BTreeMap;
 
-use kube::core::GroupVersionKind;
-use serde_json::Value;
-
 use crate::prune::{COMPONENT_LABEL, PRUNED_KINDS, PrunedKind, selector};
-use crate::{Applied, Client, Error, ObjectRef, OwnedObject};
+use crate::{Client, Error, OwnedObject};
 
-/// bosun's mark on installed-state records (same value as
+/// The mark on installed-state records of earlier bosun versions (same value as
 /// `manifest::ownership::INSTALLED_STATE_LABEL`).
 pub const INSTALLED_STATE_LABEL: &str = "bosun.io/installed-state";
 
@@ -106,34 +99,5 @@ impl Client {
             }
         }
         Ok(out)
-    }
-
-    /// Saves the installed state: `custom_resource` (an `install.istio.io/v1alpha1`
-    /// IstioOperator) when the server serves that kind, else `config_map` (see
-    /// `manifest::ownership::installed_state`, which builds both).
-    pub async fn save_installed_state(
-        &self,
-        custom_resource: &Value,
-        config_map: &Value,
-        field_manager: &str,
-        force: bool,
-    ) -> Result<Applied, Error> {
-        let (group, version, kind) = INSTALLED_STATE_KINDS[0];
-        let what = ObjectRef {
-            api_version: format!("{group}/{version}"),
-            kind: kind.to_string(),
-            namespace: None,
-            name: "(installed state)".to_string(),
-        };
-        let gvk = GroupVersionKind::gvk(group, version, kind);
-        let object = if self.served(&gvk, &what).await?.is_some() {
-            custom_resource
-        } else {
-            config_map
-        };
-        let mut report = self
-            .apply(std::slice::from_ref(object), field_manager, force)
-            .await?;
-        Ok(report.objects.remove(0))
     }
 }

@@ -241,10 +241,12 @@ async fn control_plane_uninstall_selects_its_components_and_installed_state() {
     }
 }
 
-/// The IstioOperator CRD is cluster-wide and decides which form the installed state takes, so
-/// this is the only test here that creates it, and it deletes it again.
+/// Earlier bosun versions recorded the installed IstioOperator as an IstioOperator custom
+/// resource where the server served that kind: uninstall still removes such a record. The
+/// IstioOperator CRD is cluster-wide, so this is the only test here that creates it, and it
+/// deletes it again.
 #[tokio::test]
-async fn installed_state_is_a_config_map_unless_the_istio_operator_kind_is_served() {
+async fn uninstall_removes_an_earlier_installed_state_custom_resource() {
     let client = testenv::client().await;
     let ns = testenv::unique_name("state");
     client
@@ -262,21 +264,9 @@ async fn installed_state_is_a_config_map_unless_the_istio_operator_kind_is_serve
     };
     let meta = json!({"name": "installed-state", "namespace": ns, "labels": labels});
     let cr = json!({"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator", "metadata": meta, "spec": {"profile": "minimal"}});
-    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"IstioOperator": "spec:\n  profile: minimal\n"}});
-
     let crds: kube::Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
         kube::Api::all(client.kube().clone());
     let crd_name = "istiooperators.install.istio.io";
-    if crds.get_opt(crd_name).await.unwrap().is_none() {
-        let saved = client
-            .save_installed_state(&cr, &cm, "bosun-tests", false)
-            .await
-            .unwrap();
-        assert_eq!(
-            saved.object.to_string(),
-            format!("ConfigMap {ns}/installed-state")
-        );
-    }
 
     let crd = json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -293,14 +283,7 @@ async fn installed_state_is_a_config_map_unless_the_istio_operator_kind_is_serve
         .wait_crd_established(crd_name, Duration::from_secs(30))
         .await
         .unwrap();
-    let saved = client
-        .save_installed_state(&cr, &cm, "bosun-tests", false)
-        .await
-        .unwrap();
-    assert_eq!(
-        saved.object.to_string(),
-        format!("IstioOperator {ns}/installed-state")
-    );
+    client.apply(&[cr], "bosun-tests", false).await.unwrap();
 
     let scope = UninstallScope::ControlPlane {
         labels: [("istio.io/rev".to_string(), ns.clone())]

@@ -1,0 +1,438 @@
+//! `bosun tag set|generate|list|remove` (istioctl's `istioctl tag`), and the default revision
+//! tag `install` creates as istioctl's installer does. The objects come from `manifest::tag`,
+//! the checks and writes from `cluster::tags`; this module renders for them (through the same
+//! pipeline as `manifest generate`), asks and prints.
+
+use std::io::Write;
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Map, Value, json};
+
+use crate::mesh::{InstallPackages, MeshFailure};
+
+/// The field manager of `tag set`: not the installer's (`bosun`), as istioctl's `tag` commands
+/// apply as `istio-ci` and its installer as `istio-operator`. So a user's tag and an install's
+/// default tag keep their own fields (labels one of them set stay until that one changes them).
+pub const TAG_FIELD_MANAGER: &str = "bosun-tag";
+
+#[derive(Subcommand, Debug)]
+pub enum TagCommand {
+    /// Create or modify a revision tag: point it at a control plane revision, for namespaces
+    /// labelled `istio.io/rev=<tag>` (the tag `default` also serves `istio-injection=enabled`
+    /// and validates config cluster-wide).
+    Set(SetArgs),
+    /// Print the objects of a revision tag instead of applying them.
+    Generate(SetArgs),
+    /// List the revision tags, the revision each points at and the namespaces using it.
+    #[command(alias = "show")]
+    List(ListArgs),
+    /// Remove a revision tag (its webhooks and Service); asks first when namespaces use it.
+    #[command(alias = "delete")]
+    Remove(RemoveArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SetArgs {
+    /// The revision tag's name.
+    pub tag: String,
+    /// Control plane revision to reference from the revision tag.
+    #[arg(short = 'r', long, required = true)]
+    pub revision: String,
+    /// Replace an existing revision tag of this name (otherwise refused).
+    #[arg(long)]
+    pub overwrite: bool,
+    /// The install package (charts and profiles) to render the tag from; the pinned release
+    /// by default.
+    #[arg(short = 'd', long = "manifests")]
+    pub manifests: Option<String>,
+    /// Do not ask before applying a tag whose injector would overlap another revision's.
+    #[arg(short = 'y', long = "skip-confirmation")]
+    pub yes: bool,
+    /// Name of the revision tag's MutatingWebhookConfiguration.
+    #[arg(long = "webhook-name")]
+    pub webhook_name: Option<String>,
+    /// Inject sidecars into all namespaces by default (those not opting out).
+    #[arg(long = "auto-inject-namespaces")]
+    pub auto_inject_namespaces: bool,
+    /// Istio system namespace.
+    #[arg(short = 'i', long = "istioNamespace", default_value = "istio-system")]
+    pub istio_namespace: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum ListFormat {
+    #[default]
+    Table,
+    Json,
+    Yaml,
+}
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
+    pub output: ListFormat,
+    /// Istio system namespace.
+    #[arg(short = 'i', long = "istioNamespace", default_value = "istio-system")]
+    pub istio_namespace: String,
+}
+
+#[derive(Args, Debug)]
+pub struct RemoveArgs {
+    /// The revision tag to remove.
+    pub tag: String,
+    /// Do not ask, even when namespaces still use the tag.
+    #[arg(short = 'y', long = "skip-confirmation")]
+    pub yes: bool,
+    /// Istio system namespace.
+    #[arg(short = 'i', long = "istioNamespace", default_value = "istio-system")]
+    pub istio_namespace: String,
+}
+
+/// Renders for `manifest::tag` with the pipeline `manifest generate` uses, from the install
+/// package `manifests` names (the pinned release when empty).
+pub struct Render<'a> {
+    pub packages: &'a InstallPackages,
+}
+
+fn objects_json(objects: Vec<manifest::object::Object>) -> Vec<Value> {
+    objects.into_iter().map(|o| o.into_value()).collect()
+}
+
+impl manifest::tag::TagRender for Render<'_> {
+    fn render_flags(&self, flags: &[String]) -> Result<Vec<Value>, String> {
+        let (merged, report) =
+            crate::mesh::merge_and_validate(&[], flags, self.packages).map_err(|e| e.0)?;
+        if let Some(first) = report.errors.first() {
+            return Err(format!("rendering the tag's objects: {}", first.message));
+        }
+        let generated = crate::mesh::generate(&merged, None, self.packages).map_err(|e| e.0)?;
+        Ok(generated
+            .components
+            .into_iter()
+            .flat_map(|c| objects_json(c.objects))
+            .collect())
+    }
+
+    fn render_chart(
+        &self,
+        dir: &str,
+        namespace: &str,
+        values: &Map<String, Value>,
+    ) -> Result<Vec<Value>, String> {
+        let load = self.packages.chart_loader()?;
+        let chart = load("", dir)?;
+        let rendered = manifest::render::render_chart(&chart, values, namespace, None)
+            .map_err(|e| e.to_string())?;
+        Ok(objects_json(rendered.objects))
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, MeshFailure> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))
+}
+
+pub fn tag(command: TagCommand) -> Result<(), MeshFailure> {
+    match command {
+        TagCommand::Set(args) => set(args, false),
+        TagCommand::Generate(args) => set(args, true),
+        TagCommand::List(args) => list(args),
+        TagCommand::Remove(args) => remove(args),
+    }
+}
+
+/// The objects as YAML documents joined by `---` lines, as istioctl prints a tag.
+fn documents(objects: &[Value]) -> String {
+    objects
+        .iter()
+        .map(|o| manifest::object::Object::new(o.clone()).to_yaml())
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+/// `tag set` and `tag generate` (istioctl's `setTag`).
+fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
+    let runtime = runtime()?;
+    let client = runtime.block_on(cluster::Client::from_env())?;
+    let manifests = args.manifests.clone().unwrap_or_default();
+    let packages = InstallPackages::new();
+    // A package given on the command line is checked now, not by the first render.
+    packages.dir(&manifests)?;
+    let options = manifest::tag::TagOptions {
+        tag: args.tag.clone(),
+        revision: args.revision.clone(),
+        webhook_name: args.webhook_name.clone(),
+        auto_inject_namespaces: args.auto_inject_namespaces,
+        custom_labels: Default::default(),
+        user_managed: true,
+        istio_namespace: args.istio_namespace.clone(),
+        manifests,
+    };
+    let checks = cluster::tags::TagChecks {
+        generate_only,
+        overwrite: args.overwrite,
+    };
+    let render = Render {
+        packages: &packages,
+    };
+    let objects = runtime.block_on(client.generate_tag(&options, checks, &render))??;
+    // Would the tag's injector inject pods another revision's injector injects? For the
+    // default tag, the `default` revision's own injector is deactivated first, so it is judged
+    // deactivated (as istioctl, which deactivates it before this check).
+    let overlaps = runtime.block_on(
+        client.webhook_overlaps_after(&objects[..1], options.tag == manifest::tag::DEFAULT_TAG),
+    )?;
+    if !overlaps.is_empty() && !args.yes {
+        let error = cluster::Error::WebhookOverlap { overlaps };
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "creating tag would conflict:\n{error}");
+        drop(stderr);
+        if !generate_only && !crate::prompt::ask("tag set", "Apply anyways? [y/N]")? {
+            return Ok(());
+        }
+    }
+    if generate_only {
+        return crate::mesh::write_stdout(&documents(&objects));
+    }
+    runtime.block_on(async {
+        if options.tag == manifest::tag::DEFAULT_TAG {
+            client
+                .deactivate_default_injector(TAG_FIELD_MANAGER)
+                .await??;
+        }
+        client
+            .apply(&objects, TAG_FIELD_MANAGER, true)
+            .await
+            .map_err(|e| {
+                MeshFailure(format!(
+                    "failed to apply tag webhook MutatingWebhookConfiguration to cluster: {e}"
+                ))
+            })?;
+        Ok::<_, MeshFailure>(())
+    })?;
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(
+        stdout,
+        "Revision tag {:?} created, referencing control plane revision {:?}. To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> istio.io/rev={}'\n",
+        args.tag, args.revision, args.tag
+    );
+    Ok(())
+}
+
+/// `tag list` (istioctl's `listTags`): a table, or JSON/YAML of `{tag, revision, namespaces}`.
+fn list(args: ListArgs) -> Result<(), MeshFailure> {
+    let runtime = runtime()?;
+    let client = runtime.block_on(cluster::Client::from_env())?;
+    let rows = runtime.block_on(client.tag_descriptions(&args.istio_namespace))?;
+    if rows.is_empty() {
+        return crate::mesh::write_stdout("No Istio revision tags found.\n");
+    }
+    let text = match args.output {
+        ListFormat::Table => table(&rows),
+        // `fmt.Fprintln` of the marshalled text: YAML's own final newline gets a second.
+        ListFormat::Json => rows_json(&rows) + "\n",
+        ListFormat::Yaml => {
+            let value = Value::Array(
+                rows.iter()
+                    .map(|r| json!({"tag": r.tag, "revision": r.revision, "namespaces": r.namespaces}))
+                    .collect(),
+            );
+            helm::yaml::json_to_yaml(&value)
+                .map_err(|e| MeshFailure(format!("error while marshaling to YAML: {e}")))?
+                + "\n"
+        }
+    };
+    crate::mesh::write_stdout(&text)
+}
+
+/// istioctl's table: Go's `tabwriter` with minimum width 0, padding 1, space padded.
+fn table(rows: &[manifest::tag::TagDescription]) -> String {
+    let cells: Vec<[String; 3]> = std::iter::once([
+        "TAG".to_string(),
+        "REVISION".to_string(),
+        "NAMESPACES".to_string(),
+    ])
+    .chain(
+        rows.iter()
+            .map(|r| [r.tag.clone(), r.revision.clone(), r.namespaces.join(",")]),
+    )
+    .collect();
+    let width = |i: usize| {
+        cells
+            .iter()
+            .map(|c| c[i].chars().count())
+            .max()
+            .unwrap_or(0)
+            + 1
+    };
+    let (w0, w1) = (width(0), width(1));
+    let mut out = String::new();
+    for c in &cells {
+        out.push_str(&format!("{:<w0$}{:<w1$}{}\n", c[0], c[1], c[2]));
+    }
+    out
+}
+
+/// Go's `json.MarshalIndent(rows, "", "\t")` of istioctl's `tagDescription` structs (fields in
+/// struct order: tag, revision, namespaces).
+fn rows_json(rows: &[manifest::tag::TagDescription]) -> String {
+    if rows.is_empty() {
+        return "[]".to_string();
+    }
+    let string = |s: &str| go_escape(&Value::String(s.to_string()).to_string());
+    let mut out = String::from("[\n");
+    for (i, r) in rows.iter().enumerate() {
+        out.push_str(&format!(
+            "\t{{\n\t\t\"tag\": {},\n\t\t\"revision\": {},\n\t\t\"namespaces\": ",
+            string(&r.tag),
+            string(&r.revision)
+        ));
+        if r.namespaces.is_empty() {
+            out.push_str("[]");
+        } else {
+            out.push_str("[\n");
+            let names: Vec<String> = r
+                .namespaces
+                .iter()
+                .map(|n| format!("\t\t\t{}", string(n)))
+                .collect();
+            out.push_str(&names.join(",\n"));
+            out.push_str("\n\t\t]");
+        }
+        out.push_str(if i + 1 < rows.len() {
+            "\n\t},\n"
+        } else {
+            "\n\t}\n"
+        });
+    }
+    out.push(']');
+    out
+}
+
+/// Go's `encoding/json` escapes `<`, `>` and `&` (and U+2028, U+2029) in strings.
+fn go_escape(json: &str) -> String {
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
+/// `tag remove` (istioctl's `removeTag`).
+fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
+    let runtime = runtime()?;
+    let client = runtime.block_on(cluster::Client::from_env())?;
+    let namespaces = runtime.block_on(client.namespaces_with_tag(&args.tag))?;
+    // istioctl looks the tag up first: a tag that does not exist is an error before any
+    // question.
+    if !runtime.block_on(client.tag_exists(&args.tag, &args.istio_namespace))? {
+        return Err(cluster::tags::TagRefusal::NotFound(args.tag.clone()).into());
+    }
+    if !namespaces.is_empty() && !args.yes {
+        let question = format!(
+            "Caution, found {} namespace(s) still injected by tag {:?}: {}\nProceed with operation? [y/N]",
+            namespaces.len(),
+            args.tag,
+            namespaces.join(" ")
+        );
+        if !crate::prompt::ask("tag remove", &question)? {
+            return crate::mesh::write_stdout("Aborting operation.\n");
+        }
+    }
+    runtime.block_on(client.remove_tag(&args.tag, &args.istio_namespace))??;
+    crate::mesh::write_stdout(&format!("Revision tag {} removed\n", args.tag))
+}
+
+/// After `install` applied a control plane: creates or moves the default revision tag when
+/// istioctl's installer would (`plan`, decided before the install applied anything; see
+/// `crate::prepare`), with the install's owner labels, and deactivates the injector of the
+/// revision `default` when the tag now points elsewhere. A tag that cannot be generated (no
+/// single injector of the revision, as on a remote cluster) is skipped with a warning, as
+/// istioctl skips it, and an injector the install applied deactivated for it is re-activated;
+/// failing to apply the tag fails the install. Returns what applying the tag did.
+pub(crate) async fn apply_default_tag(
+    client: &cluster::Client,
+    merged: &Value,
+    owner_labels: &std::collections::BTreeMap<String, String>,
+    field_manager: &str,
+    plan: &crate::prepare::DefaultTag,
+) -> Result<Option<cluster::ApplyReport>, MeshFailure> {
+    if !plan.needed {
+        return Ok(None);
+    }
+    let manifests = iop::tree::get_path_string(merged, "spec.installPackagePath");
+    let packages = InstallPackages::new();
+    let options = manifest::tag::default_tag_options(merged, owner_labels, &manifests);
+    let checks = cluster::tags::TagChecks {
+        generate_only: false,
+        overwrite: true,
+    };
+    let render = Render {
+        packages: &packages,
+    };
+    let generated = match client.generate_tag(&options, checks, &render).await? {
+        Ok(objects) => match client.deactivate_default_injector(field_manager).await? {
+            Ok(_) => Ok(objects),
+            Err(refusal) => Err(refusal),
+        },
+        Err(refusal) => Err(refusal),
+    };
+    let objects = match generated {
+        Ok(objects) => objects,
+        Err(refusal) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(
+                stderr,
+                "❗ the default revision tag was not created: {refusal}"
+            );
+            drop(stderr);
+            if let Some(injector) = &plan.deactivated_injector {
+                client
+                    .apply(std::slice::from_ref(injector), field_manager, true)
+                    .await
+                    .map_err(|e| MeshFailure(format!("re-activating the sidecar injector: {e}")))?;
+            }
+            return Ok(None);
+        }
+    };
+    let report = client
+        .apply(&objects, field_manager, true)
+        .await
+        .map_err(|e| MeshFailure(format!("failed deploying webhooks: {e}")))?;
+    Ok(Some(report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_json_matches_marshal_indent() {
+        let row = |tag: &str, revision: &str, namespaces: &[&str]| manifest::tag::TagDescription {
+            tag: tag.into(),
+            revision: revision.into(),
+            namespaces: namespaces.iter().map(|n| n.to_string()).collect(),
+        };
+        let rows = [row("default", "1-31", &[]), row("p<r>", "x", &["a", "b"])];
+        assert_eq!(
+            rows_json(&rows),
+            "[\n\t{\n\t\t\"tag\": \"default\",\n\t\t\"revision\": \"1-31\",\n\t\t\"namespaces\": []\n\t},\n\t{\n\t\t\"tag\": \"p\\u003cr\\u003e\",\n\t\t\"revision\": \"x\",\n\t\t\"namespaces\": [\n\t\t\t\"a\",\n\t\t\t\"b\"\n\t\t]\n\t}\n]"
+        );
+    }
+
+    #[test]
+    fn table_pads_as_tabwriter() {
+        let rows = vec![manifest::tag::TagDescription {
+            tag: "default".into(),
+            revision: "canary".into(),
+            namespaces: vec!["a".into(), "b".into()],
+        }];
+        assert_eq!(
+            table(&rows),
+            "TAG     REVISION NAMESPACES\ndefault canary   a,b\n"
+        );
+    }
+}
