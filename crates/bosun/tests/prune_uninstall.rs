@@ -121,75 +121,6 @@ fn totals(out: &Output) -> (usize, usize, usize) {
     (n[0], n[1], n[2])
 }
 
-/// Until aborted: every Deployment and DaemonSet in `ns` whose status is not ready yet gets a
-/// ready status, as its controller and kubelet would report it, and every Service with a
-/// selector a ready endpoint, as the EndpointSlice controller would publish it.
-fn make_workloads_ready(client: &cluster::Client, ns: &str) -> tokio::task::JoinHandle<()> {
-    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), ns);
-    let daemonsets: Api<DaemonSet> = Api::namespaced(client.kube().clone(), ns);
-    let services: Api<Service> = Api::namespaced(client.kube().clone(), ns);
-    let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
-        Api::namespaced(client.kube().clone(), ns);
-    tokio::spawn(async move {
-        loop {
-            for svc in services.list(&ListParams::default()).await.unwrap() {
-                if svc
-                    .spec
-                    .as_ref()
-                    .and_then(|s| s.selector.as_ref())
-                    .is_none()
-                {
-                    continue;
-                }
-                let name = svc.metadata.name.unwrap();
-                let slice = serde_json::json!({"apiVersion": "discovery.k8s.io/v1",
-                    "kind": "EndpointSlice",
-                    "metadata": {"name": format!("{name}-ready"),
-                        "labels": {"kubernetes.io/service-name": name}},
-                    "addressType": "IPv4",
-                    "endpoints": [{"addresses": ["10.0.0.9"], "conditions": {"ready": true}}]});
-                let _ = slices
-                    .patch(
-                        &format!("{name}-ready"),
-                        &PatchParams::apply("endpointslice-controller"),
-                        &Patch::Apply(&slice),
-                    )
-                    .await;
-            }
-            for d in deployments.list(&ListParams::default()).await.unwrap() {
-                let generation = d.metadata.generation.unwrap_or(1);
-                let observed = d.status.as_ref().and_then(|s| s.observed_generation);
-                if observed == Some(generation) {
-                    continue;
-                }
-                let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
-                let status = serde_json::json!({"status": {
-                    "observedGeneration": generation, "replicas": replicas, "readyReplicas": replicas,
-                    "updatedReplicas": replicas, "availableReplicas": replicas}});
-                let name = d.metadata.name.unwrap();
-                let _ = deployments
-                    .patch_status(&name, &PatchParams::default(), &Patch::Merge(&status))
-                    .await;
-            }
-            for d in daemonsets.list(&ListParams::default()).await.unwrap() {
-                let generation = d.metadata.generation.unwrap_or(1);
-                let observed = d.status.as_ref().and_then(|s| s.observed_generation);
-                if observed == Some(generation) {
-                    continue;
-                }
-                let status = serde_json::json!({"status": {
-                    "observedGeneration": generation, "desiredNumberScheduled": 1, "currentNumberScheduled": 1,
-                    "numberReady": 1, "updatedNumberScheduled": 1, "numberAvailable": 1, "numberMisscheduled": 0}});
-                let name = d.metadata.name.unwrap();
-                let _ = daemonsets
-                    .patch_status(&name, &PatchParams::default(), &Patch::Merge(&status))
-                    .await;
-            }
-            tokio::time::sleep(Duration::from_millis(150)).await;
-        }
-    })
-}
-
 fn labels_of(
     meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
 ) -> BTreeMap<String, String> {
@@ -254,7 +185,7 @@ fn default_profile_reinstalls_unchanged_then_prunes_a_disabled_gateway() {
             "--manifests",
             &manifests,
         ];
-        let ready = make_workloads_ready(&client, &ns);
+        let ready = testenv::make_workloads_ready(&client, Some(&ns));
 
         let first = bosun("install", &args).await;
         succeeded(&first);
@@ -414,7 +345,7 @@ fn ambient_profile_with_a_revision_installs_ready_then_uninstalls_by_revision() 
         let client = testenv::client().await;
         let manifests = manifests().display().to_string();
         let set_ns = format!("values.global.istioNamespace={ns}");
-        let ready = make_workloads_ready(&client, &ns);
+        let ready = testenv::make_workloads_ready(&client, Some(&ns));
         let out = bosun(
             "install",
             &[

@@ -133,3 +133,232 @@ pub fn unique_name(prefix: &str) -> String {
         N.fetch_add(1, Ordering::Relaxed)
     )
 }
+
+/// A test control plane of its own (`scripts/testenv up` with a private state directory),
+/// for tests that compare whole clusters and so need one nothing else writes to. Stopped and
+/// its state removed when dropped.
+pub struct Private {
+    dir: PathBuf,
+    kubeconfig: PathBuf,
+}
+
+impl Private {
+    /// Starts one (the binaries are built once, like the shared one's). `label` goes into
+    /// the state directory's name, for the logs.
+    pub fn start(label: &str) -> Private {
+        let base = std::env::var_os("BOSUN_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/bosun")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("testenv-run");
+        let dir = base.join(unique_name(&format!("private-{label}")));
+        let out = Command::new(script())
+            .arg("up")
+            .env("BOSUN_TESTENV_DIR", &dir)
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap_or_else(|e| panic!("running {} up: {e}", script().display()));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let started = Private {
+            kubeconfig: PathBuf::from(
+                stdout
+                    .lines()
+                    .find_map(|l| l.strip_prefix("export KUBECONFIG="))
+                    .unwrap_or("")
+                    .trim(),
+            ),
+            dir,
+        };
+        assert!(
+            out.status.success() && !started.kubeconfig.as_os_str().is_empty(),
+            "{} up (private, {}) failed ({}); its messages are above",
+            script().display(),
+            started.dir.display(),
+            out.status
+        );
+        started
+    }
+
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The directory holding its state and logs (the API server's `audit.log` among them).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::from_kubeconfig(&self.kubeconfig)
+            .await
+            .unwrap_or_else(|e| panic!("private control plane client: {e}"))
+    }
+}
+
+impl Drop for Private {
+    fn drop(&mut self) {
+        let _ = Command::new(script())
+            .arg("down")
+            .env("BOSUN_TESTENV_DIR", &self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        if std::env::var_os("BOSUN_TESTENV_KEEP").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Until aborted, does what the controllers and the kubelet a test control plane lacks would
+/// do for workloads to count as ready, in `namespace` (every namespace when `None`):
+/// - every Deployment gets a ReplicaSet it controls with its pod template (istioctl's wait
+///   looks for the Deployment's newest ReplicaSet) and both get a ready status;
+/// - every DaemonSet gets a ready status, as on a one-node cluster;
+/// - every Service with a selector gets a ready endpoint (an EndpointSlice `NAME-ready`), as
+///   the EndpointSlice controller would publish it.
+///
+/// Tests that compare clusters leave ReplicaSets and EndpointSlices out: they are this
+/// helper's, not the installer's.
+pub fn make_workloads_ready(
+    client: &Client,
+    namespace: Option<&str>,
+) -> tokio::task::JoinHandle<()> {
+    use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet};
+    use k8s_openapi::api::core::v1::Service;
+    use k8s_openapi::api::discovery::v1::EndpointSlice;
+    use kube::Api;
+    use kube::api::{ListParams, Patch, PatchParams, PostParams};
+
+    let kube = client.kube().clone();
+    let namespace = namespace.map(str::to_string);
+    fn api<K>(kube: &kube::Client, namespace: &Option<String>) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        <K as kube::Resource>::DynamicType: Default,
+    {
+        match namespace {
+            Some(ns) => Api::namespaced(kube.clone(), ns),
+            None => Api::all(kube.clone()),
+        }
+    }
+    tokio::spawn(async move {
+        let deployments: Api<Deployment> = api(&kube, &namespace);
+        let daemonsets: Api<DaemonSet> = api(&kube, &namespace);
+        let services: Api<Service> = api(&kube, &namespace);
+        let status = PatchParams::default();
+        loop {
+            for svc in services
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default()
+            {
+                if svc
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.selector.as_ref())
+                    .is_none()
+                {
+                    continue;
+                }
+                let (Some(name), Some(ns)) = (svc.metadata.name, svc.metadata.namespace) else {
+                    continue;
+                };
+                let slices: Api<EndpointSlice> = Api::namespaced(kube.clone(), &ns);
+                let slice = serde_json::json!({"apiVersion": "discovery.k8s.io/v1",
+                    "kind": "EndpointSlice",
+                    "metadata": {"name": format!("{name}-ready"),
+                        "labels": {"kubernetes.io/service-name": name}},
+                    "addressType": "IPv4",
+                    "endpoints": [{"addresses": ["10.0.0.9"], "conditions": {"ready": true}}]});
+                let _ = slices
+                    .patch(
+                        &format!("{name}-ready"),
+                        &PatchParams::apply("endpointslice-controller"),
+                        &Patch::Apply(&slice),
+                    )
+                    .await;
+            }
+            for d in deployments
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default()
+            {
+                let generation = d.metadata.generation.unwrap_or(1);
+                let observed = d.status.as_ref().and_then(|s| s.observed_generation);
+                if observed == Some(generation) {
+                    continue;
+                }
+                let (Some(name), Some(ns), Some(uid)) = (
+                    d.metadata.name.clone(),
+                    d.metadata.namespace.clone(),
+                    d.metadata.uid.clone(),
+                ) else {
+                    continue;
+                };
+                let Some(spec) = d.spec.clone() else { continue };
+                let replicas = spec.replicas.unwrap_or(1);
+                // The ReplicaSet a Deployment controller would make for this generation: named
+                // after it, so a later generation replaces the template in place.
+                let replica_sets: Api<ReplicaSet> = Api::namespaced(kube.clone(), &ns);
+                let rs_name = format!("{name}-{generation}");
+                let rs = serde_json::json!({
+                    "apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "metadata": {"name": rs_name, "namespace": ns,
+                        "labels": spec.template.metadata.as_ref().and_then(|m| m.labels.clone()),
+                        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                            "name": name, "uid": uid, "controller": true, "blockOwnerDeletion": true}]},
+                    "spec": {"replicas": replicas, "selector": spec.selector, "template": spec.template},
+                });
+                let Ok(rs) = serde_json::from_value::<ReplicaSet>(rs) else {
+                    continue;
+                };
+                match replica_sets.create(&PostParams::default(), &rs).await {
+                    Ok(_) => {}
+                    Err(kube::Error::Api(e)) if e.code == 409 => {}
+                    Err(_) => continue,
+                }
+                let ready = serde_json::json!({"status": {"observedGeneration": 1, "replicas": replicas,
+                    "readyReplicas": replicas, "availableReplicas": replicas, "fullyLabeledReplicas": replicas}});
+                if replica_sets
+                    .patch_status(&rs_name, &status, &Patch::Merge(&ready))
+                    .await
+                    .is_err()
+                {
+                    continue;
+                }
+                let ready = serde_json::json!({"status": {
+                    "observedGeneration": generation, "replicas": replicas, "readyReplicas": replicas,
+                    "updatedReplicas": replicas, "availableReplicas": replicas}});
+                let deployments: Api<Deployment> = Api::namespaced(kube.clone(), &ns);
+                let _ = deployments
+                    .patch_status(&name, &status, &Patch::Merge(&ready))
+                    .await;
+            }
+            for d in daemonsets
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default()
+            {
+                let generation = d.metadata.generation.unwrap_or(1);
+                let observed = d.status.as_ref().and_then(|s| s.observed_generation);
+                if observed == Some(generation) {
+                    continue;
+                }
+                let (Some(name), Some(ns)) = (d.metadata.name, d.metadata.namespace) else {
+                    continue;
+                };
+                let ready = serde_json::json!({"status": {
+                    "observedGeneration": generation, "desiredNumberScheduled": 1, "currentNumberScheduled": 1,
+                    "numberReady": 1, "updatedNumberScheduled": 1, "numberAvailable": 1, "numberMisscheduled": 0}});
+                let daemonsets: Api<DaemonSet> = Api::namespaced(kube.clone(), &ns);
+                let _ = daemonsets
+                    .patch_status(&name, &status, &Patch::Merge(&ready))
+                    .await;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        }
+    })
+}
