@@ -173,13 +173,19 @@ impl Prepared {
     /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
     /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
     /// Only reads the cluster.
-    /// When the install moves the default tag, the revision `default`'s injector is judged
-    /// deactivated, as it will be.
+    /// When the install moves the default tag, injectors of the revision `default` (live, or
+    /// this install's own) are left out, as istioctl's `CheckWebhooks` leaves them out: the
+    /// tag deactivates them.
     pub fn check_webhook_overlaps(&self, force: bool) -> Result<(), MeshFailure> {
+        let deactivated = |o: &serde_json::Value| {
+            self.default_tag.needed && manifest::tag::is_own_injector(o, manifest::tag::DEFAULT_TAG)
+        };
         let rendered: Vec<serde_json::Value> = self
             .components
             .iter()
-            .flat_map(|c| c.objects.iter().cloned())
+            .flat_map(|c| c.objects.iter())
+            .filter(|o| !deactivated(o))
+            .cloned()
             .collect();
         let overlaps = self.runtime.block_on(
             self.client

@@ -1,4 +1,4 @@
-//! Ownership labels, prune, installed state and `bosun uninstall` against the real test control
+//! Ownership labels, prune and `bosun uninstall` against the real test control
 //! plane (`scripts/testenv`). No kubelet or controllers run there: tests that wait for readiness
 //! set each Deployment's and DaemonSet's status themselves (a helper task patches the status
 //! subresource as the workloads appear); the minimal-profile tests use `--no-wait`.
@@ -44,29 +44,7 @@ fn run<F: std::future::Future>(f: F) -> F::Output {
         .enable_all()
         .build()
         .unwrap()
-        .block_on(async {
-            without_istio_operator_kind().await;
-            f.await
-        })
-}
-
-/// These tests expect the installed state as a ConfigMap, which is what bosun writes when the
-/// server does not serve the IstioOperator kind (Istio no longer ships its CRD). The operator's
-/// tests, run earlier against the same server, install that CRD: it is removed here (no test in
-/// this file creates it).
-async fn without_istio_operator_kind() {
-    let client = testenv::client().await;
-    let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
-    let name = "istiooperators.install.istio.io";
-    if crds.get_opt(name).await.unwrap().is_none() {
-        return;
-    }
-    let _ = crds.delete(name, &Default::default()).await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while crds.get_opt(name).await.unwrap().is_some() {
-        assert!(Instant::now() < deadline, "CRD {name} was not deleted");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        .block_on(f)
 }
 
 fn manifests() -> std::path::PathBuf {
@@ -216,18 +194,14 @@ fn default_profile_reinstalls_unchanged_then_prunes_a_disabled_gateway() {
             "Base"
         );
 
-        // The installed state (the IstioOperator kind is not served: Istio no longer ships it).
+        // No installed state: istioctl stopped writing it in 1.21, and nothing of bosun reads it.
         let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
-        let state = config_maps.get("installed-state").await.unwrap();
-        assert_eq!(
-            labels_of(&state.metadata)["bosun.io/installed-state"],
-            "true"
-        );
-        assert!(!labels_of(&state.metadata).contains_key("operator.istio.io/component"));
-        let yaml = &state.data.unwrap()["IstioOperator"];
         assert!(
-            yaml.contains("kind: IstioOperator") && yaml.contains(&format!("istioNamespace: {ns}")),
-            "{yaml}"
+            config_maps
+                .get_opt("installed-state")
+                .await
+                .unwrap()
+                .is_none()
         );
 
         unowned_config_map(&client, &ns).await;
@@ -385,7 +359,7 @@ fn ambient_profile_with_a_revision_installs_ready_then_uninstalls_by_revision() 
         assert_owner_labels("cni", &labels_of(&cni.metadata), &ns, &revision, "Cni");
         let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
         let state_name = format!("installed-state-{revision}");
-        assert!(config_maps.get_opt(&state_name).await.unwrap().is_some());
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_none());
         unowned_config_map(&client, &ns).await;
 
         let uninstall_args = [
@@ -418,11 +392,6 @@ fn ambient_profile_with_a_revision_installs_ready_then_uninstalls_by_revision() 
         let listed = stdout(&out);
         assert!(
             listed.contains(&format!("  Removed DaemonSet {ns}/ztunnel.")),
-            "{}",
-            text(&out)
-        );
-        assert!(
-            listed.contains(&format!("  Removed ConfigMap {ns}/{state_name}.")),
             "{}",
             text(&out)
         );
@@ -521,14 +490,6 @@ fn install_killed_midway_then_rerun_converges() {
         let rerun = bosun("install", &args).await;
         succeeded(&rerun);
         assert!(deployments.get_opt("istiod").await.unwrap().is_some());
-        let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
-        assert!(
-            config_maps
-                .get_opt("installed-state")
-                .await
-                .unwrap()
-                .is_some()
-        );
         let settled = bosun("install", &args).await;
         succeeded(&settled);
         let (created, configured, _) = totals(&settled);
@@ -688,7 +649,7 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
         );
         let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
         let state_name = format!("installed-state-{name}");
-        assert!(config_maps.get_opt(&state_name).await.unwrap().is_some());
+        assert!(config_maps.get_opt(&state_name).await.unwrap().is_none());
 
         let dry = bosun(
             "uninstall",
