@@ -436,63 +436,81 @@ impl Client {
         // that order is the one reported.
         let before = &before;
         let params = &params;
-        let patches = targets.into_iter().map(|(object, ar, body)| async move {
-            let api = self.api_for(&ar, object.namespace.as_deref());
-            let previous = if let Some(s) = covered(&ar) {
-                let ns = object.namespace.as_deref();
-                match s.resource_version(&ar.group, &ar.kind, ns, &object.name) {
-                    Some(rv) => Before::Existed(rv.to_string()),
-                    None => Before::NotOwned,
+        let patches = targets
+            .into_iter()
+            .map(|(object, ar, mut body)| async move {
+                let api = self.api_for(&ar, object.namespace.as_deref());
+                // Fields istiod writes at run time (its webhooks' CA bundle, the validator's
+                // failure policy) are not sent once istiod owns them: applying them would undo
+                // its writes, and it would write them again (see `manifest::runtime`).
+                if manifest::runtime::has_runtime_fields(&object.api_version, &object.kind)
+                    && let Some(live) =
+                        api.get_metadata_opt(&object.name)
+                            .await
+                            .map_err(|source| Error::Api {
+                                object: Box::new(object.clone()),
+                                action: "reading who owns its fields before applying",
+                                source,
+                            })?
+                {
+                    let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+                    manifest::runtime::drop_foreign_runtime_fields(&mut body, &live, field_manager);
                 }
-            } else {
-                let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
-                match before.get(&key) {
-                    Some(names) => names.get(&object.name).cloned(),
-                    None => api
-                        .get_metadata_opt(&object.name)
-                        .await
-                        .map_err(|source| Error::Api {
-                            object: Box::new(object.clone()),
-                            action: "reading it before applying",
+                let previous = if let Some(s) = covered(&ar) {
+                    let ns = object.namespace.as_deref();
+                    match s.resource_version(&ar.group, &ar.kind, ns, &object.name) {
+                        Some(rv) => Before::Existed(rv.to_string()),
+                        None => Before::NotOwned,
+                    }
+                } else {
+                    let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
+                    match before.get(&key) {
+                        Some(names) => names.get(&object.name).cloned(),
+                        None => api
+                            .get_metadata_opt(&object.name)
+                            .await
+                            .map_err(|source| Error::Api {
+                                object: Box::new(object.clone()),
+                                action: "reading it before applying",
+                                source,
+                            })?
+                            .and_then(|m| m.metadata.resource_version),
+                    }
+                    .map_or(Before::Absent, Before::Existed)
+                };
+                let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
+                    Ok(after) => after,
+                    Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
+                        return Err(Error::Conflict {
+                            conflicts: conflicts(&status),
+                            object: Box::new(object),
+                        });
+                    }
+                    Err(source) => {
+                        return Err(Error::Api {
+                            object: Box::new(object),
+                            action: "server-side apply",
                             source,
-                        })?
-                        .and_then(|m| m.metadata.resource_version),
-                }
-                .map_or(Before::Absent, Before::Existed)
-            };
-            let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
-                Ok(after) => after,
-                Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
-                    return Err(Error::Conflict {
-                        conflicts: conflicts(&status),
-                        object: Box::new(object),
-                    });
-                }
-                Err(source) => {
-                    return Err(Error::Api {
-                        object: Box::new(object),
-                        action: "server-side apply",
-                        source,
-                    });
-                }
-            };
-            let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
-            let outcome = match previous {
-                Before::Absent => Outcome::Created,
-                Before::Existed(rv) if rv == resource_version => Outcome::Unchanged,
-                Before::Existed(_) => Outcome::Configured,
-                Before::NotOwned if created_by(&after, field_manager) => Outcome::Created,
-                Before::NotOwned => Outcome::Configured,
-            };
-            Ok((
-                Applied {
-                    object,
-                    outcome,
-                    resource_version,
-                },
-                after,
-            ))
-        });
+                        });
+                    }
+                };
+                let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
+                let outcome = match previous {
+                    Before::Absent => Outcome::Created,
+                    Before::Existed(rv) if rv == resource_version => Outcome::Unchanged,
+                    Before::Existed(_) => Outcome::Configured,
+                    Before::NotOwned if created_by(&after, field_manager) => Outcome::Created,
+                    Before::NotOwned => Outcome::Configured,
+                };
+                Ok((
+                    Applied {
+                        object,
+                        outcome,
+                        resource_version,
+                    },
+                    after,
+                ))
+            });
         futures::stream::iter(patches)
             .buffered(PATCHES_IN_FLIGHT)
             .try_collect()

@@ -344,7 +344,11 @@ impl Client {
                 note: Some(note),
                 dry_run,
             };
-            let Target { api, object, body } = match self.target(index, obj).await {
+            let Target {
+                api,
+                object,
+                mut body,
+            } = match self.target(index, obj).await {
                 Ok(target) => target,
                 Err(Error::UnknownKind { object, .. }) if crd_among(objects, &object) => {
                     plan.objects.push(planned(
@@ -375,6 +379,14 @@ impl Client {
                     action: "reading it before the dry run",
                     source,
                 })?;
+            // As the install sends it: without the fields istiod took over.
+            if let Some(live) = &live {
+                manifest::runtime::drop_foreign_runtime_fields(
+                    &mut body,
+                    &serde_json::to_value(live).unwrap_or(Value::Null),
+                    field_manager,
+                );
+            }
             let applied = match api.patch(&object.name, &params, &Patch::Apply(&body)).await {
                 Ok(applied) => applied,
                 Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {

@@ -362,3 +362,70 @@ pub fn make_workloads_ready(
         }
     })
 }
+
+/// The field manager and user agent istiod writes with (its binary's name).
+pub const ISTIOD_MANAGER: &str = "pilot-discovery";
+
+/// Writes into the webhook configurations matching `selector` what a running istiod writes
+/// (see `manifest::runtime`): a CA bundle into every webhook, and `failurePolicy: Fail` into
+/// every validating one; with updates, as istiod makes them, under its field manager and user
+/// agent (so audit logs tell these writes from bosun's). Returns how many configurations it
+/// changed.
+pub async fn write_as_istiod(kubeconfig: &Path, selector: &str) -> usize {
+    use k8s_openapi::api::admissionregistration::v1::{
+        MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+    };
+    use kube::Api;
+    use kube::api::{ListParams, PostParams};
+
+    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).expect("test kubeconfig");
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .expect("test kubeconfig");
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static("pilot-discovery/test"),
+    ));
+    let kube = kube::Client::try_from(config).expect("client as istiod");
+    let params = PostParams {
+        field_manager: Some(ISTIOD_MANAGER.into()),
+        ..Default::default()
+    };
+    let list = ListParams::default().labels(selector);
+    // A PEM certificate's base64, as istiod writes its root certificate.
+    let ca = k8s_openapi::ByteString(
+        b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".to_vec(),
+    );
+    let mut changed = 0;
+    let mutating: Api<MutatingWebhookConfiguration> = Api::all(kube.clone());
+    for mut mwc in mutating.list(&list).await.expect("listing injectors").items {
+        for w in mwc.webhooks.iter_mut().flatten() {
+            w.client_config.ca_bundle = Some(ca.clone());
+        }
+        let name = mwc.metadata.name.clone().unwrap_or_default();
+        mutating
+            .replace(&name, &params, &mwc)
+            .await
+            .expect("istiod's CA bundle write");
+        changed += 1;
+    }
+    let validating: Api<ValidatingWebhookConfiguration> = Api::all(kube.clone());
+    for mut vwc in validating
+        .list(&list)
+        .await
+        .expect("listing validators")
+        .items
+    {
+        for w in vwc.webhooks.iter_mut().flatten() {
+            w.client_config.ca_bundle = Some(ca.clone());
+            w.failure_policy = Some("Fail".into());
+        }
+        let name = vwc.metadata.name.clone().unwrap_or_default();
+        validating
+            .replace(&name, &params, &vwc)
+            .await
+            .expect("istiod's validator write");
+        changed += 1;
+    }
+    changed
+}

@@ -69,7 +69,11 @@ impl Client {
         let mut report = VerifyReport::default();
         let params = PatchParams::apply(field_manager).dry_run().force();
         for (index, obj) in objects.iter().enumerate() {
-            let Target { api, object, body } = match self.target(index, obj).await {
+            let Target {
+                api,
+                object,
+                mut body,
+            } = match self.target(index, obj).await {
                 Ok(target) => target,
                 Err(Error::UnknownKind {
                     object,
@@ -103,6 +107,12 @@ impl Client {
                 });
                 continue;
             };
+            // What istiod writes at run time is istiod's, not a difference from the render.
+            manifest::runtime::drop_foreign_runtime_fields(
+                &mut body,
+                &serde_json::to_value(&live).unwrap_or(Value::Null),
+                field_manager,
+            );
             let applied = api
                 .patch(&object.name, &params, &Patch::Apply(&body))
                 .await

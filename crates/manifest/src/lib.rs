@@ -27,6 +27,7 @@ pub mod overlay;
 pub mod ownership;
 pub mod postprocess;
 pub mod render;
+pub mod runtime;
 pub mod smp;
 pub mod tag;
 

@@ -277,7 +277,10 @@ async fn live_if_satisfied(
             let Some(live) = client.get(&object).await? else {
                 return Ok(None);
             };
-            if let Some(field) = crate::noop::unsatisfied_field(o, &live) {
+            // Fields istiod writes at run time are not drift (see `manifest::runtime`).
+            let mut desired = o.clone();
+            manifest::runtime::drop_foreign_runtime_fields(&mut desired, &live, FIELD_MANAGER);
+            if let Some(field) = crate::noop::unsatisfied_field(&desired, &live) {
                 log(
                     "debug",
                     "applying: an object differs from its render",
