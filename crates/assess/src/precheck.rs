@@ -176,7 +176,8 @@ pub struct AccessAnswer {
 /// and checked in the `cluster` crate):
 /// - every object is server-side applied: `patch`, which the API server authorizes as `create`
 ///   too when the object does not exist yet (both checked, in the object's namespace);
-/// - target namespaces are created first (`create namespaces`);
+/// - each namespace it writes to is created first (`create namespaces`, sent even when it
+///   exists);
 /// - CRDs are waited for until Established (`list` and `watch`);
 /// - before applying, every applied kind and every kind prune looks at is listed by label in all
 ///   namespaces at once (cluster-wide `list`: an earlier install may have put objects anywhere);
@@ -257,6 +258,11 @@ pub fn required_access(
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty());
         let resource = resource_of(&group, &kind);
+        if namespace.is_some() {
+            // The install creates each target namespace first (a plain create, even when it
+            // exists: "already exists" is fine, "forbidden" is not).
+            add(&["create"], "", "namespaces", None);
+        }
         match (group.as_str(), kind.as_str()) {
             ("", "Namespace") => add(&["create"], "", "namespaces", None),
             ("apiextensions.k8s.io", "CustomResourceDefinition") => add(
@@ -383,14 +389,45 @@ pub fn permissions(answers: &[AccessAnswer]) -> Vec<Finding> {
         .collect()
 }
 
-/// IST0142 when the API server's `gitVersion` is older than [`MIN_KUBERNETES_MINOR`]; an error
-/// when it cannot be read as a version (istioctl fails the same way).
-pub fn kubernetes_version(git_version: &str) -> Result<Option<Finding>, String> {
-    let v = Version::parse(git_version)
-        .ok_or_else(|| format!("could not parse Kubernetes version {git_version:?}"))?;
+/// The API server's `/version`, the fields precheck reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KubernetesVersion {
+    pub git_version: String,
+    /// `major` and `minor` (`"1"`, `"36"`; some providers write `"36+"`).
+    pub major: String,
+    pub minor: String,
+}
+
+impl KubernetesVersion {
+    /// The version compared: `major.minor` when both are numbers (a trailing `+` dropped),
+    /// else `gitVersion`. An API server built without release stamping says `v0.0.0-master+…`
+    /// in `gitVersion` but its true `major`/`minor`; istioctl reads only `gitVersion` and fails
+    /// on such a server ("could not parse malformed version").
+    pub fn compared(&self) -> Option<Version> {
+        let number = |s: &str| {
+            let s = s.trim_end_matches('+');
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then_some(s.to_string())
+        };
+        match (number(&self.major), number(&self.minor)) {
+            (Some(major), Some(minor)) => Version::parse(&format!("{major}.{minor}")),
+            _ => Version::parse(&self.git_version),
+        }
+    }
+}
+
+/// IST0142 when the API server is older than [`MIN_KUBERNETES_MINOR`] (the message names its
+/// `gitVersion`, as istioctl's does); an error when no version can be read from it.
+pub fn kubernetes_version(version: &KubernetesVersion) -> Result<Option<Finding>, String> {
+    let v = version.compared().ok_or_else(|| {
+        format!(
+            "could not parse Kubernetes version {:?}",
+            version.git_version
+        )
+    })?;
     if v.major() > 1 || v.minor() >= MIN_KUBERNETES_MINOR {
         return Ok(None);
     }
+    let git_version = &version.git_version;
     Ok(Some(Finding::new(
         "IST0142",
         Level::Error,
@@ -659,8 +696,8 @@ pub fn from_version(from: &str, zipkin_exists: bool) -> Result<Vec<Finding>, Str
 /// Everything precheck read, for [`precheck`].
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
-    /// The API server's `gitVersion`.
-    pub kubernetes_version: String,
+    /// The API server's version.
+    pub kubernetes_version: KubernetesVersion,
     pub access: Vec<AccessAnswer>,
     /// The live CRDs (all of them, for the Gateway API checks).
     pub crds: Vec<Value>,
@@ -773,11 +810,20 @@ mod tests {
             .get("objects")
             .map(|o| serde_json::from_value(o.clone()).expect("objects"));
         Facts {
-            kubernetes_version: case
-                .get("kubernetes_version")
-                .and_then(Value::as_str)
-                .unwrap_or("v1.36.3")
-                .to_string(),
+            kubernetes_version: {
+                let v = case.get("kubernetes_version");
+                let field = |k: &str, default: &str| {
+                    v.and_then(|v| v.get(k))
+                        .and_then(Value::as_str)
+                        .unwrap_or(default)
+                        .to_string()
+                };
+                KubernetesVersion {
+                    git_version: field("gitVersion", "v1.36.3"),
+                    major: field("major", ""),
+                    minor: field("minor", ""),
+                }
+            },
             access: list("access").iter().map(answer).collect(),
             crds: list("crds"),
             inventory: objects.as_deref().map(inventory),

@@ -99,6 +99,38 @@ impl Prepared {
         Ok(())
     }
 
+    /// Refuses (or with `force` warns about) rendered CRDs that would replace newer live ones
+    /// (`assess::crds`: the CRDs' Istio versions, and API versions they would stop serving).
+    /// Only reads the cluster.
+    pub fn check_crd_downgrades(&self, force: bool) -> Result<(), MeshFailure> {
+        let rendered: Vec<serde_json::Value> = self
+            .components
+            .iter()
+            .flat_map(|c| c.objects.iter().cloned())
+            .collect();
+        let downgrades = self
+            .runtime
+            .block_on(self.client.crd_downgrades(&rendered))?;
+        if downgrades.is_empty() {
+            return Ok(());
+        }
+        let refused = assess::crds::DowngradeRefused { downgrades };
+        if !force {
+            return Err(MeshFailure(refused.to_string()));
+        }
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "❗ {}; continuing because of --force",
+            refused
+                .to_string()
+                .lines()
+                .filter(|l| !l.starts_with("install with charts"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        Ok(())
+    }
+
     /// What installing with `force` would do (server-side dry runs; writes nothing): each
     /// rendered object, then each object the install's prune would delete (dry-run deletes).
     pub fn plan(&self, force: bool) -> Result<cluster::Plan, MeshFailure> {

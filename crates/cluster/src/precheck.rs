@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use assess::precheck::{Access, AccessAnswer, Facts, Install};
+use assess::precheck::{Access, AccessAnswer, Facts, Install, KubernetesVersion};
 use futures::StreamExt;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
@@ -139,7 +139,11 @@ impl Client {
             .await
             .map_err(Error::Version)?;
         let mut facts = Facts {
-            kubernetes_version: version.git_version,
+            kubernetes_version: KubernetesVersion {
+                git_version: version.git_version,
+                major: version.major,
+                minor: version.minor,
+            },
             ..Facts::default()
         };
         let crds = self.live_crds().await;
