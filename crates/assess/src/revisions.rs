@@ -18,7 +18,8 @@
 //!   selects the revision the `default` tag points at, or the `default` revision when there is no
 //!   such tag; any other `istio-injection` value selects nothing (every revision's webhook
 //!   requires the label absent). Otherwise `istio.io/rev=V` selects the revision tag V points at
-//!   when V is a tag, else revision V. An empty value selects nothing.
+//!   when V is a tag, else revision V. An empty value selects nothing, and so does a namespace
+//!   being deleted (no pod can be created in it).
 //! - **Pods**: the sidecar injector writes the annotation `istio.io/rev: <revision>` (the
 //!   revision of the istiod that injected it, never a tag's name: the injection templates use
 //!   `.Revision`) on every pod it injects; pods without it are taken from the `revision` field
@@ -61,6 +62,9 @@ pub struct LiveObject {
     pub labels: BTreeMap<String, String>,
     #[serde(default)]
     pub annotations: BTreeMap<String, String>,
+    /// Whether it is being deleted (`metadata.deletionTimestamp` set).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub terminating: bool,
 }
 
 impl LiveObject {
@@ -320,7 +324,7 @@ pub fn inventory(objects: &[LiveObject]) -> Inventory {
     }
     for object in objects {
         match object.kind.as_str() {
-            "Namespace" => {
+            "Namespace" if !object.terminating => {
                 if let Some((rev, selection)) =
                     namespace_revision(&object.name, &object.labels, &tag_targets)
                 {
@@ -366,6 +370,27 @@ pub fn inventory(objects: &[LiveObject]) -> Inventory {
         })
         .collect();
     Inventory { revisions, tags }
+}
+
+/// What keeps revision `name` from being uninstalled when the uninstall removes its istiod
+/// from `removed_from` (namespaces): [`uses`], unless an istiod of that revision stays in some
+/// other namespace (a second control plane of the same revision), which goes on serving them.
+pub fn uses_left_without_control_plane(
+    inventory: &Inventory,
+    name: &str,
+    removed_from: &[String],
+    max_pods: usize,
+) -> Vec<String> {
+    let Some(r) = inventory.revision(name) else {
+        return Vec::new();
+    };
+    if r.istiod_namespaces
+        .iter()
+        .any(|ns| !removed_from.contains(ns))
+    {
+        return Vec::new();
+    }
+    uses(inventory, name, max_pods)
 }
 
 /// What keeps revision `name` from being uninstalled: the tags pointing at it, the namespaces
@@ -494,6 +519,38 @@ mod tests {
     }
 
     #[test]
+    fn uses_count_only_when_the_last_istiod_goes() {
+        let istiod = |ns: &str| LiveObject {
+            kind: "Deployment".into(),
+            namespace: Some(ns.into()),
+            name: "istiod".into(),
+            labels: labels(&[("app", "istiod")]),
+            ..LiveObject::default()
+        };
+        let namespace = LiveObject {
+            kind: "Namespace".into(),
+            name: "shop".into(),
+            labels: labels(&[("istio-injection", "enabled")]),
+            ..LiveObject::default()
+        };
+        let two = inventory(&[istiod("a"), istiod("b"), namespace.clone()]);
+        let one = inventory(&[istiod("a"), namespace]);
+        let a = ["a".to_string()];
+        assert_eq!(
+            uses_left_without_control_plane(&two, "default", &a, 5),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            uses_left_without_control_plane(&one, "default", &a, 5),
+            ["namespace shop selects it (istio-injection=enabled)"]
+        );
+        assert_eq!(
+            uses_left_without_control_plane(&one, "default", &["b".to_string()], 5),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
     fn pod_rules() {
         let pod = |annotations: &[(&str, &str)]| LiveObject {
             kind: "Pod".into(),
@@ -501,6 +558,7 @@ mod tests {
             name: "p".into(),
             labels: labels(&[("istio.io/rev", "label-only")]),
             annotations: labels(annotations),
+            terminating: false,
         };
         assert_eq!(pod_revision(&pod(&[])), None);
         assert_eq!(

@@ -154,6 +154,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             annotations: BTreeMap::new(),
+            terminating: false,
         }
     }
 

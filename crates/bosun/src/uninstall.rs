@@ -15,7 +15,8 @@
 //!   find target revision" (istioctl looks the revision up in the cluster first).
 //! - Uninstalling one control plane (not `--purge`) is refused while its revision is in use: a
 //!   revision tag points at it, a namespace selects it, or pods run its proxy (their
-//!   `istio.io/rev` annotation; `assess::revisions` decides). The refusal lists them; `--force`
+//!   `istio.io/rev` annotation; `assess::revisions` decides), unless an istiod of the same
+//!   revision stays in another namespace. The refusal lists them; `--force`
 //!   proceeds with a warning. istioctl only asks istiod how many proxies it serves (and asks
 //!   to confirm), which needs a reachable istiod and misses tags and namespaces.
 
@@ -59,6 +60,7 @@ fn check_in_use(
     runtime: &tokio::runtime::Runtime,
     client: &cluster::Client,
     scope: &cluster::UninstallScope,
+    candidates: &[cluster::OwnedObject],
     force: bool,
 ) -> Result<(), MeshFailure> {
     let cluster::UninstallScope::ControlPlane { labels, .. } = scope else {
@@ -82,7 +84,18 @@ fn check_in_use(
             )));
         }
     };
-    let uses = assess::revisions::uses(&inventory, revision, MAX_PODS_NAMED);
+    // The istiod Deployments this uninstall removes, by namespace.
+    let removed_from: Vec<String> = candidates
+        .iter()
+        .filter(|c| c.object.kind == "Deployment" && c.component.as_deref() == Some("Pilot"))
+        .filter_map(|c| c.object.namespace.clone())
+        .collect();
+    let uses = assess::revisions::uses_left_without_control_plane(
+        &inventory,
+        revision,
+        &removed_from,
+        MAX_PODS_NAMED,
+    );
     if uses.is_empty() {
         return Ok(());
     }
@@ -196,7 +209,7 @@ pub fn uninstall(args: UninstallArgs) -> Result<(), MeshFailure> {
         let _ = writeln!(stdout, "{NO_RESOURCES_REMOVED_WARNING}");
         return Ok(());
     }
-    check_in_use(&runtime, &client, &scope, args.force)?;
+    check_in_use(&runtime, &client, &scope, &candidates, args.force)?;
     if args.purge {
         let _ = writeln!(stdout, "{ALL_RESOURCES_REMOVED_WARNING}");
     }

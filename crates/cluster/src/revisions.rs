@@ -146,6 +146,7 @@ impl Client {
                     name: meta.name.unwrap_or_default(),
                     labels: meta.labels.unwrap_or_default(),
                     annotations: meta.annotations.unwrap_or_default(),
+                    terminating: meta.deletion_timestamp.is_some(),
                 }
             })
             .collect())
