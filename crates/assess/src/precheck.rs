@@ -18,7 +18,7 @@
 //! | BOSUN-PRE002 | Warning | the install replaces its revision's control plane across more than one minor version |
 //! | BOSUN-PRE003 | Error | the install would replace CRDs with older ones (see [`crate::crds`]) |
 //! | BOSUN-PRE004 | Warning | a check could not run (for example, listing a kind is forbidden) |
-//! | BOSUN-PRE005 | Warning | namespaces or pods use a revision that has no control plane |
+//! | BOSUN-PRE005 | Warning | tags, namespaces or pods use a revision that has no istiod or injector |
 //!
 //! The install's permissions: [`required_access`] lists, for each kind the render writes, the
 //! verbs bosun's install sends for it (see [`WAITED_KINDS`] for which), in each namespace it
@@ -537,8 +537,8 @@ pub struct Install {
 }
 
 /// BOSUN-PRE001 for each installed revision, BOSUN-PRE002 when the install replaces its own
-/// revision across more than one minor version, BOSUN-PRE005 for revisions in use without a
-/// control plane.
+/// revision across more than one minor version, BOSUN-PRE005 for revisions in use that have
+/// no istiod or injector (never installed, or only their Base objects left).
 pub fn control_planes(inventory: &Inventory, install: Option<&Install>) -> Vec<Finding> {
     let mut out = Vec::new();
     for r in &inventory.revisions {
@@ -586,7 +586,8 @@ pub fn control_planes(inventory: &Inventory, install: Option<&Install>) -> Vec<F
                     ));
                 }
             }
-        } else if r.in_use() {
+        }
+        if r.in_use() && r.istiod_namespaces.is_empty() && r.injectors.is_empty() {
             let mut users = Vec::new();
             if !r.tags.is_empty() {
                 users.push(format!("tags {}", r.tags.join(", ")));
@@ -609,7 +610,7 @@ pub fn control_planes(inventory: &Inventory, install: Option<&Install>) -> Vec<F
                 Level::Warning,
                 &origin,
                 format!(
-                    "Revision {} has no control plane, but {} use it",
+                    "Revision {} has no istiod or sidecar injector, but {} use it",
                     r.revision,
                     users.join(", ")
                 ),
