@@ -576,3 +576,272 @@ fn precheck_exits_2_when_it_cannot_run() {
         let _ = std::fs::remove_dir_all(&dir);
     });
 }
+
+/// `scripts/version-stamp-proxy` in front of the test API server, and a kubeconfig for it;
+/// the proxy is stopped (by its process id) when this is dropped.
+struct StampedApiServer {
+    child: std::process::Child,
+    kubeconfig: PathBuf,
+    dir: PathBuf,
+}
+
+impl StampedApiServer {
+    fn start() -> StampedApiServer {
+        use std::io::BufRead;
+        let config =
+            helm::yaml::from_yaml_json(&std::fs::read_to_string(testenv::kubeconfig()).unwrap())
+                .unwrap();
+        let dir = std::env::temp_dir().join(testenv::unique_name("stamped"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let decode = |v: &Value| {
+            use std::io::Write;
+            let mut child = Command::new("base64")
+                .arg("-d")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(v.as_str().unwrap().as_bytes())
+                .unwrap();
+            child.wait_with_output().unwrap().stdout
+        };
+        let cluster = &config["clusters"][0]["cluster"];
+        let user = &config["users"][0]["user"];
+        for (file, data) in [
+            ("ca.crt", decode(&cluster["certificate-authority-data"])),
+            ("client.crt", decode(&user["client-certificate-data"])),
+            ("client.key", decode(&user["client-key-data"])),
+        ] {
+            std::fs::write(dir.join(file), data).unwrap();
+        }
+        let mut child = Command::new(common::repo_root().join("scripts/version-stamp-proxy"))
+            .args(["--server", cluster["server"].as_str().unwrap()])
+            .arg("--ca")
+            .arg(dir.join("ca.crt"))
+            .arg("--cert")
+            .arg(dir.join("client.crt"))
+            .arg("--key")
+            .arg(dir.join("client.key"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starting scripts/version-stamp-proxy (needs python3)");
+        let mut port = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut port)
+            .unwrap();
+        let kubeconfig = dir.join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            format!("apiVersion: v1\nkind: Config\nclusters:\n- name: p\n  cluster:\n    server: http://127.0.0.1:{}\nusers:\n- name: u\n  user: {{}}\ncontexts:\n- name: p\n  context: {{cluster: p, user: u}}\ncurrent-context: p\n", port.trim()),
+        )
+        .unwrap();
+        StampedApiServer {
+            child,
+            kubeconfig,
+            dir,
+        }
+    }
+}
+
+impl Drop for StampedApiServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The resources of the IST0141 findings in `findings` (JSON), with the verbs each names.
+fn denied_resources(findings: &[Value]) -> std::collections::BTreeMap<String, String> {
+    findings
+        .iter()
+        .filter(|f| f["code"] == "IST0141")
+        .map(|f| {
+            let message = f["message"].as_str().unwrap();
+            let rest = message
+                .strip_prefix("Missing required permission to ")
+                .unwrap();
+            let (verbs, rest) = rest.split_once(" resource ").unwrap();
+            let resource = rest.split([' ', '(']).next().unwrap();
+            (resource.to_string(), verbs.to_string())
+        })
+        .collect()
+}
+
+/// The findings of `codes` as (code, level, origin, message), for comparing the two tools.
+fn shared_findings(findings: &[Value], codes: &[&str]) -> Vec<(String, String, String, String)> {
+    let mut out: Vec<_> = findings
+        .iter()
+        .filter(|f| codes.contains(&f["code"].as_str().unwrap()))
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap_or("").to_string();
+            (s("code"), s("level"), s("origin"), s("message"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// bosun's precheck and real istioctl's (`x precheck`, built from the pinned Istio) on the same
+/// cluster state, through [`StampedApiServer`] for istioctl (it cannot read the test server's
+/// unstamped version; bosun reads major/minor). Measured, and kept true by this test:
+/// - Gateway API CRDs (IST0156, IST0172) and `--from-version` (IST0169): the same findings,
+///   word for word (code, level, origin, message).
+/// - Permissions (IST0141): istioctl asks `create` on eleven fixed kinds in the Istio namespace;
+///   bosun asks every verb the install sends for every kind the render writes. On a user who
+///   may not write RBAC and apps objects, istioctl names clusterrolebindings, clusterroles,
+///   deployments and roles (create); bosun names those (create, delete, patch) and also
+///   rolebindings, which the install writes and istioctl does not check.
+/// - Both exit 1 (errors found).
+/// - Not compared (differences by design or of little weight): the order of findings (istioctl
+///   sorts by cluster name first, so its CRD and Service findings come before its `(Cluster)`
+///   ones whatever their level; bosun sorts by level, code, origin, message); the documentation
+///   links (istioctl's name its binary's minor version, v1.30 for this pin; bosun's the charts'
+///   VERSION, 1.31); bosun's extra `fix` field.
+#[test]
+fn precheck_agrees_with_istioctl_where_both_check() {
+    let _exclusive = exclusive();
+    let istioctl = common::fetched("BOSUN_ISTIOCTL", "fetch-istioctl");
+    let stamped = StampedApiServer::start();
+    run(async {
+        let client = testenv::client().await;
+        let user = testenv::unique_name("cmp-user");
+        let ns = testenv::unique_name("istio-cmp");
+        let (reader, writer) = (
+            testenv::unique_name("cmp-read"),
+            testenv::unique_name("cmp-write"),
+        );
+        grant(
+            &client,
+            &reader,
+            &user,
+            json!([{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]),
+        )
+        .await;
+        grant(
+            &client,
+            &writer,
+            &user,
+            json!([{"apiGroups": ["", "admissionregistration.k8s.io", "apiextensions.k8s.io", "policy",
+                    "autoscaling", "networking.istio.io", "discovery.k8s.io"],
+                    "resources": ["*"], "verbs": ["create", "patch", "delete"]}]),
+        )
+        .await;
+        let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+        let _cleanup = DeleteCrds(vec![
+            "gateways.gateway.networking.k8s.io".into(),
+            "httproutes.gateway.networking.k8s.io".into(),
+        ]);
+        create(
+            &crds,
+            gateway_api_crd("gateways", "Gateway", &["v1alpha2"], "v0.5.1"),
+        )
+        .await;
+        create(
+            &crds,
+            gateway_api_crd("httproutes", "HTTPRoute", &["v1beta1"], "v0.6.0"),
+        )
+        .await;
+        let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+        if namespaces.get_opt("istio-system").await.unwrap().is_none() {
+            create(&namespaces, json!({"metadata": {"name": "istio-system"}})).await;
+        }
+        let services: Api<k8s_openapi::api::core::v1::Service> =
+            Api::namespaced(client.kube().clone(), "istio-system");
+        create(
+            &services,
+            json!({"metadata": {"name": "zipkin"}, "spec": {"ports": [{"port": 9411}]}}),
+        )
+        .await;
+
+        let mut c = Command::new(&istioctl);
+        c.arg("--kubeconfig")
+            .arg(&stamped.kubeconfig)
+            .args(["--as", &user, "-i", &ns, "x", "precheck", "-o", "json"])
+            .args(["--from-version", "1.20"])
+            .stdin(Stdio::null());
+        let theirs = tokio::task::spawn_blocking(move || c.output().unwrap())
+            .await
+            .unwrap();
+        let as_user = kubeconfig_as(&user);
+        let m = manifests();
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let ours = bosun_with(
+            Some(&as_user),
+            &[
+                "precheck",
+                "-d",
+                &m,
+                "--set",
+                &set_ns,
+                "-o",
+                "json",
+                "--from-version",
+                "1.20",
+            ],
+        )
+        .await;
+        let _ = services.delete("zipkin", &DeleteParams::default()).await;
+        for name in [&reader, &writer] {
+            revoke(&client, name).await;
+        }
+        let _ = std::fs::remove_file(&as_user);
+
+        assert_eq!(theirs.status.code(), Some(1), "istioctl: {}", text(&theirs));
+        assert_eq!(ours.status.code(), Some(1), "bosun: {}", text(&ours));
+        let parse = |out: &Output| -> Vec<Value> {
+            serde_json::from_str(&stdout(out)).unwrap_or_else(|e| panic!("{e}\n{}", text(out)))
+        };
+        let (theirs_json, ours_json) = (parse(&theirs), parse(&ours));
+        let codes = ["IST0156", "IST0172", "IST0169", "IST0142"];
+        let shared = shared_findings(&theirs_json, &codes);
+        assert_eq!(
+            shared_findings(&ours_json, &codes),
+            shared,
+            "istioctl: {}\nbosun: {}",
+            text(&theirs),
+            text(&ours)
+        );
+        assert_eq!(
+            shared.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            ["IST0156", "IST0169", "IST0172", "IST0172"],
+            "{shared:?}"
+        );
+        let theirs_denied = denied_resources(&theirs_json);
+        let ours_denied = denied_resources(&ours_json);
+        let names =
+            |m: &std::collections::BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(
+            names(&theirs_denied),
+            [
+                "clusterrolebindings",
+                "clusterroles",
+                "deployments",
+                "roles"
+            ],
+            "istioctl: {}",
+            text(&theirs)
+        );
+        assert!(theirs_denied.values().all(|v| v == "create"));
+        assert_eq!(
+            names(&ours_denied),
+            [
+                "clusterrolebindings",
+                "clusterroles",
+                "deployments",
+                "rolebindings",
+                "roles"
+            ],
+            "bosun: {}",
+            text(&ours)
+        );
+        assert!(
+            ours_denied.values().all(|v| v == "create, delete, patch"),
+            "{ours_denied:?}"
+        );
+    });
+}
