@@ -547,3 +547,96 @@ fn install_refuses_to_replace_crds_with_older_ones_unless_forced() {
         let _ = std::fs::remove_dir_all(newer_package.parent().unwrap());
     });
 }
+
+/// Runs real istioctl (built from the pinned Istio) against the test control plane.
+async fn istioctl(args: &[&str]) -> Output {
+    let mut c = Command::new(common::fetched("BOSUN_ISTIOCTL", "fetch-istioctl"));
+    c.args(args)
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::null());
+    tokio::task::spawn_blocking(move || c.output().expect("running istioctl"))
+        .await
+        .unwrap()
+}
+
+/// A tag made by real `istioctl tag set`, read by bosun, against istioctl's own view
+/// (`istioctl tag list -o json`) and istioctl's uninstall. Measured, and kept true here:
+/// - bosun's `revision list` has the tag pointing at the revision, and the namespace labelled
+///   with the tag selecting it through the tag, as `istioctl tag list` has them;
+/// - istioctl's `uninstall --revision R -y` goes ahead while the tag points at R (it only asks
+///   istiod for proxies, and with no reachable istiod says so), and does not remove the tag's
+///   webhook, which would be left pointing at nothing; bosun's refuses and names the tag.
+#[test]
+fn tags_made_by_istioctl_agree_with_istioctl_tag_list_and_block_uninstall() {
+    let _shared = shared();
+    run(async {
+        let client = testenv::client().await;
+        let ns = testenv::unique_name("istio-itag");
+        let rev = testenv::unique_name("itag");
+        let tag = testenv::unique_name("itag-t");
+        let app = testenv::unique_name("itag-app");
+        succeeded(&install_revision(&ns, &rev, &manifests(), &[]).await);
+        let out = istioctl(&["tag", "set", &tag, "--revision", &rev, "-i", &ns]).await;
+        succeeded(&out);
+        namespace(&client, &app, json!({"istio.io/rev": tag})).await;
+
+        let out = istioctl(&["tag", "list", "-o", "json"]).await;
+        succeeded(&out);
+        let tags: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let theirs = tags
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["tag"] == tag)
+            .cloned()
+            .unwrap_or_else(|| panic!("{tag} not in {}", text(&out)));
+        assert_eq!(
+            theirs,
+            json!({"tag": tag, "revision": rev, "namespaces": [app]})
+        );
+        let entry = listed(&rev).await;
+        assert_eq!(entry["tags"], json!([tag]), "{entry}");
+        assert_eq!(
+            entry["namespaces"],
+            json!([{"namespace": app, "label": format!("istio.io/rev={tag}"), "tag": tag}]),
+            "{entry}"
+        );
+
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let out = istioctl(&[
+            "uninstall",
+            "--revision",
+            &rev,
+            "--set",
+            &set_ns,
+            "-i",
+            &ns,
+            "--dry-run",
+            "-y",
+        ])
+        .await;
+        succeeded(&out);
+        let all = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            all.contains(&format!(
+                "Unable to find any proxies pointing to the {rev} control plane"
+            )) && all.contains(&format!("Kind=Deployment/istiod-{rev}.{ns}"))
+                && !all.contains(&format!("istio-revision-tag-{tag}")),
+            "{}",
+            text(&out)
+        );
+        let out = uninstall_revision(&ns, &rev, &["--dry-run"]).await;
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "\n  tag {tag} points at it (MutatingWebhookConfiguration istio-revision-tag-{tag}-{ns}, Service {ns}/istiod-revision-tag-{tag})\n  namespace {app} selects it (istio.io/rev={tag}, through tag {tag})\n"
+            )),
+            "{}",
+            text(&out)
+        );
+
+        succeeded(&istioctl(&["tag", "remove", &tag, "-y", "-i", &ns]).await);
+        unlabel(&client, &app).await;
+        succeeded(&uninstall_revision(&ns, &rev, &["-y"]).await);
+    });
+}
