@@ -51,6 +51,26 @@ pub const GATEWAY_API_MINIMUM_BUNDLE_VERSIONS: &[(&str, &str)] = &[
     ("tcproutes.gateway.networking.k8s.io", "1.6.0"),
 ];
 
+/// The Istio analyzer messages precheck reuses: code and level as `pkg/config/analysis/msg/
+/// messages.yaml` of the pinned Istio defines them (a test checks them against it).
+pub const ISTIO_MESSAGES: &[(&str, &str, Level)] = &[
+    ("IST0139", "InvalidWebhook", Level::Error),
+    ("IST0141", "InsufficientPermissions", Level::Error),
+    ("IST0142", "UnsupportedKubernetesVersion", Level::Error),
+    ("IST0156", "UnsupportedGatewayAPIVersion", Level::Error),
+    ("IST0169", "UpdateIncompatibility", Level::Warning),
+    (
+        "IST0172",
+        "FutureUnsupportedGatewayAPIVersion",
+        Level::Warning,
+    ),
+    (
+        "IST0176",
+        "GatewayAPICRDVersionBelowMinimum",
+        Level::Warning,
+    ),
+];
+
 /// The Gateway API's CRD annotation holding its release (`consts.BundleVersionAnnotation`).
 pub const BUNDLE_VERSION_ANNOTATION: &str = "gateway.networking.k8s.io/bundle-version";
 
@@ -893,6 +913,18 @@ mod tests {
             for (g, w) in got_json.iter_mut().zip(&want) {
                 if w.get("fix").is_none() {
                     g.as_object_mut().unwrap().remove("fix");
+                }
+            }
+            for f in &got {
+                let known = f.code.starts_with("BOSUN-PRE")
+                    || ISTIO_MESSAGES
+                        .iter()
+                        .any(|(code, _, level)| *code == f.code && *level == f.level);
+                if !known {
+                    failures.push(format!(
+                        "{name}: {} at level {} is not in ISTIO_MESSAGES",
+                        f.code, f.level
+                    ));
                 }
             }
             if got_json != want {

@@ -73,8 +73,8 @@ enum Command {
     /// Check whether Istio can safely be installed or upgraded, as istioctl's `x precheck`:
     /// the Kubernetes version, every permission the install of the inputs needs, Gateway API
     /// CRD versions, existing control planes, injector overlaps and CRD downgrades. Each finding
-    /// has a stable code and a fix. Exits 0 without Error findings (1 with `--fail-on-warning`
-    /// and warnings), 1 with any, 2 when it could not run.
+    /// has a stable code and a fix. Exit status: 0 when no finding is an Error, 1 when one is
+    /// (or, with `--fail-on-warning`, a Warning), 2 when precheck could not run.
     Precheck(precheck::PrecheckArgs),
     /// Commands about control-plane revisions.
     Revision {

@@ -845,3 +845,73 @@ fn precheck_agrees_with_istioctl_where_both_check() {
         );
     });
 }
+
+/// The facts precheck takes from the pinned Istio, checked in its source (the module that
+/// `scripts/fetch-istio` downloads into `$BOSUN_CACHE/gomod`, or `BOSUN_GOMODCACHE`): the
+/// minimum Kubernetes version, the Gateway API release and minimum bundle versions, and the
+/// analyzer messages (code, name, level) it reuses.
+#[test]
+fn constants_follow_the_pinned_istio_source() {
+    use assess::precheck::{
+        GATEWAY_API_MINIMUM_BUNDLE_VERSIONS, GATEWAY_API_VERSION, ISTIO_MESSAGES,
+        MIN_KUBERNETES_MINOR,
+    };
+    // istioctl renders against its minimum too; bosun's render keeps that version.
+    assert_eq!(
+        manifest::render::ISTIOCTL_KUBE_VERSION,
+        format!("1.{MIN_KUBERNETES_MINOR}.0")
+    );
+    let istio = common::fetched("BOSUN_ISTIO", "fetch-istio");
+    let pin = std::fs::read_to_string(common::repo_root().join("scripts/istio-pin")).unwrap();
+    let version = pin
+        .lines()
+        .find_map(|l| l.strip_prefix("ISTIO_VERSION="))
+        .unwrap()
+        .trim();
+    let gomod = std::env::var_os("BOSUN_GOMODCACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| istio.parent().unwrap().join("gomod"));
+    let src = gomod.join(format!("istio.io/istio@{version}"));
+    let read = |path: &str| {
+        std::fs::read_to_string(src.join(path)).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (run scripts/fetch-istio)",
+                src.join(path).display()
+            )
+        })
+    };
+    let k8s = read("istioctl/pkg/install/k8sversion/version.go");
+    assert!(
+        k8s.contains(&format!(
+            "MinK8SVersion               = {MIN_KUBERNETES_MINOR}\n"
+        )),
+        "MinK8SVersion is not {MIN_KUBERNETES_MINOR}"
+    );
+    let go_mod = read("go.mod");
+    assert!(
+        go_mod.contains(&format!(
+            "\tsigs.k8s.io/gateway-api {GATEWAY_API_VERSION}\n"
+        )),
+        "go.mod's gateway-api is not {GATEWAY_API_VERSION}"
+    );
+    let minimums = read("pkg/config/schema/gatewayapi/minimumversions.go");
+    let table: Vec<(String, String)> = minimums
+        .lines()
+        .filter_map(|l| {
+            let (name, rest) = l.trim().strip_prefix('"')?.split_once('"')?;
+            let args = rest.split_once("semver.New(")?.1;
+            let n: Vec<&str> = args.split(',').take(3).map(str::trim).collect();
+            Some((name.to_string(), n.join(".")))
+        })
+        .collect();
+    let ours: Vec<(String, String)> = GATEWAY_API_MINIMUM_BUNDLE_VERSIONS
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(table, ours);
+    let messages = read("pkg/config/analysis/msg/messages.yaml");
+    for (code, name, level) in ISTIO_MESSAGES {
+        let entry = format!("  - name: \"{name}\"\n    code: {code}\n    level: {level}\n");
+        assert!(messages.contains(&entry), "messages.yaml has no\n{entry}");
+    }
+}
