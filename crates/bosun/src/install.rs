@@ -46,6 +46,9 @@ pub struct InstallArgs {
     /// would change, from a server-side dry run against the live object) or delete.
     #[arg(long)]
     pub plan: bool,
+    /// Run `bosun precheck`'s checks first and stop on any Error finding.
+    #[arg(long)]
+    pub precheck: bool,
     /// Output format of --plan and --dry-run (`json`: the plan as one JSON document).
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: crate::plan::Format,
@@ -94,6 +97,7 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
         merged,
+        version: _,
         components,
         installation,
         runtime,
@@ -102,7 +106,11 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     } = {
         let prepared = crate::prepare::prepare(&args.input, args.force)?;
         // Read-only checks, before asking and before the first write.
+        if args.precheck {
+            crate::precheck::before_install(&prepared)?;
+        }
         prepared.check_webhook_overlaps(args.force)?;
+        prepared.check_crd_downgrades(args.force)?;
         if args.dry_run || args.plan {
             return crate::plan::install_without_writing(&prepared, &args);
         }

@@ -13,11 +13,13 @@ mod mesh;
 mod operator;
 mod owned;
 mod plan;
+mod precheck;
 mod prepare;
 mod profile;
 mod progress;
 mod prompt;
 mod release;
+mod revision;
 mod schema_fetch;
 mod tag;
 mod translate;
@@ -69,6 +71,17 @@ enum Command {
     /// (`--revision R`, `-f IOP`; Base and CRDs stay) or, with `--purge`, every Istio-owned
     /// object, CRDs included. Lists what it removes and asks first (unless -y).
     Uninstall(uninstall::UninstallArgs),
+    /// Check whether Istio can safely be installed or upgraded, as istioctl's `x precheck`:
+    /// the Kubernetes version, every permission the install of the inputs needs, Gateway API
+    /// CRD versions, existing control planes, injector overlaps and CRD downgrades. Each finding
+    /// has a stable code and a fix. Exit status: 0 when no finding is an Error, 1 when one is
+    /// (or, with `--fail-on-warning`, a Warning), 2 when precheck could not run.
+    Precheck(precheck::PrecheckArgs),
+    /// Commands about control-plane revisions.
+    Revision {
+        #[command(subcommand)]
+        command: revision::RevisionCommand,
+    },
     /// Check the cluster against the rendered install: every object present and as rendered
     /// (judged by a server-side dry run), every workload ready. Exits 1 when not.
     VerifyInstall(verify::VerifyArgs),
@@ -197,10 +210,13 @@ struct TemplateArgs {
     release_name: bool,
 }
 
-/// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures.
+/// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures,
+/// and the exit status (1, or a command's own: precheck's 2 for "could not run"; none printed
+/// when the message is empty, the command having said everything).
 struct Failure {
     message: String,
     render_hint: bool,
+    code: u8,
 }
 
 impl Failure {
@@ -208,6 +224,7 @@ impl Failure {
         Failure {
             message: message.into(),
             render_hint: false,
+            code: 1,
         }
     }
 }
@@ -292,16 +309,32 @@ fn main() -> ExitCode {
         }
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
         Command::Tag { command } => tag::tag(command).map_err(|e| Failure::input(e.0)),
+        Command::Precheck(args) => match precheck::precheck_command(args) {
+            Ok(precheck::Outcome::Passed) => Ok(()),
+            Ok(precheck::Outcome::Failed) => Err(Failure {
+                code: 1,
+                ..Failure::input("")
+            }),
+            Err(e) => Err(Failure {
+                code: 2,
+                ..Failure::input(e.0)
+            }),
+        },
+        Command::Revision { command } => {
+            revision::revision(command).map_err(|e| Failure::input(e.0))
+        }
     };
     let code = match result {
         Ok(()) => 0,
         Err(failure) => {
             let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "Error: {}", failure.message);
+            if !failure.message.is_empty() {
+                let _ = writeln!(stderr, "Error: {}", failure.message);
+            }
             if failure.render_hint {
                 let _ = writeln!(stderr, "\nUse --debug flag to render out invalid YAML");
             }
-            1
+            failure.code
         }
     };
     if one_shot {
@@ -399,6 +432,7 @@ fn template_failure(e: helm::template::TemplateError) -> Failure {
         helm::template::TemplateError::Render(e) => Failure {
             message: e.0,
             render_hint: true,
+            code: 1,
         },
         helm::template::TemplateError::Logged { warnings, error } => {
             let mut stderr = std::io::stderr().lock();

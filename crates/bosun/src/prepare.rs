@@ -13,6 +13,8 @@ use crate::mesh::MeshFailure;
 /// start from. Only reads have gone to the cluster (its version and CNI configuration).
 pub(crate) struct Prepared {
     pub merged: serde_json::Value,
+    /// The Istio version of the charts rendered (the owner labels' version).
+    pub version: String,
     /// Each component's objects in apply order, carrying istioctl's owner labels.
     pub components: Vec<cluster::Component>,
     /// What this install owns: its owner labels and what each component renders (for prune).
@@ -78,6 +80,7 @@ pub(crate) fn prepare(
     let default_tag = runtime.block_on(plan_default_tag(&client, &merged, &mut components))?;
     Ok(Prepared {
         merged,
+        version,
         components,
         installation,
         runtime,
@@ -202,6 +205,38 @@ impl Prepared {
         let _ = writeln!(
             stderr,
             "❗ invalid webhook configs; continuing because of --force: {error}"
+        );
+        Ok(())
+    }
+
+    /// Refuses (or with `force` warns about) rendered CRDs that would replace newer live ones
+    /// (`assess::crds`: the CRDs' Istio versions, and API versions they would stop serving).
+    /// Only reads the cluster.
+    pub fn check_crd_downgrades(&self, force: bool) -> Result<(), MeshFailure> {
+        let rendered: Vec<serde_json::Value> = self
+            .components
+            .iter()
+            .flat_map(|c| c.objects.iter().cloned())
+            .collect();
+        let downgrades = self
+            .runtime
+            .block_on(self.client.crd_downgrades(&rendered))?;
+        if downgrades.is_empty() {
+            return Ok(());
+        }
+        let refused = assess::crds::DowngradeRefused { downgrades };
+        if !force {
+            return Err(MeshFailure(refused.to_string()));
+        }
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "❗ {}; continuing because of --force",
+            refused
+                .to_string()
+                .lines()
+                .filter(|l| !l.starts_with("install with charts"))
+                .collect::<Vec<_>>()
+                .join("\n")
         );
         Ok(())
     }

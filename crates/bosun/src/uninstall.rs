@@ -13,6 +13,12 @@
 //!   is no proxy check, which needs istiod.
 //! - `--revision R` with nothing labelled with that revision fails with istioctl's "could not
 //!   find target revision" (istioctl looks the revision up in the cluster first).
+//! - Uninstalling one control plane (not `--purge`) is refused while its revision is in use: a
+//!   revision tag points at it, a namespace selects it, or pods run its proxy (their
+//!   `istio.io/rev` annotation; `assess::revisions` decides), unless an istiod of the same
+//!   revision stays in another namespace. The refusal lists them; `--force`
+//!   proceeds with a warning. istioctl only asks istiod how many proxies it serves (and asks
+//!   to confirm), which needs a reachable istiod and misses tags and namespaces.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -40,6 +46,70 @@ pub struct UninstallArgs {
     /// List what would be deleted, and delete nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+    /// Uninstall the revision even while tags, namespaces or pods still use it.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The most pods a refusal names (istioctl names proxies up to 30 too); the rest are counted.
+const MAX_PODS_NAMED: usize = 30;
+
+/// Refuses (or with `force` warns) when the revision of `scope` is still in use (see the module
+/// docs). Only reads the cluster.
+fn check_in_use(
+    runtime: &tokio::runtime::Runtime,
+    client: &cluster::Client,
+    scope: &cluster::UninstallScope,
+    candidates: &[cluster::OwnedObject],
+    force: bool,
+) -> Result<(), MeshFailure> {
+    let cluster::UninstallScope::ControlPlane { labels, .. } = scope else {
+        return Ok(());
+    };
+    let Some(revision) = labels.get(manifest::ownership::REVISION_LABEL) else {
+        return Ok(());
+    };
+    let inventory = match runtime.block_on(client.revisions()) {
+        Ok(inventory) => inventory,
+        Err(e) if force => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "❗ could not check whether revision {revision} is in use ({e}); continuing because of --force"
+            );
+            return Ok(());
+        }
+        Err(e) => {
+            return Err(MeshFailure(format!(
+                "cannot tell whether revision {revision} is still in use: {e}\npass --force to uninstall without this check"
+            )));
+        }
+    };
+    // The istiod Deployments this uninstall removes, by namespace.
+    let removed_from: Vec<String> = candidates
+        .iter()
+        .filter(|c| c.object.kind == "Deployment" && c.component.as_deref() == Some("Pilot"))
+        .filter_map(|c| c.object.namespace.clone())
+        .collect();
+    let uses = assess::revisions::uses_left_without_control_plane(
+        &inventory,
+        revision,
+        &removed_from,
+        MAX_PODS_NAMED,
+    );
+    if uses.is_empty() {
+        return Ok(());
+    }
+    let listed: String = uses.iter().map(|u| format!("\n  {u}")).collect();
+    if force {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "❗ revision {revision} is still in use; continuing because of --force:{listed}"
+        );
+        return Ok(());
+    }
+    Err(MeshFailure(format!(
+        "revision {revision} is still in use; uninstalling it would leave these without a control plane:{listed}\nmove them to another revision first (point the tags elsewhere, relabel the namespaces, restart the pods; `bosun revision list` shows what uses each revision), or pass --force to uninstall anyway"
+    )))
 }
 
 /// The revision the inputs name, for the "at least one of" check: `--revision`, or a
@@ -139,6 +209,7 @@ pub fn uninstall(args: UninstallArgs) -> Result<(), MeshFailure> {
         let _ = writeln!(stdout, "{NO_RESOURCES_REMOVED_WARNING}");
         return Ok(());
     }
+    check_in_use(&runtime, &client, &scope, &candidates, args.force)?;
     if args.purge {
         let _ = writeln!(stdout, "{ALL_RESOURCES_REMOVED_WARNING}");
     }

@@ -38,6 +38,13 @@
 //! - [`Client::verify`]: every rendered object present, as rendered (judged by a server dry
 //!   run), and ready ([`VerifyReport`]), for `verify-install`.
 //!
+//! - [`Client::revision_objects`] / [`Client::revisions`]: the objects that say which
+//!   control-plane revisions exist and what uses them (judged by `assess::revisions`), and
+//!   [`Client::crd_downgrades`]: rendered CRDs that would replace newer live ones
+//!   (`assess::crds`).
+//! - [`Client::precheck_facts`]: what `bosun precheck` judges (`assess::precheck`), including
+//!   one SelfSubjectAccessReview per permission the install needs ([`Client::install_access`]).
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -48,8 +55,10 @@ mod facts;
 mod install;
 pub mod overlap;
 mod plan;
+mod precheck;
 mod prune;
 mod ready;
+mod revisions;
 mod snapshot;
 pub mod tags;
 #[cfg(feature = "testenv")]
@@ -66,10 +75,12 @@ pub use error::{Error, FieldConflict, ListTarget};
 pub use facts::ClusterFacts;
 pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, InstallReport};
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
+pub use precheck::PrecheckInstall;
 pub use prune::{
     COMPONENT_LABEL, DeleteOutcome, Deleted, Installation, NOT_PRUNED_LABEL, OwnedObject,
     PRUNED_KINDS, PrunedKind, RenderedComponent,
 };
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
+pub use revisions::RevisionObjects;
 pub use uninstall::{INSTALLED_STATE_LABEL, UninstallScope};
 pub use verify::{Presence, VerifiedObject, VerifyReport};

@@ -25,7 +25,10 @@
 //! `app: sidecar-injector`, or a webhook named `…sidecar-injector.istio.io`); the revision is the
 //! configuration's `istio.io/rev` label (`default` when missing), as Istio's charts and revision
 //! tags set it. `matchConditions` (CEL) can only narrow a match and are not evaluated; an
-//! overlap involving them says so.
+//! overlap involving them says so. A webhook istioctl deactivated (when it moves the default
+//! tag, `DeactivateIstioInjectionWebhook` sets its selectors to `NeverMatch`,
+//! `matchLabels: {istio.io/deactivated: never-match}`) injects nothing and is skipped: the
+//! label is Istio's reserved marker, which no namespace or pod is meant to carry.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -34,6 +37,9 @@ use serde_json::Value;
 
 /// The label every namespace has, set by the API server to the namespace's name.
 pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
+/// istioctl's `NeverMatch` selector (`istioctl/pkg/util`): the label and value it requires.
+pub const DEACTIVATED_LABEL: (&str, &str) = ("istio.io/deactivated", "never-match");
 
 /// Labels as a sorted map (the order people read them in).
 pub type Labels = BTreeMap<String, String>;
@@ -168,6 +174,14 @@ impl Selector {
     /// Whether `labels` satisfy every requirement (the API server's `Selector.Matches`).
     pub fn matches(&self, labels: &Labels) -> bool {
         self.requirements.iter().all(|r| r.matches(labels))
+    }
+
+    /// Whether it requires istioctl's deactivation marker (see the module docs).
+    pub fn is_deactivated(&self) -> bool {
+        let (key, value) = DEACTIVATED_LABEL;
+        self.requirements.iter().any(|r| {
+            matches!(r, Requirement::In(k, values) if k == key && values.len() == 1 && values.contains(value))
+        })
     }
 }
 
@@ -351,14 +365,6 @@ fn pod_rules(webhook: &Value) -> impl Iterator<Item = &Value> {
 
 /// The pod-injecting webhooks of `mwc`, when it is a sidecar injector's
 /// MutatingWebhookConfiguration (see the module docs); empty for anything else.
-/// Whether istioctl deactivated this webhook (its namespace or object selector never matches).
-fn deactivated(webhook: &Value) -> bool {
-    ["namespaceSelector", "objectSelector"]
-        .iter()
-        .filter_map(|s| webhook.get(s))
-        .any(manifest::tag::is_never_match)
-}
-
 pub fn injector_webhooks(mwc: &Value) -> Result<Vec<InjectorWebhook>, SelectorError> {
     if mwc.get("kind").and_then(Value::as_str) != Some("MutatingWebhookConfiguration") {
         return Ok(Vec::new());
@@ -398,19 +404,22 @@ pub fn injector_webhooks(mwc: &Value) -> Result<Vec<InjectorWebhook>, SelectorEr
         .to_string();
     let mut out = Vec::new();
     for w in webhooks {
-        if !intercepts_pod_creation(w) || deactivated(w) {
+        if !intercepts_pod_creation(w) {
             continue;
         }
         let webhook = name_of(w);
         let context = |field: &str| {
             format!("MutatingWebhookConfiguration {configuration} webhook {webhook} {field}")
         };
+        let namespace_selector =
+            Selector::parse(w.get("namespaceSelector"), &context("namespaceSelector"))?;
+        let object_selector = Selector::parse(w.get("objectSelector"), &context("objectSelector"))?;
+        if namespace_selector.is_deactivated() || object_selector.is_deactivated() {
+            continue;
+        }
         out.push(InjectorWebhook {
-            namespace_selector: Selector::parse(
-                w.get("namespaceSelector"),
-                &context("namespaceSelector"),
-            )?,
-            object_selector: Selector::parse(w.get("objectSelector"), &context("objectSelector"))?,
+            namespace_selector,
+            object_selector,
             configuration: configuration.clone(),
             webhook,
             revision: revision.clone(),
@@ -703,6 +712,36 @@ mod tests {
             cluster_scoped,
         ];
         assert_eq!(find_overlaps(&[rendered], &live), Ok(vec![]));
+    }
+
+    #[test]
+    fn webhooks_deactivated_by_istioctl_are_skipped() {
+        let canary = injector(
+            "istio-sidecar-injector-canary",
+            "canary",
+            revision_webhooks("canary"),
+        );
+        let mut deactivated = injector("istio-sidecar-injector", "default", default_webhooks());
+        for w in deactivated["webhooks"].as_array_mut().unwrap() {
+            w["namespaceSelector"] =
+                json!({"matchLabels": {"istio.io/deactivated": "never-match"}});
+            w["objectSelector"] = json!({"matchLabels": {"istio.io/deactivated": "never-match"}});
+        }
+        assert_eq!(injector_webhooks(&deactivated), Ok(vec![]));
+        assert_eq!(
+            find_overlaps(
+                std::slice::from_ref(&canary),
+                std::slice::from_ref(&deactivated)
+            ),
+            Ok(vec![])
+        );
+        // Without the marker the same selectors overlap the canary's (some namespace and pod
+        // could carry any other label).
+        for w in deactivated["webhooks"].as_array_mut().unwrap() {
+            w["namespaceSelector"] = json!({"matchLabels": {"istio.io/other": "never-match"}});
+            w["objectSelector"] = json!({"matchLabels": {"istio.io/other": "never-match"}});
+        }
+        assert!(!find_overlaps(&[canary], &[deactivated]).unwrap().is_empty());
     }
 
     #[test]
