@@ -373,12 +373,16 @@ pub fn inventory(objects: &[LiveObject]) -> Inventory {
 }
 
 /// What keeps revision `name` from being uninstalled when the uninstall removes its istiod
-/// from `removed_from` (namespaces): [`uses`], unless an istiod of that revision stays in some
+/// from `removed_from` (namespaces) and deletes the objects `removed` (as [`LiveObject`]s
+/// display them: `Kind ns/name`): [`uses`], unless an istiod of that revision stays in some
 /// other namespace (a second control plane of the same revision), which goes on serving them.
+/// A tag all of whose objects the uninstall deletes (the default tag an install made for
+/// itself) goes with it and keeps nothing; the namespaces using it still do.
 pub fn uses_left_without_control_plane(
     inventory: &Inventory,
     name: &str,
     removed_from: &[String],
+    removed: &[String],
     max_pods: usize,
 ) -> Vec<String> {
     let Some(r) = inventory.revision(name) else {
@@ -390,7 +394,16 @@ pub fn uses_left_without_control_plane(
     {
         return Vec::new();
     }
-    uses(inventory, name, max_pods)
+    let goes_too = |tag: &str| {
+        inventory
+            .tag(tag)
+            .is_some_and(|t| !t.objects.is_empty() && t.objects.iter().all(|o| removed.contains(o)))
+    };
+    let mut kept = inventory.clone();
+    if let Some(r) = kept.revisions.iter_mut().find(|r| r.revision == name) {
+        r.tags.retain(|t| !goes_too(t));
+    }
+    uses(&kept, name, max_pods)
 }
 
 /// What keeps revision `name` from being uninstalled: the tags pointing at it, the namespaces
@@ -537,15 +550,47 @@ mod tests {
         let one = inventory(&[istiod("a"), namespace]);
         let a = ["a".to_string()];
         assert_eq!(
-            uses_left_without_control_plane(&two, "default", &a, 5),
+            uses_left_without_control_plane(&two, "default", &a, &[], 5),
             Vec::<String>::new()
         );
         assert_eq!(
-            uses_left_without_control_plane(&one, "default", &a, 5),
+            uses_left_without_control_plane(&one, "default", &a, &[], 5),
             ["namespace shop selects it (istio-injection=enabled)"]
         );
         assert_eq!(
-            uses_left_without_control_plane(&one, "default", &["b".to_string()], 5),
+            uses_left_without_control_plane(&one, "default", &["b".to_string()], &[], 5),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_tag_the_uninstall_deletes_keeps_nothing() {
+        let tag_webhook = LiveObject {
+            kind: "MutatingWebhookConfiguration".into(),
+            name: "istio-revision-tag-default".into(),
+            labels: labels(&[
+                ("istio.io/rev", "old"),
+                ("istio.io/tag", "default"),
+                ("app", "sidecar-injector"),
+            ]),
+            ..LiveObject::default()
+        };
+        let istiod = LiveObject {
+            kind: "Deployment".into(),
+            namespace: Some("istio-system".into()),
+            name: "istiod-old".into(),
+            labels: labels(&[("app", "istiod"), ("istio.io/rev", "old")]),
+            ..LiveObject::default()
+        };
+        let found = inventory(&[istiod, tag_webhook]);
+        let from = ["istio-system".to_string()];
+        assert_eq!(
+            uses_left_without_control_plane(&found, "old", &from, &[], 5),
+            ["tag default points at it (MutatingWebhookConfiguration istio-revision-tag-default)"]
+        );
+        let removed = ["MutatingWebhookConfiguration istio-revision-tag-default".to_string()];
+        assert_eq!(
+            uses_left_without_control_plane(&found, "old", &from, &removed, 5),
             Vec::<String>::new()
         );
     }

@@ -76,16 +76,14 @@ pub(crate) fn findings(
     prepared: &crate::prepare::Prepared,
     from_version: Option<&str>,
 ) -> Result<Vec<Finding>, MeshFailure> {
-    let rendered: Vec<serde_json::Value> = prepared
-        .components
-        .iter()
-        .flat_map(|c| c.objects.iter().cloned())
-        .collect();
+    // The rendered objects and, when the install makes it, the default tag's injector.
+    let (rendered, default_deactivated) = prepared.overlap_candidates();
     let revision = manifest::ownership::revision(&prepared.merged);
     let install = cluster::PrecheckInstall {
         rendered: &rendered,
         revision: &revision,
         version: &prepared.version,
+        default_deactivated,
     };
     let facts = prepared
         .runtime

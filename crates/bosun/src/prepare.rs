@@ -29,8 +29,12 @@ pub(crate) struct Prepared {
 /// `manifest::tag::default_tag_needed`), and what this install changed in its render for it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DefaultTag {
-    /// The install creates or moves the default tag after applying.
+    /// The install creates or moves the default tag after applying (or tries to: istioctl
+    /// skips a tag it cannot generate).
     pub needed: bool,
+    /// The tag's injector as it will be (`manifest::tag::preview_mutating_webhook`), when the
+    /// tag will be generated: the overlap check judges it, not the injectors it deactivates.
+    pub preview: Option<serde_json::Value>,
     /// The install's own injector (of the revision `default`), as rendered, when it is
     /// applied already deactivated: istioctl applies it active, then deactivates it once the
     /// tag exists; applying the end state directly lets a second install change nothing.
@@ -77,7 +81,12 @@ pub(crate) fn prepare(
         None => runtime.block_on(cluster::Client::from_env())?,
     };
     let mut components = components;
-    let default_tag = runtime.block_on(plan_default_tag(&client, &merged, &mut components))?;
+    let default_tag = runtime.block_on(plan_default_tag(
+        &client,
+        &merged,
+        &version,
+        &mut components,
+    ))?;
     Ok(Prepared {
         merged,
         version,
@@ -90,65 +99,87 @@ pub(crate) fn prepare(
 }
 
 /// Decides whether the install creates or moves the default tag, as istioctl's installer
-/// does, and, when it will deactivate the install's own injector once the tag exists (an
-/// install without a revision, and nothing else in the way of generating the tag), renders
-/// that injector deactivated. Only reads the cluster.
+/// does, and whether generating it will succeed once the install applied its objects (the
+/// revision then has exactly one injector and at most one istiod Service, and at most one
+/// injector of the revision `default` is there to deactivate). When it will, the tag's injector
+/// is previewed for the overlap check, and an install without a revision renders its own
+/// injector deactivated, as the tag leaves it. Only reads the cluster.
 async fn plan_default_tag(
     client: &cluster::Client,
     merged: &serde_json::Value,
+    version: &str,
     components: &mut [cluster::Component],
 ) -> Result<DefaultTag, MeshFailure> {
     let exists = client.default_tag_exists().await;
     if !manifest::tag::default_tag_needed(merged, exists) {
         return Ok(DefaultTag::default());
     }
+    let needed_only = DefaultTag {
+        needed: true,
+        ..DefaultTag::default()
+    };
     let revision = manifest::ownership::revision(merged);
-    if revision != manifest::tag::DEFAULT_TAG {
-        return Ok(DefaultTag {
-            needed: true,
-            deactivated_injector: None,
-        });
-    }
     let mut namespace = iop::tree::get_path_string(merged, "metadata.namespace");
     if namespace.is_empty() {
         namespace = "istio-system".to_string();
     }
-    let (live_injectors, live_services) = client.revision_endpoints(&revision, &namespace).await?;
-    let objects = || components.iter().flat_map(|c| c.objects.iter());
     let name = |o: &serde_json::Value| {
         o.pointer("/metadata/name")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("")
             .to_string()
     };
-    let own_injectors: Vec<String> = objects()
+    let objects: Vec<&serde_json::Value> =
+        components.iter().flat_map(|c| c.objects.iter()).collect();
+    let own_injectors: Vec<String> = objects
+        .iter()
         .filter(|o| manifest::tag::is_own_injector(o, &revision))
-        .map(name)
+        .map(|o| name(o))
         .collect();
-    let own_services: Vec<String> = objects()
+    let own_services: Vec<String> = objects
+        .iter()
         .filter(|o| is_own_istiod_service(o, &revision, &namespace))
-        .map(name)
+        .map(|o| name(o))
         .collect();
+    let (live_injectors, live_services) = client.revision_endpoints(&revision, &namespace).await?;
     if !manifest::tag::default_tag_will_generate(
         &live_injectors,
         &own_injectors,
         &live_services,
         &own_services,
     ) {
-        return Ok(DefaultTag {
-            needed: true,
-            deactivated_injector: None,
-        });
+        return Ok(needed_only);
     }
+    if revision != manifest::tag::DEFAULT_TAG {
+        // The `default` revision's injector the tag deactivates: istioctl gives up on more
+        // than one.
+        let (default_injectors, _) = client
+            .revision_endpoints(manifest::tag::DEFAULT_TAG, &namespace)
+            .await?;
+        if default_injectors.len() > 1 {
+            return Ok(needed_only);
+        }
+    }
+    let owner_labels = manifest::ownership::owner_labels(merged, version, None);
+    let manifests = iop::tree::get_path_string(merged, "spec.installPackagePath");
+    let packages = crate::mesh::InstallPackages::new();
+    let options = manifest::tag::default_tag_options(merged, &owner_labels, &manifests);
+    let render = crate::tag::Render {
+        packages: &packages,
+    };
+    let preview = manifest::tag::preview_mutating_webhook(&options, &render)?;
     let mut original = None;
-    for object in components.iter_mut().flat_map(|c| c.objects.iter_mut()) {
-        if manifest::tag::is_own_injector(object, &revision) {
-            original = Some(object.clone());
-            manifest::tag::deactivate(object);
+    if revision == manifest::tag::DEFAULT_TAG {
+        for object in components.iter_mut().flat_map(|c| c.objects.iter_mut()) {
+            if manifest::tag::is_own_injector(object, &revision) {
+                original = Some(object.clone());
+                manifest::tag::deactivate(object);
+            }
         }
     }
     Ok(DefaultTag {
         needed: true,
+        preview: Some(preview),
         deactivated_injector: original,
     })
 }
@@ -173,26 +204,29 @@ fn is_own_istiod_service(object: &serde_json::Value, revision: &str, namespace: 
 }
 
 impl Prepared {
-    /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
-    /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
-    /// Only reads the cluster.
-    /// When the install moves the default tag, injectors of the revision `default` (live, or
-    /// this install's own) are left out, as istioctl's `CheckWebhooks` leaves them out: the
-    /// tag deactivates them.
-    pub fn check_webhook_overlaps(&self, force: bool) -> Result<(), MeshFailure> {
-        let deactivated = |o: &serde_json::Value| {
-            self.default_tag.needed && manifest::tag::is_own_injector(o, manifest::tag::DEFAULT_TAG)
-        };
-        let rendered: Vec<serde_json::Value> = self
+    /// What the overlap check judges: the rendered objects, plus the default tag's injector
+    /// when the install will make it; and whether the live injector of the revision `default`
+    /// counts as deactivated (it will be, once the tag exists).
+    pub fn overlap_candidates(&self) -> (Vec<serde_json::Value>, bool) {
+        let mut rendered: Vec<serde_json::Value> = self
             .components
             .iter()
-            .flat_map(|c| c.objects.iter())
-            .filter(|o| !deactivated(o))
-            .cloned()
+            .flat_map(|c| c.objects.iter().cloned())
             .collect();
+        rendered.extend(self.default_tag.preview.iter().cloned());
+        (rendered, self.default_tag.preview.is_some())
+    }
+
+    /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
+    /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does,
+    /// judging the default tag the install makes as it will be (istioctl leaves its own
+    /// injectors out of the check instead, and misses what the tag then injects twice).
+    /// Only reads the cluster.
+    pub fn check_webhook_overlaps(&self, force: bool) -> Result<(), MeshFailure> {
+        let (rendered, default_deactivated) = self.overlap_candidates();
         let overlaps = self.runtime.block_on(
             self.client
-                .webhook_overlaps_after(&rendered, self.default_tag.needed),
+                .webhook_overlaps_after(&rendered, default_deactivated),
         )?;
         if overlaps.is_empty() {
             return Ok(());

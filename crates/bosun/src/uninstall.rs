@@ -16,7 +16,8 @@
 //! - Uninstalling one control plane (not `--purge`) is refused while its revision is in use: a
 //!   revision tag points at it, a namespace selects it, or pods run its proxy (their
 //!   `istio.io/rev` annotation; `assess::revisions` decides), unless an istiod of the same
-//!   revision stays in another namespace. The refusal lists them; `--force`
+//!   revision stays in another namespace. A tag the uninstall deletes with the control plane
+//!   (the default tag its own install made) does not count. The refusal lists them; `--force`
 //!   proceeds with a warning. istioctl only asks istiod how many proxies it serves (and asks
 //!   to confirm), which needs a reachable istiod and misses tags and namespaces.
 
@@ -90,10 +91,12 @@ fn check_in_use(
         .filter(|c| c.object.kind == "Deployment" && c.component.as_deref() == Some("Pilot"))
         .filter_map(|c| c.object.namespace.clone())
         .collect();
+    let removed: Vec<String> = candidates.iter().map(|c| c.object.to_string()).collect();
     let uses = assess::revisions::uses_left_without_control_plane(
         &inventory,
         revision,
         &removed_from,
+        &removed,
         MAX_PODS_NAMED,
     );
     if uses.is_empty() {

@@ -172,6 +172,9 @@ async fn injector_of_another_revision_with_disjoint_selectors_lets_the_install_p
     ]);
     delete_mwc(&live_name).await;
     delete_mwc(&format!("istio-sidecar-injector-{rev}-{ns}")).await;
+    // With no default tag in the cluster, the install made itself the default: that tag's
+    // injector would overlap the default installs of the other tests here.
+    delete_mwc(&format!("istio-revision-tag-default-{ns}")).await;
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("webhook"),

@@ -511,8 +511,9 @@ fn precheck_reports_control_planes_version_skew_and_injector_overlaps() {
         assert_eq!(bosun(&fail_on_warning).await.status.code(), Some(1));
 
         // An old-style injector of another revision catches istio-injection=enabled, as the
-        // default profile's injector does (named after its namespace outside istio-system):
-        // IST0139, the overlap install refuses.
+        // default tag a default install makes does (named after its namespace outside
+        // istio-system; the install's own injector is deactivated by it): IST0139, the overlap
+        // install refuses.
         let hooks: Api<MutatingWebhookConfiguration> = Api::all(client.kube().clone());
         let old_hook = testenv::unique_name("old-injector");
         create(
@@ -531,7 +532,7 @@ fn precheck_reports_control_planes_version_skew_and_injector_overlaps() {
         let _ = hooks.delete(&old_hook, &DeleteParams::default()).await;
         assert_eq!(out.status.code(), Some(1), "{}", text(&out));
         let want = format!(
-            "Error [IST0139] (MutatingWebhookConfiguration istio-sidecar-injector-{default_ns}) Webhook overlaps with others: MutatingWebhookConfiguration istio-sidecar-injector-{default_ns} webhook namespace.sidecar-injector.istio.io (revision default) (to install) and MutatingWebhookConfiguration {old_hook} webhook sidecar-injector.istio.io (revision old) (in the cluster) would both inject a pod with labels {{}} (no labels) created in a namespace example with labels {{istio-injection=enabled, kubernetes.io/metadata.name=example}}. This may cause injection to occur twice."
+            "Error [IST0139] (MutatingWebhookConfiguration istio-revision-tag-default-{default_ns}) Webhook overlaps with others: MutatingWebhookConfiguration istio-revision-tag-default-{default_ns} webhook namespace.sidecar-injector.istio.io (revision default) (to install) and MutatingWebhookConfiguration {old_hook} webhook sidecar-injector.istio.io (revision old) (in the cluster) would both inject a pod with labels {{}} (no labels) created in a namespace example with labels {{istio-injection=enabled, kubernetes.io/metadata.name=example}}. This may cause injection to occur twice."
         );
         assert!(
             finding_lines(&out).contains(&want),

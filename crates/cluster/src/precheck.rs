@@ -28,6 +28,9 @@ pub struct PrecheckInstall<'a> {
     pub revision: &'a str,
     /// The Istio version of the charts rendered.
     pub version: &'a str,
+    /// The install moves the default tag: the live injector of the revision `default` is
+    /// judged deactivated, as the tag leaves it (`rendered` then holds the tag's injector).
+    pub default_deactivated: bool,
 }
 
 impl Client {
@@ -159,7 +162,10 @@ impl Client {
                     .skipped
                     .push(("the install's permissions".into(), e.to_string())),
             }
-            let overlaps = match self.webhook_overlaps(install.rendered).await {
+            let overlaps = match self
+                .webhook_overlaps_after(install.rendered, install.default_deactivated)
+                .await
+            {
                 Ok(found) => found
                     .iter()
                     .map(|o| (o.rendered.configuration.clone(), o.to_string()))

@@ -11,6 +11,8 @@
 //!    (`scripts/testenv down`) unless `BOSUN_TESTENV_KEEP` is set.
 //!
 //! There is no kubelet or controller manager: tests that need "ready" set status themselves.
+//! The shared control plane holds a placeholder default revision tag (see
+//! [`PLACEHOLDER_DEFAULT_TAG`]); tests about the default tag use a [`Private`] one.
 //! The control plane may be shared by several tests and runs, so tests name their objects with
 //! [`unique_name`].
 
@@ -96,6 +98,58 @@ fn start() -> PathBuf {
 /// The kubeconfig of the test control plane (see the module docs for which one).
 pub fn kubeconfig() -> &'static Path {
     KUBECONFIG.get_or_init(|| {
+        let path = find_or_start();
+        hold_default_tag(&path);
+        path
+    })
+}
+
+/// The name of the placeholder default revision tag of the shared control plane.
+pub const PLACEHOLDER_DEFAULT_TAG: &str = "bosun-testenv-default-tag";
+
+/// Makes sure the shared control plane has a default revision tag, as a cluster Istio was
+/// installed in once has. An install with a revision makes itself the default tag only when
+/// there is none (istioctl's rule): without this, whichever revisioned install of the tests
+/// running side by side came first would become the default, and its tag would then overlap
+/// the injectors of every later install without a revision. The placeholder injects nothing
+/// (istioctl's never-match selectors). Tests about the default tag itself use [`Private`].
+fn hold_default_tag(kubeconfig: &Path) {
+    let kubeconfig = kubeconfig.to_path_buf();
+    // A thread of its own: this may be first called from inside a test's async runtime.
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let client = Client::from_kubeconfig(&kubeconfig)
+                .await
+                .unwrap_or_else(|e| panic!("test control plane client: {e}"));
+            let never = serde_json::json!({"matchLabels": {"istio.io/deactivated": "never-match"}});
+            let tag = serde_json::json!({
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "MutatingWebhookConfiguration",
+                "metadata": {"name": PLACEHOLDER_DEFAULT_TAG, "labels": {
+                    "app": "sidecar-injector", "istio.io/tag": "default", "istio.io/rev": "default"}},
+                "webhooks": [{"name": "placeholder.sidecar-injector.istio.io",
+                    "clientConfig": {"url": "https://127.0.0.1:1/inject"},
+                    "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                    "namespaceSelector": never, "objectSelector": never,
+                    "rules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                        "operations": ["CREATE"], "resources": ["pods"]}]}],
+            });
+            client
+                .apply(&[tag], "bosun-testenv", true)
+                .await
+                .unwrap_or_else(|e| panic!("the placeholder default tag: {e}"));
+        });
+    })
+    .join()
+    .expect("making the placeholder default tag");
+}
+
+fn find_or_start() -> PathBuf {
+    {
         if let Some(p) = std::env::var_os("BOSUN_TEST_KUBECONFIG") {
             return PathBuf::from(p);
         }
@@ -110,7 +164,7 @@ pub fn kubeconfig() -> &'static Path {
             );
         }
         start()
-    })
+    }
 }
 
 /// A client for the test control plane.

@@ -225,6 +225,36 @@ fn mutating_webhook(
     Ok(webhook)
 }
 
+/// The tag's MutatingWebhookConfiguration before its revision is installed: rendered as
+/// [`generate`] renders it, but with no endpoint to copy yet (no CA bundle, the chart's
+/// service), so only what decides which pods it injects (its name, labels and selectors) is
+/// as it will be. What an install's overlap check needs before it applies anything.
+pub fn preview_mutating_webhook(
+    options: &TagOptions,
+    render: &dyn TagRender,
+) -> Result<Value, TagError> {
+    let canonical = Canonical {
+        revision: if options.revision == DEFAULT_TAG {
+            String::new()
+        } else {
+            options.revision.clone()
+        },
+        ..Canonical::default()
+    };
+    let mut webhook = mutating_webhook(&canonical, options, render)?;
+    for w in webhooks_mut(&mut webhook) {
+        // The chart's service, not the empty name of a canonical injector not yet read.
+        if let Some(service) = w
+            .pointer_mut("/clientConfig/service")
+            .and_then(Value::as_object_mut)
+        {
+            service.remove("name");
+            service.remove("path");
+        }
+    }
+    Ok(webhook)
+}
+
 /// istioctl's `fixWhConfig` and `generateValidatingWebhook`. `None` when the chart does not
 /// render (istioctl then applies no validator).
 fn validating_webhook(
