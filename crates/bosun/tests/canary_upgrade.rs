@@ -12,27 +12,14 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
 
 use cluster::testenv;
-use common::text;
+use common::{bosun_at as bosun, succeeded, text};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::Api;
 use kube::api::ListParams;
-
-fn bosun(kubeconfig: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bosun"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running bosun")
-}
-
-fn succeeded(out: &Output) {
-    assert!(out.status.success(), "{}", text(out));
-}
 
 fn previous_manifests() -> String {
     let out = Command::new(common::repo_root().join("scripts/fetch-istio"))

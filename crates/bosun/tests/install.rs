@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{manifests, text};
+use common::{manifests, text, totals};
 use std::process::{Command, Output, Stdio};
 
 use cluster::testenv;
@@ -41,20 +41,6 @@ fn spawn_bosun_install(args: &[&str]) -> std::process::Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("starting bosun")
-}
-
-/// The `(created, configured, unchanged)` counts of the `✔ Installation complete (…)` line.
-fn totals(out: &Output) -> (usize, usize, usize) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("✔ Installation complete ("))
-        .unwrap_or_else(|| panic!("no summary line\n{}", text(out)));
-    let n: Vec<usize> = line
-        .split(", ")
-        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
-        .collect();
-    (n[0], n[1], n[2])
 }
 
 fn applied_by_bosun(

@@ -8,38 +8,13 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use cluster::testenv;
-use common::text;
+use common::{bosun_at as bosun, text, totals};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use kube::Api;
-
-fn bosun(kubeconfig: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bosun"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running bosun")
-}
-
-/// The `(created, configured, unchanged)` counts of the `✔ Installation complete (…)` line.
-fn totals(out: &Output) -> (usize, usize, usize) {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("✔ Installation complete ("))
-        .unwrap_or_else(|| panic!("no summary line\n{}", text(out)));
-    let n: Vec<usize> = line
-        .split(", ")
-        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
-        .collect();
-    (n[0], n[1], n[2])
-}
 
 #[test]
 fn a_second_install_keeps_what_istiod_wrote() {

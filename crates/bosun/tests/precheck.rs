@@ -13,10 +13,9 @@ mod common;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-use std::sync::RwLock;
 
 use cluster::testenv;
-use common::text;
+use common::{exclusive, release_version, run, shared, stderr, stdout, text};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -25,35 +24,8 @@ use kube::Api;
 use kube::api::{DeleteParams, PostParams};
 use serde_json::{Value, json};
 
-static CLUSTER: RwLock<()> = RwLock::new(());
-
-fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
-    CLUSTER.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
-    CLUSTER.write().unwrap_or_else(|e| e.into_inner())
-}
-
-fn run<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
 fn manifests() -> String {
     common::manifests()
-}
-
-fn release_version() -> String {
-    let file = PathBuf::from(manifests()).parent().unwrap().join("VERSION");
-    std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
-        .trim()
-        .to_string()
 }
 
 /// Runs `bosun ARGS` with kubeconfig `kubeconfig` (the test control plane's by default),
@@ -71,14 +43,6 @@ async fn bosun_with(kubeconfig: Option<&PathBuf>, args: &[&str]) -> Output {
 
 async fn bosun(args: &[&str]) -> Output {
     bosun_with(None, args).await
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The finding lines (`Error [IST0141] (Cluster) …`) of a log-format precheck.

@@ -14,10 +14,9 @@
 
 mod common;
 
-use common::text;
+use common::{exclusive, release_version, run, shared, stdout, succeeded, text, totals};
 use std::collections::BTreeMap;
 use std::process::{Command, Output, Stdio};
-use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
 use cluster::testenv;
@@ -27,37 +26,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams};
 
-/// Shared by tests that install; taken exclusively by the purge test.
-static CLUSTER: RwLock<()> = RwLock::new(());
-
-fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
-    CLUSTER.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
-    CLUSTER.write().unwrap_or_else(|e| e.into_inner())
-}
-
-fn run<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
 fn manifests() -> std::path::PathBuf {
     common::fetched("BOSUN_ISTIO", "fetch-istio").join("manifests")
-}
-
-/// The version the owner labels should carry: the fetched release's VERSION file.
-fn release_version() -> String {
-    let file = manifests().parent().unwrap().join("VERSION");
-    std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
-        .trim()
-        .to_string()
 }
 
 fn bosun_command(command: &str, args: &[&str]) -> Command {
@@ -75,28 +45,6 @@ async fn bosun(command: &str, args: &[&str]) -> Output {
     tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
         .await
         .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn succeeded(out: &Output) {
-    assert!(out.status.success(), "{}", text(out));
-}
-
-/// The `(created, configured, unchanged)` counts of the `✔ Installation complete (…)` line.
-fn totals(out: &Output) -> (usize, usize, usize) {
-    let stdout = stdout(out);
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("✔ Installation complete ("))
-        .unwrap_or_else(|| panic!("no summary line\n{}", text(out)));
-    let n: Vec<usize> = line
-        .split(", ")
-        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
-        .collect();
-    (n[0], n[1], n[2])
 }
 
 fn labels_of(

@@ -18,10 +18,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::RwLock;
 
 use cluster::testenv;
-use common::text;
+use common::{exclusive, release_version, run, shared, stderr, stdout, succeeded, text};
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{Namespace, Pod, Service};
@@ -30,36 +29,8 @@ use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-static CLUSTER: RwLock<()> = RwLock::new(());
-
-fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
-    CLUSTER.read().unwrap_or_else(|e| e.into_inner())
-}
-
-fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
-    CLUSTER.write().unwrap_or_else(|e| e.into_inner())
-}
-
-fn run<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
 fn manifests() -> PathBuf {
     common::fetched("BOSUN_ISTIO", "fetch-istio").join("manifests")
-}
-
-/// The pinned release's version (its VERSION file), which bosun's owner labels carry.
-fn release_version() -> String {
-    let file = manifests().parent().unwrap().join("VERSION");
-    std::fs::read_to_string(&file)
-        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
-        .trim()
-        .to_string()
 }
 
 /// Runs `bosun ARGS` against the test control plane without blocking the runtime.
@@ -71,18 +42,6 @@ async fn bosun(args: &[&str]) -> Output {
     tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
         .await
         .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn succeeded(out: &Output) {
-    assert!(out.status.success(), "{}", text(out));
 }
 
 /// `bosun install` of the minimal profile (Base and istiod) as revision `revision` into

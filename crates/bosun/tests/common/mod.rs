@@ -103,3 +103,72 @@ pub fn parity_cases(input_dir: &Path) -> Vec<Case> {
     assert!(gaps.is_empty(), "gaps for unknown cases: {gaps:?}");
     out
 }
+
+/// Held shared by the tests of one file that may run side by side, exclusively by one that
+/// changes what they all depend on (a purge, cluster-wide objects).
+static CLUSTER: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+pub fn shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    CLUSTER.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    CLUSTER.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `f` on a runtime of its own (two workers: a test's helper tasks go on meanwhile).
+pub fn run<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// The pinned release's version (its VERSION file), which bosun's owner labels carry.
+pub fn release_version() -> String {
+    let file = Path::new(&manifests()).parent().unwrap().join("VERSION");
+    std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+        .trim()
+        .to_string()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn succeeded(out: &Output) {
+    assert!(out.status.success(), "{}", text(out));
+}
+
+/// The `(created, configured, unchanged)` counts of install's `✔ Installation complete (…)`
+/// line.
+pub fn totals(out: &Output) -> (usize, usize, usize) {
+    let stdout = stdout(out);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("✔ Installation complete ("))
+        .unwrap_or_else(|| panic!("no summary line\n{}", text(out)));
+    let n: Vec<usize> = line
+        .split(", ")
+        .map(|part| part.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    (n[0], n[1], n[2])
+}
+
+/// Runs `bosun ARGS` against the cluster of `kubeconfig` (a private control plane), stdin
+/// closed.
+pub fn bosun_at(kubeconfig: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running bosun")
+}
