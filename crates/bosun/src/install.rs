@@ -160,13 +160,22 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         Ok::<_, MeshFailure>((report, pruned, tag))
     })?;
     let (mut report, pruned, tag) = report;
+    let mut stdout = std::io::stdout().lock();
     if let Some(tag) = tag {
+        use cluster::Outcome::*;
+        let _ = writeln!(
+            stdout,
+            "✔ Default revision tag points at revision {:?} ({} created, {} configured, {} unchanged)",
+            manifest::ownership::revision(&merged),
+            tag.count(Created),
+            tag.count(Configured),
+            tag.count(Unchanged)
+        );
         report.components.push(cluster::ComponentReport {
             display_name: "default revision tag".to_string(),
             report: tag,
         });
     }
-    let mut stdout = std::io::stdout().lock();
     let created_ns = report.namespaces.count(cluster::Outcome::Created);
     if created_ns > 0 {
         let _ = writeln!(stdout, "  ({created_ns} namespace(s) created)");
