@@ -35,7 +35,8 @@ pub struct DeployArgs {
     /// The namespace the operator runs in.
     #[arg(long = "operator-namespace", default_value = "istio-operator")]
     pub operator_namespace: String,
-    /// Registry of the operator image (`HUB/bosun:TAG`).
+    /// Registry of the operator image (`HUB/operator:TAG`; default `localhost/bosun`, where
+    /// `scripts/build-operator-image` tags it).
     #[arg(long)]
     pub hub: Option<String>,
     /// Tag of the operator image.
@@ -47,10 +48,16 @@ pub struct DeployArgs {
     /// Reconcile only IstioOperators in this namespace (all namespaces by default).
     #[arg(long = "watch-namespace")]
     pub watch_namespace: Option<String>,
-    /// The install package (charts and profiles) directory inside the operator's image; the
-    /// pinned release, fetched on first use, by default.
-    #[arg(short = 'd', long = "manifests")]
-    pub manifests: Option<String>,
+    /// A namespace Istio is installed into (repeatable): only there may the operator create
+    /// what Istio's Roles grant (istiod's Secrets among them).
+    #[arg(long = "istio-namespace", default_value = "istio-system")]
+    pub istio_namespaces: Vec<String>,
+    /// How many operator replicas run (they elect a leader).
+    #[arg(long, default_value_t = 1)]
+    pub replicas: u32,
+    /// The install package (charts and profiles) directory inside the operator's image.
+    #[arg(short = 'd', long = "manifests", default_value = operator::deploy::IMAGE_MANIFESTS)]
+    pub manifests: String,
 }
 
 #[derive(Args, Debug)]
@@ -100,10 +107,14 @@ pub struct RunArgs {
 
 fn deploy_options(args: &DeployArgs) -> operator::deploy::DeployOptions {
     operator::deploy::DeployOptions {
-        namespace: args.operator_namespace.clone(),
-        image: operator::deploy::image(args.image.as_deref(), args.hub.as_deref(), &args.tag),
         watch_namespace: args.watch_namespace.clone(),
-        manifests: args.manifests.clone(),
+        manifests: Some(args.manifests.clone()).filter(|m| !m.is_empty()),
+        istio_namespaces: args.istio_namespaces.clone(),
+        replicas: args.replicas,
+        ..operator::deploy::DeployOptions::new(
+            &args.operator_namespace,
+            operator::deploy::image(args.image.as_deref(), args.hub.as_deref(), &args.tag),
+        )
     }
 }
 
@@ -260,6 +271,41 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
         object(rbac, "ClusterRole", None, name),
         object("v1", "ServiceAccount", Some(ns), name),
     ];
+    // The RoleBindings in Istio's namespaces that bind this operator's ServiceAccount; the
+    // ClusterRole they bind goes with the last operator that uses it.
+    let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> = Api::all(client.kube().clone());
+    let istio_role = operator::deploy::ISTIO_NAMESPACE_ROLE;
+    let selector = format!("app.kubernetes.io/name={name}");
+    let all_bindings = bindings
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|e| MeshFailure(format!("listing the operator's RoleBindings: {e}")))?
+        .items;
+    let mut other_operators = false;
+    for b in &all_bindings {
+        if b.metadata.name.as_deref() != Some(istio_role) {
+            continue;
+        }
+        let ours = b.subjects.iter().flatten().any(|s| {
+            s.kind == "ServiceAccount" && s.namespace.as_deref() == Some(ns) && s.name == name
+        });
+        if ours {
+            objects.insert(
+                0,
+                object(
+                    rbac,
+                    "RoleBinding",
+                    b.metadata.namespace.as_deref(),
+                    istio_role,
+                ),
+            );
+        } else {
+            other_operators = true;
+        }
+    }
+    if !other_operators {
+        objects.push(object(rbac, "ClusterRole", None, istio_role));
+    }
     // The namespace goes only when `operator init` made it ours (its label) and it is not
     // one that others rely on.
     let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.kube().clone());

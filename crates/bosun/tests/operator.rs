@@ -217,6 +217,8 @@ fn dump_prints_the_operator_install_as_yaml() {
             "ServiceAccount",
             "ClusterRole",
             "ClusterRoleBinding",
+            "ClusterRole",
+            "RoleBinding",
             "Role",
             "RoleBinding",
             "Deployment",
@@ -234,10 +236,10 @@ fn dump_prints_the_operator_install_as_yaml() {
         operator::crd::non_structural_nodes(schema),
         Vec::<String>::new()
     );
-    let deployment = objects[7].value();
+    let deployment = objects[9].value();
     assert_eq!(deployment["metadata"]["namespace"], "ops");
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
-    assert_eq!(container["image"], "example.com/mesh/bosun:9.9");
+    assert_eq!(container["image"], "example.com/mesh/operator:9.9");
     assert_eq!(container["args"][0], "operator");
     assert_eq!(container["args"][1], "run");
 }

@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod noop;
 pub mod owned;
 pub mod prune;
+pub mod rbac;
 pub mod status;
 
 use serde_json::Value;
