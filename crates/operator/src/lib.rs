@@ -19,6 +19,7 @@ pub mod lease;
 pub mod log;
 pub mod metrics;
 pub mod noop;
+pub mod overlap;
 pub mod owned;
 pub mod prune;
 pub mod rbac;

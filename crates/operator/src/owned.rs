@@ -178,7 +178,7 @@ pub fn owned_kind(api_version: &str, kind: &str) -> Option<&'static OwnedKind> {
 }
 
 /// Which IstioOperator owns an object (shown as `namespace/name`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Owner {
     pub namespace: String,
     pub name: String,
