@@ -277,8 +277,16 @@ fn main() -> ExitCode {
     small_pages_only();
     explain_bus_errors();
     let cli = Cli::parse_args();
-    // Every command but the operator ends soon after it renders.
-    let one_shot = !matches!(cli.command, Command::Operator { .. });
+    // Every command but the operator's own ends soon after it renders (a render child too).
+    let one_shot = !matches!(
+        cli.command,
+        Command::Operator {
+            command: operator::OperatorCommand::Dump(_)
+                | operator::OperatorCommand::Init(_)
+                | operator::OperatorCommand::Remove(_)
+                | operator::OperatorCommand::Run(_)
+        }
+    );
     if one_shot {
         helm::skip_freeing();
     }

@@ -181,11 +181,25 @@ impl InstallPackages {
 
     /// What `manifest::generate` loads charts with: `charts/CHART_DIR` of the install
     /// package at the path it is given, or of the pinned release when that is empty.
+    /// The pinned release is located (and fetched) only when a chart of it is loaded: with
+    /// `--manifests` it is never needed, and the operator's image has no cache to fetch into.
     pub fn chart_loader(
         &self,
     ) -> Result<impl Fn(&str, &str) -> Result<helm::chart::Chart, String> + Sync, String> {
-        let default_dir = self.dir("")?;
-        Ok(move |path: &str, chart_dir: &str| load_chart_dir(&default_dir, path, chart_dir))
+        let default_dir: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+        if let Some(known) = self.default_dir.borrow().clone() {
+            let _ = default_dir.set(known);
+        }
+        Ok(move |path: &str, chart_dir: &str| {
+            if path.is_empty() {
+                let dir = default_dir
+                    .get_or_init(crate::release::manifests_dir)
+                    .clone()?;
+                load_chart_dir(&dir, path, chart_dir)
+            } else {
+                load_chart_dir(std::path::Path::new(""), path, chart_dir)
+            }
+        })
     }
 }
 

@@ -28,6 +28,20 @@ pub enum OperatorCommand {
     Remove(RemoveArgs),
     /// Run the controller: reconcile IstioOperator resources until SIGINT/SIGTERM.
     Run(RunArgs),
+    /// Render one IstioOperator for `operator run` (a request on stdin, the answer on stdout).
+    #[command(hide = true)]
+    RenderChild,
+}
+
+/// Where `operator run` renders.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderMode {
+    /// In a short-lived child process (`bosun operator render-child`): the chart rendering's
+    /// memory (tens of MB at its peak, and the schemas and code it keeps) goes with the child,
+    /// so the long-running operator stays small (BENCHMARKS.md).
+    Subprocess,
+    /// In the operator's own process (no process start per render).
+    Inline,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -35,7 +49,8 @@ pub struct DeployArgs {
     /// The namespace the operator runs in.
     #[arg(long = "operator-namespace", default_value = "istio-operator")]
     pub operator_namespace: String,
-    /// Registry of the operator image (`HUB/bosun:TAG`).
+    /// Registry of the operator image (`HUB/operator:TAG`; default `localhost/bosun`, where
+    /// `scripts/build-operator-image` tags it).
     #[arg(long)]
     pub hub: Option<String>,
     /// Tag of the operator image.
@@ -47,10 +62,16 @@ pub struct DeployArgs {
     /// Reconcile only IstioOperators in this namespace (all namespaces by default).
     #[arg(long = "watch-namespace")]
     pub watch_namespace: Option<String>,
-    /// The install package (charts and profiles) directory inside the operator's image; the
-    /// pinned release, fetched on first use, by default.
-    #[arg(short = 'd', long = "manifests")]
-    pub manifests: Option<String>,
+    /// A namespace Istio is installed into (repeatable): only there may the operator create
+    /// what Istio's Roles grant (istiod's Secrets among them).
+    #[arg(long = "istio-namespace", default_value = "istio-system")]
+    pub istio_namespaces: Vec<String>,
+    /// How many operator replicas run (they elect a leader).
+    #[arg(long, default_value_t = 1)]
+    pub replicas: u32,
+    /// The install package (charts and profiles) directory inside the operator's image.
+    #[arg(short = 'd', long = "manifests", default_value = operator::deploy::IMAGE_MANIFESTS)]
+    pub manifests: String,
 }
 
 #[derive(Args, Debug)]
@@ -96,14 +117,21 @@ pub struct RunArgs {
     /// How long CRDs may take to become Established.
     #[arg(long = "crd-timeout", default_value = "60s", value_parser = crate::install::parse_duration)]
     pub crd_timeout: Duration,
+    /// Where IstioOperators are rendered.
+    #[arg(long, value_enum, default_value = "subprocess")]
+    pub render: RenderMode,
 }
 
 fn deploy_options(args: &DeployArgs) -> operator::deploy::DeployOptions {
     operator::deploy::DeployOptions {
-        namespace: args.operator_namespace.clone(),
-        image: operator::deploy::image(args.image.as_deref(), args.hub.as_deref(), &args.tag),
         watch_namespace: args.watch_namespace.clone(),
-        manifests: args.manifests.clone(),
+        manifests: Some(args.manifests.clone()).filter(|m| !m.is_empty()),
+        istio_namespaces: args.istio_namespaces.clone(),
+        replicas: args.replicas,
+        ..operator::deploy::DeployOptions::new(
+            &args.operator_namespace,
+            operator::deploy::image(args.image.as_deref(), args.hub.as_deref(), &args.tag),
+        )
     }
 }
 
@@ -113,6 +141,7 @@ pub fn operator(command: OperatorCommand) -> Result<(), MeshFailure> {
         OperatorCommand::Init(args) => runtime()?.block_on(init(args)),
         OperatorCommand::Remove(args) => runtime()?.block_on(remove(args)),
         OperatorCommand::Run(args) => runtime()?.block_on(run(args)),
+        OperatorCommand::RenderChild => render_child(),
     }
 }
 
@@ -121,6 +150,12 @@ pub fn operator(command: OperatorCommand) -> Result<(), MeshFailure> {
 fn runtime() -> Result<tokio::runtime::Runtime, MeshFailure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // One blocking thread (renders, one at a time), kept for good: a new thread per
+        // render would leave its allocator heap behind each time (mimalloc abandons a
+        // finished thread's pages that another thread still frees into), and the operator's
+        // memory would creep up with every reconcile (BENCHMARKS.md).
+        .max_blocking_threads(1)
+        .thread_keep_alive(Duration::from_secs(24 * 3600))
         .build()
         .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))
 }
@@ -260,6 +295,41 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
         object(rbac, "ClusterRole", None, name),
         object("v1", "ServiceAccount", Some(ns), name),
     ];
+    // The RoleBindings in Istio's namespaces that bind this operator's ServiceAccount; the
+    // ClusterRole they bind goes with the last operator that uses it.
+    let bindings: Api<k8s_openapi::api::rbac::v1::RoleBinding> = Api::all(client.kube().clone());
+    let istio_role = operator::deploy::ISTIO_NAMESPACE_ROLE;
+    let selector = format!("app.kubernetes.io/name={name}");
+    let all_bindings = bindings
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|e| MeshFailure(format!("listing the operator's RoleBindings: {e}")))?
+        .items;
+    let mut other_operators = false;
+    for b in &all_bindings {
+        if b.metadata.name.as_deref() != Some(istio_role) {
+            continue;
+        }
+        let ours = b.subjects.iter().flatten().any(|s| {
+            s.kind == "ServiceAccount" && s.namespace.as_deref() == Some(ns) && s.name == name
+        });
+        if ours {
+            objects.insert(
+                0,
+                object(
+                    rbac,
+                    "RoleBinding",
+                    b.metadata.namespace.as_deref(),
+                    istio_role,
+                ),
+            );
+        } else {
+            other_operators = true;
+        }
+    }
+    if !other_operators {
+        objects.push(object(rbac, "ClusterRole", None, istio_role));
+    }
     // The namespace goes only when `operator init` made it ours (its label) and it is not
     // one that others rely on.
     let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.kube().clone());
@@ -404,10 +474,144 @@ async fn run(args: RunArgs) -> Result<(), MeshFailure> {
     // Read once: the version and CNI settings of a running cluster rarely change, and every
     // reconcile would otherwise read them again.
     let facts = client.cluster_facts().await?;
-    let render = Arc::new(CliRender {
-        manifests: args.manifests,
-        detected: crate::mesh::Detected::from_facts(&facts),
-    });
+    let render: Arc<dyn operator::Render> = match args.render {
+        RenderMode::Inline => Arc::new(CliRender {
+            manifests: args.manifests,
+            detected: crate::mesh::Detected::from_facts(&facts),
+        }),
+        RenderMode::Subprocess => Arc::new(ChildRender {
+            exe: own_executable()?,
+            manifests: args.manifests,
+            facts: facts_json(&facts),
+        }),
+    };
     operator::controller::run(client, render, options).await?;
     Ok(())
+}
+
+/// This executable, to start render children with: `/proc/self/exe`, else `argv[0]` when it
+/// is a path (a chroot without /proc).
+fn own_executable() -> Result<std::path::PathBuf, MeshFailure> {
+    std::env::current_exe().or_else(|e| {
+        std::env::args_os()
+            .next()
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute() && p.is_file())
+            .ok_or_else(|| MeshFailure(format!("finding this executable to render with: {e}")))
+    })
+}
+
+/// The cluster facts a render needs, as the render child reads them.
+fn facts_json(facts: &cluster::ClusterFacts) -> Value {
+    serde_json::json!({
+        "version": serde_json::to_value(&facts.version).unwrap_or(Value::Null),
+        "calicoFelix": facts.calico_felix,
+        "ciliumConfig": facts.cilium_config,
+    })
+}
+
+fn facts_from_json(json: &Value) -> Result<cluster::ClusterFacts, String> {
+    Ok(cluster::ClusterFacts {
+        version: serde_json::from_value(json["version"].clone())
+            .map_err(|e| format!("the cluster version: {e}"))?,
+        calico_felix: Some(json["calicoFelix"].clone()).filter(|v| !v.is_null()),
+        cilium_config: serde_json::from_value(json["ciliumConfig"].clone())
+            .map_err(|e| format!("the Cilium settings: {e}"))?,
+    })
+}
+
+/// Renders each IstioOperator in a child process (`bosun operator render-child`), which runs
+/// [`CliRender`]: the same render, whose memory is returned when the child exits.
+struct ChildRender {
+    exe: std::path::PathBuf,
+    manifests: Option<String>,
+    facts: Value,
+}
+
+impl operator::Render for ChildRender {
+    fn render(&self, iop: &Value) -> Result<operator::Rendered, operator::RenderError> {
+        use operator::RenderError;
+        use std::process::{Command, Stdio};
+        let request =
+            serde_json::json!({"iop": iop, "manifests": self.manifests, "facts": self.facts});
+        let failed = |what: String| RenderError::Failed(format!("the render process: {what}"));
+        let mut child = Command::new(&self.exe)
+            .args(["operator", "render-child"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| failed(format!("starting {}: {e}", self.exe.display())))?;
+        // The child reads the whole request before it writes anything, so writing first and
+        // reading after cannot block on a full pipe.
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(request.to_string().as_bytes())
+                .map_err(|e| failed(format!("sending the request: {e}")))?;
+        }
+        let out = child
+            .wait_with_output()
+            .map_err(|e| failed(format!("waiting for it: {e}")))?;
+        if !out.status.success() {
+            return Err(failed(format!(
+                "{}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let answer: Value = serde_json::from_slice(&out.stdout)
+            .map_err(|e| failed(format!("reading its answer: {e}")))?;
+        if let Some(messages) = answer.get("invalid") {
+            return Err(RenderError::Invalid(
+                serde_json::from_value(messages.clone()).unwrap_or_default(),
+            ));
+        }
+        if let Some(message) = answer.get("failed").and_then(Value::as_str) {
+            return Err(RenderError::Failed(message.to_string()));
+        }
+        let rendered = &answer["rendered"];
+        let components = rendered["components"]
+            .as_array()
+            .ok_or_else(|| failed("an answer without components".into()))?
+            .iter()
+            .map(|c| operator::RenderedComponent {
+                name: c["name"].as_str().unwrap_or("").to_string(),
+                display_name: c["displayName"].as_str().unwrap_or("").to_string(),
+                after: serde_json::from_value(c["after"].clone()).unwrap_or_default(),
+                objects: c["objects"].as_array().cloned().unwrap_or_default(),
+            })
+            .collect();
+        Ok(operator::Rendered {
+            components,
+            warnings: serde_json::from_value(rendered["warnings"].clone()).unwrap_or_default(),
+        })
+    }
+}
+
+/// `bosun operator render-child`: one render for [`ChildRender`].
+fn render_child() -> Result<(), MeshFailure> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| MeshFailure(format!("reading the render request: {e}")))?;
+    let request: Value = serde_json::from_str(&text)
+        .map_err(|e| MeshFailure(format!("reading the render request: {e}")))?;
+    let facts = facts_from_json(&request["facts"]).map_err(MeshFailure)?;
+    let render = CliRender {
+        manifests: request["manifests"].as_str().map(str::to_string),
+        detected: crate::mesh::Detected::from_facts(&facts),
+    };
+    let answer = match operator::Render::render(&render, &request["iop"]) {
+        Ok(rendered) => serde_json::json!({"rendered": {
+            "components": rendered.components.iter().map(|c| serde_json::json!({
+                "name": c.name, "displayName": c.display_name, "after": c.after,
+                "objects": c.objects,
+            })).collect::<Vec<_>>(),
+            "warnings": rendered.warnings,
+        }}),
+        Err(operator::RenderError::Invalid(messages)) => serde_json::json!({"invalid": messages}),
+        Err(operator::RenderError::Failed(message)) => serde_json::json!({"failed": message}),
+    };
+    crate::mesh::write_stdout(&answer.to_string())
 }

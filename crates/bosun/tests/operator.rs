@@ -17,18 +17,20 @@
 
 mod common;
 
+use common::operator::{
+    Operator, audit_events, audit_len, condition, create_namespace, http_get, iop, iops, metric,
+    status_of, wait_for, writes,
+};
 use common::{bosun, manifests, text};
-use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Once;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cluster::testenv;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
-use kube::core::ApiResource;
+use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 /// Held for reading by every test that talks to the API server, for writing by the one that
@@ -53,138 +55,6 @@ fn init_once() {
             text(&out)
         );
     });
-}
-
-fn iop_resource() -> ApiResource {
-    ApiResource {
-        group: "install.istio.io".into(),
-        version: "v1alpha1".into(),
-        api_version: "install.istio.io/v1alpha1".into(),
-        kind: "IstioOperator".into(),
-        plural: "istiooperators".into(),
-    }
-}
-
-async fn iops(ns: &str) -> Api<DynamicObject> {
-    Api::namespaced_with(testenv::client().await.kube().clone(), ns, &iop_resource())
-}
-
-async fn create_namespace(name: &str) {
-    let client = testenv::client().await;
-    client
-        .apply(
-            &[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})],
-            "bosun-tests",
-            false,
-        )
-        .await
-        .unwrap();
-}
-
-/// A running `bosun operator run`, killed when dropped; its stderr (the log) goes to a file.
-struct Operator {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Operator {
-    fn start(watch_namespace: &str, extra: &[&str]) -> Operator {
-        let log = std::env::temp_dir().join(format!("{}.log", testenv::unique_name("bosun-op")));
-        let file = std::fs::File::create(&log).unwrap();
-        let manifests = manifests();
-        let child = Command::new(env!("CARGO_BIN_EXE_bosun"))
-            .args([
-                "operator",
-                "run",
-                "--watch-namespace",
-                watch_namespace,
-                "--manifests",
-                &manifests,
-                "--metrics-addr",
-                "127.0.0.1:0",
-            ])
-            .args(extra)
-            .env("KUBECONFIG", testenv::kubeconfig())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(file)
-            .spawn()
-            .expect("starting bosun operator run");
-        Operator { child, log }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// The address the metrics server bound (from the log).
-    async fn metrics_addr(&self) -> String {
-        let log = wait_for("the metrics address in the log", self, || async {
-            let log = self.log();
-            log.contains("msg=\"serving /metrics").then_some(log)
-        })
-        .await;
-        let line = log
-            .lines()
-            .find(|l| l.contains("msg=\"serving /metrics"))
-            .unwrap();
-        line.split("addr=").nth(1).unwrap().trim().to_string()
-    }
-}
-
-impl Drop for Operator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_file(&self.log);
-    }
-}
-
-/// Polls `check` every 200 ms until it gives a value; fails after 60 s with the operator's log.
-async fn wait_for<T, F, Fut>(what: &str, operator: &Operator, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; operator log:\n{}",
-            operator.log()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
-fn iop(name: &str, ns: &str, istio_ns: &str, values_global: Value) -> Value {
-    let mut global = json!({"istioNamespace": istio_ns});
-    if let (Some(g), Some(extra)) = (global.as_object_mut(), values_global.as_object()) {
-        g.extend(extra.clone());
-    }
-    json!({
-        "apiVersion": "install.istio.io/v1alpha1",
-        "kind": "IstioOperator",
-        "metadata": {"name": name, "namespace": ns},
-        "spec": {"profile": "minimal", "values": {"global": global}}
-    })
-}
-
-fn status_of(iop: &DynamicObject) -> Value {
-    iop.data.get("status").cloned().unwrap_or(Value::Null)
-}
-
-/// `GET path` on the operator's metrics server: (status line, body).
-fn http_get(addr: &str, path: &str) -> (String, String) {
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    (head.lines().next().unwrap().to_string(), body.to_string())
 }
 
 #[test]
@@ -217,6 +87,8 @@ fn dump_prints_the_operator_install_as_yaml() {
             "ServiceAccount",
             "ClusterRole",
             "ClusterRoleBinding",
+            "ClusterRole",
+            "RoleBinding",
             "Role",
             "RoleBinding",
             "Deployment",
@@ -234,10 +106,10 @@ fn dump_prints_the_operator_install_as_yaml() {
         operator::crd::non_structural_nodes(schema),
         Vec::<String>::new()
     );
-    let deployment = objects[7].value();
+    let deployment = objects[9].value();
     assert_eq!(deployment["metadata"]["namespace"], "ops");
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
-    assert_eq!(container["image"], "example.com/mesh/bosun:9.9");
+    assert_eq!(container["image"], "example.com/mesh/operator:9.9");
     assert_eq!(container["args"][0], "operator");
     assert_eq!(container["args"][1], "run");
 }
@@ -992,4 +864,435 @@ async fn operator_recovers_when_the_api_server_restarts() {
     )
     .await;
     assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+}
+
+/// The IstioOperators of `ns` as `kubectl get istiooperators` shows them (the server's Table).
+async fn table(ns: &str) -> (Vec<String>, Vec<Vec<Value>>) {
+    let client = testenv::client().await;
+    let request = http::Request::get(format!(
+        "/apis/install.istio.io/v1alpha1/namespaces/{ns}/istiooperators"
+    ))
+    .header(
+        http::header::ACCEPT,
+        "application/json;as=Table;v=v1;g=meta.k8s.io",
+    )
+    .body(Vec::new())
+    .unwrap();
+    let table: Value = client.kube().request(request).await.unwrap();
+    let columns = table["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect();
+    let rows = table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["cells"].as_array().unwrap().clone())
+        .collect();
+    (columns, rows)
+}
+
+#[tokio::test]
+async fn pause_stops_reconciling_until_the_annotation_goes() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-pause");
+    let istio_ns = testenv::unique_name("istio-oppause");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("paused", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let status = wait_for("generation 1 applied", &operator, || async {
+        let s = status_of(&api.get("paused").await.unwrap());
+        (condition(&s, "Reconciled")["status"] == "True").then_some(s)
+    })
+    .await;
+    let reconciled = condition(&status, "Reconciled");
+    assert_eq!(reconciled["reason"], "Applied", "{status}");
+    assert_eq!(reconciled["observedGeneration"], 1);
+    let ready = condition(&status, "Ready");
+    assert_eq!(ready["status"], "False", "{status}");
+    assert_eq!(ready["reason"], "WorkloadsNotReady");
+    assert!(
+        ready["message"].as_str().unwrap().contains("istiod"),
+        "{status}"
+    );
+
+    // `kubectl get istiooperators`: the printer columns.
+    let (columns, rows) = table(&ns).await;
+    assert_eq!(
+        columns,
+        ["Name", "Status", "Revision", "Profile", "Ready", "Age"]
+    );
+    assert_eq!(rows[0][0], "paused");
+    assert_eq!(rows[0][1], "RECONCILING");
+    assert_eq!(rows[0][3], "minimal");
+    assert_eq!(rows[0][4], "False");
+
+    // Paused: the status says so, a deleted Deployment stays deleted, a spec change waits.
+    api.patch(
+        "paused",
+        &PatchParams::default(),
+        &Patch::Merge(
+            json!({"metadata": {"annotations": {"install.istio.io/ignoreReconcile": "true"}}}),
+        ),
+    )
+    .await
+    .unwrap();
+    let status = wait_for("Reconciled=False (Paused)", &operator, || async {
+        let s = status_of(&api.get("paused").await.unwrap());
+        (condition(&s, "Reconciled")["reason"] == "Paused").then_some(s)
+    })
+    .await;
+    assert_eq!(condition(&status, "Reconciled")["status"], "False");
+    assert_eq!(status["status"], "RECONCILING", "kept: {status}");
+    deployments
+        .delete("istiod", &Default::default())
+        .await
+        .unwrap();
+    api.patch(
+        "paused",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"components": {"pilot": {"k8s": {"replicaCount": 2}}}}})),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(
+        deployments.get_opt("istiod").await.unwrap().is_none(),
+        "restored while paused; log:\n{}",
+        operator.log()
+    );
+    let status = status_of(&api.get("paused").await.unwrap());
+    assert_eq!(status["observedGeneration"], 1, "{status}");
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    assert!(
+        events
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("Paused")),
+        "no Paused event"
+    );
+
+    // Resumed: the Deployment comes back as the new spec says.
+    api.patch(
+        "paused",
+        &PatchParams::default(),
+        &Patch::Merge(
+            json!({"metadata": {"annotations": {"install.istio.io/ignoreReconcile": null}}}),
+        ),
+    )
+    .await
+    .unwrap();
+    wait_for("istiod restored with 2 replicas", &operator, || async {
+        deployments
+            .get_opt("istiod")
+            .await
+            .unwrap()
+            .filter(|d| d.spec.as_ref().and_then(|s| s.replicas) == Some(2))
+    })
+    .await;
+    let status = wait_for("generation 2 applied", &operator, || async {
+        let s = status_of(&api.get("paused").await.unwrap());
+        let c = condition(&s, "Reconciled");
+        (c["status"] == "True" && c["observedGeneration"] == 2).then_some(s)
+    })
+    .await;
+    assert_eq!(status["observedGeneration"], 2);
+    api.delete("paused", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("paused").await.unwrap().is_none().then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn operator_leaves_what_istiod_writes_alone() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-istiod");
+    let istio_ns = testenv::unique_name("istio-opistiod");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let ready = testenv::make_workloads_ready(&client, Some(&istio_ns));
+    let status = wait_for("Ready=True", &operator, || async {
+        let s = status_of(&api.get("minimal").await.unwrap());
+        (condition(&s, "Ready")["status"] == "True").then_some(s)
+    })
+    .await;
+    assert_eq!(status["status"], "HEALTHY");
+    assert_eq!(condition(&status, "Ready")["reason"], "Healthy");
+    ready.abort();
+    // The Event for becoming HEALTHY is written just after the status: let it land first.
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    wait_for("the Healthy event", &operator, || async {
+        events
+            .list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("Healthy"))
+            .then_some(())
+    })
+    .await;
+    let addr = operator.metrics_addr().await;
+    let skipped_before = metric(&addr, "bosun_operator_apply_skipped_total");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let audit_start = audit_len();
+
+    // istiod starts: its CA bundle goes into the injector and the validator, and the
+    // validator fails closed. Each write is a watch event that makes the operator reconcile.
+    let selector = format!(
+        "app.kubernetes.io/managed-by=bosun-operator,install.operator.istio.io/owning-resource-namespace={ns}"
+    );
+    let changed = testenv::write_as_istiod(testenv::kubeconfig(), &selector).await;
+    assert_eq!(changed, 2, "the injector and the validator");
+    wait_for("reconciles that apply nothing", &operator, || async {
+        (metric(&addr, "bosun_operator_apply_skipped_total") > skipped_before).then_some(())
+    })
+    .await;
+    // Again, and a reconcile of the IstioOperator itself (a change to it).
+    testenv::write_as_istiod(testenv::kubeconfig(), &selector).await;
+    let skipped = metric(&addr, "bosun_operator_apply_skipped_total");
+    api.patch(
+        "minimal",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"annotations": {"touched": "1"}}})),
+    )
+    .await
+    .unwrap();
+    wait_for("one more reconcile", &operator, || async {
+        (metric(&addr, "bosun_operator_apply_skipped_total") > skipped).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    // Nothing written by the operator meanwhile (the test's own annotation patch aside): it
+    // neither put back its rendered CA bundle and failurePolicy nor counted them as drift.
+    let events = audit_events(audit_start);
+    assert!(
+        events.iter().any(|e| e["userAgent"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("pilot-discovery/"))),
+        "istiod's writes are not in the audit log"
+    );
+    let mut written = writes(&events, |e| {
+        e["userAgent"]
+            .as_str()
+            .is_some_and(|a| a.starts_with("bosun/"))
+            && e["objectRef"]["resource"].as_str() != Some("leases")
+            && e["requestURI"]
+                .as_str()
+                .is_some_and(|u| u.contains(&ns) || u.contains(&istio_ns))
+    });
+    let own = written
+        .iter()
+        .position(|w| w.starts_with("\"patch\"") && w.contains("/istiooperators/minimal"));
+    assert!(
+        own.is_some(),
+        "the test's own patch is not in the audit log: {written:#?}"
+    );
+    written.remove(own.unwrap());
+    assert!(
+        written.is_empty(),
+        "the operator wrote: {written:#?}\nlog:\n{}",
+        operator.log()
+    );
+    let validators: Api<
+        k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+    > = Api::all(client.kube().clone());
+    let validator = validators
+        .list(&kube::api::ListParams::default().labels(&selector))
+        .await
+        .unwrap()
+        .items
+        .remove(0);
+    for w in validator.webhooks.unwrap_or_default() {
+        assert_eq!(w.failure_policy.as_deref(), Some("Fail"));
+        assert!(w.client_config.ca_bundle.is_some());
+    }
+    api.delete("minimal", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("minimal")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn istio_operators_rendering_the_same_object_do_not_fight() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-overlap");
+    let istio_ns = testenv::unique_name("istio-opoverlap");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    // A default control plane and a revisioned one in the same namespace: both render
+    // ServiceAccount istio-reader-service-account.
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("first", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> =
+        Api::namespaced(client.kube().clone(), &istio_ns);
+    let reader = "istio-reader-service-account";
+    wait_for("the reader account applied", &operator, || async {
+        accounts.get_opt(reader).await.unwrap()
+    })
+    .await;
+    let mut second = iop("second", &ns, &istio_ns, json!({}));
+    second["spec"]["revision"] = "canary".into();
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(second).unwrap(),
+    )
+    .await
+    .unwrap();
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod-canary applied", &operator, || async {
+        deployments.get_opt("istiod-canary").await.unwrap()
+    })
+    .await;
+
+    // Both statuses say which object they share and who applies it.
+    for name in ["first", "second"] {
+        let status = wait_for("Overlapping=True", &operator, || async {
+            let s = status_of(&api.get(name).await.unwrap());
+            (condition(&s, "Overlapping")["status"] == "True").then_some(s)
+        })
+        .await;
+        let message = condition(&status, "Overlapping")["message"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            message.contains(&format!("ServiceAccount {istio_ns}/{reader}"))
+                && message.contains(&format!("applied by {ns}/first")),
+            "{name}: {message}"
+        );
+        assert_eq!(
+            condition(&status, "Reconciled")["status"],
+            "True",
+            "{status}"
+        );
+    }
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    for name in ["first", "second"] {
+        wait_for("an Overlap event", &operator, || async {
+            events
+                .list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .iter()
+                .any(|e| {
+                    e.reason.as_deref() == Some("Overlap")
+                        && e.type_.as_deref() == Some("Warning")
+                        && e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some(name)
+                })
+                .then_some(())
+        })
+        .await;
+    }
+
+    // No flapping: reconciles of both leave the account as the older one applied it.
+    let owner_of = |sa: &k8s_openapi::api::core::v1::ServiceAccount| {
+        sa.metadata.labels.as_ref().unwrap()["install.operator.istio.io/owning-resource"].clone()
+    };
+    let before = accounts.get(reader).await.unwrap();
+    assert_eq!(owner_of(&before), "first");
+    let addr = operator.metrics_addr().await;
+    let reconciles = || {
+        let (_, metrics) = http_get(&addr, "/metrics");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix("bosun_operator_reconciles_total{result=\"applied\"} "))
+            .map(|n| n.parse::<u64>().unwrap())
+            .unwrap_or(0)
+    };
+    let count = reconciles();
+    for name in ["first", "second", "first", "second"] {
+        api.patch(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {"touched": testenv::unique_name("t")}}}),
+            ),
+        )
+        .await
+        .unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await;
+    }
+    wait_for("four more reconciles", &operator, || async {
+        (reconciles() >= count + 4).then_some(())
+    })
+    .await;
+    let after = accounts.get(reader).await.unwrap();
+    assert_eq!(
+        after.metadata.resource_version, before.metadata.resource_version,
+        "the shared account was rewritten"
+    );
+
+    // The older one is uninstalled: the account stays (the other still renders it) and
+    // becomes the other's; the overlap is gone from its status.
+    api.delete("first", &Default::default()).await.unwrap();
+    wait_for("first gone", &operator, || async {
+        api.get_opt("first").await.unwrap().is_none().then_some(())
+    })
+    .await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+    let taken = wait_for("the account taken over by second", &operator, || async {
+        accounts
+            .get_opt(reader)
+            .await
+            .unwrap()
+            .filter(|sa| owner_of(sa) == "second")
+    })
+    .await;
+    assert_eq!(
+        taken.metadata.uid, before.metadata.uid,
+        "the account was deleted"
+    );
+    wait_for("Overlapping=False on second", &operator, || async {
+        let s = status_of(&api.get("second").await.unwrap());
+        (condition(&s, "Overlapping")["status"] == "False").then_some(())
+    })
+    .await;
+    api.delete("second", &Default::default()).await.unwrap();
+    wait_for("second gone", &operator, || async {
+        api.get_opt("second").await.unwrap().is_none().then_some(())
+    })
+    .await;
+    assert!(accounts.get_opt(reader).await.unwrap().is_none());
 }

@@ -432,89 +432,107 @@ impl Client {
         }
 
         // The patches go out a few at a time (objects of one batch do not depend on each other
-        // at the API level); the answers are kept in input order, and the first failure in
-        // that order is the one reported.
+        // at the API level, with one exception below); the answers are kept in input order, and
+        // the first failure in that order is the one reported.
         let before = &before;
         let params = &params;
-        let patches = targets
-            .into_iter()
-            .map(|(object, ar, mut body)| async move {
-                let api = self.api_for(&ar, object.namespace.as_deref());
-                // Fields istiod writes at run time (its webhooks' CA bundle, the validator's
-                // failure policy) are not sent once istiod owns them: applying them would undo
-                // its writes, and it would write them again (see `manifest::runtime`).
-                if manifest::runtime::has_runtime_fields(&object.api_version, &object.kind)
-                    && let Some(live) =
-                        api.get_metadata_opt(&object.name)
-                            .await
-                            .map_err(|source| Error::Api {
-                                object: Box::new(object.clone()),
-                                action: "reading who owns its fields before applying",
-                                source,
-                            })?
-                {
-                    let live = serde_json::to_value(&live).unwrap_or(Value::Null);
-                    manifest::runtime::drop_foreign_runtime_fields(&mut body, &live, field_manager);
-                }
-                let previous = if let Some(s) = covered(&ar) {
-                    let ns = object.namespace.as_deref();
-                    match s.resource_version(&ar.group, &ar.kind, ns, &object.name) {
-                        Some(rv) => Before::Existed(rv.to_string()),
-                        None => Before::NotOwned,
-                    }
-                } else {
-                    let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
-                    match before.get(&key) {
-                        Some(names) => names.get(&object.name).cloned(),
-                        None => api
-                            .get_metadata_opt(&object.name)
-                            .await
-                            .map_err(|source| Error::Api {
-                                object: Box::new(object.clone()),
-                                action: "reading it before applying",
-                                source,
-                            })?
-                            .and_then(|m| m.metadata.resource_version),
-                    }
-                    .map_or(Before::Absent, Before::Existed)
-                };
-                let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
-                    Ok(after) => after,
-                    Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
-                        return Err(Error::Conflict {
-                            conflicts: conflicts(&status),
-                            object: Box::new(object),
-                        });
-                    }
-                    Err(source) => {
-                        return Err(Error::Api {
-                            object: Box::new(object),
-                            action: "server-side apply",
+        let patch = |(object, ar, mut body): (ObjectRef, ApiResource, Value)| async move {
+            let api = self.api_for(&ar, object.namespace.as_deref());
+            // Fields istiod writes at run time (its webhooks' CA bundle, the validator's
+            // failure policy) are not sent once istiod owns them: applying them would undo
+            // its writes, and it would write them again (see `manifest::runtime`).
+            if manifest::runtime::has_runtime_fields(&object.api_version, &object.kind)
+                && let Some(live) =
+                    api.get_metadata_opt(&object.name)
+                        .await
+                        .map_err(|source| Error::Api {
+                            object: Box::new(object.clone()),
+                            action: "reading who owns its fields before applying",
                             source,
-                        });
-                    }
-                };
-                let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
-                let outcome = match previous {
-                    Before::Absent => Outcome::Created,
-                    Before::Existed(rv) if rv == resource_version => Outcome::Unchanged,
-                    Before::Existed(_) => Outcome::Configured,
-                    Before::NotOwned if created_by(&after, field_manager) => Outcome::Created,
-                    Before::NotOwned => Outcome::Configured,
-                };
-                Ok((
-                    Applied {
-                        object,
-                        outcome,
-                        resource_version,
-                    },
-                    after,
-                ))
-            });
-        futures::stream::iter(patches)
-            .buffered(PATCHES_IN_FLIGHT)
-            .try_collect()
-            .await
+                        })?
+            {
+                let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+                manifest::runtime::drop_foreign_runtime_fields(&mut body, &live, field_manager);
+            }
+            let previous = if let Some(s) = covered(&ar) {
+                let ns = object.namespace.as_deref();
+                match s.resource_version(&ar.group, &ar.kind, ns, &object.name) {
+                    Some(rv) => Before::Existed(rv.to_string()),
+                    None => Before::NotOwned,
+                }
+            } else {
+                let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
+                match before.get(&key) {
+                    Some(names) => names.get(&object.name).cloned(),
+                    None => api
+                        .get_metadata_opt(&object.name)
+                        .await
+                        .map_err(|source| Error::Api {
+                            object: Box::new(object.clone()),
+                            action: "reading it before applying",
+                            source,
+                        })?
+                        .and_then(|m| m.metadata.resource_version),
+                }
+                .map_or(Before::Absent, Before::Existed)
+            };
+            let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
+                Ok(after) => after,
+                Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
+                    return Err(Error::Conflict {
+                        conflicts: conflicts(&status),
+                        object: Box::new(object),
+                    });
+                }
+                Err(source) => {
+                    return Err(Error::Api {
+                        object: Box::new(object),
+                        action: "server-side apply",
+                        source,
+                    });
+                }
+            };
+            let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
+            let outcome = match previous {
+                Before::Absent => Outcome::Created,
+                Before::Existed(rv) if rv == resource_version => Outcome::Unchanged,
+                Before::Existed(_) => Outcome::Configured,
+                Before::NotOwned if created_by(&after, field_manager) => Outcome::Created,
+                Before::NotOwned => Outcome::Configured,
+            };
+            Ok((
+                Applied {
+                    object,
+                    outcome,
+                    resource_version,
+                },
+                after,
+            ))
+        };
+        // The exception: a subject without `bind` (an operator with least privilege) may bind a
+        // role only once the API server can read that role's rules to check it holds them all;
+        // before, the binding's apply fails with NotFound. So bindings go after everything else.
+        let is_binding = |ar: &ApiResource| {
+            ar.group == "rbac.authorization.k8s.io" && ar.kind.ends_with("Binding")
+        };
+        let (bindings, others): (Vec<_>, Vec<_>) = targets
+            .into_iter()
+            .enumerate()
+            .partition(|(_, (_, ar, _))| is_binding(ar));
+        let mut done: Vec<(usize, (Applied, DynamicObject))> = Vec::new();
+        for wave in [others, bindings] {
+            let answers: Vec<(usize, (Applied, DynamicObject))> =
+                futures::stream::iter(wave.into_iter().map(|(i, target)| {
+                    let applied = patch(target);
+                    async move { applied.await.map(|a| (i, a)) }
+                }))
+                .buffered(PATCHES_IN_FLIGHT)
+                .try_collect()
+                .await?;
+            done.extend(answers);
+        }
+        done.sort_by_key(|(i, _)| *i);
+        Ok(done.into_iter().map(|(_, a)| a).collect())
     }
 
     fn api_for(&self, ar: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {

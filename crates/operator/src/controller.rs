@@ -33,6 +33,7 @@ use crate::crd::{CRD_NAME, GROUP, KIND, PLURAL, VERSION};
 use crate::lease::{self, LeaseOptions};
 use crate::log::log;
 use crate::metrics::Metrics;
+use crate::overlap::{Claims, Key};
 use crate::owned::{OWNED_KINDS, Owner, label, managed_selector};
 use crate::status::{ComponentState, Phase, Status};
 use crate::{Error, Render, RenderError};
@@ -120,6 +121,15 @@ pub fn backoff(attempt: u32) -> Duration {
 
 struct Context {
     client: cluster::Client,
+    /// What each IstioOperator last rendered (see [`crate::overlap`]); shared with the drift
+    /// watches, which wake every IstioOperator that renders a changed object.
+    claims: Arc<Mutex<Claims>>,
+    /// The IstioOperators each one shared objects with at its last reconcile: when that
+    /// changes, they are reconciled too (so both statuses tell, and one takes over what an
+    /// uninstalled one leaves).
+    partners: Mutex<HashMap<Owner, std::collections::BTreeSet<Owner>>>,
+    /// Requests a reconcile of another IstioOperator.
+    trigger: tokio::sync::mpsc::UnboundedSender<ObjectRef<DynamicObject>>,
     /// The fingerprint of the render last applied successfully, per IstioOperator.
     last_applied: Mutex<HashMap<Owner, u64>>,
     recorder: Recorder,
@@ -157,9 +167,45 @@ async fn write_status(
     current: Option<Value>,
     status: &Status,
 ) -> Result<Option<Value>, Error> {
-    let wanted = status.to_json();
-    if current.as_ref() == Some(&wanted) {
-        return Ok(current);
+    let now = crate::status::time(k8s_openapi::jiff::Timestamp::now());
+    let wanted = status.to_json(current.as_ref(), &now);
+    let stored = store_status(api, iop, current.as_ref(), wanted).await?;
+    let old_phase = current
+        .as_ref()
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str);
+    if stored.is_some() && old_phase != Some(status.phase.as_str()) {
+        publish_event(ctx, iop, status).await;
+    }
+    // Each new set of shared objects is worth a Warning (the condition says it too).
+    let overlap_message = |s: Option<&Value>| {
+        s.and_then(|s| s.get("conditions"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Overlapping" && c["status"] == "True")
+            .map(|c| c["message"].clone())
+    };
+    if let Some(stored) = &stored
+        && let Some(message) = overlap_message(Some(stored))
+        && overlap_message(current.as_ref()) != Some(message.clone())
+    {
+        let note = message.as_str().unwrap_or("").to_string();
+        publish(ctx, iop, EventType::Warning, "Overlap", note).await;
+    }
+    Ok(stored.or(current))
+}
+
+/// Applies `wanted` as the status unless the stored one (`current`, as cached) equals it;
+/// returns the status written (`None`: nothing was written).
+async fn store_status(
+    api: &Api<DynamicObject>,
+    iop: &DynamicObject,
+    current: Option<&Value>,
+    wanted: Value,
+) -> Result<Option<Value>, Error> {
+    if current == Some(&wanted) {
+        return Ok(None);
     }
     let name = iop.name_any();
     // Server-side apply, not a merge patch: fields this manager stops setting (a resolved
@@ -181,13 +227,6 @@ async fn write_status(
         action: format!("writing the status of IstioOperator {name}"),
         source,
     })?;
-    let old_phase = current
-        .as_ref()
-        .and_then(|c| c.get("status"))
-        .and_then(Value::as_str);
-    if old_phase != Some(status.phase.as_str()) {
-        publish_event(ctx, iop, status).await;
-    }
     Ok(Some(wanted))
 }
 
@@ -200,8 +239,18 @@ async fn publish_event(ctx: &Context, iop: &DynamicObject, status: &Status) {
         Phase::Error => (EventType::Warning, "ApplyFailed"),
         _ => (EventType::Normal, "Reconciling"),
     };
+    publish(ctx, iop, type_, reason, status.message.clone()).await;
+}
+
+/// Records an Event about `iop` (failures are logged: Events are a courtesy).
+async fn publish(
+    ctx: &Context,
+    iop: &DynamicObject,
+    type_: EventType,
+    reason: &str,
+    mut note: String,
+) {
     // An Event's note holds at most 1 kB.
-    let mut note = status.message.clone();
     if note.len() > 1000 {
         let mut end = 1000;
         while !note.is_char_boundary(end) {
@@ -359,7 +408,7 @@ async fn apply_and_prune(
                 api,
                 iop,
                 current,
-                &Status::from_components(generation, states),
+                &Status::from_components(generation, states, Vec::new()),
             )
             .await?;
             return Err(e.into());
@@ -380,7 +429,7 @@ async fn apply_and_prune(
         .map(|c| c.report.objects.iter().map(|a| a.object.clone()).collect())
         .collect();
 
-    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o)).await?;
     for object in &pruned {
         ctx.metrics.pruned(&object.kind);
         log("info", "pruned", &[("iop", &owner), ("object", object)]);
@@ -397,6 +446,30 @@ async fn apply(
     let owner = owner_of(&iop);
     let generation = iop.meta().generation.unwrap_or(0);
     let mut current = iop.data.get("status").cloned();
+
+    if crate::status::is_paused(iop.meta().annotations.as_ref()) {
+        let now = crate::status::time(k8s_openapi::jiff::Timestamp::now());
+        let wanted = crate::status::paused(current.as_ref(), generation, &now);
+        if store_status(&api, &iop, current.as_ref(), wanted)
+            .await?
+            .is_some()
+        {
+            publish(
+                &ctx,
+                &iop,
+                EventType::Normal,
+                "Paused",
+                format!(
+                    "{} is set: nothing is applied or repaired until it is removed",
+                    crate::status::PAUSE_ANNOTATION
+                ),
+            )
+            .await;
+            log("info", "paused", &[("iop", &owner)]);
+        }
+        // Removing the annotation is a change of the IstioOperator, which wakes it.
+        return Ok(Action::await_change());
+    }
 
     let input = render_input(&iop);
     let render = ctx.render.clone();
@@ -423,12 +496,7 @@ async fn apply(
             return Ok(Action::await_change());
         }
         Err(e @ RenderError::Failed(_)) => {
-            let status = Status {
-                phase: Phase::Error,
-                message: format!("rendering failed, retrying with backoff: {e}"),
-                observed_generation: generation,
-                components: Vec::new(),
-            };
+            let status = Status::render_failed(generation, &e.to_string());
             write_status(&ctx, &api, &iop, current, &status).await?;
             return Err(e.into());
         }
@@ -446,17 +514,7 @@ async fn apply(
                 Some("HEALTHY" | "RECONCILING")
             )
     });
-    if !settled {
-        let applying = Status {
-            phase: Phase::Reconciling,
-            message: format!("applying generation {generation}"),
-            observed_generation: generation,
-            components: Vec::new(),
-        };
-        current = write_status(&ctx, &api, &iop, current, &applying).await?;
-    }
-
-    let components: Vec<cluster::Component> = rendered
+    let mut components: Vec<cluster::Component> = rendered
         .components
         .iter()
         .map(|c| cluster::Component {
@@ -476,6 +534,39 @@ async fn apply(
                 .collect(),
         })
         .collect();
+
+    // Objects another IstioOperator renders too: the oldest applies them, the others leave
+    // them out (see `crate::overlap`).
+    let keys = components
+        .iter()
+        .flat_map(|c| &c.objects)
+        .filter(|o| is_owned_exclusively(o))
+        .filter_map(Key::of)
+        .collect();
+    let created = iop
+        .meta()
+        .creation_timestamp
+        .as_ref()
+        .map(|t| crate::status::time(t.0))
+        .unwrap_or_default();
+    let overlaps = {
+        let mut claims = ctx.claims.lock().expect("claims");
+        claims.set(&owner, &created, keys);
+        claims.overlaps(&owner)
+    };
+    let yielded = overlaps.yielded(&owner);
+    for c in &mut components {
+        c.objects.retain(|o| {
+            !(is_owned_exclusively(o) && Key::of(o).is_some_and(|k| yielded.contains(&k)))
+        });
+    }
+    wake_partners(&ctx, &owner, overlaps.partners());
+    let overlap_lines = overlaps.lines();
+
+    if !settled {
+        let applying = Status::applying(generation, overlap_lines.clone());
+        current = write_status(&ctx, &api, &iop, current, &applying).await?;
+    }
     let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
     let fingerprint = crate::noop::fingerprint(&objects);
     let same_render =
@@ -527,7 +618,7 @@ async fn apply(
             },
         );
     }
-    let status = Status::from_components(generation, states);
+    let status = Status::from_components(generation, states, overlap_lines);
     write_status(&ctx, &api, &iop, current, &status).await?;
     log(
         "info",
@@ -550,7 +641,27 @@ async fn apply(
 
 async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, Error> {
     let owner = owner_of(&iop);
-    let removed = crate::prune::remove_owned(&ctx.client, &owner, &HashSet::new()).await?;
+    // What another IstioOperator still renders stays; that one takes it over.
+    let (shared, heirs) = {
+        let claims = ctx.claims.lock().expect("claims");
+        let overlaps = claims.overlaps(&owner);
+        let heirs = overlaps.partners();
+        (overlaps.shared.into_keys().collect::<HashSet<Key>>(), heirs)
+    };
+    let keep = |o: &cluster::ObjectRef| {
+        shared.contains(&Key::new(
+            &o.api_version,
+            &o.kind,
+            o.namespace.as_deref().unwrap_or(""),
+            &o.name,
+        ))
+    };
+    let removed = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    ctx.claims.lock().expect("claims").remove(&owner);
+    ctx.partners.lock().expect("partners").remove(&owner);
+    for heir in heirs {
+        request_reconcile(&ctx, &heir);
+    }
     ctx.last_applied
         .lock()
         .expect("last_applied")
@@ -564,6 +675,31 @@ async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, E
         &[("iop", &owner), ("deleted", &removed.len())],
     );
     Ok(Action::await_change())
+}
+
+fn request_reconcile(ctx: &Context, owner: &Owner) {
+    let _ = ctx
+        .trigger
+        .send(ObjectRef::new_with(&owner.name, iop_resource()).within(&owner.namespace));
+}
+
+/// Reconciles the IstioOperators `owner` now shares objects with, or shared them with until
+/// now, when that set changed: their statuses and which of them applies each object follow.
+fn wake_partners(ctx: &Context, owner: &Owner, partners: std::collections::BTreeSet<Owner>) {
+    let before = {
+        let mut all = ctx.partners.lock().expect("partners");
+        if all.get(owner) == Some(&partners) || (partners.is_empty() && !all.contains_key(owner)) {
+            return;
+        }
+        let before = all.remove(owner).unwrap_or_default();
+        if !partners.is_empty() {
+            all.insert(owner.clone(), partners.clone());
+        }
+        before
+    };
+    for other in before.union(&partners) {
+        request_reconcile(ctx, other);
+    }
 }
 
 /// The error a reconcile ends with (kube-rs's finalizer wraps ours).
@@ -685,9 +821,15 @@ pub async fn run(
         Some(ns) => Api::namespaced_with(client.kube().clone(), ns, &ar),
         None => Api::all_with(client.kube().clone(), &ar),
     };
+    let claims = Arc::new(Mutex::new(Claims::default()));
+    let (trigger, triggered) = tokio::sync::mpsc::unbounded_channel();
+    let triggered = futures::stream::unfold(triggered, |mut rx| async move {
+        rx.recv().await.map(|r| (r, rx))
+    });
     let mut controller = Controller::new_with(iops, watcher::Config::default(), ar.clone())
         .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
-        .trigger_backoff(WatchBackoff::default());
+        .trigger_backoff(WatchBackoff::default())
+        .reconcile_on(triggered);
     for k in OWNED_KINDS.iter().filter(|k| k.watched) {
         let kind_ar = ApiResource {
             group: k.group.into(),
@@ -698,13 +840,32 @@ pub async fn run(
         };
         let api: Api<DynamicObject> = Api::all_with(client.kube().clone(), &kind_ar);
         let iop_ar = ar.clone();
+        let claims = claims.clone();
+        let (api_version, kind) = (kind_ar.api_version.clone(), kind_ar.kind.clone());
         controller = controller.watches_with(
             api,
             kind_ar,
             watcher::Config::default().labels(&managed_selector()),
+            // The IstioOperator whose labels it carries, and every other that renders it (an
+            // object it left to an older one, which is now deleted, say).
             move |object: DynamicObject| {
-                Owner::of_labels(object.labels()).map(|owner| {
-                    ObjectRef::new_with(&owner.name, iop_ar.clone()).within(&owner.namespace)
+                let key = Key::new(
+                    &api_version,
+                    &kind,
+                    object.namespace().as_deref().unwrap_or(""),
+                    &object.name_any(),
+                );
+                let mut owners = claims.lock().expect("claims").owners_of(&key);
+                if let Some(owner) = Owner::of_labels(object.labels())
+                    && !owners.contains(&owner)
+                {
+                    owners.push(owner);
+                }
+                owners.into_iter().map({
+                    let iop_ar = iop_ar.clone();
+                    move |owner| {
+                        ObjectRef::new_with(&owner.name, iop_ar.clone()).within(&owner.namespace)
+                    }
                 })
             },
         );
@@ -723,6 +884,9 @@ pub async fn run(
     };
     let context = Arc::new(Context {
         recorder: Recorder::new(client.kube().clone(), reporter),
+        claims,
+        partners: Mutex::new(HashMap::new()),
+        trigger,
         client,
         render,
         metrics,

@@ -137,6 +137,24 @@ fn status_schema() -> Value {
             "status": status_enum,
             "message": {"type": "string"},
             "observedGeneration": {"type": "integer", "format": "int64"},
+            // Kubernetes' `metav1.Condition`, keyed by type (see `crate::status`).
+            "conditions": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["type"],
+                "items": {
+                    "type": "object",
+                    "required": ["type", "status", "lastTransitionTime", "reason", "message"],
+                    "properties": {
+                        "type": {"type": "string"},
+                        "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                        "reason": {"type": "string"},
+                        "message": {"type": "string"},
+                        "observedGeneration": {"type": "integer", "format": "int64"},
+                        "lastTransitionTime": {"type": "string", "format": "date-time"}
+                    }
+                }
+            },
             "componentStatus": {
                 "type": "object",
                 "additionalProperties": {
@@ -176,9 +194,14 @@ pub fn istio_operator_crd() -> Value {
                 "served": true,
                 "storage": true,
                 "subresources": {"status": {}},
+                // `kubectl get istiooperators`: NAME STATUS REVISION PROFILE READY AGE.
                 "additionalPrinterColumns": [
+                    {"name": "Status", "type": "string", "jsonPath": ".status.status",
+                     "description": "HEALTHY, RECONCILING or ERROR"},
                     {"name": "Revision", "type": "string", "jsonPath": ".spec.revision"},
-                    {"name": "Status", "type": "string", "jsonPath": ".status.status"},
+                    {"name": "Profile", "type": "string", "jsonPath": ".spec.profile"},
+                    {"name": "Ready", "type": "string",
+                     "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status", "priority": 1},
                     {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
                 ],
                 "schema": {"openAPIV3Schema": {
@@ -294,5 +317,21 @@ mod tests {
             "string"
         );
         assert_eq!(status["observedGeneration"]["type"], "integer");
+        assert_eq!(
+            status["conditions"]["x-kubernetes-list-map-keys"],
+            json!(["type"])
+        );
+    }
+
+    #[test]
+    fn printer_columns_show_status_revision_profile_and_age() {
+        let crd = istio_operator_crd();
+        let columns: Vec<&str> = crd["spec"]["versions"][0]["additionalPrinterColumns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(columns, ["Status", "Revision", "Profile", "Ready", "Age"]);
     }
 }

@@ -19,8 +19,10 @@ pub mod lease;
 pub mod log;
 pub mod metrics;
 pub mod noop;
+pub mod overlap;
 pub mod owned;
 pub mod prune;
+pub mod rbac;
 pub mod status;
 
 use serde_json::Value;

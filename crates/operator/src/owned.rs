@@ -60,11 +60,10 @@ const fn kind(
     }
 }
 
-/// Every kind the pinned Istio's charts render (`grep kind: manifests/charts`), plus Secret
-/// (remote clusters' reader tokens).
+/// Every kind the pinned Istio's charts render (`grep kind: manifests/charts`). No Secret: the
+/// charts render none, so the operator neither applies nor watches Secrets (see `crate::rbac`).
 pub const OWNED_KINDS: &[OwnedKind] = &[
     kind("", "v1", "ConfigMap", "configmaps", true),
-    kind("", "v1", "Secret", "secrets", true),
     kind("", "v1", "Service", "services", true),
     kind("", "v1", "ServiceAccount", "serviceaccounts", true),
     kind("", "v1", "ResourceQuota", "resourcequotas", true),
@@ -179,7 +178,7 @@ pub fn owned_kind(api_version: &str, kind: &str) -> Option<&'static OwnedKind> {
 }
 
 /// Which IstioOperator owns an object (shown as `namespace/name`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Owner {
     pub namespace: String,
     pub name: String,

@@ -9,8 +9,6 @@
 //! else, or by another IstioOperator, is never touched. [`delete_objects`] removes the
 //! operator's own install (`operator remove`).
 
-use std::collections::HashSet;
-
 use kube::api::{Api, DeleteParams, DynamicObject, PropagationPolicy};
 use kube::core::ApiResource;
 
@@ -36,12 +34,12 @@ fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> cluster::
     }
 }
 
-/// Deletes every object `owner` owns (by label, see [`Owner::labels`]) that is not in `keep`,
-/// and returns what it deleted. `keep` empty: uninstall.
+/// Deletes every object `owner` owns (by label, see [`Owner::labels`]) that `keep` does not
+/// keep, and returns what it deleted.
 pub async fn remove_owned(
     client: &cluster::Client,
     owner: &Owner,
-    keep: &HashSet<cluster::ObjectRef>,
+    keep: &(dyn Fn(&cluster::ObjectRef) -> bool + Sync),
 ) -> Result<Vec<cluster::ObjectRef>, Error> {
     let scope = cluster::UninstallScope::ControlPlane {
         labels: owner.labels(),
@@ -54,7 +52,7 @@ pub async fn remove_owned(
         .uninstall_candidates(&scope)
         .await?
         .into_iter()
-        .filter(|o| !keep.contains(&o.object))
+        .filter(|o| !keep(&o.object))
         .collect();
     let deleted = client.delete_owned(&doomed, &mut |_| {}).await?;
     Ok(deleted

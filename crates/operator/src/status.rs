@@ -1,8 +1,141 @@
 //! The IstioOperator's `status`, as the old Istio operator wrote it (`status.status`,
-//! `componentStatus` per component with its `error`, `message`), plus `observedGeneration`.
-//! Pure: no I/O (the controller writes it with server-side apply, only when it changed).
+//! `componentStatus` per component with its `error`, `message`), plus `observedGeneration` and
+//! Kubernetes-style `conditions` people and tools can wait on (`kubectl wait
+//! --for=condition=Ready istiooperator/NAME`):
+//! - `Reconciled`: the current generation is applied (`Applied`), or why not (`Applying`,
+//!   `Invalid`, `RenderFailed`, `ApplyFailed`, `Paused`);
+//! - `Ready`: every workload it applied is ready (`Healthy`), or why not (`WorkloadsNotReady`,
+//!   or the reason Reconciled gives);
+//! - `Overlapping`: another IstioOperator renders some of the same objects (`SharedObjects`,
+//!   naming them and which IstioOperator keeps each), else `NoOverlap`.
+//!
+//! Each condition's `lastTransitionTime` changes only when its `status` does. Pure: no I/O (the
+//! controller writes it with server-side apply, only when it changed).
 
 use serde_json::{Map, Value, json};
+
+/// The annotation that pauses reconciliation (the old Istio operator's): `"true"` stops every
+/// reconcile of the IstioOperator but its uninstall; removing it resumes.
+pub const PAUSE_ANNOTATION: &str = "install.istio.io/ignoreReconcile";
+
+/// Whether an IstioOperator's annotations pause it.
+pub fn is_paused(annotations: Option<&std::collections::BTreeMap<String, String>>) -> bool {
+    annotations
+        .and_then(|a| a.get(PAUSE_ANNOTATION))
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// Why the last reconcile ended as it did (the `Reconciled` condition's reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Being applied now.
+    Applying,
+    /// The generation is applied.
+    Applied,
+    /// The spec is invalid; nothing was applied.
+    Invalid,
+    /// Rendering failed (charts missing, a template failed).
+    RenderFailed,
+    /// A component could not be applied.
+    ApplyFailed,
+}
+
+impl Outcome {
+    fn reason(self) -> &'static str {
+        match self {
+            Outcome::Applying => "Applying",
+            Outcome::Applied => "Applied",
+            Outcome::Invalid => "Invalid",
+            Outcome::RenderFailed => "RenderFailed",
+            Outcome::ApplyFailed => "ApplyFailed",
+        }
+    }
+}
+
+/// One Kubernetes-style condition (without its transition time, which depends on the last one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition {
+    pub type_: &'static str,
+    /// `True`, `False` or `Unknown`.
+    pub status: &'static str,
+    pub reason: String,
+    pub message: String,
+}
+
+/// `now` as a Kubernetes `metav1.Time` (RFC 3339, whole seconds, UTC).
+pub fn time(now: k8s_openapi::jiff::Timestamp) -> String {
+    now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// The conditions as stored: each with `observedGeneration`, and the `lastTransitionTime` of
+/// the same condition in `previous` (a stored status) when its `status` did not change, else
+/// `now`.
+fn conditions_json(
+    conditions: &[Condition],
+    generation: i64,
+    previous: Option<&Value>,
+    now: &str,
+) -> Value {
+    let old = |type_: &str| {
+        previous
+            .and_then(|p| p.get("conditions"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|c| c.get("type").and_then(Value::as_str) == Some(type_))
+    };
+    Value::Array(
+        conditions
+            .iter()
+            .map(|c| {
+                let since = old(c.type_)
+                    .filter(|o| o.get("status").and_then(Value::as_str) == Some(c.status))
+                    .and_then(|o| o.get("lastTransitionTime"))
+                    .and_then(Value::as_str)
+                    .unwrap_or(now);
+                json!({
+                    "type": c.type_, "status": c.status, "reason": c.reason,
+                    "message": c.message, "observedGeneration": generation,
+                    "lastTransitionTime": since
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A stored status with reconciliation paused: everything as it was, but the `Reconciled`
+/// condition, which says it is paused and how to resume.
+pub fn paused(previous: Option<&Value>, generation: i64, now: &str) -> Value {
+    let mut status = previous
+        .filter(|p| p.is_object())
+        .cloned()
+        .unwrap_or_else(|| json!({"status": Phase::None.as_str()}));
+    let mut conditions: Vec<Condition> = Vec::new();
+    let reconciled = Condition {
+        type_: "Reconciled",
+        status: "False",
+        reason: "Paused".into(),
+        message: format!(
+            "reconciliation is paused by the annotation {PAUSE_ANNOTATION}=true; nothing is applied or repaired until it is removed"
+        ),
+    };
+    conditions.push(reconciled);
+    let mut out = conditions_json(&conditions, generation, previous, now);
+    // The other conditions stay as they were.
+    if let Some(old) = previous
+        .and_then(|p| p.get("conditions"))
+        .and_then(Value::as_array)
+        && let Some(list) = out.as_array_mut()
+    {
+        list.extend(
+            old.iter()
+                .filter(|c| c.get("type").and_then(Value::as_str) != Some("Reconciled"))
+                .cloned(),
+        );
+    }
+    status["conditions"] = out;
+    status
+}
 
 /// `status.status` and each component's status (istio/api `InstallStatus.Status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,10 +177,79 @@ pub struct Status {
     pub message: String,
     pub observed_generation: i64,
     pub components: Vec<ComponentState>,
+    pub outcome: Outcome,
+    /// Objects another IstioOperator renders too, one line each (see [`crate::overlap`]).
+    pub overlaps: Vec<String>,
 }
 
 impl Status {
-    pub fn to_json(&self) -> Value {
+    /// The conditions this status implies.
+    pub fn conditions(&self) -> Vec<Condition> {
+        let reconciled = match self.outcome {
+            Outcome::Applied => Condition {
+                type_: "Reconciled",
+                status: "True",
+                reason: Outcome::Applied.reason().into(),
+                message: format!("generation {} is applied", self.observed_generation),
+            },
+            other => Condition {
+                type_: "Reconciled",
+                status: "False",
+                reason: other.reason().into(),
+                message: self.message.clone(),
+            },
+        };
+        let ready = match (self.outcome, self.phase) {
+            (Outcome::Applied, Phase::Healthy) => Condition {
+                type_: "Ready",
+                status: "True",
+                reason: "Healthy".into(),
+                message: self.message.clone(),
+            },
+            (Outcome::Applied, _) => Condition {
+                type_: "Ready",
+                status: "False",
+                reason: "WorkloadsNotReady".into(),
+                message: self.message.clone(),
+            },
+            (Outcome::Applying, _) => Condition {
+                type_: "Ready",
+                status: "Unknown",
+                reason: "Applying".into(),
+                message: self.message.clone(),
+            },
+            (other, _) => Condition {
+                type_: "Ready",
+                status: "False",
+                reason: other.reason().into(),
+                message: self.message.clone(),
+            },
+        };
+        let overlapping = if self.overlaps.is_empty() {
+            Condition {
+                type_: "Overlapping",
+                status: "False",
+                reason: "NoOverlap".into(),
+                message: "no other IstioOperator renders the objects this one applies".into(),
+            }
+        } else {
+            Condition {
+                type_: "Overlapping",
+                status: "True",
+                reason: "SharedObjects".into(),
+                message: format!(
+                    "{} object(s) are rendered by other IstioOperators too; the oldest IstioOperator applies each, the others leave it alone: {}",
+                    self.overlaps.len(),
+                    self.overlaps.join("; ")
+                ),
+            }
+        };
+        vec![reconciled, ready, overlapping]
+    }
+
+    /// The status as stored, given the stored one (for the conditions' transition times) and
+    /// the time now (see [`time`]).
+    pub fn to_json(&self, previous: Option<&Value>, now: &str) -> Value {
         let mut components = Map::new();
         for c in &self.components {
             let mut entry = json!({"status": c.phase.as_str()});
@@ -64,7 +266,33 @@ impl Status {
         if !components.is_empty() {
             status["componentStatus"] = Value::Object(components);
         }
+        status["conditions"] =
+            conditions_json(&self.conditions(), self.observed_generation, previous, now);
         status
+    }
+
+    /// While a generation is applied.
+    pub fn applying(generation: i64, overlaps: Vec<String>) -> Status {
+        Status {
+            phase: Phase::Reconciling,
+            message: format!("applying generation {generation}"),
+            observed_generation: generation,
+            components: Vec::new(),
+            outcome: Outcome::Applying,
+            overlaps,
+        }
+    }
+
+    /// Rendering failed for a reason other than the spec.
+    pub fn render_failed(generation: i64, error: &str) -> Status {
+        Status {
+            phase: Phase::Error,
+            message: format!("rendering failed, retrying with backoff: {error}"),
+            observed_generation: generation,
+            components: Vec::new(),
+            outcome: Outcome::RenderFailed,
+            overlaps: Vec::new(),
+        }
     }
 
     /// Invalid input: ERROR, nothing applied, the validation messages in `message`.
@@ -79,12 +307,18 @@ impl Status {
             ),
             observed_generation: generation,
             components: Vec::new(),
+            outcome: Outcome::Invalid,
+            overlaps: Vec::new(),
         }
     }
 
     /// After an apply: HEALTHY when every component is, RECONCILING while workloads come up
     /// (the message names each and why), ERROR when a component failed.
-    pub fn from_components(generation: i64, components: Vec<ComponentState>) -> Status {
+    pub fn from_components(
+        generation: i64,
+        components: Vec<ComponentState>,
+        overlaps: Vec<String>,
+    ) -> Status {
         let failed: Vec<&ComponentState> = components
             .iter()
             .filter(|c| c.phase == Phase::Error)
@@ -123,11 +357,18 @@ impl Status {
                 "every component is applied and its workloads are ready".to_string(),
             )
         };
+        let outcome = if phase == Phase::Error {
+            Outcome::ApplyFailed
+        } else {
+            Outcome::Applied
+        };
         Status {
             phase,
             message,
             observed_generation: generation,
             components,
+            outcome,
+            overlaps,
         }
     }
 }
@@ -152,9 +393,10 @@ mod tests {
                 component("Base", Phase::Healthy, ""),
                 component("Pilot", Phase::Healthy, ""),
             ],
+            Vec::new(),
         );
         assert_eq!(s.phase, Phase::Healthy);
-        let j = s.to_json();
+        let j = s.to_json(None, "T0");
         assert_eq!(j["status"], "HEALTHY");
         assert_eq!(j["observedGeneration"], 3);
         assert_eq!(j["componentStatus"]["Pilot"], json!({"status": "HEALTHY"}));
@@ -172,6 +414,7 @@ mod tests {
                     "Deployment istio-system/istiod: 0/1 replicas ready",
                 ),
             ],
+            Vec::new(),
         );
         assert_eq!(s.phase, Phase::Reconciling);
         assert!(
@@ -180,7 +423,8 @@ mod tests {
             "{}",
             s.message
         );
-        let failed = Status::from_components(1, vec![component("Base", Phase::Error, "boom")]);
+        let failed =
+            Status::from_components(1, vec![component("Base", Phase::Error, "boom")], Vec::new());
         assert_eq!(failed.phase, Phase::Error);
         assert!(failed.message.contains("Base: boom"));
     }
@@ -188,9 +432,106 @@ mod tests {
     #[test]
     fn invalid_says_nothing_was_applied() {
         let s = Status::invalid(2, &["values.global.bogus: unknown field".into()]);
-        assert_eq!(s.to_json()["status"], "ERROR");
+        let j = s.to_json(None, "T0");
+        assert_eq!(j["status"], "ERROR");
         assert!(s.message.contains("nothing was applied"));
         assert!(s.message.contains("values.global.bogus: unknown field"));
-        assert!(s.to_json().get("componentStatus").is_none());
+        assert!(j.get("componentStatus").is_none());
+        assert_eq!(condition(&j, "Reconciled")["reason"], "Invalid");
+        assert_eq!(condition(&j, "Ready")["status"], "False");
+    }
+
+    fn condition<'a>(status: &'a Value, type_: &str) -> &'a Value {
+        status["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["type"] == type_)
+            .unwrap_or_else(|| panic!("no {type_} condition in {status}"))
+    }
+
+    #[test]
+    fn conditions_follow_the_phase_and_keep_their_transition_times() {
+        let waiting = Status::from_components(
+            4,
+            vec![component("Pilot", Phase::Reconciling, "istiod: 0/1 ready")],
+            Vec::new(),
+        )
+        .to_json(None, "T0");
+        assert_eq!(
+            condition(&waiting, "Reconciled"),
+            &json!({"type": "Reconciled", "status": "True", "reason": "Applied",
+                    "message": "generation 4 is applied", "observedGeneration": 4,
+                    "lastTransitionTime": "T0"})
+        );
+        assert_eq!(condition(&waiting, "Ready")["status"], "False");
+        assert_eq!(condition(&waiting, "Ready")["reason"], "WorkloadsNotReady");
+        assert_eq!(condition(&waiting, "Overlapping")["status"], "False");
+
+        let healthy = Status::from_components(
+            4,
+            vec![component("Pilot", Phase::Healthy, "")],
+            vec!["ServiceAccount ns/reader: kept by ns/older".into()],
+        )
+        .to_json(Some(&waiting), "T1");
+        // Reconciled stayed True: its time is kept; Ready became True now.
+        assert_eq!(
+            condition(&healthy, "Reconciled")["lastTransitionTime"],
+            "T0"
+        );
+        assert_eq!(condition(&healthy, "Ready")["status"], "True");
+        assert_eq!(condition(&healthy, "Ready")["lastTransitionTime"], "T1");
+        let overlapping = condition(&healthy, "Overlapping");
+        assert_eq!(overlapping["status"], "True");
+        assert!(
+            overlapping["message"]
+                .as_str()
+                .unwrap()
+                .contains("ServiceAccount ns/reader: kept by ns/older")
+        );
+
+        let applying = Status::applying(5, Vec::new()).to_json(Some(&healthy), "T2");
+        assert_eq!(condition(&applying, "Ready")["status"], "Unknown");
+        assert_eq!(condition(&applying, "Reconciled")["reason"], "Applying");
+        let failed = Status::render_failed(5, "no charts").to_json(Some(&applying), "T3");
+        assert_eq!(condition(&failed, "Reconciled")["reason"], "RenderFailed");
+        assert_eq!(condition(&failed, "Reconciled")["lastTransitionTime"], "T2");
+    }
+
+    #[test]
+    fn pause_changes_only_the_reconciled_condition() {
+        let healthy =
+            Status::from_components(2, vec![component("Pilot", Phase::Healthy, "")], Vec::new())
+                .to_json(None, "T0");
+        let paused = paused(Some(&healthy), 3, "T1");
+        assert_eq!(paused["status"], "HEALTHY");
+        assert_eq!(paused["observedGeneration"], 2);
+        let reconciled = condition(&paused, "Reconciled");
+        assert_eq!(reconciled["status"], "False");
+        assert_eq!(reconciled["reason"], "Paused");
+        assert_eq!(reconciled["lastTransitionTime"], "T1");
+        assert!(
+            reconciled["message"]
+                .as_str()
+                .unwrap()
+                .contains(PAUSE_ANNOTATION)
+        );
+        assert_eq!(condition(&paused, "Ready"), condition(&healthy, "Ready"));
+        // Paused again later: nothing changes, so nothing is written.
+        assert_eq!(super::paused(Some(&paused), 3, "T2"), paused);
+        // A new IstioOperator paused before its first reconcile.
+        assert_eq!(super::paused(None, 1, "T0")["status"], "NONE");
+    }
+
+    #[test]
+    fn pause_annotation_must_say_true() {
+        let map = |v: &str| {
+            std::collections::BTreeMap::from([(PAUSE_ANNOTATION.to_string(), v.to_string())])
+        };
+        assert!(is_paused(Some(&map("true"))));
+        assert!(is_paused(Some(&map("True"))));
+        assert!(!is_paused(Some(&map("false"))));
+        assert!(!is_paused(Some(&map(""))));
+        assert!(!is_paused(None));
     }
 }

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod operator;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
