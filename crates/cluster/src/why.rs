@@ -96,6 +96,10 @@ fn pod_problem(pod: &Value) -> Option<String> {
                 }
                 why.push(line);
             } else if let Some(done) = c.pointer("/state/terminated") {
+                // An init container that finished did its job.
+                if status == "initContainerStatuses" && int(done, "exitCode") == 0 {
+                    continue;
+                }
                 why.push(format!(
                     "container {name} terminated: {}",
                     termination(done)
