@@ -8,7 +8,6 @@
 
 mod common;
 
-
 use cluster::testenv;
 use common::{bosun_at as bosun, text, totals};
 use k8s_openapi::api::admissionregistration::v1::{
