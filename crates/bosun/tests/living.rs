@@ -120,6 +120,24 @@ fn ready_since(pod: &Pod) -> Option<k8s_openapi::jiff::Timestamp> {
 /// those, as istioctl's does), and waits until no pod is left in `istio-system`, so that a
 /// readiness message can only be about this test's pods.
 async fn fresh(kube: &kube::Client) {
+    // An IstioOperator left by a failed operator test keeps its finalizer with no operator to
+    // remove it, which would hold its namespace and the CRD forever.
+    let crds: Api<CustomResourceDefinition> = Api::all(kube.clone());
+    if crds.get_opt(IOP_CRD).await.unwrap().is_some() {
+        let iops: Api<DynamicObject> = Api::all_with(kube.clone(), &iop_resource());
+        for iop in iops.list(&ListParams::default()).await.unwrap().items {
+            let (Some(name), Some(ns)) = (iop.metadata.name, iop.metadata.namespace) else {
+                continue;
+            };
+            let api: Api<DynamicObject> = Api::namespaced_with(kube.clone(), &ns, &iop_resource());
+            let unfinalized = json!({"metadata": {"finalizers": null}});
+            let _ = api
+                .patch(&name, &PatchParams::default(), &Patch::Merge(&unfinalized))
+                .await;
+            let _ = api.delete(&name, &DeleteParams::default()).await;
+        }
+        let _ = crds.delete(IOP_CRD, &DeleteParams::default()).await;
+    }
     let purge = bosun(&["uninstall", "--purge", "-y"]);
     succeeded(&purge);
     let tags = ListParams::default().labels("istio.io/tag");
@@ -527,6 +545,8 @@ impl Audit {
     }
 }
 
+const IOP_CRD: &str = "istiooperators.install.istio.io";
+
 fn iop_resource() -> ApiResource {
     ApiResource {
         group: "install.istio.io".into(),
@@ -700,9 +720,7 @@ fn operator_sends_no_writes_for_three_minutes_beside_a_running_istiod() {
         drop(operator);
         delete_namespace(&kube, &ns).await;
         let crds: Api<CustomResourceDefinition> = Api::all(kube.clone());
-        let _ = crds
-            .delete("istiooperators.install.istio.io", &DeleteParams::default())
-            .await;
+        let _ = crds.delete(IOP_CRD, &DeleteParams::default()).await;
         succeeded(&bosun(&["uninstall", "--purge", "-y"]));
     });
 }
