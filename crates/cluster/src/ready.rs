@@ -289,16 +289,22 @@ impl Client {
     /// Whether the workload `object` is ready now (one GET; a missing object is not ready).
     /// Kinds readiness does not judge (see [`is_workload`]) are ready.
     pub async fn readiness_of(&self, object: &ObjectRef) -> Result<Readiness, Error> {
-        Ok(self.readiness_and_live(object).await?.0)
+        Ok(self
+            .readiness_and_live(object, &mut HashMap::new())
+            .await?
+            .0)
     }
 
-    /// [`Client::readiness_of`], and the object's live JSON (when it exists).
+    /// [`Client::readiness_of`], and the object's live JSON (when it exists). `endpoints`
+    /// remembers, within one poll, which Services have a ready endpoint (an injector and a
+    /// validator call the same istiod).
     async fn readiness_and_live(
         &self,
         object: &ObjectRef,
+        endpoints: &mut HashMap<(String, String), bool>,
     ) -> Result<(Readiness, Option<Value>), Error> {
         if let Some(plural) = webhook_plural(object) {
-            return self.webhook_readiness(object, plural).await;
+            return self.webhook_readiness(object, plural, endpoints).await;
         }
         let plural = if is_service(object) {
             "services"
@@ -346,6 +352,7 @@ impl Client {
         &self,
         object: &ObjectRef,
         plural: &str,
+        endpoints: &mut HashMap<(String, String), bool>,
     ) -> Result<(Readiness, Option<Value>), Error> {
         let gvk = GroupVersionKind::gvk("admissionregistration.k8s.io", "v1", &object.kind);
         let ar = ApiResource::from_gvk_with_plural(&gvk, plural);
@@ -360,17 +367,25 @@ impl Client {
         };
         let json = serde_json::to_value(&live).unwrap_or(Value::Null);
         for (ns, name) in webhook_services(&json) {
-            let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
-                Api::namespaced(self.kube.clone(), &ns);
-            let params = kube::api::ListParams::default()
-                .labels(&format!("kubernetes.io/service-name={name}"));
-            let listed = slices.list(&params).await.map_err(read_error)?;
-            let listed: Vec<Value> = listed
-                .items
-                .iter()
-                .filter_map(|s| serde_json::to_value(s).ok())
-                .collect();
-            if !has_ready_endpoint(&listed) {
+            let ready = match endpoints.get(&(ns.clone(), name.clone())) {
+                Some(ready) => *ready,
+                None => {
+                    let slices: Api<k8s_openapi::api::discovery::v1::EndpointSlice> =
+                        Api::namespaced(self.kube.clone(), &ns);
+                    let params = kube::api::ListParams::default()
+                        .labels(&format!("kubernetes.io/service-name={name}"));
+                    let listed = slices.list(&params).await.map_err(read_error)?;
+                    let listed: Vec<Value> = listed
+                        .items
+                        .iter()
+                        .filter_map(|s| serde_json::to_value(s).ok())
+                        .collect();
+                    let ready = has_ready_endpoint(&listed);
+                    endpoints.insert((ns.clone(), name.clone()), ready);
+                    ready
+                }
+            };
+            if !ready {
                 let why =
                     format!("no ready endpoint for Service {ns}/{name}, which its webhooks call");
                 return Ok((Readiness::NotReady(why), Some(json)));
@@ -414,14 +429,37 @@ impl Client {
         let mut polls = 0;
         // What the pods and events said, and when it was read, per workload.
         let mut evidence: HashMap<ObjectRef, (Instant, Option<String>)> = HashMap::new();
+        // What a webhook configuration was last found waiting for.
+        let mut webhook_state: HashMap<ObjectRef, String> = HashMap::new();
         loop {
             let mut not_ready = Vec::new();
             let out_of_time = start.elapsed() >= timeout;
-            for object in pending {
-                let (state, live) = self.readiness_and_live(&object).await?;
+            let mut endpoints = HashMap::new();
+            // Workloads first: the Services that webhooks call get ready endpoints only once
+            // the pods behind them are ready, so webhook configurations are read (a GET, and
+            // an EndpointSlice list per Service) only when no workload is left waiting, or
+            // when giving up.
+            let (webhooks, workloads): (Vec<ObjectRef>, Vec<ObjectRef>) = pending
+                .into_iter()
+                .partition(|o| webhook_plural(o).is_some());
+            let mut waiting_workloads = false;
+            for object in workloads.into_iter().chain(webhooks) {
+                if webhook_plural(&object).is_some() && waiting_workloads && !out_of_time {
+                    let why = webhook_state.get(&object).cloned().unwrap_or_else(|| {
+                        "not read yet: waits until the workloads are ready".to_string()
+                    });
+                    not_ready.push((object, why));
+                    continue;
+                }
+                let (state, live) = self.readiness_and_live(&object, &mut endpoints).await?;
                 let Readiness::NotReady(mut why) = state else {
                     continue;
                 };
+                if webhook_plural(&object).is_some() {
+                    webhook_state.insert(object.clone(), why.clone());
+                } else {
+                    waiting_workloads = true;
+                }
                 // Past the first seconds, and when giving up, say what the pods and events say
                 // (two more requests, so not on every poll).
                 let stale = evidence

@@ -523,6 +523,20 @@ pub fn make_workloads_ready(
     })
 }
 
+/// A plain kube client for the cluster of `kubeconfig` that calls itself `user_agent` (bosun's
+/// own client says `bosun/…`), so that an audit log tells a test's requests from bosun's.
+pub async fn kube_client_as(kubeconfig: &Path, user_agent: &'static str) -> kube::Client {
+    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).expect("test kubeconfig");
+    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .expect("test kubeconfig");
+    config.headers.push((
+        http::header::USER_AGENT,
+        http::HeaderValue::from_static(user_agent),
+    ));
+    kube::Client::try_from(config).expect("a kube client")
+}
+
 /// The field manager and user agent istiod writes with (its binary's name).
 pub const ISTIOD_MANAGER: &str = "pilot-discovery";
 
@@ -538,15 +552,7 @@ pub async fn write_as_istiod(kubeconfig: &Path, selector: &str) -> usize {
     use kube::Api;
     use kube::api::{ListParams, PostParams};
 
-    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).expect("test kubeconfig");
-    let mut config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .expect("test kubeconfig");
-    config.headers.push((
-        http::header::USER_AGENT,
-        http::HeaderValue::from_static("pilot-discovery/test"),
-    ));
-    let kube = kube::Client::try_from(config).expect("client as istiod");
+    let kube = kube_client_as(kubeconfig, "pilot-discovery/test").await;
     let params = PostParams {
         field_manager: Some(ISTIOD_MANAGER.into()),
         ..Default::default()

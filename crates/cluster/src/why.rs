@@ -18,6 +18,13 @@ fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
+/// An integer field (0 when absent); a whole float counts too (YAML read as JSON gives those).
+fn int(v: &Value, key: &str) -> i64 {
+    v.get(key)
+        .and_then(|n| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)))
+        .unwrap_or(0)
+}
+
 /// `key=value,key in (a,b),!key`: the label selector of a workload's `spec.selector`, in the
 /// API server's query syntax; `None` when it has none (nothing to list by).
 pub(crate) fn selector_query(selector: &Value) -> Option<String> {
@@ -75,18 +82,32 @@ fn pod_problem(pod: &Value) -> Option<String> {
             .flatten()
         {
             let name = text(c, "/name");
+            // A container that crashes is seen between its runs, waiting in CrashLoopBackOff
+            // or just started again: why it stopped is only in its last state.
+            let last = c.pointer("/lastState/terminated").map(termination);
             if let Some(waiting) = c.pointer("/state/waiting") {
                 let mut line = format!("container {name} waiting: {}", text(waiting, "/reason"));
                 let message = text(waiting, "/message");
                 if !message.is_empty() {
                     line.push_str(&format!(": {message}"));
                 }
+                if let Some(last) = &last {
+                    line.push_str(&format!(", last terminated: {last}"));
+                }
                 why.push(line);
             } else if let Some(done) = c.pointer("/state/terminated") {
+                // An init container that finished did its job.
+                if status == "initContainerStatuses" && int(done, "exitCode") == 0 {
+                    continue;
+                }
                 why.push(format!(
-                    "container {name} terminated: {} (exit code {})",
-                    text(done, "/reason"),
-                    done.get("exitCode").and_then(Value::as_i64).unwrap_or(0)
+                    "container {name} terminated: {}",
+                    termination(done)
+                ));
+            } else if let Some(last) = last.filter(|_| c.get("ready") != Some(&Value::Bool(true))) {
+                let restarts = int(c, "restartCount");
+                why.push(format!(
+                    "container {name} running, not ready, restarted {restarts} times, last terminated: {last}"
                 ));
             }
         }
@@ -121,6 +142,51 @@ fn pod_problem(pod: &Value) -> Option<String> {
         text(pod, "/metadata/name"),
         why.join("; ")
     ))
+}
+
+/// How a container ended: `Error (exit code 255)`, with its termination message (its log's
+/// tail under `terminationMessagePolicy: FallbackToLogsOnError`) on one line, shortened.
+fn termination(done: &Value) -> String {
+    let mut out = format!(
+        "{} (exit code {})",
+        match text(done, "/reason") {
+            "" => "terminated",
+            reason => reason,
+        },
+        int(done, "exitCode")
+    );
+    let message = text(done, "/message")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !message.is_empty() {
+        const MAX: usize = 300;
+        let mut end = message.len().min(MAX);
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push_str(": ");
+        out.push_str(&message[..end]);
+        if end < message.len() {
+            out.push('…');
+        }
+    }
+    out
+}
+
+/// Whether a warning event says nothing about why a pod is not ready, so another one should
+/// be shown instead:
+/// - the kubelet's `Error: ErrImagePull`, `Error: ImagePullBackOff`, `Error:
+///   CreateContainerError`…: a bare reason, which the container's state already gives (its
+///   informative twin, `Failed to pull image "…": …`, is written at the same moment);
+/// - `MissingClusterDNS` and `DNSConfigForming`: the kubelet's DNS settings, repeated at every
+///   pod sync and so often the newest warning, yet never what keeps a pod from being ready
+///   (the kubelet falls back to the node's DNS settings).
+fn says_nothing(e: &Value) -> bool {
+    let reason_only = text(e, "/message")
+        .strip_prefix("Error: ")
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric()));
+    reason_only || matches!(text(e, "/reason"), "MissingClusterDNS" | "DNSConfigForming")
 }
 
 /// When an event last happened (RFC 3339 strings compare in time order).
@@ -169,6 +235,7 @@ pub(crate) fn evidence(kind: &str, name: &str, pods: &[Value], events: &[Value])
     if let Some(e) = events
         .iter()
         .filter(|e| text(e, "/type") == "Warning" && concerns(e, kind, name, &pod_names))
+        .filter(|e| !says_nothing(e))
         .max_by(|a, b| event_time(a).cmp(event_time(b)))
     {
         parts.push(format!(
@@ -230,6 +297,45 @@ impl Client {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every case in `tests/cases/cluster/why`: a workload's `kind` and `name`, its `pods` and
+    /// its namespace's warning `events` as the API server returns them (most taken from the
+    /// living cluster), and the evidence `want`ed (`null`: none).
+    #[test]
+    fn evidence_cases() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/cluster/why");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 6, "too few cases in {}", dir.display());
+        let mut failures = Vec::new();
+        for file in &files {
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            let text = std::fs::read_to_string(file).unwrap();
+            let case = helm::yaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let list = |key: &str| {
+                case.get(key)
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            let got = evidence(
+                case["kind"].as_str().expect("kind"),
+                case["name"].as_str().expect("name"),
+                &list("pods"),
+                &list("events"),
+            );
+            let want = case.get("want").and_then(Value::as_str).map(str::to_string);
+            if got != want {
+                failures.push(format!("{name}:\n   got {got:?}\n  want {want:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
 
     #[test]
     fn selectors_in_query_syntax() {
