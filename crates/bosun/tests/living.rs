@@ -40,6 +40,8 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 const ISTIO_NS: &str = "istio-system";
 /// The user agent of this file's own writes, so the audit log tells them from bosun's.
 const TEST_AGENT: &str = "bosun-living-test/1";
+/// The field manager of what this file applies itself.
+const TEST_AGENT_MANAGER: &str = "living-test";
 
 fn kubeconfig() -> &'static Path {
     testenv::living_kubeconfig()
@@ -120,6 +122,8 @@ fn ready_since(pod: &Pod) -> Option<k8s_openapi::jiff::Timestamp> {
 /// those, as istioctl's does), and waits until no pod is left in `istio-system`, so that a
 /// readiness message can only be about this test's pods.
 async fn fresh(kube: &kube::Client) {
+    // An operator deployed from its image by a failed test would go on reconciling.
+    remove_operator_deployment(kube).await;
     // An IstioOperator left by a failed operator test keeps its finalizer with no operator to
     // remove it, which would hold its namespace and the CRD forever.
     let crds: Api<CustomResourceDefinition> = Api::all(kube.clone());
@@ -589,7 +593,7 @@ fn operator_sends_no_writes_for_three_minutes_beside_a_running_istiod() {
             .map(|o| o.value().clone())
             .collect();
         assert_eq!(crd.len(), 1, "the IstioOperator CRD");
-        client.apply(&crd, "living-test", true).await.unwrap();
+        client.apply(&crd, TEST_AGENT_MANAGER, true).await.unwrap();
         let ns = testenv::unique_name("living-iop");
         create_namespace(&kube, &ns, json!({})).await;
         let iops: Api<DynamicObject> = Api::namespaced_with(kube.clone(), &ns, &iop_resource());
@@ -1146,6 +1150,276 @@ fn canary_upgrade_with_two_running_istiods() {
 
         succeeded(&bosun(&["tag", "remove", "prod", "-y"]));
         delete_namespace(&kube, &apps).await;
+        succeeded(&bosun(&["uninstall", "--purge", "-y"]));
+    });
+}
+
+/// The namespace `charts/bosun-operator` deploys the operator into.
+const OPERATOR_NS: &str = "istio-operator";
+
+/// Removes what `charts/bosun-operator` installs (its namespace, with the Deployment, and its
+/// cluster-wide RBAC), waiting until no operator pod is left.
+async fn remove_operator_deployment(kube: &kube::Client) {
+    use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+    let namespaces: Api<Namespace> = Api::all(kube.clone());
+    if namespaces.get_opt(OPERATOR_NS).await.unwrap().is_none() {
+        return;
+    }
+    let deployments: Api<Deployment> = Api::namespaced(kube.clone(), OPERATOR_NS);
+    let _ = deployments
+        .delete("bosun-operator", &DeleteParams::foreground())
+        .await;
+    delete_namespace(kube, OPERATOR_NS).await;
+    let bindings: Api<ClusterRoleBinding> = Api::all(kube.clone());
+    let _ = bindings
+        .delete("bosun-operator", &DeleteParams::default())
+        .await;
+    let roles: Api<ClusterRole> = Api::all(kube.clone());
+    for role in ["bosun-operator", "bosun-operator-istio-namespace"] {
+        let _ = roles.delete(role, &DeleteParams::default()).await;
+    }
+    wait_until(
+        "the operator's namespace gone",
+        Duration::from_secs(120),
+        || async {
+            namespaces
+                .get_opt(OPERATOR_NS)
+                .await
+                .unwrap()
+                .is_none()
+                .then_some(())
+        },
+    )
+    .await;
+}
+
+/// The condition `type_` of an IstioOperator as read, if it is `True` for its current generation.
+fn condition_true(iop: &DynamicObject, type_: &str) -> bool {
+    let generation = iop.metadata.generation;
+    iop.data["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| {
+            c["type"] == type_
+                && c["status"] == "True"
+                && c["observedGeneration"].as_i64() == generation
+        })
+}
+
+/// The operator as a user deploys it: its image, built here by `scripts/build-operator-image`
+/// and imported into the node's containerd (never pulled), deployed by `charts/bosun-operator`
+/// with two replicas under the chart's least-privilege RBAC (the living API server enforces
+/// RBAC, and the operator uses its pod's ServiceAccount token). The two pods turn Ready, exactly
+/// one holds the leader Lease and reconciles; an IstioOperator of the minimal profile with the
+/// local images reaches `Ready` with a real istiod running. Deleting the leader's pod (SIGTERM,
+/// as a rolling update does) hands the Lease on well before it would expire (the leader
+/// releases it), and the new leader repairs drift (istiod's Deployment deleted). Deleting the
+/// IstioOperator uninstalls through the operator's finalizer.
+#[test]
+fn operator_from_its_image_elects_one_leader_and_reaches_ready_with_istiod() {
+    let _one = one_at_a_time();
+    let image_tar = common::fetched("BOSUN_OPERATOR_IMAGE", "build-operator-image");
+    let imported = Command::new(common::repo_root().join("scripts/testenv-living"))
+        .arg("import")
+        .arg(&image_tar)
+        .output()
+        .expect("running scripts/testenv-living import");
+    succeeded(&imported);
+    common::run(async {
+        let client = testenv::living_client().await;
+        let kube = client.kube().clone();
+        fresh(&kube).await;
+        // The chart's Roles go into the Istio namespaces, which must exist first.
+        let namespaces: Api<Namespace> = Api::all(kube.clone());
+        if namespaces.get_opt(ISTIO_NS).await.unwrap().is_none() {
+            create_namespace(&kube, ISTIO_NS, json!({})).await;
+        }
+        let chart = common::repo_root().join("charts/bosun-operator");
+        let rendered = bosun(&[
+            "helm",
+            "template",
+            "bosun-operator",
+            &chart.display().to_string(),
+            "--include-crds",
+            "--set",
+            "replicas=2",
+            "--set",
+            &format!("watchNamespace={ISTIO_NS}"),
+        ]);
+        succeeded(&rendered);
+        let objects: Vec<Value> =
+            manifest::diff::read_objects("charts/bosun-operator", &common::stdout(&rendered))
+                .unwrap()
+                .iter()
+                .map(|o| o.value().clone())
+                .collect();
+        let image = objects
+            .iter()
+            .find(|o| o["kind"] == "Deployment")
+            .and_then(|d| d.pointer("/spec/template/spec/containers/0/image"))
+            .and_then(Value::as_str)
+            .expect("the chart's Deployment names an image")
+            .to_string();
+        assert!(
+            common::stdout(&imported).contains(&image)
+                || common::stderr(&imported).contains(&image),
+            "the chart deploys {image}, the import gave:\n{}",
+            text(&imported)
+        );
+        client
+            .apply(&objects, TEST_AGENT_MANAGER, true)
+            .await
+            .unwrap();
+
+        let operator_pods = || pods(&kube, OPERATOR_NS, "app.kubernetes.io/name=bosun-operator");
+        let running = wait_until(
+            "two operator pods Ready",
+            Duration::from_secs(120),
+            || async {
+                let ready: Vec<Pod> = operator_pods()
+                    .await
+                    .into_iter()
+                    .filter(|p| ready_since(p).is_some() && p.metadata.deletion_timestamp.is_none())
+                    .collect();
+                (ready.len() == 2).then_some(ready)
+            },
+        )
+        .await;
+        for pod in &running {
+            let spec = pod.spec.as_ref().unwrap();
+            assert_eq!(spec.containers[0].image.as_deref(), Some(image.as_str()));
+            let status = &pod
+                .status
+                .as_ref()
+                .unwrap()
+                .container_statuses
+                .as_ref()
+                .unwrap()[0];
+            assert_eq!(status.image, image, "{status:?}");
+            assert_eq!(status.restart_count, 0, "{status:?}");
+        }
+        let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+            Api::namespaced(kube.clone(), OPERATOR_NS);
+        let holder = || async {
+            leases
+                .get_opt(operator::deploy::LEASE_NAME)
+                .await
+                .unwrap()
+                .and_then(|l| l.spec?.holder_identity)
+                .filter(|h| !h.is_empty())
+        };
+        let leader = wait_until("a leader", Duration::from_secs(60), holder).await;
+        let names: Vec<String> = running.iter().map(pod_name).collect();
+        assert!(names.contains(&leader), "{leader} is not one of {names:?}");
+        let pod_api: Api<Pod> = Api::namespaced(kube.clone(), OPERATOR_NS);
+        let log_of = |name: String| {
+            let pod_api = pod_api.clone();
+            async move {
+                pod_api
+                    .logs(&name, &Default::default())
+                    .await
+                    .unwrap_or_else(|e| panic!("the log of {name}: {e}"))
+            }
+        };
+        for name in &names {
+            let log = log_of(name.clone()).await;
+            assert_eq!(
+                log.contains("msg=\"became leader\""),
+                *name == leader,
+                "{name} (leader {leader}):\n{log}"
+            );
+        }
+
+        let iops: Api<DynamicObject> =
+            Api::namespaced_with(kube.clone(), ISTIO_NS, &iop_resource());
+        let living = testenv::living();
+        let iop: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+            "metadata": {"name": "minimal", "namespace": ISTIO_NS},
+            "spec": {"profile": "minimal", "hub": living.hub, "tag": living.tag}
+        }))
+        .unwrap();
+        iops.create(&PostParams::default(), &iop).await.unwrap();
+        let ready = || async {
+            let iop = iops.get("minimal").await.ok()?;
+            (condition_true(&iop, "Ready") && condition_true(&iop, "Reconciled")).then_some(iop)
+        };
+        let became_ready =
+            wait_until("the IstioOperator Ready", Duration::from_secs(180), ready).await;
+        assert_eq!(became_ready.data["status"]["status"], "HEALTHY");
+        let istiods: Vec<String> = pods(&kube, ISTIO_NS, "app=istiod")
+            .await
+            .iter()
+            .filter(|p| ready_since(p).is_some())
+            .map(pod_name)
+            .collect();
+        assert_eq!(istiods.len(), 1, "{istiods:?}");
+        let leader_log = log_of(leader.clone()).await;
+        assert!(leader_log.contains("msg=reconciled"), "{leader_log}");
+        let follower = names.iter().find(|n| **n != leader).unwrap().clone();
+        let follower_log = log_of(follower.clone()).await;
+        assert!(!follower_log.contains("msg=reconciled"), "{follower_log}");
+
+        // A rolling update's SIGTERM: the leader releases the Lease on its way out.
+        let deleted_at = Instant::now();
+        pod_api
+            .delete(&leader, &DeleteParams::default())
+            .await
+            .unwrap();
+        let next = wait_until("a new leader", Duration::from_secs(60), || async {
+            holder().await.filter(|h| *h != leader)
+        })
+        .await;
+        let handed_over = deleted_at.elapsed();
+        eprintln!("leader {leader} deleted; {next} leads after {handed_over:?}");
+        assert!(
+            handed_over < Duration::from_secs(12),
+            "the Lease passed on after {handed_over:?}: not released (it expires after 15 s)"
+        );
+        let deployments: Api<Deployment> = Api::namespaced(kube.clone(), ISTIO_NS);
+        let old_uid = deployments.get("istiod").await.unwrap().metadata.uid;
+        deployments
+            .delete("istiod", &DeleteParams::default())
+            .await
+            .unwrap();
+        wait_until(
+            "istiod's Deployment restored by the new leader, and Ready",
+            Duration::from_secs(180),
+            || async {
+                let restored = deployments.get_opt("istiod").await.unwrap()?;
+                let fresh_ready = restored.metadata.uid != old_uid
+                    && restored.status.as_ref()?.ready_replicas == Some(1);
+                if !fresh_ready {
+                    return None;
+                }
+                ready().await
+            },
+        )
+        .await;
+
+        iops.delete("minimal", &DeleteParams::default())
+            .await
+            .unwrap();
+        wait_until(
+            "the IstioOperator uninstalled and gone",
+            Duration::from_secs(120),
+            || async {
+                iops.get_opt("minimal")
+                    .await
+                    .unwrap()
+                    .is_none()
+                    .then_some(())
+            },
+        )
+        .await;
+        assert!(
+            deployments.get_opt("istiod").await.unwrap().is_none(),
+            "the finalizer left istiod"
+        );
+        remove_operator_deployment(&kube).await;
+        let crds: Api<CustomResourceDefinition> = Api::all(kube.clone());
+        let _ = crds.delete(IOP_CRD, &DeleteParams::default()).await;
         succeeded(&bosun(&["uninstall", "--purge", "-y"]));
     });
 }

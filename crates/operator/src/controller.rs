@@ -785,6 +785,7 @@ pub async fn run(
         })?;
     metrics.set_ready(true);
 
+    let mut holding = None;
     let lost_leadership = match &options.lease {
         Some(lease_options) => {
             log(
@@ -805,11 +806,11 @@ pub async fn run(
             let (tx, rx) = tokio::sync::oneshot::channel::<()>();
             let (client, lease_options, metrics) =
                 (client.clone(), lease_options.clone(), metrics.clone());
-            tokio::spawn(async move {
+            holding = Some(tokio::spawn(async move {
                 lease::hold(&client, &lease_options).await;
                 metrics.set_leader(false);
                 let _ = tx.send(());
-            });
+            }));
             Some(rx)
         }
         None => None,
@@ -878,6 +879,7 @@ pub async fn run(
             lost.store(true, std::sync::atomic::Ordering::Relaxed);
         });
     }
+    let shutdown_client = client.clone();
     let reporter = Reporter {
         controller: FIELD_MANAGER.into(),
         instance: options.lease.as_ref().map(|l| l.identity.clone()),
@@ -923,6 +925,15 @@ pub async fn run(
         return Err(Error::Invalid(
             "lost the leader Lease; exiting so that a restart competes for it again".into(),
         ));
+    }
+    if let (Some(holding), Some(lease_options)) = (holding, &options.lease) {
+        // Stopped by a signal while leading: no more renewals, then hand the Lease on.
+        holding.abort();
+        let _ = holding.await;
+        match lease::release(&shutdown_client, lease_options).await {
+            Ok(()) => log("info", "released the leader Lease", &[]),
+            Err(e) => log("warn", "releasing the leader Lease", &[("error", &e)]),
+        }
     }
     log("info", "stopped", &[]);
     Ok(())
