@@ -290,9 +290,83 @@ impl Prepared {
                 .into_iter()
                 .map(|owned| owned.object)
                 .collect();
+            plan.objects.extend(self.plan_default_tag().await?);
             plan.objects
                 .extend(self.client.plan_deletes(&doomed).await?);
             Ok(plan)
         })
+    }
+
+    /// What the install does for the default revision tag after applying (see
+    /// `crate::tag::apply_default_tag`): the tag's objects, generated from the revision's
+    /// injector as this install renders it and dry-run applied as the install applies them,
+    /// and, when the tag moves away from the revision `default`, the update that deactivates
+    /// that revision's injector. Nothing when the install will not generate the tag.
+    async fn plan_default_tag(&self) -> Result<Vec<cluster::PlannedObject>, MeshFailure> {
+        if self.default_tag.preview.is_none() {
+            return Ok(Vec::new());
+        }
+        let revision = manifest::ownership::revision(&self.merged);
+        let own_injector = self
+            .default_tag
+            .deactivated_injector
+            .as_ref()
+            .or_else(|| {
+                self.components
+                    .iter()
+                    .flat_map(|c| c.objects.iter())
+                    .find(|o| manifest::tag::is_own_injector(o, &revision))
+            })
+            .ok_or_else(|| {
+                MeshFailure(format!(
+                    "planning the default revision tag: the install renders no sidecar injector of revision {revision}"
+                ))
+            })?;
+        let canonical = manifest::tag::Canonical::from_injector(own_injector)
+            .map_err(|e| MeshFailure(format!("planning the default revision tag: {e}")))?;
+        let owner_labels = manifest::ownership::owner_labels(&self.merged, &self.version, None);
+        let manifests = iop::tree::get_path_string(&self.merged, "spec.installPackagePath");
+        let options = manifest::tag::default_tag_options(&self.merged, &owner_labels, &manifests);
+        let packages = crate::mesh::InstallPackages::new();
+        let render = crate::tag::Render {
+            packages: &packages,
+        };
+        let live_validator = self.client.default_validator().await?;
+        let objects =
+            manifest::tag::generate(&canonical, &options, live_validator.as_ref(), &render)
+                .map_err(|e| MeshFailure(format!("planning the default revision tag: {e}")))?;
+        let mut planned = self
+            .client
+            .plan(&objects, FIELD_MANAGER, true)
+            .await?
+            .objects;
+        for object in &mut planned {
+            if object.note.is_none() {
+                object.note = Some("the default revision tag".into());
+            }
+        }
+        if revision != manifest::tag::DEFAULT_TAG
+            && let Ok(Some((live, deactivated))) =
+                self.client.default_injector_deactivation().await?
+        {
+            planned.push(cluster::PlannedObject {
+                object: cluster::ObjectRef {
+                    api_version: "admissionregistration.k8s.io/v1".into(),
+                    kind: "MutatingWebhookConfiguration".into(),
+                    namespace: None,
+                    name: live
+                        .pointer("/metadata/name")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                },
+                action: cluster::Action::Update,
+                changes: cluster::field_changes(&live, &deactivated),
+                note: Some("deactivated: the default revision tag now injects".into()),
+                // An update (as istioctl's), not an apply: nothing to dry-run it against.
+                dry_run: false,
+            });
+        }
+        Ok(planned)
     }
 }

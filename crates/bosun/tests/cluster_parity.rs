@@ -13,6 +13,10 @@
 //! `operator.istio.io/version` where istioctl's is `unknown` (an istioctl built from a module
 //! has no version stamped in; bosun labels the charts' version).
 //!
+//! Before each of bosun's `install` steps, the same `install --plan -o json` runs: every
+//! object the install then creates, changes (status aside) or deletes must be in that plan,
+//! and everything it plans to create must be there after.
+//!
 //! `BOSUN_PARITY_CASES=a,b` runs only those cases.
 
 mod common;
@@ -93,6 +97,9 @@ struct Observed {
     stdout: String,
     stderr: String,
     objects: BTreeMap<String, Value>,
+    /// bosun's `install` steps only: where the `install --plan` run just before disagreed with
+    /// what the install then did.
+    plan_misses: Vec<String>,
 }
 
 /// Kinds never compared: the API server's own bookkeeping, and what the readiness helper
@@ -198,8 +205,73 @@ fn run(binary: &Path, kubeconfig: &Path, args: &[String]) -> Output {
         .unwrap_or_else(|e| panic!("running {}: {e}", binary.display()))
 }
 
-/// Runs `case`'s steps with `binary` on a fresh API server; what each step did.
-fn observe(binary: &Path, label: &str, case: &Case) -> Vec<Observed> {
+/// The key `all_objects` gives the object a plan entry names.
+fn plan_key(entry: &Value) -> String {
+    let api_version = entry["apiVersion"].as_str().unwrap_or("");
+    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    format!(
+        "{group}/{} {}/{}",
+        entry["kind"].as_str().unwrap_or(""),
+        entry["namespace"].as_str().unwrap_or(""),
+        entry["name"].as_str().unwrap_or("")
+    )
+}
+
+/// Where `install --plan -o json` (run just before the install) and what the install did
+/// disagree: an object the install created or changed (its content, status aside) that the
+/// plan did not list to create or update, one it deleted that the plan did not list to
+/// delete, and one the plan listed to create that is not there after.
+fn plan_misses(
+    plan: &Value,
+    before: &BTreeMap<String, Value>,
+    after: &BTreeMap<String, Value>,
+) -> Vec<String> {
+    let planned = |actions: &[&str]| -> BTreeSet<String> {
+        plan["objects"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|o| actions.contains(&o["action"].as_str().unwrap_or("")))
+            .map(plan_key)
+            .collect()
+    };
+    let (writes, deletes, creates) = (
+        planned(&["create", "update"]),
+        planned(&["delete"]),
+        planned(&["create"]),
+    );
+    let mut misses = Vec::new();
+    // The API server registers an APIService for each new CRD group version itself.
+    let derived = |key: &str| key.starts_with("apiregistration.k8s.io/APIService ");
+    for (key, now) in after {
+        if before.get(key) != Some(now) && !writes.contains(key) && !derived(key) {
+            misses.push(format!(
+                "  install wrote {key}, which its plan did not list"
+            ));
+        }
+    }
+    for key in before
+        .keys()
+        .filter(|k| !after.contains_key(*k) && !derived(k))
+    {
+        if !deletes.contains(key) {
+            misses.push(format!(
+                "  install deleted {key}, which its plan did not list"
+            ));
+        }
+    }
+    for key in creates.iter().filter(|k| !after.contains_key(*k)) {
+        misses.push(format!(
+            "  the plan listed {key} to create, the install did not"
+        ));
+    }
+    misses
+}
+
+/// Runs `case`'s steps with `binary` on a fresh API server; what each step did. With
+/// `check_plans`, each `install` step is preceded by the same `install --plan -o json`, which
+/// must list every object the install then writes or deletes.
+fn observe(binary: &Path, label: &str, case: &Case, check_plans: bool) -> Vec<Observed> {
     let server = testenv::Private::start(label);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -233,9 +305,36 @@ fn observe(binary: &Path, label: &str, case: &Case) -> Vec<Observed> {
                     stdout: String::new(),
                     stderr: String::new(),
                     objects: BTreeMap::new(),
+                    plan_misses: Vec::new(),
                 });
                 continue;
             }
+            let planned = if check_plans && step.args.first().map(String::as_str) == Some("install")
+            {
+                let mut args: Vec<String> =
+                    step.args.iter().filter(|a| *a != "-y").cloned().collect();
+                args.extend(["--plan", "-o", "json"].map(String::from));
+                let kubeconfig = server.kubeconfig().to_path_buf();
+                let binary = binary.to_path_buf();
+                let out = tokio::task::spawn_blocking(move || run(&binary, &kubeconfig, &args))
+                    .await
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "install --plan before step {:?}: {}",
+                    step.args,
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let plan: Value = serde_json::from_slice(&out.stdout).expect("the plan as JSON");
+                let before: BTreeMap<String, Value> = all_objects(&client)
+                    .await
+                    .into_iter()
+                    .map(|(k, v)| (k, normalize(v)))
+                    .collect();
+                Some((plan, before))
+            } else {
+                None
+            };
             let kubeconfig = server.kubeconfig().to_path_buf();
             let (binary, args) = (binary.to_path_buf(), step.args.clone());
             let out = tokio::task::spawn_blocking(move || run(&binary, &kubeconfig, &args))
@@ -253,8 +352,18 @@ fn observe(binary: &Path, label: &str, case: &Case) -> Vec<Observed> {
                     .await
                     .expect("applying what the command printed");
             }
-            let objects = all_objects(&client)
-                .await
+            let now = all_objects(&client).await;
+            let plan_misses = match &planned {
+                Some((plan, before)) => {
+                    let after: BTreeMap<String, Value> = now
+                        .iter()
+                        .map(|(k, v)| (k.clone(), normalize(v.clone())))
+                        .collect();
+                    plan_misses(plan, before, &after)
+                }
+                None => Vec::new(),
+            };
+            let objects = now
                 .into_iter()
                 .filter(|(k, v)| baseline.get(k).map(String::as_str) != Some(resource_version(v)))
                 .map(|(k, v)| (k, normalize(v)))
@@ -264,6 +373,7 @@ fn observe(binary: &Path, label: &str, case: &Case) -> Vec<Observed> {
                 stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
                 stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
                 objects,
+                plan_misses,
             });
         }
         ready.abort();
@@ -318,8 +428,9 @@ fn clusters_after_istioctl_and_bosun_are_equal() {
     let mut failed = Vec::new();
     for case in &cases {
         let (theirs, ours) = std::thread::scope(|s| {
-            let theirs = s.spawn(|| observe(&istioctl, &format!("{}-istioctl", case.name), case));
-            let ours = observe(&bosun, &format!("{}-bosun", case.name), case);
+            let theirs =
+                s.spawn(|| observe(&istioctl, &format!("{}-istioctl", case.name), case, false));
+            let ours = observe(&bosun, &format!("{}-bosun", case.name), case, true);
             (theirs.join().expect("istioctl side"), ours)
         });
         let mut report = Vec::new();
@@ -338,6 +449,7 @@ fn clusters_after_istioctl_and_bosun_are_equal() {
                 ));
             }
             lines.extend(differences(&a.objects, &b.objects));
+            lines.extend(b.plan_misses.iter().cloned());
             if !lines.is_empty() {
                 report.push(format!(
                     "step {} ({}):\n{}",

@@ -247,20 +247,7 @@ impl Client {
             Err(e) => return Ok(Err(e.into())),
         };
         let live_validator = if options.tag == tag::DEFAULT_TAG {
-            let api: Api<ValidatingWebhookConfiguration> = Api::all(self.kube.clone());
-            api.get_opt(tag::DEFAULT_VALIDATOR)
-                .await
-                .map_err(|source| Error::Api {
-                    object: Box::new(ObjectRef {
-                        api_version: ADMISSION.into(),
-                        kind: "ValidatingWebhookConfiguration".into(),
-                        namespace: None,
-                        name: tag::DEFAULT_VALIDATOR.into(),
-                    }),
-                    action: "reading it",
-                    source,
-                })?
-                .map(|v| to_json(&v, ADMISSION, "ValidatingWebhookConfiguration"))
+            self.default_validator().await?
         } else {
             None
         };
@@ -270,14 +257,32 @@ impl Client {
         )
     }
 
-    /// Deactivates the injector of the revision `default` (the one an install without a
-    /// revision made), if there is one, as istioctl does when the default tag is set: its
-    /// selectors are replaced by ones nothing matches, and it is kept. Returns its name when
-    /// it changed it.
-    pub async fn deactivate_default_injector(
+    /// The cluster's `istiod-default-validator`, if any (a tag `default` keeps the
+    /// `failurePolicy` istiod set there).
+    pub async fn default_validator(&self) -> Result<Option<Value>, Error> {
+        let api: Api<ValidatingWebhookConfiguration> = Api::all(self.kube.clone());
+        Ok(api
+            .get_opt(tag::DEFAULT_VALIDATOR)
+            .await
+            .map_err(|source| Error::Api {
+                object: Box::new(ObjectRef {
+                    api_version: ADMISSION.into(),
+                    kind: "ValidatingWebhookConfiguration".into(),
+                    namespace: None,
+                    name: tag::DEFAULT_VALIDATOR.into(),
+                }),
+                action: "reading it",
+                source,
+            })?
+            .map(|v| to_json(&v, ADMISSION, "ValidatingWebhookConfiguration")))
+    }
+
+    /// What setting the default tag would do to the injector of the revision `default` (the
+    /// one an install without a revision made): `Some((live, deactivated))` when there is one
+    /// whose selectors it would replace by ones nothing matches. Reads only.
+    pub async fn default_injector_deactivation(
         &self,
-        field_manager: &str,
-    ) -> Result<Result<Option<String>, TagRefusal>, Error> {
+    ) -> Result<Result<Option<(Value, Value)>, TagRefusal>, Error> {
         let selector = format!(
             "{}={},!{}",
             tag::REVISION_LABEL,
@@ -289,33 +294,52 @@ impl Client {
             .list(&ListParams::default().labels(&selector))
             .await
             .map_err(|e| list_error("MutatingWebhookConfiguration", ADMISSION, &selector, e))?;
-        let mut injector = match list.items.as_slice() {
+        let injector = match list.items.as_slice() {
             [] => return Ok(Ok(None)),
-            [one] => one.clone(),
+            [one] => one,
             _ => return Ok(Err(TagRefusal::SeveralDefaultInjectors)),
         };
-        let mut json = to_json(&injector, ADMISSION, "MutatingWebhookConfiguration");
-        let before = json.clone();
-        tag::deactivate(&mut json);
-        if json == before {
-            return Ok(Ok(None));
-        }
-        let name = injector.metadata.name.clone().unwrap_or_default();
+        let live = to_json(injector, ADMISSION, "MutatingWebhookConfiguration");
+        let mut deactivated = live.clone();
+        tag::deactivate(&mut deactivated);
+        Ok(Ok((deactivated != live).then_some((live, deactivated))))
+    }
+
+    /// Deactivates the injector of the revision `default` (the one an install without a
+    /// revision made), if there is one, as istioctl does when the default tag is set: its
+    /// selectors are replaced by ones nothing matches, and it is kept. Returns its name when
+    /// it changed it.
+    pub async fn deactivate_default_injector(
+        &self,
+        field_manager: &str,
+    ) -> Result<Result<Option<String>, TagRefusal>, Error> {
+        let (_, deactivated) = match self.default_injector_deactivation().await? {
+            Ok(Some(change)) => change,
+            Ok(None) => return Ok(Ok(None)),
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        let name = deactivated
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let object = ObjectRef {
             api_version: ADMISSION.into(),
             kind: "MutatingWebhookConfiguration".into(),
             namespace: None,
             name: name.clone(),
         };
-        injector = serde_json::from_value(json).map_err(|e| Error::InvalidObject {
-            index: 0,
-            reason: format!("{object}: {e}"),
-        })?;
+        let injector: MutatingWebhookConfiguration =
+            serde_json::from_value(deactivated).map_err(|e| Error::InvalidObject {
+                index: 0,
+                reason: format!("{object}: {e}"),
+            })?;
         // An update, as istioctl's: it replaces the selectors whoever set them.
         let params = PostParams {
             field_manager: Some(field_manager.into()),
             ..Default::default()
         };
+        let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
         api.replace(&name, &params, &injector)
             .await
             .map_err(|source| Error::Api {
