@@ -570,6 +570,13 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
     run(async {
         let ns = testenv::unique_name("istio-named");
         let name = testenv::unique_name("cp");
+        // A revision of its own: an install of the revision `default` would make itself the
+        // default tag, and on the shared control plane (whose placeholder default tag also
+        // points at `default`) its uninstall would then be refused as in use unless another
+        // test's istiod of `default` happened to run elsewhere. That refusal is tested in
+        // revisions.rs.
+        let revision = testenv::unique_name("named");
+        let istiod_name = format!("istiod-{revision}");
         let client = testenv::client().await;
         let manifests = manifests().display().to_string();
         let dir = std::env::temp_dir().join(testenv::unique_name("iop"));
@@ -577,7 +584,7 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
         let file = dir.join("named.yaml");
         std::fs::write(
             &file,
-            format!("apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: {name}\nspec:\n  profile: minimal\n  values:\n    global:\n      istioNamespace: {ns}\n"),
+            format!("apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: {name}\nspec:\n  profile: minimal\n  revision: {revision}\n  values:\n    global:\n      istioNamespace: {ns}\n"),
         )
         .unwrap();
         let file = file.display().to_string();
@@ -588,7 +595,7 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
         .await;
         succeeded(&out);
         let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
-        let istiod = deployments.get("istiod").await.unwrap();
+        let istiod = deployments.get(&istiod_name).await.unwrap();
         let labels = labels_of(&istiod.metadata);
         assert_eq!(labels["install.operator.istio.io/owning-resource"], name);
         assert_eq!(
@@ -606,7 +613,7 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
         .await;
         succeeded(&dry);
         assert!(
-            stdout(&dry).contains(&format!("  Deployment {ns}/istiod")),
+            stdout(&dry).contains(&format!("  Deployment {ns}/{istiod_name}")),
             "{}",
             text(&dry)
         );
@@ -615,16 +622,16 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
             "{}",
             text(&dry)
         );
-        assert!(deployments.get_opt("istiod").await.unwrap().is_some());
+        assert!(deployments.get_opt(&istiod_name).await.unwrap().is_some());
 
         let out = bosun("uninstall", &["-f", &file, "-y", "--manifests", &manifests]).await;
         succeeded(&out);
         assert!(
-            stdout(&out).contains(&format!("  Removed Deployment {ns}/istiod.")),
+            stdout(&out).contains(&format!("  Removed Deployment {ns}/{istiod_name}.")),
             "{}",
             text(&out)
         );
-        assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+        assert!(deployments.get_opt(&istiod_name).await.unwrap().is_none());
         assert!(config_maps.get_opt(&state_name).await.unwrap().is_none());
         let accounts: Api<ServiceAccount> = Api::namespaced(client.kube().clone(), &ns);
         assert!(
