@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::ast::*;
 use crate::error::{ExecError, ExecErrorKind, Location};
-use crate::funcs::{ArgType, Context, Func, FuncError, convert_arg};
+use crate::funcs::{ArgType, Context, Func, FuncError, TextError, convert_arg};
 use crate::strconv::quote;
 use crate::template::{MissingKey, Templates};
 use crate::text::Str;
@@ -1011,12 +1011,13 @@ impl Context for State<'_> {
             .map_err(|e| FuncError::new(e.to_string()))
     }
 
-    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, FuncError> {
+    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, TextError> {
         let mut set = self.set.clone();
-        set.parse(name, text)
-            .map_err(|e| FuncError::new(e.to_string()))?;
-        set.execute_at_depth(name, data, self.inner_depth())
-            .map_err(|e| FuncError::new(e.to_string()))
+        let tree = set
+            .parse_template(name, text)
+            .map_err(|e| TextError::Parse(FuncError::new(e.to_string())))?;
+        execute(&set, &tree, data, self.inner_depth())
+            .map_err(|e| TextError::Execute(FuncError::new(e.to_string())))
     }
 }
 

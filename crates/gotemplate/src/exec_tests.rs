@@ -474,6 +474,47 @@ fn tpl_defines_do_not_leak_into_the_running_set() {
 }
 
 #[test]
+fn a_parsed_text_runs_its_own_tree_even_when_empty() {
+    // The test `tpl` parses its text as "tpl": an empty text does not replace the set's
+    // "tpl", yet what runs is the text's own (empty) tree, as Go's `t.New(name).Parse` runs.
+    let mut t = Templates::new(test_funcs());
+    t.parse("tpl", "OLD").unwrap();
+    t.parse(
+        "t",
+        "[{{tpl \"\" .}}][{{tpl \"{{/* c */}}\" .}}][{{tpl \"{{define \\\"tpl\\\"}}D{{end}}\" .}}][{{template \"tpl\"}}]",
+    )
+    .unwrap();
+    assert_eq!(t.execute("t", Value::Nil).unwrap(), "[][][D][OLD]");
+}
+
+#[test]
+fn a_text_that_does_not_parse_is_told_from_one_that_fails() {
+    let mut funcs = test_funcs();
+    funcs.insert(
+        "failure",
+        func(vec![ArgType::String], None, "string", |ctx, a| {
+            Ok(Value::str(
+                match ctx.execute_text("x", &arg_str(&a[0]), Value::Nil) {
+                    Ok(_) => "none",
+                    Err(crate::TextError::Parse(_)) => "parse",
+                    Err(crate::TextError::Execute(_)) => "execute",
+                },
+            ))
+        }),
+    );
+    let mut t = Templates::new(funcs);
+    t.parse(
+        "t",
+        "{{failure \"{{ if }}\"}} {{failure \"{{ template \\\"nope\\\" }}\"}} {{failure \"x\"}}",
+    )
+    .unwrap();
+    assert_eq!(
+        t.execute("t", Value::Nil).unwrap(),
+        "parse execute none"
+    );
+}
+
+#[test]
 fn shared_maps_are_mutated_in_place() {
     let mut funcs = test_funcs();
     funcs.insert(

@@ -97,9 +97,27 @@ pub trait Context {
     /// `ExecuteTemplate` does.
     fn execute_template(&mut self, name: &str, data: Value) -> Result<String, FuncError>;
 
-    /// Parses `text` as a template named `name` into a copy of the running set (so it sees the
-    /// set's definitions, and its own `define`s do not leak back) and executes it with `data`.
-    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, FuncError>;
+    /// Parses `text` as a new template named `name` into a copy of the running set (so it sees
+    /// the set's definitions, and its own `define`s do not leak back) and executes that new
+    /// template with `data` (Go's `t.New(name).Parse(text)` then `t.Execute`: the text's own
+    /// tree runs, also when it is empty and the set keeps an older template of that name).
+    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, TextError>;
+}
+
+/// Why [`Context::execute_text`] failed: the text did not parse, or its execution failed
+/// (callers word the two differently, as Helm's `tpl` does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextError {
+    Parse(FuncError),
+    Execute(FuncError),
+}
+
+impl From<TextError> for FuncError {
+    fn from(e: TextError) -> FuncError {
+        match e {
+            TextError::Parse(e) | TextError::Execute(e) => e,
+        }
+    }
 }
 
 pub type FuncImpl = dyn Fn(&mut dyn Context, Vec<Value>) -> Result<Value, FuncError>;

@@ -148,8 +148,18 @@ impl Templates {
     /// only spaces does not replace an existing template. On error nothing is added.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
         let trees = parse::parse(name, text, &self.left, &self.right, &*self.funcs)?;
-        self.add_trees(trees);
+        self.add_trees(trees, "");
         Ok(())
+    }
+
+    /// [`Templates::parse`], returning the tree that Go's new template (`t.New(name)`) holds
+    /// afterwards, which `t.Execute` runs: the text's own, even where the set keeps an older
+    /// template of that name (an empty text does not replace one).
+    pub fn parse_template(&mut self, name: &str, text: &str) -> Result<Rc<Tree>, ParseError> {
+        let trees = parse::parse(name, text, &self.left, &self.right, &*self.funcs)?;
+        Ok(self
+            .add_trees(trees, name)
+            .expect("a parse always yields the tree of the name it parsed"))
     }
 
     /// What [`Templates::parse`] needs to parse on another thread: the delimiters and the
@@ -164,16 +174,22 @@ impl Templates {
 
     /// Adds what a [`DetachedParser`] parsed, as [`Templates::parse`] would have.
     pub fn add_parsed(&mut self, parsed: Parsed) {
-        self.add_trees(parsed.trees);
+        self.add_trees(parsed.trees, "");
     }
 
-    fn add_trees(&mut self, trees: HashMap<Rc<str>, Tree>) {
+    /// Adds the trees of a parse; returns the one named `wanted`, added or not.
+    fn add_trees(&mut self, trees: HashMap<Rc<str>, Tree>, wanted: &str) -> Option<Rc<Tree>> {
         let mut added = HashMap::with_capacity_and_hasher(trees.len(), Default::default());
+        let mut found = None;
         for (name, tree) in trees {
+            let tree = Rc::new(tree);
+            if *name == *wanted {
+                found = Some(tree.clone());
+            }
             if tree.is_empty() && self.layer.get(&name).is_some() {
                 continue;
             }
-            added.insert(name, Rc::new(tree));
+            added.insert(name, tree);
         }
         match Rc::get_mut(&mut self.layer) {
             Some(layer) => layer.trees.extend(added),
@@ -185,6 +201,7 @@ impl Templates {
                 });
             }
         }
+        found
     }
 
     /// Executes the named template with `data` as dot (Go's `ExecuteTemplate`).
