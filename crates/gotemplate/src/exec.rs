@@ -759,7 +759,16 @@ impl<'t> State<'t> {
                 Ok(Val::plain(Value::Invalid))
             }
             Value::Nil => Err(self.error(format!("nil pointer evaluating interface {{}}.{name}"))),
-            Value::Map(m) => self.map_field(m, name, has_args),
+            Value::Map(m) => {
+                // A named map type's methods come first, as Go looks them up.
+                if m.is_named()
+                    && let Some(methods) = self.set.map_methods()
+                    && let Some(method) = methods(m, name)
+                {
+                    return self.eval_call(dot, &method, false, At::Op(op), name, args, fin);
+                }
+                self.map_field(m, name, has_args)
+            }
             Value::Object(o) => {
                 // Methods first, then fields, as Go looks them up.
                 if let Some(method) = o.method(name) {
@@ -973,7 +982,11 @@ impl<'t> State<'t> {
                     "can't handle assignment of {n} to empty interface argument"
                 ))),
             },
-            ArgType::List | ArgType::Map | ArgType::Bytes | ArgType::Struct(_) => {
+            ArgType::List
+            | ArgType::Map
+            | ArgType::Bytes
+            | ArgType::Struct(_)
+            | ArgType::Interface(_) => {
                 Err(self.error(format!("can't handle {n} for arg of type {}", ty.go_name())))
             }
         }

@@ -32,6 +32,9 @@ pub enum ArgType {
     /// `type_name` is this name fits; Go never converts another value (not even `nil` or a
     /// literal) to a struct.
     Struct(&'static str),
+    /// A Go interface type with methods (`io.Writer`) that no template value implements: only
+    /// `nil` (or no value) fits, as its zero value; a literal cannot be converted to it.
+    Interface(&'static str),
 }
 
 impl ArgType {
@@ -47,7 +50,7 @@ impl ArgType {
             ArgType::List => "[]interface {}",
             ArgType::Map => "map[string]interface {}",
             ArgType::Bytes => "[]uint8",
-            ArgType::Struct(name) => name,
+            ArgType::Struct(name) | ArgType::Interface(name) => name,
         }
     }
 
@@ -55,7 +58,7 @@ impl ArgType {
     pub fn can_be_nil(self) -> bool {
         matches!(
             self,
-            ArgType::Any | ArgType::List | ArgType::Map | ArgType::Bytes
+            ArgType::Any | ArgType::List | ArgType::Map | ArgType::Bytes | ArgType::Interface(_)
         )
     }
 }
@@ -242,6 +245,11 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         ty.go_name()
     ))
 }
+
+/// The methods of named map types (Helm's `common.Values`): the method `name` of `map` as a
+/// function bound to it, or `None` when the map's type has no such method (then `.name` is a
+/// key, as Go looks a method up before the key).
+pub type MapMethods = dyn Fn(&crate::value::Map, &str) -> Option<Rc<Func>>;
 
 /// Functions by name. Later inserts replace earlier ones.
 #[derive(Clone, Default)]

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use crate::ast::Tree;
 use crate::error::{ExecError, ParseError};
 use crate::exec;
-use crate::funcs::FuncMap;
+use crate::funcs::{FuncMap, MapMethods};
 use crate::parse;
 use crate::value::Value;
 
@@ -58,6 +58,7 @@ pub struct Templates {
     right: Rc<str>,
     missing_key: MissingKey,
     root_name: Rc<str>,
+    map_methods: Option<Rc<MapMethods>>,
     pub(crate) steps: Rc<StepBudget>,
 }
 
@@ -100,6 +101,7 @@ impl Templates {
             right: Rc::from(""),
             missing_key: MissingKey::Default,
             root_name: Rc::from(""),
+            map_methods: None,
             steps: Rc::default(),
         }
     }
@@ -123,6 +125,15 @@ impl Templates {
     pub fn set_delims(&mut self, left: &str, right: &str) {
         self.left = Rc::from(left);
         self.right = Rc::from(right);
+    }
+
+    /// The methods of named map types (see [`MapMethods`]); without them such maps have none.
+    pub fn set_map_methods(&mut self, methods: Rc<MapMethods>) {
+        self.map_methods = Some(methods);
+    }
+
+    pub(crate) fn map_methods(&self) -> Option<&MapMethods> {
+        self.map_methods.as_deref()
     }
 
     pub fn set_missing_key(&mut self, mk: MissingKey) {
