@@ -508,10 +508,7 @@ fn a_text_that_does_not_parse_is_told_from_one_that_fails() {
         "{{failure \"{{ if }}\"}} {{failure \"{{ template \\\"nope\\\" }}\"}} {{failure \"x\"}}",
     )
     .unwrap();
-    assert_eq!(
-        t.execute("t", Value::Nil).unwrap(),
-        "parse execute none"
-    );
+    assert_eq!(t.execute("t", Value::Nil).unwrap(), "parse execute none");
 }
 
 #[test]
@@ -520,10 +517,17 @@ fn named_maps_have_methods_before_keys() {
     t.set_map_methods(Rc::new(|m: &Map, name: &str| {
         (m.type_name() == "x.Named" && name == "Size").then(|| {
             let m = m.clone();
-            let mut f = Func::new(vec![ArgType::Int(IntKind::Int)], None, "int", move |_, a| {
-                let Value::Int(n, _) = a[0] else { unreachable!() };
-                Ok(Value::int(m.len() as i64 * n))
-            });
+            let mut f = Func::new(
+                vec![ArgType::Int(IntKind::Int)],
+                None,
+                "int",
+                move |_, a| {
+                    let Value::Int(n, _) = a[0] else {
+                        unreachable!()
+                    };
+                    Ok(Value::int(m.len() as i64 * n))
+                },
+            );
             f.returns_error = false;
             Rc::new(f)
         })
@@ -544,7 +548,10 @@ fn named_maps_have_methods_before_keys() {
     );
     t.parse("u", "{{ .n.Size }}").unwrap();
     let e = t.execute("u", Value::Map(data)).unwrap_err().to_string();
-    assert!(e.ends_with("wrong number of args for Size: want 1 got 0"), "{e}");
+    assert!(
+        e.ends_with("wrong number of args for Size: want 1 got 0"),
+        "{e}"
+    );
 }
 
 #[test]

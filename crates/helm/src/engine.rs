@@ -309,7 +309,10 @@ fn collect(
     for sub in &chart.dependencies {
         let sub_path = format!("{full_path}/charts/{}", sub.metadata.name);
         let sub_root = collect(sub, Some(&root), &sub_path, root_values, context, out);
-        subcharts.insert(sub.metadata.name.as_str(), Value::Map(sub_root.retyped(None)));
+        subcharts.insert(
+            sub.metadata.name.as_str(),
+            Value::Map(sub_root.retyped(None)),
+        );
     }
     let base_path = format!("{full_path}/templates");
     for t in &chart.templates {

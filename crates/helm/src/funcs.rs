@@ -62,21 +62,26 @@ pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
     // a clone of the running set, whatever the context is, and runs that new template.
     map.insert(
         "tpl",
-        Func::new(vec![ArgType::String, ArgType::Any], None, "string", |ctx, args| {
-            let text = args[0].as_str().unwrap_or_default();
-            let out = ctx
-                .execute_text(crate::engine::ROOT_TEMPLATE_NAME, text, args[1].clone())
-                .map_err(|e| {
-                    let quoted = gotemplate::fmt::quote(text);
-                    FuncError::new(match e {
-                        TextError::Parse(e) => format!("cannot parse template {quoted}: {e}"),
-                        TextError::Execute(e) => {
-                            format!("error during tpl function execution for {quoted}: {e}")
-                        }
-                    })
-                })?;
-            Ok(Value::from(out.replace("<no value>", "")))
-        }),
+        Func::new(
+            vec![ArgType::String, ArgType::Any],
+            None,
+            "string",
+            |ctx, args| {
+                let text = args[0].as_str().unwrap_or_default();
+                let out = ctx
+                    .execute_text(crate::engine::ROOT_TEMPLATE_NAME, text, args[1].clone())
+                    .map_err(|e| {
+                        let quoted = gotemplate::fmt::quote(text);
+                        FuncError::new(match e {
+                            TextError::Parse(e) => format!("cannot parse template {quoted}: {e}"),
+                            TextError::Execute(e) => {
+                                format!("error during tpl function execution for {quoted}: {e}")
+                            }
+                        })
+                    })?;
+                Ok(Value::from(out.replace("<no value>", "")))
+            },
+        ),
     );
     map.insert(
         "required",

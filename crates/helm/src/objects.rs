@@ -676,9 +676,14 @@ pub fn values_method(map: &Map, name: &str) -> Option<Rc<Func>> {
                 .map(|t| Value::Map(t.retyped(Some(VALUES_TYPE))))
                 .map_err(FuncError::new)
         }),
-        "PathValue" => Func::new(vec![ArgType::String], None, "interface {}", move |_, args| {
-            path_value(&this, args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
-        }),
+        "PathValue" => Func::new(
+            vec![ArgType::String],
+            None,
+            "interface {}",
+            move |_, args| {
+                path_value(&this, args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
+            },
+        ),
         // `Encode(w io.Writer) error`: templates can pass no writer but nil, which Encode
         // writes to once the YAML is made (a nil pointer dereference, recovered as the
         // call's error). Its only result is an `error`, which Go hands back as a value.
