@@ -120,12 +120,12 @@ impl KubeVersion {
         self.version[..end].to_string()
     }
 
-    /// `(*KubeVersion).String()`, which answers `text` (`normalizedVersion`, or `Version`
-    /// when that is empty).
+    /// A method `func() string` answering `text`: `(*KubeVersion).String()`
+    /// (`normalizedVersion`, or `Version` when that is empty) or `GitVersion()`.
     fn string_method(text: String) -> Rc<Func> {
-        Rc::new(Func::new(vec![], None, "string", move |_, _| {
-            Ok(Value::str(&text))
-        }))
+        let mut f = Func::new(vec![], None, "string", move |_, _| Ok(Value::str(&text)));
+        f.returns_error = false;
+        Rc::new(f)
     }
 
     /// Its fields, `normalizedVersion` as given.
@@ -160,14 +160,17 @@ impl Object for KubeVersion {
             "Version" => Some(Value::str(&self.version)),
             "Major" => Some(Value::str(&self.major)),
             "Minor" => Some(Value::str(&self.minor)),
-            // Deprecated alias Helm keeps.
-            "GitVersion" => Some(Value::str(&self.version)),
             _ => None,
         }
     }
 
+    /// The pointer's `String()` and `GitVersion()` (deprecated, `Version`).
     fn method(&self, name: &str) -> Option<Rc<Func>> {
-        (name == "String").then(|| Self::string_method(self.normalized()))
+        match name {
+            "String" => Some(Self::string_method(self.normalized())),
+            "GitVersion" => Some(Self::string_method(self.version.clone())),
+            _ => None,
+        }
     }
 
     fn format(&self) -> String {
@@ -202,14 +205,11 @@ impl Object for KubeVersionCopy {
     }
 
     fn field(&self, name: &str) -> Option<Value> {
-        match name {
-            "GitVersion" if !self.addressable => None,
-            _ => self.kv.field(name),
-        }
+        self.kv.field(name)
     }
 
     fn method(&self, name: &str) -> Option<Rc<Func>> {
-        (self.addressable && name == "String")
+        (self.addressable && matches!(name, "String" | "GitVersion"))
             .then(|| KubeVersion::string_method(self.kv.version.clone()))
     }
 
