@@ -648,7 +648,9 @@ pub const VALUES_TYPE: &str = "common.Values";
 /// `Encode`, `PathValue`, `Table`, `YAML`. Go looks them up before the map's keys, so a key of
 /// one of these names is out of reach as a field.
 pub fn values_method(map: &Map, name: &str) -> Option<Rc<Func>> {
-    if map.type_name() != VALUES_TYPE {
+    if map.type_name() != VALUES_TYPE
+        || !matches!(name, "AsMap" | "YAML" | "Table" | "PathValue" | "Encode")
+    {
         return None;
     }
     let this = map.clone();
