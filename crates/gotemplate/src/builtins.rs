@@ -173,6 +173,15 @@ pub fn or(args: &[Value]) -> Value {
 // ---------------------------------------------------------------------------------------------
 // len, index, slice.
 
+/// The type Go's `indirect` leaves: a pointer's element type (`len` and `index` name it).
+fn indirect_type(item: &Value) -> String {
+    let name = item.type_name();
+    match name.strip_prefix('*') {
+        Some(elem) => elem.to_string(),
+        None => name,
+    }
+}
+
 /// `len`: bytes of a string, elements of a list, map or `[]byte`.
 pub fn length(item: &Value) -> R {
     let n = match item {
@@ -187,7 +196,7 @@ pub fn length(item: &Value) -> R {
             Some(n) => n,
             None => match o.as_value() {
                 Some(v) => return length(&v),
-                None => return err(format!("len of type {}", o.type_name())),
+                None => return err(format!("len of type {}", indirect_type(item))),
             },
         },
         other => return err(format!("len of type {}", other.type_name())),
@@ -263,7 +272,7 @@ pub fn index(item: &Value, indexes: &[Value]) -> R {
                     ));
                 }
             },
-            other => return err(format!("can't index item of type {}", other.type_name())),
+            other => return err(format!("can't index item of type {}", indirect_type(other))),
         };
     }
     Ok(item)

@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::ast::*;
 use crate::error::{ExecError, ExecErrorKind, Location};
-use crate::funcs::{ArgType, Context, Func, FuncError, convert_arg};
+use crate::funcs::{ArgType, Context, Func, FuncError, TextError, convert_arg};
 use crate::strconv::quote;
 use crate::template::{MissingKey, Templates};
 use crate::text::Str;
@@ -759,7 +759,16 @@ impl<'t> State<'t> {
                 Ok(Val::plain(Value::Invalid))
             }
             Value::Nil => Err(self.error(format!("nil pointer evaluating interface {{}}.{name}"))),
-            Value::Map(m) => self.map_field(m, name, has_args),
+            Value::Map(m) => {
+                // A named map type's methods come first, as Go looks them up.
+                if m.is_named()
+                    && let Some(methods) = self.set.map_methods()
+                    && let Some(method) = methods(m, name)
+                {
+                    return self.eval_call(dot, &method, false, At::Op(op), name, args, fin);
+                }
+                self.map_field(m, name, has_args)
+            }
             Value::Object(o) => {
                 // Methods first, then fields, as Go looks them up.
                 if let Some(method) = o.method(name) {
@@ -973,7 +982,11 @@ impl<'t> State<'t> {
                     "can't handle assignment of {n} to empty interface argument"
                 ))),
             },
-            ArgType::List | ArgType::Map | ArgType::Bytes | ArgType::Struct(_) => {
+            ArgType::List
+            | ArgType::Map
+            | ArgType::Bytes
+            | ArgType::Struct(_)
+            | ArgType::Interface(_) => {
                 Err(self.error(format!("can't handle {n} for arg of type {}", ty.go_name())))
             }
         }
@@ -1011,12 +1024,13 @@ impl Context for State<'_> {
             .map_err(|e| FuncError::new(e.to_string()))
     }
 
-    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, FuncError> {
+    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, TextError> {
         let mut set = self.set.clone();
-        set.parse(name, text)
-            .map_err(|e| FuncError::new(e.to_string()))?;
-        set.execute_at_depth(name, data, self.inner_depth())
-            .map_err(|e| FuncError::new(e.to_string()))
+        let tree = set
+            .parse_template(name, text)
+            .map_err(|e| TextError::Parse(FuncError::new(e.to_string())))?;
+        execute(&set, &tree, data, self.inner_depth())
+            .map_err(|e| TextError::Execute(FuncError::new(e.to_string())))
     }
 }
 

@@ -474,6 +474,87 @@ fn tpl_defines_do_not_leak_into_the_running_set() {
 }
 
 #[test]
+fn a_parsed_text_runs_its_own_tree_even_when_empty() {
+    // The test `tpl` parses its text as "tpl": an empty text does not replace the set's
+    // "tpl", yet what runs is the text's own (empty) tree, as Go's `t.New(name).Parse` runs.
+    let mut t = Templates::new(test_funcs());
+    t.parse("tpl", "OLD").unwrap();
+    t.parse(
+        "t",
+        "[{{tpl \"\" .}}][{{tpl \"{{/* c */}}\" .}}][{{tpl \"{{define \\\"tpl\\\"}}D{{end}}\" .}}][{{template \"tpl\"}}]",
+    )
+    .unwrap();
+    assert_eq!(t.execute("t", Value::Nil).unwrap(), "[][][D][OLD]");
+}
+
+#[test]
+fn a_text_that_does_not_parse_is_told_from_one_that_fails() {
+    let mut funcs = test_funcs();
+    funcs.insert(
+        "failure",
+        func(vec![ArgType::String], None, "string", |ctx, a| {
+            Ok(Value::str(
+                match ctx.execute_text("x", &arg_str(&a[0]), Value::Nil) {
+                    Ok(_) => "none",
+                    Err(crate::TextError::Parse(_)) => "parse",
+                    Err(crate::TextError::Execute(_)) => "execute",
+                },
+            ))
+        }),
+    );
+    let mut t = Templates::new(funcs);
+    t.parse(
+        "t",
+        "{{failure \"{{ if }}\"}} {{failure \"{{ template \\\"nope\\\" }}\"}} {{failure \"x\"}}",
+    )
+    .unwrap();
+    assert_eq!(t.execute("t", Value::Nil).unwrap(), "parse execute none");
+}
+
+#[test]
+fn named_maps_have_methods_before_keys() {
+    let mut t = Templates::new(test_funcs());
+    t.set_map_methods(Rc::new(|m: &Map, name: &str| {
+        (m.type_name() == "x.Named" && name == "Size").then(|| {
+            let m = m.clone();
+            let mut f = Func::new(
+                vec![ArgType::Int(IntKind::Int)],
+                None,
+                "int",
+                move |_, a| {
+                    let Value::Int(n, _) = a[0] else {
+                        unreachable!()
+                    };
+                    Ok(Value::int(m.len() as i64 * n))
+                },
+            );
+            f.returns_error = false;
+            Rc::new(f)
+        })
+    }));
+    t.parse(
+        "t",
+        "{{ .n.Size 10 }} {{ .n.k }} {{ .p.Size }} {{ index .n \"Size\" }} {{ $n := .n }}{{ $n.Size 2 }}",
+    )
+    .unwrap();
+    let named = Map::named("x.Named");
+    named.insert("k", Value::str("v"));
+    named.insert("Size", Value::str("key"));
+    let plain = Map::from_entries([("Size", Value::str("plain"))]);
+    let data = Map::from_entries([("n", Value::Map(named)), ("p", Value::Map(plain))]);
+    assert_eq!(
+        t.execute("t", Value::Map(data.clone())).unwrap(),
+        "20 v plain key 4"
+    );
+    t.parse("u", "{{ .n.Size }}").unwrap();
+    let e = t.execute("u", Value::Map(data)).unwrap_err().to_string();
+    assert!(
+        e.ends_with("wrong number of args for Size: want 1 got 0"),
+        "{e}"
+    );
+}
+
+#[test]
 fn shared_maps_are_mutated_in_place() {
     let mut funcs = test_funcs();
     funcs.insert(

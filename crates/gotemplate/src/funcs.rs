@@ -32,6 +32,9 @@ pub enum ArgType {
     /// `type_name` is this name fits; Go never converts another value (not even `nil` or a
     /// literal) to a struct.
     Struct(&'static str),
+    /// A Go interface type with methods (`io.Writer`) that no template value implements: only
+    /// `nil` (or no value) fits, as its zero value; a literal cannot be converted to it.
+    Interface(&'static str),
 }
 
 impl ArgType {
@@ -47,7 +50,7 @@ impl ArgType {
             ArgType::List => "[]interface {}",
             ArgType::Map => "map[string]interface {}",
             ArgType::Bytes => "[]uint8",
-            ArgType::Struct(name) => name,
+            ArgType::Struct(name) | ArgType::Interface(name) => name,
         }
     }
 
@@ -55,7 +58,7 @@ impl ArgType {
     pub fn can_be_nil(self) -> bool {
         matches!(
             self,
-            ArgType::Any | ArgType::List | ArgType::Map | ArgType::Bytes
+            ArgType::Any | ArgType::List | ArgType::Map | ArgType::Bytes | ArgType::Interface(_)
         )
     }
 }
@@ -97,9 +100,27 @@ pub trait Context {
     /// `ExecuteTemplate` does.
     fn execute_template(&mut self, name: &str, data: Value) -> Result<String, FuncError>;
 
-    /// Parses `text` as a template named `name` into a copy of the running set (so it sees the
-    /// set's definitions, and its own `define`s do not leak back) and executes it with `data`.
-    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, FuncError>;
+    /// Parses `text` as a new template named `name` into a copy of the running set (so it sees
+    /// the set's definitions, and its own `define`s do not leak back) and executes that new
+    /// template with `data` (Go's `t.New(name).Parse(text)` then `t.Execute`: the text's own
+    /// tree runs, also when it is empty and the set keeps an older template of that name).
+    fn execute_text(&mut self, name: &str, text: &str, data: Value) -> Result<String, TextError>;
+}
+
+/// Why [`Context::execute_text`] failed: the text did not parse, or its execution failed
+/// (callers word the two differently, as Helm's `tpl` does).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TextError {
+    Parse(FuncError),
+    Execute(FuncError),
+}
+
+impl From<TextError> for FuncError {
+    fn from(e: TextError) -> FuncError {
+        match e {
+            TextError::Parse(e) | TextError::Execute(e) => e,
+        }
+    }
 }
 
 pub type FuncImpl = dyn Fn(&mut dyn Context, Vec<Value>) -> Result<Value, FuncError>;
@@ -224,6 +245,11 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         ty.go_name()
     ))
 }
+
+/// The methods of named map types (Helm's `common.Values`): the method `name` of `map` as a
+/// function bound to it, or `None` when the map's type has no such method (then `.name` is a
+/// key, as Go looks a method up before the key).
+pub type MapMethods = dyn Fn(&crate::value::Map, &str) -> Option<Rc<Func>>;
 
 /// Functions by name. Later inserts replace earlier ones.
 #[derive(Clone, Default)]

@@ -23,7 +23,7 @@ pub mod text;
 pub mod value;
 
 pub use error::{ExecError, ExecErrorKind, Location, ParseError};
-pub use funcs::{ArgType, Context, Func, FuncError, FuncMap};
+pub use funcs::{ArgType, Context, Func, FuncError, FuncMap, MapMethods, TextError};
 pub use template::{DetachedParser, MissingKey, Parsed, Templates};
 pub use text::Str;
 pub use value::{Field, IntKind, List, Map, MapSource, Object, Value};

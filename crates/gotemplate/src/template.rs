@@ -14,7 +14,7 @@ use std::rc::Rc;
 use crate::ast::Tree;
 use crate::error::{ExecError, ParseError};
 use crate::exec;
-use crate::funcs::FuncMap;
+use crate::funcs::{FuncMap, MapMethods};
 use crate::parse;
 use crate::value::Value;
 
@@ -58,6 +58,7 @@ pub struct Templates {
     right: Rc<str>,
     missing_key: MissingKey,
     root_name: Rc<str>,
+    map_methods: Option<Rc<MapMethods>>,
     pub(crate) steps: Rc<StepBudget>,
 }
 
@@ -100,6 +101,7 @@ impl Templates {
             right: Rc::from(""),
             missing_key: MissingKey::Default,
             root_name: Rc::from(""),
+            map_methods: None,
             steps: Rc::default(),
         }
     }
@@ -125,6 +127,15 @@ impl Templates {
         self.right = Rc::from(right);
     }
 
+    /// The methods of named map types (see [`MapMethods`]); without them such maps have none.
+    pub fn set_map_methods(&mut self, methods: Rc<MapMethods>) {
+        self.map_methods = Some(methods);
+    }
+
+    pub(crate) fn map_methods(&self) -> Option<&MapMethods> {
+        self.map_methods.as_deref()
+    }
+
     pub fn set_missing_key(&mut self, mk: MissingKey) {
         self.missing_key = mk;
     }
@@ -148,8 +159,18 @@ impl Templates {
     /// only spaces does not replace an existing template. On error nothing is added.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), ParseError> {
         let trees = parse::parse(name, text, &self.left, &self.right, &*self.funcs)?;
-        self.add_trees(trees);
+        self.add_trees(trees, "");
         Ok(())
+    }
+
+    /// [`Templates::parse`], returning the tree that Go's new template (`t.New(name)`) holds
+    /// afterwards, which `t.Execute` runs: the text's own, even where the set keeps an older
+    /// template of that name (an empty text does not replace one).
+    pub fn parse_template(&mut self, name: &str, text: &str) -> Result<Rc<Tree>, ParseError> {
+        let trees = parse::parse(name, text, &self.left, &self.right, &*self.funcs)?;
+        Ok(self
+            .add_trees(trees, name)
+            .expect("a parse always yields the tree of the name it parsed"))
     }
 
     /// What [`Templates::parse`] needs to parse on another thread: the delimiters and the
@@ -164,16 +185,22 @@ impl Templates {
 
     /// Adds what a [`DetachedParser`] parsed, as [`Templates::parse`] would have.
     pub fn add_parsed(&mut self, parsed: Parsed) {
-        self.add_trees(parsed.trees);
+        self.add_trees(parsed.trees, "");
     }
 
-    fn add_trees(&mut self, trees: HashMap<Rc<str>, Tree>) {
+    /// Adds the trees of a parse; returns the one named `wanted`, added or not.
+    fn add_trees(&mut self, trees: HashMap<Rc<str>, Tree>, wanted: &str) -> Option<Rc<Tree>> {
         let mut added = HashMap::with_capacity_and_hasher(trees.len(), Default::default());
+        let mut found = None;
         for (name, tree) in trees {
+            let tree = Rc::new(tree);
+            if *name == *wanted {
+                found = Some(tree.clone());
+            }
             if tree.is_empty() && self.layer.get(&name).is_some() {
                 continue;
             }
-            added.insert(name, Rc::new(tree));
+            added.insert(name, tree);
         }
         match Rc::get_mut(&mut self.layer) {
             Some(layer) => layer.trees.extend(added),
@@ -185,6 +212,7 @@ impl Templates {
                 });
             }
         }
+        found
     }
 
     /// Executes the named template with `data` as dot (Go's `ExecuteTemplate`).

@@ -254,6 +254,11 @@ impl Map {
         self.type_name.unwrap_or("map[string]interface {}")
     }
 
+    /// Whether the map is of a named map type (which may have methods).
+    pub fn is_named(&self) -> bool {
+        self.type_name.is_some()
+    }
+
     pub fn get(&self, key: &str) -> Option<Value> {
         self.entries.built().borrow().get(key).cloned()
     }

@@ -13,8 +13,15 @@ impl Context for NoTemplates {
         Err(FuncError::new(format!("no template {name}")))
     }
 
-    fn execute_text(&mut self, name: &str, _: &str, _: Value) -> Result<String, FuncError> {
-        Err(FuncError::new(format!("no template {name}")))
+    fn execute_text(
+        &mut self,
+        name: &str,
+        _: &str,
+        _: Value,
+    ) -> Result<String, gotemplate::TextError> {
+        Err(gotemplate::TextError::Parse(FuncError::new(format!(
+            "no template {name}"
+        ))))
     }
 }
 

@@ -310,7 +310,7 @@ impl gotemplate::Context for NoTemplates {
         _: &str,
         _: &str,
         _: Value,
-    ) -> Result<String, gotemplate::FuncError> {
-        Err("no templates".into())
+    ) -> Result<String, gotemplate::TextError> {
+        Err(gotemplate::TextError::Parse("no templates".into()))
     }
 }

@@ -14,6 +14,7 @@ use gotemplate::{Map, MissingKey, Templates, Value};
 
 use crate::chart::Chart;
 use crate::funcs::{self, WARN_END, WARN_START};
+use crate::objects::VALUES_TYPE;
 
 /// The name of the root of Helm's template set (it shows in some of Go's error messages).
 pub const ROOT_TEMPLATE_NAME: &str = "gotpl";
@@ -83,16 +84,19 @@ pub fn render_each(
     let mut set = Templates::new(funcs::helm_funcs_with(memo));
     set.set_root_name(ROOT_TEMPLATE_NAME);
     set.set_missing_key(MissingKey::Zero);
+    set.set_map_methods(std::rc::Rc::new(crate::objects::values_method));
     parse_all(&mut set, &all, helper)?;
 
     for t in &all {
         if is_partial(&t.name) {
             continue;
         }
+        // A `common.Values`, as the root it is put in.
         let template = Map::from_entries([
             ("Name", Value::str(&t.name)),
             ("BasePath", Value::str(&t.base_path)),
-        ]);
+        ])
+        .retyped(Some(VALUES_TYPE));
         t.root.insert("Template", Value::Map(template));
         let pieces = set
             .execute_pieces(&t.name, Value::Map(t.root.clone()))
@@ -284,13 +288,15 @@ fn collect(
         None => root_values.clone(),
         Some(parent) => match parent.get("Values") {
             Some(Value::Map(v)) => match v.get(&chart.metadata.name) {
-                Some(Value::Map(own)) => own.retyped(Some("common.Values")),
-                _ => Map::named("common.Values"),
+                Some(Value::Map(own)) => own.retyped(Some(VALUES_TYPE)),
+                _ => Map::named(VALUES_TYPE),
             },
-            _ => Map::named("common.Values"),
+            _ => Map::named(VALUES_TYPE),
         },
     };
     let subcharts = Map::new();
+    // The templates' root is a `common.Values` (with its methods); `.Subcharts` holds the
+    // subcharts' roots as plain maps.
     let root = Map::from_entries([
         ("Chart", chart.metadata_value(parent.is_none())),
         ("Files", files_value(chart)),
@@ -298,11 +304,15 @@ fn collect(
         ("Capabilities", context.capabilities.clone()),
         ("Values", Value::Map(values)),
         ("Subcharts", Value::Map(subcharts.clone())),
-    ]);
+    ])
+    .retyped(Some(VALUES_TYPE));
     for sub in &chart.dependencies {
         let sub_path = format!("{full_path}/charts/{}", sub.metadata.name);
         let sub_root = collect(sub, Some(&root), &sub_path, root_values, context, out);
-        subcharts.insert(sub.metadata.name.as_str(), Value::Map(sub_root));
+        subcharts.insert(
+            sub.metadata.name.as_str(),
+            Value::Map(sub_root.retyped(None)),
+        );
     }
     let base_path = format!("{full_path}/templates");
     for t in &chart.templates {
@@ -412,7 +422,12 @@ fn trace(text: &str) -> Option<String> {
     match level.message.strip_prefix("error calling ") {
         Some(rest) => {
             let (func, inner) = rest.split_once(": ")?;
-            let inner_trace = trace(inner)?;
+            // Go's "no template" error ends a chain as it is (Helm parses it apart).
+            let inner_trace = if inner.starts_with("template: no template ") {
+                inner.to_string()
+            } else {
+                trace(inner)?
+            };
             Some(format!("{head}error calling {func}:\n{inner_trace}"))
         }
         None => Some(format!("{head}{}", level.message)),
@@ -611,6 +626,10 @@ mod tests {
             (
                 r#"template: e1/templates/x.yaml:1:48: executing "e1/templates/x.yaml" at <include "t" .>: error calling include: template: e1/templates/x.yaml:1:26: executing "t" at <.Values.q.r>: nil pointer evaluating interface {}.r"#,
                 "e1/templates/x.yaml:1:48\n  executing \"e1/templates/x.yaml\" at <include \"t\" .>:\n    error calling include:\ne1/templates/x.yaml:1:26\n  executing \"t\" at <.Values.q.r>:\n    nil pointer evaluating interface {}.r",
+            ),
+            (
+                r#"template: e1/templates/x.yaml:1:3: executing "e1/templates/x.yaml" at <include "n" .>: error calling include: template: no template "n" associated with template "gotpl""#,
+                "e1/templates/x.yaml:1:3\n  executing \"e1/templates/x.yaml\" at <include \"n\" .>:\n    error calling include:\ntemplate: no template \"n\" associated with template \"gotpl\"",
             ),
             (
                 r#"template: e1/templates/x.yaml:1:6: executing "e1/templates/x.yaml" at <fail "boom">: error calling fail: HELM_ERR_STARTboomHELM_ERR_END"#,

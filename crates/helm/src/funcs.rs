@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use gotemplate::{ArgType, Func, FuncError, FuncMap, List, Map, Value};
+use gotemplate::{ArgType, Func, FuncError, FuncMap, List, Map, TextError, Value};
 
 /// Helm's bound on how often one name may be `include`d inside itself.
 const INCLUDE_RECURSION_MAX: usize = 1000;
@@ -58,27 +58,30 @@ pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
             result.map(Value::from)
         }),
     );
+    // Helm 4's `tpl` parses the text as a new template named like the set's root (`gotpl`) in
+    // a clone of the running set, whatever the context is, and runs that new template.
     map.insert(
         "tpl",
-        Func::new(vec![ArgType::String, ArgType::Any], None, "string", |ctx, args| {
-            let text = args[0].as_str().unwrap_or_default();
-            let template_name = match &args[1] {
-                Value::Map(m) => m
-                    .get("Template")
-                    .and_then(|t| t.as_map().and_then(|t| t.get("Name")))
-                    .and_then(|n| n.as_str().map(str::to_string)),
-                _ => None,
-            };
-            let Some(name) = template_name else {
-                return Err(FuncError::new(format!(
-                    "cannot retrieve Template.Name from values inside tpl function: {text}: no Template.Name"
-                )));
-            };
-            let out = ctx.execute_text(&name, text, args[1].clone()).map_err(|e| {
-                FuncError::new(format!("error during tpl function execution for {text:?}: {e}"))
-            })?;
-            Ok(Value::from(out.replace("<no value>", "")))
-        }),
+        Func::new(
+            vec![ArgType::String, ArgType::Any],
+            None,
+            "string",
+            |ctx, args| {
+                let text = args[0].as_str().unwrap_or_default();
+                let out = ctx
+                    .execute_text(crate::engine::ROOT_TEMPLATE_NAME, text, args[1].clone())
+                    .map_err(|e| {
+                        let quoted = gotemplate::fmt::quote(text);
+                        FuncError::new(match e {
+                            TextError::Parse(e) => format!("cannot parse template {quoted}: {e}"),
+                            TextError::Execute(e) => {
+                                format!("error during tpl function execution for {quoted}: {e}")
+                            }
+                        })
+                    })?;
+                Ok(Value::from(out.replace("<no value>", "")))
+            },
+        ),
     );
     map.insert(
         "required",

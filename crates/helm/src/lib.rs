@@ -12,6 +12,7 @@ pub mod deps;
 pub mod engine;
 pub mod funcs;
 pub mod glob;
+pub mod goregexp;
 pub mod gotime;
 pub(crate) mod gourl;
 pub mod ignore;

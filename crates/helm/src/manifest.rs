@@ -53,18 +53,37 @@ const INSTALL_ORDER: &[&str] = &[
 ];
 
 const HOOK_ANNOTATION: &str = "helm.sh/hook";
-const HOOK_EVENTS: &[&str] = &[
-    "pre-install",
-    "post-install",
-    "pre-delete",
-    "post-delete",
-    "pre-upgrade",
-    "post-upgrade",
-    "pre-rollback",
-    "post-rollback",
-    "test",
-    "test-success",
+/// Helm's `events` table (`pkg/release/v1/util`): the `helm.sh/hook` names it knows, each
+/// with the event it stands for. Helm 2's `test-success` is kept as another name of `test`
+/// (so `--skip-tests` leaves it out too); `test-failure` is not known, and a document naming
+/// it is left out as an unknown hook.
+const HOOK_EVENTS: &[(&str, &str)] = &[
+    ("pre-install", "pre-install"),
+    ("post-install", "post-install"),
+    ("pre-delete", "pre-delete"),
+    ("post-delete", "post-delete"),
+    ("pre-upgrade", "pre-upgrade"),
+    ("post-upgrade", "post-upgrade"),
+    ("pre-rollback", "pre-rollback"),
+    ("post-rollback", "post-rollback"),
+    ("test", "test"),
+    ("test-success", "test"),
 ];
+
+/// The events of a `helm.sh/hook` annotation (split on commas, trimmed, lower-cased, each
+/// mapped to the event it names), or `None` when one of them is unknown.
+fn hook_events(annotation: &str) -> Option<Vec<String>> {
+    annotation
+        .split(',')
+        .map(|name| {
+            let name = name.trim().to_lowercase();
+            HOOK_EVENTS
+                .iter()
+                .find(|(known, _)| *known == name)
+                .map(|(_, event)| event.to_string())
+        })
+        .collect()
+}
 
 /// One document of the output, borrowed from the rendered file it was split from (a chart
 /// like Istio's base renders a megabyte: a copy costs fresh pages).
@@ -74,7 +93,8 @@ pub struct Manifest<'a> {
     pub source: &'a str,
     pub content: Doc<'a>,
     pub kind: String,
-    /// A hook's events (`helm.sh/hook`, split on commas, trimmed, lower-cased).
+    /// A hook's events (`helm.sh/hook`, split on commas, trimmed, lower-cased, `test-success`
+    /// read as `test`).
     pub events: Vec<String>,
 }
 
@@ -341,12 +361,8 @@ pub fn sort_manifests(rendered: &Rendered) -> Result<Sorted<'_>, RenderError> {
             match hook {
                 None => generic.push(manifest),
                 Some(events) => {
-                    manifest.events = events.split(',').map(|e| e.trim().to_lowercase()).collect();
-                    let known = manifest
-                        .events
-                        .iter()
-                        .all(|e| HOOK_EVENTS.contains(&e.as_str()));
-                    if known {
+                    if let Some(known) = hook_events(&events) {
+                        manifest.events = known;
                         hooks.push(manifest);
                     } else {
                         logs.push(LogLine {
@@ -837,6 +853,18 @@ mod tests {
         assert_eq!(kinds, ["Secret", "ConfigMap"]);
         assert_eq!(sorted.hooks.len(), 1);
         assert_eq!(sorted.hooks[0].events, ["pre-install"]);
+    }
+
+    #[test]
+    fn hook_events_follow_helm_s_table() {
+        assert_eq!(
+            hook_events(" Pre-Install, TEST-success ,test"),
+            Some(vec!["pre-install".into(), "test".into(), "test".into()])
+        );
+        // Helm 2's `test-failure` is not one of Helm's names: the hook is unknown.
+        assert_eq!(hook_events("test-failure"), None);
+        assert_eq!(hook_events("test,test-failure"), None);
+        assert_eq!(hook_events(""), None);
     }
 
     /// `text` cut into pieces about `every` bytes long (at character boundaries).

@@ -120,12 +120,12 @@ impl KubeVersion {
         self.version[..end].to_string()
     }
 
-    /// `(*KubeVersion).String()`, which answers `text` (`normalizedVersion`, or `Version`
-    /// when that is empty).
+    /// A method `func() string` answering `text`: `(*KubeVersion).String()`
+    /// (`normalizedVersion`, or `Version` when that is empty) or `GitVersion()`.
     fn string_method(text: String) -> Rc<Func> {
-        Rc::new(Func::new(vec![], None, "string", move |_, _| {
-            Ok(Value::str(&text))
-        }))
+        let mut f = Func::new(vec![], None, "string", move |_, _| Ok(Value::str(&text)));
+        f.returns_error = false;
+        Rc::new(f)
     }
 
     /// Its fields, `normalizedVersion` as given.
@@ -160,14 +160,17 @@ impl Object for KubeVersion {
             "Version" => Some(Value::str(&self.version)),
             "Major" => Some(Value::str(&self.major)),
             "Minor" => Some(Value::str(&self.minor)),
-            // Deprecated alias Helm keeps.
-            "GitVersion" => Some(Value::str(&self.version)),
             _ => None,
         }
     }
 
+    /// The pointer's `String()` and `GitVersion()` (deprecated, `Version`).
     fn method(&self, name: &str) -> Option<Rc<Func>> {
-        (name == "String").then(|| Self::string_method(self.normalized()))
+        match name {
+            "String" => Some(Self::string_method(self.normalized())),
+            "GitVersion" => Some(Self::string_method(self.version.clone())),
+            _ => None,
+        }
     }
 
     fn format(&self) -> String {
@@ -202,14 +205,11 @@ impl Object for KubeVersionCopy {
     }
 
     fn field(&self, name: &str) -> Option<Value> {
-        match name {
-            "GitVersion" if !self.addressable => None,
-            _ => self.kv.field(name),
-        }
+        self.kv.field(name)
     }
 
     fn method(&self, name: &str) -> Option<Rc<Func>> {
-        (self.addressable && name == "String")
+        (self.addressable && matches!(name, "String" | "GitVersion"))
             .then(|| KubeVersion::string_method(self.kv.version.clone()))
     }
 
@@ -364,6 +364,19 @@ impl Object for Capabilities {
         capabilities_format(self.kube_version.as_ref(), &self.api_versions)
     }
 
+    fn print(&self) -> String {
+        capabilities_print(self.kube_version.as_ref(), &self.api_versions)
+    }
+
+    /// `Copy()`: a new `*Capabilities` with the same fields.
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        let copy = Capabilities {
+            kube_version: self.kube_version.clone(),
+            api_versions: self.api_versions.clone(),
+        };
+        (name == "Copy").then(|| copy_method(Value::Object(Rc::new(copy))))
+    }
+
     fn deep_copy(&self) -> Option<Value> {
         Some(Value::Object(Rc::new(CapabilitiesCopy {
             kube_version: Rc::new(KubeVersionCopy {
@@ -405,6 +418,34 @@ impl Object for CapabilitiesCopy {
     fn format(&self) -> String {
         capabilities_format(self.kube_version.as_ref(), &self.api_versions)
     }
+
+    fn print(&self) -> String {
+        capabilities_print(self.kube_version.as_ref(), &self.api_versions)
+    }
+
+    fn method(&self, name: &str) -> Option<Rc<Func>> {
+        let copy = CapabilitiesCopy {
+            kube_version: self.kube_version.clone(),
+            api_versions: self.api_versions.clone(),
+        };
+        (name == "Copy").then(|| copy_method(Value::Object(Rc::new(copy))))
+    }
+}
+
+/// `(*Capabilities).Copy`, answering `copy`.
+fn copy_method(copy: Value) -> Rc<Func> {
+    let mut f = Func::new(vec![], None, "*common.Capabilities", move |_, _| {
+        Ok(copy.clone())
+    });
+    f.returns_error = false;
+    Rc::new(f)
+}
+
+/// `{{ .Capabilities }}`: text/template prints what a pointer points to, a struct without
+/// `String` method, so without `%v`'s `&`.
+fn capabilities_print(kube_version: &dyn Object, api_versions: &VersionSet) -> String {
+    let text = capabilities_format(kube_version, api_versions);
+    text.strip_prefix('&').unwrap_or(&text).to_string()
 }
 
 fn capabilities_fields(kube_version: Value, api_versions: &Rc<VersionSet>) -> Vec<Field> {
@@ -597,5 +638,150 @@ impl Object for Files {
 
     fn len(&self) -> Option<usize> {
         Some(self.files.len())
+    }
+}
+
+/// The Go type of Helm's values tables (`.Values`, `.` itself and `.Template`).
+pub const VALUES_TYPE: &str = "common.Values";
+
+/// The methods of `common.Values` (`pkg/chart/common/values.go`), bound to `map`: `AsMap`,
+/// `Encode`, `PathValue`, `Table`, `YAML`. Go looks them up before the map's keys, so a key of
+/// one of these names is out of reach as a field.
+pub fn values_method(map: &Map, name: &str) -> Option<Rc<Func>> {
+    if map.type_name() != VALUES_TYPE
+        || !matches!(name, "AsMap" | "YAML" | "Table" | "PathValue" | "Encode")
+    {
+        return None;
+    }
+    let this = map.clone();
+    let method = match name {
+        // Its own map (now a plain one), or a new empty map when it has no entries.
+        "AsMap" => {
+            let mut f = Func::new(vec![], None, "map[string]interface {}", move |_, _| {
+                Ok(Value::Map(if this.is_empty() {
+                    Map::new()
+                } else {
+                    this.retyped(None)
+                }))
+            });
+            f.returns_error = false;
+            f
+        }
+        // sigs.k8s.io/yaml's Marshal, final newline kept.
+        "YAML" => Func::new(vec![], None, "string", move |_, _| {
+            crate::yaml::to_yaml(&Value::Map(this.clone()))
+                .map(Value::from)
+                .map_err(|e| FuncError::new(e.message))
+        }),
+        "Table" => Func::new(vec![ArgType::String], None, VALUES_TYPE, move |_, args| {
+            table(&this, args[0].as_str().unwrap_or_default())
+                .map(|t| Value::Map(t.retyped(Some(VALUES_TYPE))))
+                .map_err(FuncError::new)
+        }),
+        "PathValue" => Func::new(
+            vec![ArgType::String],
+            None,
+            "interface {}",
+            move |_, args| {
+                path_value(&this, args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
+            },
+        ),
+        // `Encode(w io.Writer) error`: templates can pass no writer but nil, which Encode
+        // writes to once the YAML is made (a nil pointer dereference, recovered as the
+        // call's error). Its only result is an `error`, which Go hands back as a value.
+        "Encode" => {
+            let mut f = Func::new(
+                vec![ArgType::Interface("io.Writer")],
+                None,
+                "error",
+                move |_, _| match crate::yaml::to_yaml(&Value::Map(this.clone())) {
+                    Ok(_) => Err(FuncError::new(
+                        "runtime error: invalid memory address or nil pointer dereference",
+                    )),
+                    Err(e) => Ok(Value::Object(Rc::new(GoError(e.message)))),
+                },
+            );
+            f.returns_error = false;
+            f
+        }
+        _ => return None,
+    };
+    Some(Rc::new(method))
+}
+
+/// `common.ErrNoTable`.
+fn no_table(key: &str) -> String {
+    format!("{} is not a table", gotemplate::fmt::quote(key))
+}
+
+/// `common.ErrNoValue`.
+fn no_value(key: &str) -> String {
+    format!("{} is not a value", gotemplate::fmt::quote(key))
+}
+
+/// `Values.Table`: the table at a dotted path. A table is a `map[string]interface{}` or a
+/// `common.Values`.
+fn table(values: &Map, name: &str) -> Result<Map, String> {
+    let mut table = values.clone();
+    for key in name.split('.') {
+        table = match table.get(key) {
+            Some(Value::Map(m))
+                if matches!(m.type_name(), "map[string]interface {}" | VALUES_TYPE) =>
+            {
+                m
+            }
+            _ => return Err(no_table(key)),
+        };
+    }
+    Ok(table)
+}
+
+/// Helm's `istable`: only a plain `map[string]interface{}` (not a `common.Values`).
+fn is_table(value: &Value) -> bool {
+    matches!(value, Value::Map(m) if !m.is_named())
+}
+
+/// `Values.PathValue`: the value (not a table) at a dotted path.
+fn path_value(values: &Map, path: &str) -> Result<Value, String> {
+    if path.is_empty() {
+        return Err("YAML path cannot be empty".into());
+    }
+    let (tables, key) = match path.rsplit_once('.') {
+        Some((tables, key)) => (Some(tables), key),
+        None => (None, path),
+    };
+    let table = match tables {
+        None => values.clone(),
+        Some(tables) => table(values, tables).map_err(|_| no_value(key))?,
+    };
+    match table.get(key) {
+        Some(v) if !is_table(&v) => Ok(v),
+        _ => Err(no_value(key)),
+    }
+}
+
+/// The `error` sigs.k8s.io/yaml's Marshal returns (a `*fmt.wrapError`), as a template sees it:
+/// printed as its message. (Its wrapped error is a pointer, which `%+v` would print as an
+/// address: not modelled.)
+struct GoError(String);
+
+impl Object for GoError {
+    fn type_name(&self) -> &str {
+        "*fmt.wrapError"
+    }
+
+    fn fields(&self) -> Option<Vec<Field>> {
+        Some(vec![
+            Field::new("msg", Value::str(&self.0)),
+            Field::new("err", Value::Nil),
+        ])
+    }
+
+    fn stringer(&self) -> Option<String> {
+        Some(self.0.clone())
+    }
+
+    fn format(&self) -> String {
+        self.0.clone()
     }
 }

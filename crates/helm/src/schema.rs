@@ -220,7 +220,7 @@ pub fn validate_single(
 
 /// Go's `regexp.Compile`, as the library compiles `pattern`s, `patternProperties` and checks
 /// the `regex` format.
-fn compile_regex(pattern: &str) -> Result<regex::Regex, String> {
+fn compile_regex(pattern: &str) -> Result<crate::goregexp::Regexp, String> {
     crate::sprig::strings::compile(pattern)
 }
 

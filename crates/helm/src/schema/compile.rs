@@ -523,7 +523,7 @@ pub(super) struct Schema {
     pub required: Vec<String>,
     pub property_names: Option<usize>,
     pub properties: BTreeMap<String, usize>,
-    pub pattern_properties: Vec<(regex::Regex, usize)>,
+    pub pattern_properties: Vec<(crate::goregexp::Regexp, usize)>,
     pub additional_properties: Option<Additional>,
     pub dependencies: Vec<(String, Dependency)>,
     pub dependent_required: Vec<(String, Vec<String>)>,
@@ -544,7 +544,7 @@ pub(super) struct Schema {
 
     pub min_length: Option<i64>,
     pub max_length: Option<i64>,
-    pub pattern: Option<(regex::Regex, String)>,
+    pub pattern: Option<(crate::goregexp::Regexp, String)>,
 
     pub maximum: Option<f64>,
     pub minimum: Option<f64>,

@@ -5,6 +5,7 @@ use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Map, Value};
 
 use super::conv::{strslice, strval};
 use super::{def, n, runtime_error, s};
+use crate::goregexp;
 
 const ANY: ArgType = ArgType::Any;
 const INT: ArgType = ArgType::Int(IntKind::Int);
@@ -109,227 +110,24 @@ fn byte_slice(text: &str, lo: usize, hi: usize) -> Value {
     Value::from(String::from_utf8_lossy(&text.as_bytes()[lo..hi]).into_owned())
 }
 
-pub(crate) fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    if let Some(ops) = nested_repeat(pattern) {
-        return Err(format!(
-            "error parsing regexp: invalid nested repetition operator: `{ops}`"
-        ));
-    }
-    if let Some(op) = invalid_repeat(pattern) {
-        return Err(format!(
-            "error parsing regexp: invalid repeat count: `{op}`"
-        ));
-    }
-    regex::Regex::new(&go_regex(pattern)).map_err(|e| {
-        if let Some(go) = go_syntax_error(pattern) {
-            return go;
-        }
-        let text = e.to_string();
-        // Go's wording for the errors whose Go text is known to follow from Rust's.
-        if text.contains("unclosed group") {
-            format!("error parsing regexp: missing closing ): `{pattern}`")
-        } else if text.contains("unopened group") {
-            format!("error parsing regexp: unexpected ): `{pattern}`")
-        } else {
-            text
-        }
-    })
+/// Go's `regexp.Compile`; the error as Go's `error parsing regexp: …`.
+pub(crate) fn compile(pattern: &str) -> Result<goregexp::Regexp, String> {
+    goregexp::compile(pattern).map_err(|e| e.to_string())
 }
 
-/// Go's `regexp/syntax` wording (`error parsing regexp: CODE: `EXPR``) for the syntax errors
-/// whose Go counterpart and offending text follow from the parser's error and span: an
-/// unclosed class (EXPR from its `[` on), an unknown escape (a backreference is one to Go), a
-/// trailing backslash, a repetition without an operand (EXPR the operator, a lazy `?`
-/// included), a reversed class range, an unknown Unicode class.
-fn go_syntax_error(pattern: &str) -> Option<String> {
-    use regex_syntax::ast::ErrorKind;
-    let e = match regex_syntax::ast::parse::Parser::new().parse(pattern) {
-        Ok(_) => return go_translate_error(pattern),
-        Err(e) => e,
-    };
-    let span = e.span();
-    let at = pattern.get(span.start.offset..span.end.offset)?;
-    let (code, expr) = match e.kind() {
-        ErrorKind::ClassUnclosed => ("missing closing ]", pattern.get(span.start.offset..)?),
-        ErrorKind::EscapeUnrecognized | ErrorKind::UnsupportedBackreference => {
-            ("invalid escape sequence", at)
-        }
-        ErrorKind::EscapeUnexpectedEof => ("trailing backslash at end of expression", ""),
-        ErrorKind::RepetitionMissing => {
-            let rest = pattern.get(span.start.offset..)?;
-            let op = rest.chars().next()?;
-            let len = match op {
-                '*' | '+' | '?' => op.len_utf8(),
-                '{' => rest.find('}')? + 1,
-                _ => return None,
-            };
-            let len = if rest[len..].starts_with('?') {
-                len + 1
-            } else {
-                len
-            };
-            ("missing argument to repetition operator", &rest[..len])
-        }
-        ErrorKind::ClassRangeInvalid => ("invalid character class range", at),
-        _ => return None,
-    };
-    Some(format!("error parsing regexp: {code}: `{expr}`"))
+/// Go's `regexp.MustCompile`, whose panic Sprig's non-`must` functions fail with.
+fn must_compile(pattern: &str) -> Result<goregexp::Regexp, FuncError> {
+    goregexp::compile(pattern)
+        .map_err(|e| FuncError::new(goregexp::must_compile_message(pattern, &e)))
 }
 
-/// The errors Rust's translation (past the syntax) reports that Go's parser words itself.
-fn go_translate_error(pattern: &str) -> Option<String> {
-    use regex_syntax::hir::ErrorKind;
-    let Err(regex_syntax::Error::Translate(e)) = regex_syntax::Parser::new().parse(pattern) else {
-        return None;
-    };
-    let span = e.span();
-    let at = pattern.get(span.start.offset..span.end.offset)?;
-    match e.kind() {
-        ErrorKind::UnicodePropertyNotFound | ErrorKind::UnicodePropertyValueNotFound => Some(
-            format!("error parsing regexp: invalid character class range: `{at}`"),
-        ),
-        _ => None,
+/// Sprig's pair of functions: the `must` one returns the compile error, the other panics.
+fn compile_for(pattern: &str, must: bool) -> Result<goregexp::Regexp, FuncError> {
+    if must {
+        compile(pattern).map_err(FuncError::new)
+    } else {
+        must_compile(pattern)
     }
-}
-
-/// Go refuses a repetition operator right after another (`a**`, `a+?*`), which Rust's
-/// `regex` accepts: the two operators' text.
-fn nested_repeat(pattern: &str) -> Option<&str> {
-    use regex_syntax::ast::Ast;
-    fn find<'p>(ast: &Ast, pattern: &'p str) -> Option<&'p str> {
-        match ast {
-            Ast::Repetition(r) => {
-                if let Ast::Repetition(inner) = &*r.ast {
-                    return pattern.get(inner.op.span.start.offset..r.op.span.end.offset);
-                }
-                find(&r.ast, pattern)
-            }
-            Ast::Group(g) => find(&g.ast, pattern),
-            Ast::Alternation(a) => a.asts.iter().find_map(|x| find(x, pattern)),
-            Ast::Concat(c) => c.asts.iter().find_map(|x| find(x, pattern)),
-            _ => None,
-        }
-    }
-    let ast = regex_syntax::ast::parse::Parser::new()
-        .parse(pattern)
-        .ok()?;
-    find(&ast, pattern)
-}
-
-/// Go's limits on counted repetition (`regexp/syntax`): a count above 1000, or nested counts
-/// that together ask for more than 1000 copies of what they repeat (`(x{64}\n){16,18}`), are
-/// "invalid repeat count" errors, which Rust's `regex` accepts. Returns the offending
-/// operator's text (the outermost repetition whose nesting is too large).
-fn invalid_repeat(pattern: &str) -> Option<&str> {
-    use regex_syntax::ast::{Ast, RepetitionKind, RepetitionRange};
-    // (min, max) of a counted repetition; max -1 when unbounded.
-    fn counts(kind: &RepetitionKind) -> Option<(u32, i64)> {
-        match kind {
-            RepetitionKind::Range(RepetitionRange::Exactly(n)) => Some((*n, *n as i64)),
-            RepetitionKind::Range(RepetitionRange::AtLeast(n)) => Some((*n, -1)),
-            RepetitionKind::Range(RepetitionRange::Bounded(m, n)) => Some((*m, *n as i64)),
-            _ => None,
-        }
-    }
-    // Go's `repeatIsValid`: at most `n` copies of the innermost thing.
-    fn within(ast: &Ast, n: i64) -> bool {
-        let mut n = n;
-        if let Ast::Repetition(r) = ast
-            && let Some((min, max)) = counts(&r.op.kind)
-        {
-            let m = if max < 0 { min as i64 } else { max };
-            if m > n {
-                return false;
-            }
-            if m > 0 {
-                n /= m;
-            }
-        }
-        children(ast).iter().all(|c| within(c, n))
-    }
-    fn children(ast: &Ast) -> Vec<&Ast> {
-        match ast {
-            Ast::Repetition(r) => vec![&*r.ast],
-            Ast::Group(g) => vec![&*g.ast],
-            Ast::Alternation(a) => a.asts.iter().collect(),
-            Ast::Concat(c) => c.asts.iter().collect(),
-            _ => Vec::new(),
-        }
-    }
-    // Go checks each repetition as it parses it, innermost (leftmost-closing) first.
-    fn first_invalid(ast: &Ast) -> Option<&regex_syntax::ast::Span> {
-        if let Some(span) = children(ast).into_iter().find_map(first_invalid) {
-            return Some(span);
-        }
-        let Ast::Repetition(r) = ast else {
-            return None;
-        };
-        let (min, max) = counts(&r.op.kind)?;
-        let bad_count = min > 1000 || max > 1000 || (max >= 0 && (min as i64) > max);
-        let nested_too_large = (min >= 2 || max >= 2) && !within(ast, 1000);
-        (bad_count || nested_too_large).then_some(&r.op.span)
-    }
-    // A pattern this parser refuses is left to `regex` (and its error).
-    let ast = regex_syntax::ast::parse::Parser::new()
-        .parse(pattern)
-        .ok()?;
-    let span = first_invalid(&ast)?;
-    pattern.get(span.start.offset..span.end.offset)
-}
-
-/// Rewrites Go's ASCII-only Perl classes (`\d`, `\w`, `\s`, `\b`) into their ASCII forms, since
-/// Rust's `regex` makes them Unicode-aware.
-fn go_regex(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    let mut chars = pattern.chars().peekable();
-    let mut in_class = false;
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            let Some(next) = chars.next() else {
-                out.push(c);
-                break;
-            };
-            let rep = match (next, in_class) {
-                ('d', true) => Some("0-9"),
-                ('w', true) => Some("0-9A-Za-z_"),
-                ('s', true) => Some("\\t\\n\\f\\r "),
-                ('d', false) => Some("[0-9]"),
-                ('w', false) => Some("[0-9A-Za-z_]"),
-                ('s', false) => Some("[\\t\\n\\f\\r ]"),
-                ('D', false) => Some("[^0-9]"),
-                ('W', false) => Some("[^0-9A-Za-z_]"),
-                ('S', false) => Some("[^\\t\\n\\f\\r ]"),
-                ('b', false) => Some("(?-u:\\b)"),
-                ('B', false) => Some("(?-u:\\B)"),
-                _ => None,
-            };
-            match rep {
-                Some(r) => out.push_str(r),
-                None => {
-                    out.push(c);
-                    out.push(next);
-                }
-            }
-            continue;
-        }
-        if in_class {
-            if c == ']' {
-                in_class = false;
-            }
-        } else if c == '[' {
-            in_class = true;
-            out.push(c);
-            if chars.peek() == Some(&'^') {
-                out.push(chars.next().unwrap());
-            }
-            if chars.peek() == Some(&']') {
-                out.push(chars.next().unwrap());
-            }
-            continue;
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Go's `strings.Title`: the first letter of every word in title case.
@@ -591,6 +389,7 @@ pub(super) fn register(map: &mut FuncMap) {
         None,
         "bool",
         false,
+        // Sprig ignores the compile error: no match.
         |_, a| {
             Ok(Value::Bool(
                 compile(s(&a, 0)).is_ok_and(|re| re.is_match(s(&a, 1))),
@@ -609,13 +408,24 @@ pub(super) fn register(map: &mut FuncMap) {
             Ok(Value::Bool(re.is_match(s(&a, 1))))
         },
     );
-    // The plain forms fail as the must forms do (Sprig's panic is reported as an error too).
-    for (name, must) in [("regexReplaceAll", false), ("mustRegexReplaceAll", true)] {
-        def(map, name, &[STR, STR, STR], None, "string", must, |_, a| {
-            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(Value::from(re.replace_all(s(&a, 1), s(&a, 2)).into_owned()))
-        });
-    }
+    def(
+        map,
+        "regexReplaceAll",
+        &[STR, STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| replace_all(&a, false, false),
+    );
+    def(
+        map,
+        "mustRegexReplaceAll",
+        &[STR, STR, STR],
+        None,
+        "string",
+        true,
+        |_, a| replace_all(&a, true, false),
+    );
     def(
         map,
         "regexReplaceAllLiteral",
@@ -623,22 +433,26 @@ pub(super) fn register(map: &mut FuncMap) {
         None,
         "string",
         false,
-        |_, a| {
-            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(Value::from(
-                re.replace_all(s(&a, 1), regex::NoExpand(s(&a, 2)))
-                    .into_owned(),
-            ))
-        },
+        |_, a| replace_all(&a, false, true),
     );
-    for (name, must) in [("regexFind", false), ("mustRegexFind", true)] {
-        def(map, name, &[STR, STR], None, "string", must, |_, a| {
-            let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(Value::str(
-                re.find(s(&a, 1)).map(|m| m.as_str()).unwrap_or_default(),
-            ))
-        });
-    }
+    def(
+        map,
+        "regexFind",
+        &[STR, STR],
+        None,
+        "string",
+        false,
+        |_, a| find(&a, false),
+    );
+    def(
+        map,
+        "mustRegexFind",
+        &[STR, STR],
+        None,
+        "string",
+        true,
+        |_, a| find(&a, true),
+    );
     def(
         map,
         "regexQuoteMeta",
@@ -646,17 +460,38 @@ pub(super) fn register(map: &mut FuncMap) {
         None,
         "string",
         false,
-        |_, a| {
-            let mut out = String::new();
-            for c in s(&a, 0).chars() {
-                if "\\.+*?()|[]{}^$".contains(c) {
-                    out.push('\\');
-                }
-                out.push(c);
-            }
-            Ok(Value::from(out))
-        },
+        |_, a| Ok(Value::from(goregexp::quote_meta(s(&a, 0)))),
     );
+}
+
+/// `regexReplaceAll` and its `must` and `Literal` forms: `$1`/`${name}` expanded unless
+/// literal.
+pub(super) fn replace_all(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncError> {
+    let re = compile_for(s(a, 0), must)?;
+    Ok(Value::from(re.replace_all(s(a, 1), s(a, 2), literal)))
+}
+
+fn find(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let re = compile_for(s(a, 0), must)?;
+    Ok(Value::str(re.find(s(a, 1)).unwrap_or_default()))
+}
+
+fn find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let re = compile_for(s(a, 0), must)?;
+    let found = re.find_all(s(a, 1), n(a, 2));
+    Ok(Value::List(List::typed(
+        found.into_iter().map(Value::str).collect(),
+        "string",
+    )))
+}
+
+fn split(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let re = compile_for(s(a, 0), must)?;
+    let parts = re.split(s(a, 1), n(a, 2));
+    Ok(Value::List(List::typed(
+        parts.into_iter().map(Value::str).collect(),
+        "string",
+    )))
 }
 
 /// `splitn` and the remaining regular-expression functions.
@@ -694,74 +529,42 @@ pub(super) fn register_more(map: &mut FuncMap) {
             Ok(Value::Map(m))
         },
     );
-    for (name, must) in [("regexFindAll", false), ("mustRegexFindAll", true)] {
-        def(
-            map,
-            name,
-            &[STR, STR, INT],
-            None,
-            "[]string",
-            must,
-            |_, a| {
-                let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-                let limit = n(&a, 2);
-                let found: Vec<Value> = if limit == 0 {
-                    Vec::new()
-                } else {
-                    re.find_iter(s(&a, 1))
-                        .take(if limit < 0 {
-                            usize::MAX
-                        } else {
-                            limit as usize
-                        })
-                        .map(|m| Value::str(m.as_str()))
-                        .collect()
-                };
-                Ok(Value::List(List::typed(found, "string")))
-            },
-        );
-    }
-    for (name, must) in [("regexSplit", false), ("mustRegexSplit", true)] {
-        def(
-            map,
-            name,
-            &[STR, STR, INT],
-            None,
-            "[]string",
-            must,
-            |_, a| {
-                let re = compile(s(&a, 0)).map_err(FuncError::new)?;
-                let (text, limit) = (s(&a, 1), n(&a, 2));
-                let mut out: Vec<Value> = Vec::new();
-                if limit != 0 {
-                    if !s(&a, 0).is_empty() && text.is_empty() {
-                        out.push(Value::str(""));
-                    } else {
-                        let (mut beg, mut end) = (0, 0);
-                        let take = if limit < 0 {
-                            usize::MAX
-                        } else {
-                            limit as usize
-                        };
-                        for m in re.find_iter(text).take(take) {
-                            if limit > 0 && out.len() as i64 == limit - 1 {
-                                break;
-                            }
-                            end = m.start();
-                            if m.end() != 0 {
-                                out.push(Value::str(&text[beg..end]));
-                            }
-                            beg = m.end();
-                        }
-                        if end != text.len() {
-                            out.push(Value::str(&text[beg..]));
-                        }
-                    }
-                }
-                Ok(Value::List(List::typed(out, "string")))
-            },
-        );
-    }
+    def(
+        map,
+        "regexFindAll",
+        &[STR, STR, INT],
+        None,
+        "[]string",
+        false,
+        |_, a| find_all(&a, false),
+    );
+    def(
+        map,
+        "mustRegexFindAll",
+        &[STR, STR, INT],
+        None,
+        "[]string",
+        true,
+        |_, a| find_all(&a, true),
+    );
+    def(
+        map,
+        "regexSplit",
+        &[STR, STR, INT],
+        None,
+        "[]string",
+        false,
+        |_, a| split(&a, false),
+    );
+    def(
+        map,
+        "mustRegexSplit",
+        &[STR, STR, INT],
+        None,
+        "[]string",
+        true,
+        |_, a| split(&a, true),
+    );
 }
 
 #[cfg(test)]

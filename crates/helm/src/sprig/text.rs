@@ -751,13 +751,7 @@ pub(super) fn register(map: &mut FuncMap) {
         None,
         "string",
         true,
-        |_, a| {
-            let re = super::strings::compile(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(Value::from(
-                re.replace_all(s(&a, 1), regex::NoExpand(s(&a, 2)))
-                    .into_owned(),
-            ))
-        },
+        |_, a| super::strings::replace_all(&a, true, true),
     );
 }
 
