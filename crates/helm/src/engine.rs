@@ -412,7 +412,14 @@ fn trace(text: &str) -> Option<String> {
     match level.message.strip_prefix("error calling ") {
         Some(rest) => {
             let (func, inner) = rest.split_once(": ")?;
-            let inner_trace = trace(inner)?;
+            // Helm's `parseTemplateNoTemplateError`: Go's `template: no template %q associated
+            // with template %q` (an `include` of an undefined name) is a link of the trace of
+            // its own, printed whole, without a location.
+            let inner_trace = if inner.starts_with("template: no template ") {
+                inner.trim_end().to_string()
+            } else {
+                trace(inner)?
+            };
             Some(format!("{head}error calling {func}:\n{inner_trace}"))
         }
         None => Some(format!("{head}{}", level.message)),
@@ -611,6 +618,10 @@ mod tests {
             (
                 r#"template: e1/templates/x.yaml:1:48: executing "e1/templates/x.yaml" at <include "t" .>: error calling include: template: e1/templates/x.yaml:1:26: executing "t" at <.Values.q.r>: nil pointer evaluating interface {}.r"#,
                 "e1/templates/x.yaml:1:48\n  executing \"e1/templates/x.yaml\" at <include \"t\" .>:\n    error calling include:\ne1/templates/x.yaml:1:26\n  executing \"t\" at <.Values.q.r>:\n    nil pointer evaluating interface {}.r",
+            ),
+            (
+                r#"template: e1/templates/x.yaml:1:3: executing "e1/templates/x.yaml" at <include "nope" .>: error calling include: template: no template "nope" associated with template "gotpl""#,
+                "e1/templates/x.yaml:1:3\n  executing \"e1/templates/x.yaml\" at <include \"nope\" .>:\n    error calling include:\ntemplate: no template \"nope\" associated with template \"gotpl\"",
             ),
             (
                 r#"template: e1/templates/x.yaml:1:6: executing "e1/templates/x.yaml" at <fail "boom">: error calling fail: HELM_ERR_STARTboomHELM_ERR_END"#,
