@@ -21,7 +21,8 @@
 //! ```
 //!
 //! `CORPUS_FILTER=s` keeps the cases whose `NAME/VARIANT` contains `s`; `CORPUS_JOBS=n` sets
-//! the workers (default 3); `BOSUN_HELM` names the helm binary (else `scripts/fetch-helm`).
+//! the workers (default 3); `CORPUS_EXTRA_ARGS="--include-crds -n x"` adds flags to every case
+//! (for probing); `BOSUN_HELM` names the helm binary (else `scripts/fetch-helm`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -376,6 +377,14 @@ fn public_charts_render_like_helm() {
         root.display()
     );
     let mut all = jobs(&root, &cases);
+    let extra: Vec<String> = std::env::var("CORPUS_EXTRA_ARGS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    for job in &mut all {
+        job.args.extend(extra.iter().cloned());
+    }
     all.retain(|j| format!("{}/{}", j.name, j.variant).contains(&filter));
     let total = all.len();
     assert!(total > 0, "no case matches CORPUS_FILTER={filter}");
