@@ -132,6 +132,9 @@ fn read_case_file(dir: &Path) -> CaseFile {
     case
 }
 
+/// A case's id, what differs (if anything), and the class of the waiting mark it matched.
+type Outcome = (String, Option<String>, Option<u64>);
+
 struct Job {
     name: String,
     variant: String,
@@ -390,8 +393,7 @@ fn public_charts_render_like_helm() {
     assert!(total > 0, "no case matches CORPUS_FILTER={filter}");
 
     let queue = Mutex::new(all);
-    // (case id, what differs, waiting mark matched)
-    let results: Mutex<Vec<(String, Option<String>, Option<u64>)>> = Mutex::new(Vec::new());
+    let results: Mutex<Vec<Outcome>> = Mutex::new(Vec::new());
     let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..workers {
