@@ -208,6 +208,45 @@ struct TemplateArgs {
     /// With --output-dir, write below DIR/NAME.
     #[arg(long = "release-name")]
     release_name: bool,
+    /// Install flags `helm template` accepts and that change nothing it prints (it renders
+    /// client-side only): accepted for scripts written for helm (Argo CD passes --skip-crds).
+    #[command(flatten)]
+    accepted: AcceptedInstallFlags,
+}
+
+/// `helm template` inherits `helm install`'s flags; these have no effect on what it renders.
+#[derive(Args)]
+struct AcceptedInstallFlags {
+    /// Accepted, as by helm template: no CRDs are installed anyway (--include-crds prints them).
+    #[arg(long = "skip-crds")]
+    _skip_crds: bool,
+    /// Accepted, as by helm template: nothing is created.
+    #[arg(long = "create-namespace")]
+    _create_namespace: bool,
+    /// Accepted, as by helm template: there is no release record to describe.
+    #[arg(long = "description", value_name = "TEXT")]
+    _description: Option<String>,
+    /// Accepted, as by helm template: NOTES.txt is never printed.
+    #[arg(long = "hide-notes")]
+    _hide_notes: bool,
+    /// Accepted, as by helm template: nothing is validated against a cluster.
+    #[arg(long = "disable-openapi-validation")]
+    _disable_openapi_validation: bool,
+    /// Accepted, as by helm template: nothing is waited for.
+    #[arg(long = "wait-for-jobs")]
+    _wait_for_jobs: bool,
+    /// Accepted, as by helm template: nothing is installed or replaced.
+    #[arg(long = "replace")]
+    _replace: bool,
+    /// Accepted, as by helm template: nothing is applied.
+    #[arg(long = "take-ownership")]
+    _take_ownership: bool,
+    /// Accepted, as by helm template: nothing is applied.
+    #[arg(long = "force-conflicts")]
+    _force_conflicts: bool,
+    /// Accepted, as by helm template: the chart is a local path, no version is resolved.
+    #[arg(long = "devel")]
+    _devel: bool,
 }
 
 /// A failure as helm words it on stderr: `Error: …`, plus helm's hint after render failures,

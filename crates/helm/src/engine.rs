@@ -422,9 +422,11 @@ fn trace(text: &str) -> Option<String> {
     match level.message.strip_prefix("error calling ") {
         Some(rest) => {
             let (func, inner) = rest.split_once(": ")?;
-            // Go's "no template" error ends a chain as it is (Helm parses it apart).
+            // Helm's `parseTemplateNoTemplateError`: Go's `template: no template %q associated
+            // with template %q` (an `include` of an undefined name) is a link of the trace of
+            // its own, printed whole, without a location.
             let inner_trace = if inner.starts_with("template: no template ") {
-                inner.to_string()
+                inner.trim_end().to_string()
             } else {
                 trace(inner)?
             };

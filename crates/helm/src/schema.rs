@@ -205,7 +205,11 @@ pub fn validate_single(
         .strip_prefix("\u{feff}".as_bytes())
         .unwrap_or(schema_json);
     let doc = unmarshal_json(bytes).map_err(SchemaError)?;
-    let meta = compile::Meta::get().map_err(SchemaError)?;
+    let meta = match compile::Meta::drafts_of(&doc) {
+        Some(drafts) => compile::Meta::get_for(&drafts),
+        None => compile::Meta::get(),
+    }
+    .map_err(SchemaError)?;
     let mut compiler = compile::Compiler::new(loader, Some(&meta), false);
     compiler.add_resource(ROOT, doc);
     let root = compiler.compile(ROOT).map_err(SchemaError)?;

@@ -579,8 +579,9 @@ fn strings(list: &Value) -> Vec<String> {
     }
 }
 
-/// The compiled metaschemas of every draft, compiled (with format assertions on, as the
-/// library compiles them) once per thread.
+/// The compiled metaschemas of the drafts asked for so far, compiled (with format assertions
+/// on, as the library compiles them) once per thread. Compiling all five took about 7 ms of
+/// every render of a chart with a `values.schema.json`; most charts' schemas speak one draft.
 pub(super) struct Meta {
     pub schemas: Vec<Schema>,
     roots: Vec<(u32, usize)>,
@@ -595,12 +596,14 @@ impl Meta {
             .map_or(0, |(_, i)| *i)
     }
 
-    fn build() -> Result<Meta, String> {
+    fn build(versions: &[u32]) -> Result<Meta, String> {
         let mut loader = Loader::files_only();
         let mut c = Compiler::new(&mut loader, None, true);
         let mut roots = Vec::new();
         for d in DRAFTS {
-            roots.push((d.version, c.compile(d.url)?));
+            if versions.contains(&d.version) {
+                roots.push((d.version, c.compile(d.url)?));
+            }
         }
         Ok(Meta {
             schemas: c.schemas,
@@ -608,11 +611,87 @@ impl Meta {
         })
     }
 
+    fn has(&self, version: u32) -> bool {
+        self.roots.iter().any(|(v, _)| *v == version)
+    }
+
+    /// The metaschemas of every draft.
     pub fn get() -> Result<Rc<Meta>, String> {
+        let all: Vec<u32> = DRAFTS.iter().map(|d| d.version).collect();
+        Meta::get_for(&all)
+    }
+
+    /// Metaschemas with (at least) these drafts' compiled; a thread's earlier ones when they
+    /// have them, else all of those and these compiled anew.
+    pub fn get_for(versions: &[u32]) -> Result<Rc<Meta>, String> {
         thread_local! {
-            static META: Result<Rc<Meta>, String> = Meta::build().map(Rc::new);
+            static META: std::cell::RefCell<Option<Rc<Meta>>> =
+                const { std::cell::RefCell::new(None) };
         }
-        META.with(|m| m.clone())
+        META.with(|cell| {
+            let mut cached = cell.borrow_mut();
+            if let Some(m) = cached.as_ref()
+                && versions.iter().all(|v| m.has(*v))
+            {
+                return Ok(m.clone());
+            }
+            let mut want = versions.to_vec();
+            if let Some(m) = cached.as_ref() {
+                want.extend(m.roots.iter().map(|(v, _)| *v));
+            }
+            let m = Rc::new(Meta::build(&want)?);
+            *cached = Some(m.clone());
+            Ok(m)
+        })
+    }
+
+    /// The drafts whose metaschemas checking `doc` (a root schema document) can need: the
+    /// default draft for a root without `$schema` and every draft a `$schema` names; `None`
+    /// (all of them) where that cannot be told from the document alone: a `$schema` that is
+    /// not a known draft's URL (or not a string), or a reference that may load another
+    /// document, which may speak any draft.
+    pub fn drafts_of(doc: &Value) -> Option<Vec<u32>> {
+        fn walk(v: &Value, out: &mut Vec<u32>) -> Option<()> {
+            match v {
+                Value::Map(m) => m.with_entries(|entries| {
+                    for (k, child) in entries {
+                        match &**k {
+                            "$schema" => match child {
+                                Value::String(url) => {
+                                    out.push(draft_from_url(url.as_str())?.version)
+                                }
+                                _ => return None,
+                            },
+                            "$ref" | "$dynamicRef" | "$recursiveRef" => {
+                                if let Value::String(r) = child
+                                    && !r.as_str().starts_with('#')
+                                {
+                                    return None;
+                                }
+                            }
+                            _ => {}
+                        }
+                        walk(child, out)?;
+                    }
+                    Some(())
+                }),
+                Value::List(l) => {
+                    for child in l.items() {
+                        walk(child, out)?;
+                    }
+                    Some(())
+                }
+                _ => Some(()),
+            }
+        }
+        let mut out = Vec::new();
+        if !matches!(doc, Value::Map(m) if m.contains_key("$schema")) {
+            out.push(DRAFT2020.version);
+        }
+        walk(doc, &mut out)?;
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
     }
 }
 
@@ -1332,6 +1411,46 @@ mod tests {
             let root = meta.root(d.version);
             assert_eq!(meta.schemas[root].location, format!("{}#", d.url));
         }
+    }
+
+    #[test]
+    fn drafts_a_document_needs() {
+        let doc = |json: &str| crate::yaml::from_yaml(json).unwrap();
+        assert_eq!(
+            Meta::drafts_of(&doc(r#"{"type": "object"}"#)),
+            Some(vec![2020])
+        );
+        assert_eq!(
+            Meta::drafts_of(&doc(
+                r##"{"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"a": {"$ref": "#/definitions/a"}}}"##
+            )),
+            Some(vec![7])
+        );
+        assert_eq!(
+            Meta::drafts_of(&doc(
+                r#"{"$defs": {"x": {"$id": "x", "$schema": "http://json-schema.org/draft-04/schema#"}}}"#
+            )),
+            Some(vec![4, 2020])
+        );
+        // Another document may speak any draft; so may an unknown metaschema.
+        assert_eq!(Meta::drafts_of(&doc(r#"{"$ref": "other.json"}"#)), None);
+        assert_eq!(
+            Meta::drafts_of(&doc(r#"{"$schema": "https://example.com/meta"}"#)),
+            None
+        );
+        assert_eq!(
+            Meta::drafts_of(&doc(r#"{"properties": {"$schema": {"type": "string"}}}"#)),
+            None
+        );
+        // Compiled lazily, a thread's metaschemas grow to what is asked.
+        let seven = Meta::get_for(&[7]).unwrap();
+        assert!(seven.has(7));
+        let both = Meta::get_for(&[4]).unwrap();
+        assert!(both.has(4) && both.has(7));
+        assert_eq!(
+            both.schemas[both.root(7)].location,
+            format!("{}#", DRAFT7.url)
+        );
     }
 
     #[test]
