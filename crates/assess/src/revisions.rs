@@ -280,6 +280,12 @@ pub fn inventory(objects: &[LiveObject]) -> Inventory {
             push_unique(&mut t.objects, &object.display());
             continue;
         }
+        // What is installed is told by the control plane's own objects: not by pods (istiod's
+        // pods carry the component label too; a pod still terminating after an uninstall made
+        // the revision look installed), nor by objects already being deleted.
+        if object.kind == "Pod" || object.terminating {
+            continue;
+        }
         let component = object.label(COMPONENT_LABEL).filter(|c| !c.is_empty());
         let istiod = object.kind == "Deployment" && object.label("app") == Some("istiod");
         let injector = object.kind == "MutatingWebhookConfiguration"
