@@ -12,12 +12,11 @@
 //! (or `BOSUN_ISTIO` names); the module proxy is pointed at a closed port so that a missing
 //! cache fails here instead of downloading.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{fetched, repo_root};
 
 /// One fenced block: its info string (`sh`), its first line in README.md (1-based) and its text.
 struct Block {
@@ -76,21 +75,7 @@ fn first_missing<'a>(shown: &[&'a str], output: &str) -> Option<&'a str> {
 /// The cache directory bosun reads the pinned release from: the parent of what
 /// scripts/fetch-istio prints (`$BOSUN_CACHE/istio-<pin>`).
 fn bosun_cache() -> PathBuf {
-    let istio = match std::env::var("BOSUN_ISTIO") {
-        Ok(path) => PathBuf::from(path),
-        Err(_) => {
-            let out = Command::new(repo_root().join("scripts/fetch-istio"))
-                .output()
-                .expect("run scripts/fetch-istio");
-            assert!(
-                out.status.success(),
-                "scripts/fetch-istio failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-        }
-    };
-    istio
+    fetched("BOSUN_ISTIO", "fetch-istio")
         .parent()
         .expect("the fetched Istio lies in a cache directory")
         .to_path_buf()
