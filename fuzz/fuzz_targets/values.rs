@@ -4,7 +4,7 @@
 
 use gotemplate::Map;
 use helm::strvals::{self, Typing};
-use helm::yaml;
+use goyaml as yaml;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &[u8]| {

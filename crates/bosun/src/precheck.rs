@@ -147,7 +147,7 @@ pub fn precheck_command(args: PrecheckArgs) -> Result<Outcome, MeshFailure> {
             t.push('\n');
             t
         }
-        Format::Yaml => helm::yaml::json_to_yaml(&json_value(&shown, &prepared.version))
+        Format::Yaml => goyaml::json_to_yaml(&json_value(&shown, &prepared.version))
             .map_err(|e| MeshFailure(format!("writing YAML: {}", e.message)))?,
     };
     if shown.is_empty() && args.output == Format::Log {

@@ -179,7 +179,7 @@ fn module_hash(zip: &[u8]) -> Result<String, String> {
     }
     Ok(format!(
         "h1:{}",
-        helm::sprig::crypto::b64_encode(&summary.finalize())
+        goyaml::json_value::b64_encode(&summary.finalize())
     ))
 }
 

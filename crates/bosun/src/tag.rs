@@ -240,7 +240,7 @@ fn list(args: ListArgs) -> Result<(), MeshFailure> {
                     .map(|r| json!({"tag": r.tag, "revision": r.revision, "namespaces": r.namespaces}))
                     .collect(),
             );
-            helm::yaml::json_to_yaml(&value)
+            goyaml::json_to_yaml(&value)
                 .map_err(|e| MeshFailure(format!("error while marshaling to YAML: {e}")))?
                 + "\n"
         }

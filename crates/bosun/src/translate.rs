@@ -151,7 +151,7 @@ pub fn manifest_translate(args: TranslateArgs) -> Result<(), MeshFailure> {
         };
         let values_file = format!("{name}-values.yaml");
         let values = match &m.values {
-            Some(values) => helm::yaml::json_to_yaml(&serde_json::Value::Object(values.clone()))
+            Some(values) => goyaml::json_to_yaml(&serde_json::Value::Object(values.clone()))
                 .map_err(|e| MeshFailure(format!("writing {values_file}: {e}")))?,
             None => "null\n".to_string(),
         };

@@ -37,10 +37,10 @@ fn run(bin: &Path, args: &[String], manifests: &Path) -> Run {
 
 /// The objects of a manifest by identity (a multi-map: duplicates are kept in order).
 fn objects(text: &str) -> Result<BTreeMap<String, Vec<serde_json::Value>>, String> {
-    let docs = helm::yaml::documents(text).map_err(|e| e.message)?;
+    let docs = goyaml::documents(text).map_err(|e| e.message)?;
     let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for doc in docs {
-        let v = helm::json_value::to_json_value(&doc).map_err(|e| e.to_string())?;
+        let v = goyaml::json_value::to_json_value(&doc).map_err(|e| e.to_string())?;
         if v.is_null() {
             continue;
         }

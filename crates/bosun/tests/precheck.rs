@@ -73,7 +73,7 @@ fn exit_matches_errors(out: &Output) {
 /// admin's certificate, impersonating), written as JSON (which is YAML).
 fn kubeconfig_as(user: &str) -> PathBuf {
     let source = std::fs::read_to_string(testenv::kubeconfig()).unwrap();
-    let mut config = helm::yaml::from_yaml_json(&source).unwrap();
+    let mut config = goyaml::from_yaml_json(&source).unwrap();
     for u in config["users"].as_array_mut().unwrap() {
         u["user"]["as"] = json!(user);
     }
@@ -562,7 +562,7 @@ impl StampedApiServer {
     fn start() -> StampedApiServer {
         use std::io::BufRead;
         let config =
-            helm::yaml::from_yaml_json(&std::fs::read_to_string(testenv::kubeconfig()).unwrap())
+            goyaml::from_yaml_json(&std::fs::read_to_string(testenv::kubeconfig()).unwrap())
                 .unwrap();
         let dir = std::env::temp_dir().join(testenv::unique_name("stamped"));
         std::fs::create_dir_all(&dir).unwrap();

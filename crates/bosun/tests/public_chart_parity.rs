@@ -72,7 +72,7 @@ fn read_case_file(dir: &Path) -> CaseFile {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return CaseFile::default();
     };
-    let v = helm::yaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let v = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut case = CaseFile::default();
     let Some(obj) = v.as_object() else {
         return case;

@@ -551,7 +551,7 @@ mod tests {
         for file in &files {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let text = std::fs::read_to_string(file).unwrap();
-            let case = helm::yaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let case = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
             let parsed = selectors(&case, "a").and_then(|a| Ok((a, selectors(&case, "b")?)));
             if let Some(want) = case.get("error").and_then(Value::as_str) {
                 match parsed {

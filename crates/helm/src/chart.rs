@@ -7,7 +7,7 @@ use std::rc::Rc;
 use gotemplate::{List, Map, Str, Value};
 
 use crate::mapped::{MAP_MIN, MappedText};
-use crate::yaml;
+use goyaml as yaml;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
@@ -151,7 +151,7 @@ impl FileData {
     pub fn text(&self) -> Str {
         match self {
             FileData::Text(text) => text.clone(),
-            FileData::Binary(bytes) => Str::from(crate::utf8_lossy(bytes).into_owned()),
+            FileData::Binary(bytes) => Str::from(goyaml::utf8_lossy(bytes).into_owned()),
         }
     }
 
@@ -593,7 +593,7 @@ fn parse_metadata(text: &str, requirements: Option<&str>) -> Result<Metadata, Ch
             "chart.metadata.version is required".to_string(),
         ));
     }
-    if !crate::sprig::semver::is_valid_version(&metadata.version) {
+    if !sprig::semver::is_valid_version(&metadata.version) {
         return Err(ChartError::Invalid(format!(
             "chart.metadata.version {:?} is invalid",
             metadata.version

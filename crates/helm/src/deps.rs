@@ -50,7 +50,7 @@ pub fn process_dependencies(chart: &mut Chart, user: &Map) -> Result<Vec<LogLine
 
 /// Masterminds' `Constraint.Check`, false when either side does not parse.
 fn compatible(constraint: &str, version: &str) -> bool {
-    crate::sprig::semver::semver_compare(constraint, version).unwrap_or(false)
+    sprig::semver::semver_compare(constraint, version).unwrap_or(false)
 }
 
 fn process_enabled(
@@ -285,7 +285,7 @@ mod tests {
         let base = chart(&[("Chart.yaml", parent), ("charts/sub/Chart.yaml", SUB)]);
         let names = |user: &str| {
             let mut c = base.clone();
-            let user = crate::yaml::values_from_yaml(user).unwrap();
+            let user = goyaml::values_from_yaml(user).unwrap();
             process_dependencies(&mut c, &user).unwrap();
             c.dependencies
                 .iter()
@@ -319,7 +319,7 @@ mod tests {
             ("charts/sub/values.yaml", "global: {g: s, h: s}\nx: 1\n"),
         ]);
         let (values, _) = values::coalesce_chart(&c, &Map::new()).unwrap();
-        let json = crate::yaml::to_json(&Value::Map(values)).unwrap();
+        let json = goyaml::to_json(&Value::Map(values)).unwrap();
         assert_eq!(
             json,
             r#"{"global":{"g":"p"},"sub":{"global":{"g":"p","h":"s"},"x":1}}"#

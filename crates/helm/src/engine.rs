@@ -45,7 +45,7 @@ pub fn render(
     values: &Map,
     context: &RenderContext,
 ) -> Result<BTreeMap<String, String>, RenderError> {
-    render_with(chart, values, context, &crate::yaml::YamlMemo::new(), None)
+    render_with(chart, values, context, &goyaml::YamlMemo::new(), None)
 }
 
 /// [`render`], with the templates' `fromYaml` and `toYaml` sharing `memo`: afterwards it knows
@@ -55,7 +55,7 @@ pub fn render_with(
     chart: &Chart,
     values: &Map,
     context: &RenderContext,
-    memo: &crate::yaml::YamlMemo,
+    memo: &goyaml::YamlMemo,
     helper: Option<&cores::Worker>,
 ) -> Result<BTreeMap<String, String>, RenderError> {
     let mut rendered = BTreeMap::new();
@@ -73,7 +73,7 @@ pub fn render_each(
     chart: &Chart,
     values: &Map,
     context: &RenderContext,
-    memo: &crate::yaml::YamlMemo,
+    memo: &goyaml::YamlMemo,
     helper: Option<&cores::Worker>,
     mut each: impl FnMut(String, Vec<gotemplate::Str>),
 ) -> Result<(), RenderError> {
@@ -497,7 +497,7 @@ mod tests {
                 &chart,
                 &Map::new(),
                 &context,
-                &crate::yaml::YamlMemo::new(),
+                &goyaml::YamlMemo::new(),
                 helper,
             )
         };
@@ -582,7 +582,7 @@ mod tests {
                 flag.store(true, std::sync::atomic::Ordering::SeqCst);
             }
         });
-        let memo = crate::yaml::YamlMemo::new();
+        let memo = goyaml::YamlMemo::new();
         let out = render_with(&chart, &Map::new(), &context, &memo, Some(&worker)).unwrap();
         release.send(()).unwrap();
         drop(worker);

@@ -1,5 +1,5 @@
 //! Helm's own template functions (`include`, `tpl`, `required`, `fail`, `lookup`, `toYaml`,
-//! `toJson`, `fromYaml`), registered on top of Sprig's (see [`crate::sprig`]).
+//! `toJson`, `fromYaml`), registered on top of Sprig's (see [`sprig`]).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -21,13 +21,13 @@ fn warn_wrap(msg: &str) -> FuncError {
 
 /// Every function Helm adds on top of Go's builtins, for one render.
 pub fn helm_funcs() -> FuncMap {
-    helm_funcs_with(&crate::yaml::YamlMemo::new())
+    helm_funcs_with(&goyaml::YamlMemo::new())
 }
 
 /// [`helm_funcs`] whose `fromYaml` and `toYaml` share `memo` (so that the caller can look up
 /// what `toYaml` wrote).
-pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
-    let mut map = crate::sprig::sprig_funcs();
+pub fn helm_funcs_with(memo: &goyaml::YamlMemo) -> FuncMap {
+    let mut map = sprig::sprig_funcs();
     register_yaml_json(&mut map, memo);
     offer_split_parts(&mut map, memo);
     // Without `--enable-dns` (bosun has no such flag) Helm replaces Sprig's DNS lookup.
@@ -122,25 +122,10 @@ pub fn helm_funcs_with(memo: &crate::yaml::YamlMemo) -> FuncMap {
     map
 }
 
-/// Go's `reflect.Kind` name of a value, as Sprig's error messages print it.
-pub fn go_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Invalid | Value::Nil => "invalid",
-        Value::Bool(_) => "bool",
-        Value::Int(_, kind) => kind.go_name(),
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::Bytes(_) | Value::List(_) => "slice",
-        Value::Map(_) => "map",
-        Value::Object(o) => o.kind(),
-        Value::Func(_) => "func",
-    }
-}
-
 /// Sprig's `splitList`, which also offers its large parts to `memo` for preparation ahead of
 /// the `fromYaml` that usually follows (see `yaml::Ahead`; Istio's base chart splits its CRD
 /// file so). The result is Sprig's.
-fn offer_split_parts(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
+fn offer_split_parts(map: &mut FuncMap, memo: &goyaml::YamlMemo) {
     let Some(split) = map.get("splitList").cloned() else {
         return;
     };
@@ -167,7 +152,7 @@ fn offer_split_parts(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
 }
 
 /// Helm's `toYaml`, `toJson` and `fromYaml` (they replace Sprig's `toJson`).
-fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
+fn register_yaml_json(map: &mut FuncMap, memo: &goyaml::YamlMemo) {
     let memo_to = memo.clone();
     let mut to_yaml = Func::new(vec![ArgType::Any], None, "string", move |_, args| {
         Ok(match memo_to.to_yaml(&args[0]) {
@@ -178,7 +163,7 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     to_yaml.returns_error = false;
     map.insert("toYaml", to_yaml);
     let mut to_yaml_pretty = Func::new(vec![ArgType::Any], None, "string", |_, args| {
-        let text = crate::yaml::to_yaml_pretty(&args[0]).unwrap_or_default();
+        let text = goyaml::to_yaml_pretty(&args[0]).unwrap_or_default();
         Ok(Value::from(
             text.strip_suffix('\n').unwrap_or(&text).to_string(),
         ))
@@ -187,7 +172,7 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     map.insert("toYamlPretty", to_yaml_pretty);
     // Helm's `mustToYaml` panics where `toYaml` gives "".
     let mut must_to_yaml = Func::new(vec![ArgType::Any], None, "string", |_, args| {
-        crate::yaml::to_yaml(&args[0])
+        goyaml::to_yaml(&args[0])
             .map(|text| Value::from(text.strip_suffix('\n').unwrap_or(&text).to_string()))
             .map_err(|e| FuncError::new(e.message))
     });
@@ -195,13 +180,11 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     map.insert("mustToYaml", must_to_yaml);
     // Sprig's `mustFromJson` (Helm replaces only `fromJson`): any JSON value, or the error.
     let must_from_json = Func::new(vec![ArgType::String], None, "interface {}", |_, args| {
-        crate::json_read::from_json(args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
+        goyaml::json_read::from_json(args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
     });
     map.insert("mustFromJson", must_from_json);
     let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
-        Ok(Value::from(
-            crate::yaml::to_json(&args[0]).unwrap_or_default(),
-        ))
+        Ok(Value::from(goyaml::to_json(&args[0]).unwrap_or_default()))
     });
     to_json.returns_error = false;
     map.insert("toJson", to_json);
@@ -214,7 +197,7 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
             let out = Map::new();
             let parsed = match &args[0] {
                 Value::String(text) => memo_from.from_yaml(text),
-                other => crate::yaml::from_yaml(other.as_str().unwrap_or_default()),
+                other => goyaml::from_yaml(other.as_str().unwrap_or_default()),
             };
             match parsed {
                 Ok(Value::Map(m)) => return Ok(Value::Map(m)),
@@ -224,7 +207,7 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
                         "Error",
                         Value::from(format!(
                             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                            crate::json_read::json_kind(&other)
+                            goyaml::json_read::json_kind(&other)
                         )),
                     );
                 }
@@ -243,12 +226,12 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
         "[]interface {}",
         |_, args| {
             let text = args[0].as_str().unwrap_or_default();
-            let err = match crate::yaml::from_yaml(text) {
+            let err = match goyaml::from_yaml(text) {
                 Ok(Value::List(l)) => return Ok(Value::List(List::new(l.items().to_vec()))),
                 Ok(Value::Nil) => return Ok(Value::List(List::new(Vec::new()))),
                 Ok(other) => format!(
                     "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
-                    crate::json_read::json_kind(&other)
+                    goyaml::json_read::json_kind(&other)
                 ),
                 Err(e) => e.message,
             };
@@ -263,12 +246,12 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
         "map[string]interface {}",
         |_, args| {
             let out = Map::new();
-            let err = match crate::json_read::from_json(args[0].as_str().unwrap_or_default()) {
+            let err = match goyaml::json_read::from_json(args[0].as_str().unwrap_or_default()) {
                 Ok(Value::Map(m)) => return Ok(Value::Map(m)),
                 Ok(Value::Nil) => return Ok(Value::Map(out)),
                 Ok(other) => format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                    crate::json_read::json_kind(&other)
+                    goyaml::json_read::json_kind(&other)
                 ),
                 Err(e) => e,
             };
@@ -280,12 +263,12 @@ fn register_yaml_json(map: &mut FuncMap, memo: &crate::yaml::YamlMemo) {
     map.insert("fromJson", from_json);
     let mut from_json_array =
         Func::new(vec![ArgType::String], None, "[]interface {}", |_, args| {
-            let err = match crate::json_read::from_json(args[0].as_str().unwrap_or_default()) {
+            let err = match goyaml::json_read::from_json(args[0].as_str().unwrap_or_default()) {
                 Ok(Value::List(l)) => return Ok(Value::List(l)),
                 Ok(Value::Nil) => return Ok(Value::List(List::new(Vec::new()))),
                 Ok(other) => format!(
                     "json: cannot unmarshal {} into Go value of type []interface {{}}",
-                    crate::json_read::json_kind(&other)
+                    goyaml::json_read::json_kind(&other)
                 ),
                 Err(e) => e,
             };

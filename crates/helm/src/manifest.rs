@@ -8,7 +8,7 @@ use gotemplate::{Str, Value};
 
 use crate::engine::{RenderError, is_partial};
 use crate::log::LogLine;
-use crate::yaml;
+use goyaml as yaml;
 
 /// Helm's kind order for installs; unknown kinds go last, alphabetically among themselves.
 const INSTALL_ORDER: &[&str] = &[

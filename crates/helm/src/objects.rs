@@ -528,7 +528,7 @@ impl Files {
             let base = path.rsplit('/').next().unwrap_or(path);
             map.insert(base, Value::str(&encode(data)));
         }
-        let text = crate::yaml::to_yaml(&Value::Map(map)).map_err(|e| FuncError::new(e.message))?;
+        let text = goyaml::to_yaml(&Value::Map(map)).map_err(|e| FuncError::new(e.message))?;
         Ok(Value::str(text.strip_suffix('\n').unwrap_or(&text)))
     }
 }
@@ -573,7 +573,7 @@ impl Object for Files {
                     let Some(data) = files.get(name) else {
                         return Ok(Value::List(List::typed(vec![], "string")));
                     };
-                    let text = crate::utf8_lossy(data);
+                    let text = goyaml::utf8_lossy(data);
                     if text.is_empty() {
                         // Helm indexes the last byte of the file without a check.
                         return Err(FuncError::new("runtime error: index out of range [-1]"));
@@ -600,11 +600,11 @@ impl Object for Files {
                 "engine.files",
             )),
             "AsConfig" => Some(Files::getter(
-                |files| files.as_yaml(|data| crate::utf8_lossy(data).into_owned()),
+                |files| files.as_yaml(|data| goyaml::utf8_lossy(data).into_owned()),
                 this,
             )),
             "AsSecrets" => Some(Files::getter(
-                |files| files.as_yaml(crate::sprig::base64_encode),
+                |files| files.as_yaml(goyaml::json_value::b64_encode),
                 this,
             )),
             _ => None,
@@ -669,7 +669,7 @@ pub fn values_method(map: &Map, name: &str) -> Option<Rc<Func>> {
         }
         // sigs.k8s.io/yaml's Marshal, final newline kept.
         "YAML" => Func::new(vec![], None, "string", move |_, _| {
-            crate::yaml::to_yaml(&Value::Map(this.clone()))
+            goyaml::to_yaml(&Value::Map(this.clone()))
                 .map(Value::from)
                 .map_err(|e| FuncError::new(e.message))
         }),
@@ -694,7 +694,7 @@ pub fn values_method(map: &Map, name: &str) -> Option<Rc<Func>> {
                 vec![ArgType::Interface("io.Writer")],
                 None,
                 "error",
-                move |_, _| match crate::yaml::to_yaml(&Value::Map(this.clone())) {
+                move |_, _| match goyaml::to_yaml(&Value::Map(this.clone())) {
                     Ok(_) => Err(FuncError::new(
                         "runtime error: invalid memory address or nil pointer dereference",
                     )),

@@ -84,7 +84,7 @@ impl Loader {
     /// Helm's `SchemeURLLoader`: the document at `url` by its scheme; the error is the
     /// loader's own text (the library adds `failing loading "URL": `).
     fn load(&mut self, url: &str) -> Result<Value, String> {
-        let u = crate::gourl::parse(url)?;
+        let u = gourl::parse(url)?;
         match u.scheme.as_str() {
             "file" => {
                 let path = &u.path;
@@ -138,9 +138,9 @@ fn io_error_text(e: &std::io::Error) -> String {
 /// truncated one is `unexpected EOF` and an empty one `EOF`), nothing but white space after
 /// it.
 fn unmarshal_json(bytes: &[u8]) -> Result<Value, String> {
-    let text = crate::utf8_lossy(bytes);
+    let text = goyaml::utf8_lossy(bytes);
     let chars: Vec<char> = text.chars().collect();
-    match crate::json_read::from_json_prefix(&chars) {
+    match goyaml::json_read::from_json_prefix(&chars) {
         Ok((v, used)) => {
             if chars[used..]
                 .iter()
@@ -224,8 +224,8 @@ pub fn validate_single(
 
 /// Go's `regexp.Compile`, as the library compiles `pattern`s, `patternProperties` and checks
 /// the `regex` format.
-fn compile_regex(pattern: &str) -> Result<crate::goregexp::Regexp, String> {
-    crate::sprig::strings::compile(pattern)
+fn compile_regex(pattern: &str) -> Result<goregexp::Regexp, String> {
+    goregexp::compile(pattern).map_err(|e| e.to_string())
 }
 
 /// Go's `%q`.
@@ -325,7 +325,7 @@ mod tests {
     use super::*;
 
     fn values(yaml: &str) -> Map {
-        match crate::yaml::values_from_yaml(yaml) {
+        match goyaml::values_from_yaml(yaml) {
             Ok(m) => m,
             Err(e) => panic!("bad test values: {e}"),
         }

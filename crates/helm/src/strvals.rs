@@ -304,7 +304,7 @@ impl Parser<'_> {
         if self.empty_val() {
             return Ok(Value::Nil);
         }
-        let (value, used) = crate::json_read::from_json_prefix(&self.chars[self.pos..])
+        let (value, used) = goyaml::json_read::from_json_prefix(&self.chars[self.pos..])
             .map_err(|e| Stop::Error(StrvalsError(e)))?;
         self.pos += used;
         self.empty_val();

@@ -16,7 +16,7 @@ use crate::printed::Printed;
 use crate::schema;
 use crate::strvals::{self, Typing};
 use crate::values;
-use crate::yaml;
+use goyaml as yaml;
 
 /// Reads a file named in a flag; errors are Go-worded messages.
 pub type ReadFile = fn(&str) -> Result<String, String>;
@@ -123,7 +123,7 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     for flag in &options.set_json {
         let trimmed = flag.trim_matches(crate::manifest::is_go_space);
         if trimmed.starts_with('{') {
-            match crate::json_read::from_json(trimmed) {
+            match goyaml::json_read::from_json(trimmed) {
                 Ok(Value::Map(m)) => values::merge_into(&base, &m),
                 _ => {
                     return Err(TemplateError::Input(format!(
@@ -162,7 +162,7 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
 /// `--name-template`: the release name rendered by Go's text/template with Sprig's functions
 /// (not Helm's), on nil data.
 pub fn name_from_template(text: &str) -> Result<String, TemplateError> {
-    let mut set = gotemplate::Templates::new(crate::sprig::sprig_funcs());
+    let mut set = gotemplate::Templates::new(sprig::sprig_funcs());
     set.parse("name-template", text)
         .map_err(|e| TemplateError::Input(e.to_string()))?;
     set.execute("name-template", Value::Nil)
@@ -207,10 +207,10 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         .flatten();
     let ahead = worker
         .as_ref()
-        .map(|worker| crate::yaml::Ahead::with_worker(worker.jobs()));
+        .map(|worker| goyaml::Ahead::with_worker(worker.jobs()));
     let memo = match &ahead {
-        Some(ahead) => crate::yaml::YamlMemo::with_ahead(ahead.clone()),
-        None => crate::yaml::YamlMemo::new(),
+        Some(ahead) => goyaml::YamlMemo::with_ahead(ahead.clone()),
+        None => goyaml::YamlMemo::new(),
     };
     if ahead.is_some() {
         offer_large_files(chart, &memo);
@@ -258,7 +258,7 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     };
     let required = &chart.metadata.kube_version;
     if !required.is_empty()
-        && !crate::sprig::semver::semver_compare(required, &kube_version.version).unwrap_or(false)
+        && !sprig::semver::semver_compare(required, &kube_version.version).unwrap_or(false)
     {
         return Err(TemplateError::Input(format!(
             "chart requires kubeVersion: {required} which is incompatible with Kubernetes {}",
@@ -463,7 +463,7 @@ const LARGE_FILE: usize = 64 * 1024;
 /// render splits the file itself, which Istio's base chart does only after 40% of its run.
 /// Offers are matched by where they lie in the file's text, so a template that splits it
 /// otherwise, or not at all, takes none of them and only the helper's time is lost.
-fn offer_large_files(chart: &Chart, memo: &crate::yaml::YamlMemo) {
+fn offer_large_files(chart: &Chart, memo: &goyaml::YamlMemo) {
     for file in &chart.files {
         let yaml = file.path.ends_with(".yaml") || file.path.ends_with(".yml");
         if !yaml || file.data.len() < LARGE_FILE {
@@ -471,7 +471,7 @@ fn offer_large_files(chart: &Chart, memo: &crate::yaml::YamlMemo) {
         }
         // The text `.Files.Get` gives, sharing the file's bytes.
         let text = file.text();
-        let parts: Vec<gotemplate::Str> = crate::sprig::strings::go_split(&text, "\n---\n")
+        let parts: Vec<gotemplate::Str> = sprig::strings::go_split(&text, "\n---\n")
             .into_iter()
             .map(|part| text.slice(part))
             .collect();

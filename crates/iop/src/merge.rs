@@ -57,8 +57,8 @@ fn user_config_base() -> Value {
 /// Parses one document as istioctl's `values.MapFromYaml` does (the first document; a null
 /// or empty one is an empty map).
 pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
-    let v = helm::yaml::from_yaml(text).map_err(|e| e.message)?;
-    match helm::json_value::to_json_value(&v).map_err(|e| e.to_string())? {
+    let v = goyaml::from_yaml(text).map_err(|e| e.message)?;
+    match goyaml::json_value::to_json_value(&v).map_err(|e| e.to_string())? {
         Value::Object(m) => Ok(m),
         Value::Null => Ok(Map::new()),
         other => Err(format!(
@@ -452,7 +452,7 @@ fn translate_to_helm(base: &mut Value) -> Result<(), MergeError> {
 
 /// Go's `fmt.Sprint` (`%v`) of a JSON value as istioctl holds it.
 pub fn go_sprint(v: &Value) -> String {
-    gotemplate::fmt::sprint_value(&helm::json_value::from_json_value(&normalize_floats(v)))
+    gotemplate::fmt::sprint_value(&goyaml::json_value::from_json_value(&normalize_floats(v)))
 }
 
 /// Numbers as Go holds them after a JSON decode into `any`: all `float64`.

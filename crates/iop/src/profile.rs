@@ -178,7 +178,7 @@ pub fn config_subtree(spec: &Value, path: &str) -> Result<(Value, Vec<PathSeg>),
 }
 
 fn go_sprint(v: &Value) -> String {
-    gotemplate::fmt::sprint_value(&helm::json_value::from_json_value(v))
+    gotemplate::fmt::sprint_value(&goyaml::json_value::from_json_value(v))
 }
 
 /// istioctl's `IsNPathElement` + `PathN`: `[N]` with N a Go int no smaller than -1.
@@ -240,7 +240,7 @@ pub fn dump(layered: &Value, config_path: &str, format: Format) -> Result<String
     };
     Ok(match format {
         Format::Yaml => format!("{}\n", to_yaml(&node)?),
-        Format::Json => format!("{}\n", helm::yaml::json_indent(&to_json(&node)?, "    ")),
+        Format::Json => format!("{}\n", goyaml::json_indent(&to_json(&node)?, "    ")),
         Format::Flags => {
             // The header's `spec` is left out: flags are relative to it.
             let root = match &node {
@@ -308,18 +308,18 @@ fn go_flag_value(v: &Value) -> String {
         Value::Null => "<nil>".to_string(),
         Value::Object(m) if m.is_empty() => "map[]".to_string(),
         Value::Array(a) if a.is_empty() => "[]".to_string(),
-        other => gotemplate::fmt::sprint_value(&helm::json_value::from_json_value(other)),
+        other => gotemplate::fmt::sprint_value(&goyaml::json_value::from_json_value(other)),
     }
 }
 
 /// `sigs.k8s.io/yaml.Marshal`.
 pub fn to_yaml(v: &Value) -> Result<String, ProfileError> {
-    helm::yaml::to_yaml(&helm::json_value::from_json_value(v))
+    goyaml::to_yaml(&goyaml::json_value::from_json_value(v))
         .map_err(|e| ProfileError::Encode(e.message))
 }
 
 fn to_json(v: &Value) -> Result<String, ProfileError> {
-    helm::yaml::to_json(&helm::json_value::from_json_value(v))
+    goyaml::to_json(&goyaml::json_value::from_json_value(v))
         .map_err(|e| ProfileError::Encode(e.message))
 }
 
@@ -526,7 +526,7 @@ mod tests {
     #[test]
     fn json_indents_like_go() {
         assert_eq!(
-            helm::yaml::json_indent(r#"{"a":[1,{}],"b":{"c":"x,:{"},"d":[]}"#, "    "),
+            goyaml::json_indent(r#"{"a":[1,{}],"b":{"c":"x,:{"},"d":[]}"#, "    "),
             "{\n    \"a\": [\n        1,\n        {}\n    ],\n    \"b\": {\n        \"c\": \"x,:{\"\n    },\n    \"d\": []\n}"
         );
     }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use helm::yaml::{Mark, PathSeg, Shape};
+pub use goyaml::{Mark, PathSeg, Shape};
 
 /// Where one value came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl fmt::Display for Origin {
 pub struct SourceError {
     pub file: String,
     #[source]
-    pub source: helm::yaml::YamlError,
+    pub source: goyaml::YamlError,
 }
 
 /// One layer: records in document order (parents before children).
@@ -111,7 +111,7 @@ impl Layer {
         text: &str,
         origin: impl Fn(Mark) -> Origin,
     ) -> Result<Layer, SourceError> {
-        let positions = helm::yaml::positions(text).map_err(|source| SourceError {
+        let positions = goyaml::positions(text).map_err(|source| SourceError {
             file: file.to_string(),
             source,
         })?;

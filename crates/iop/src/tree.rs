@@ -58,7 +58,7 @@ const ALWAYS_STRING: &[&str] = &[
 
 /// Go's `path/filepath.Clean` for `/`-separated paths.
 pub fn clean(path: &str) -> String {
-    helm::sprig::paths::clean(path)
+    sprig::paths::clean(path)
 }
 
 /// Splits `s` at every `sep` not preceded by a backslash (the backslash stays).

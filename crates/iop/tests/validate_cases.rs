@@ -56,8 +56,8 @@ fn rewrite(path: &Path, text: &str, tag: &str, lines: &[String]) {
 
 fn run(path: &Path, text: &str) -> Report {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let v = helm::yaml::from_yaml(text).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let json = helm::yaml::to_json(&v).expect("to_json");
+    let v = goyaml::from_yaml(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let json = goyaml::to_json(&v).expect("to_json");
     let iop: serde_json::Value = serde_json::from_str(&json).expect("json");
     let mut sm = SourceMap::new();
     sm.push(Layer::file(&name, text).expect("positions"));

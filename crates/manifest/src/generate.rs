@@ -113,7 +113,7 @@ fn generate_beside<R: Send>(
     }
     // The costliest chart (Istio's base: its CRDs) offers its large documents here; a thread
     // that has rendered its own share prepares them for it.
-    let ahead = helm::yaml::Ahead::new();
+    let ahead = goyaml::Ahead::new();
     type Done = Result<(Vec<Object>, Vec<String>), GenerateError>;
     let render_component = |comp: &'static Component, specs: &[ComponentSpec]| -> Done {
         let chart =
@@ -207,8 +207,8 @@ fn generate_beside<R: Send>(
     (Ok(out), beside_result)
 }
 
-/// Closes an [`helm::yaml::Ahead`] when dropped.
-struct CloseOnDrop<'a>(&'a helm::yaml::Ahead);
+/// Closes an [`goyaml::Ahead`] when dropped.
+struct CloseOnDrop<'a>(&'a goyaml::Ahead);
 
 impl Drop for CloseOnDrop<'_> {
     fn drop(&mut self) {
@@ -332,7 +332,7 @@ fn render_instance(
     merged: &Value,
     chart: &Chart,
     kube_version: Option<&KubeVersion>,
-    ahead: &helm::yaml::Ahead,
+    ahead: &goyaml::Ahead,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Object>, GenerateError> {
     let values_tree = iop::translate::component_values(comp, spec, merged)?;

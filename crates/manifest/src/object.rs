@@ -143,7 +143,7 @@ impl Object {
     /// instead of reading the text again.
     pub fn from_yaml_memo(
         text: &str,
-        memo: Option<&helm::yaml::YamlMemo>,
+        memo: Option<&goyaml::YamlMemo>,
     ) -> Result<Option<Object>, ObjectError> {
         Object::from_yaml_in(None, text, memo)
     }
@@ -153,7 +153,7 @@ impl Object {
     pub fn from_rendered(
         file: &Arc<String>,
         doc: &str,
-        memo: &helm::yaml::YamlMemo,
+        memo: &goyaml::YamlMemo,
     ) -> Result<Option<Object>, ObjectError> {
         Object::from_yaml_in(Some(file), doc, Some(memo))
     }
@@ -161,9 +161,9 @@ impl Object {
     fn from_yaml_in(
         file: Option<&Arc<String>>,
         text: &str,
-        memo: Option<&helm::yaml::YamlMemo>,
+        memo: Option<&goyaml::YamlMemo>,
     ) -> Result<Option<Object>, ObjectError> {
-        let body = helm::yaml::skip_comment_lines(text);
+        let body = goyaml::skip_comment_lines(text);
         // A remembered map with a kind: its head now, its tree when something reads it.
         if let Some([api_version, Some(kind), name, namespace]) =
             memo.and_then(|m| m.emitted_strings(body, HEAD_PATHS))
@@ -195,13 +195,12 @@ impl Object {
         let hit = remembered.is_some();
         let mut json = match remembered {
             Some(json) => json,
-            None => match helm::yaml::from_yaml_json(text) {
+            None => match goyaml::from_yaml_json(text) {
                 Ok(json) => json,
                 Err(_) => {
                     // The general path, for its exact error.
-                    let v =
-                        helm::yaml::from_yaml(text).map_err(|e| ObjectError::Yaml(e.message))?;
-                    helm::json_value::to_json_value(&v)
+                    let v = goyaml::from_yaml(text).map_err(|e| ObjectError::Yaml(e.message))?;
+                    goyaml::json_value::to_json_value(&v)
                         .map_err(|e| ObjectError::NotJson(e.to_string()))?
                 }
             },
@@ -216,10 +215,7 @@ impl Object {
                         // The memo holds only trees that read back as written, so printing
                         // the object as read writes the same text again.
                         let yaml = Kept::of(file, body);
-                        debug_assert_eq!(
-                            helm::yaml::json_to_yaml(&json).as_deref(),
-                            Ok(yaml.as_str())
-                        );
+                        debug_assert_eq!(goyaml::json_to_yaml(&json).as_deref(), Ok(yaml.as_str()));
                         OnceLock::from(yaml)
                     } else {
                         OnceLock::new()
@@ -231,7 +227,7 @@ impl Object {
                     }))
                 }
                 _ => Err(ObjectError::MissingKind(
-                    helm::yaml::to_json(&helm::json_value::from_json_value(&json))
+                    goyaml::to_json(&goyaml::json_value::from_json_value(&json))
                         .unwrap_or_default(),
                 )),
             },
@@ -279,9 +275,7 @@ impl Object {
     pub fn to_yaml(&self) -> String {
         match self.canonical.get() {
             Some(yaml) => yaml.as_str().to_string(),
-            None => {
-                helm::yaml::json_to_yaml(self.value()).expect("a JSON tree always has a YAML form")
-            }
+            None => goyaml::json_to_yaml(self.value()).expect("a JSON tree always has a YAML form"),
         }
     }
 
@@ -324,8 +318,7 @@ impl Object {
             .get()
             .map(Kept::as_str)
             .expect("an object without a tree has its YAML");
-        let mut json =
-            helm::yaml::from_yaml_json(yaml).expect("a remembered toYaml output reads back");
+        let mut json = goyaml::from_yaml_json(yaml).expect("a remembered toYaml output reads back");
         integers_to_int64(&mut json);
         json
     }

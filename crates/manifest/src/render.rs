@@ -48,15 +48,15 @@ pub fn render_chart(
 }
 
 /// [`render_chart`], with the large documents the templates split off offered to `ahead`
-/// (see [`helm::yaml::Ahead`]), whose helpers prepare them for `fromYaml`.
+/// (see [`goyaml::Ahead`]), whose helpers prepare them for `fromYaml`.
 pub fn render_chart_ahead(
     chart: &Chart,
     values: &serde_json::Map<String, serde_json::Value>,
     namespace: &str,
     kube_version: Option<&KubeVersion>,
-    ahead: Option<&helm::yaml::Ahead>,
+    ahead: Option<&goyaml::Ahead>,
 ) -> Result<Rendered, RenderError> {
-    let user = helm::json_value::from_json_map(values);
+    let user = goyaml::json_value::from_json_map(values);
     let (coalesced, _) = helm::values::coalesce_chart(chart, &user)
         .map_err(|e| RenderError::Values(e.to_string()))?;
     let kube_version = match kube_version {
@@ -83,8 +83,8 @@ pub fn render_chart_ahead(
     };
     // The memo lets documents that are a large `toYaml` output (Istio's CRDs) skip a re-read.
     let memo = match ahead {
-        Some(ahead) => helm::yaml::YamlMemo::with_ahead(ahead.clone()),
-        None => helm::yaml::YamlMemo::new(),
+        Some(ahead) => goyaml::YamlMemo::with_ahead(ahead.clone()),
+        None => goyaml::YamlMemo::new(),
     };
     let files = engine::render_with(
         chart,

@@ -15,7 +15,6 @@ use gotemplate::fmt::quote;
 use gotemplate::{Map, Value};
 
 use super::{Loader, format, validate};
-use crate::gourl;
 
 /// A JSON Schema draft: where its keywords keep subschemas, and which keyword names ids.
 pub(super) struct Draft {
@@ -523,7 +522,7 @@ pub(super) struct Schema {
     pub required: Vec<String>,
     pub property_names: Option<usize>,
     pub properties: BTreeMap<String, usize>,
-    pub pattern_properties: Vec<(crate::goregexp::Regexp, usize)>,
+    pub pattern_properties: Vec<(goregexp::Regexp, usize)>,
     pub additional_properties: Option<Additional>,
     pub dependencies: Vec<(String, Dependency)>,
     pub dependent_required: Vec<(String, Vec<String>)>,
@@ -544,7 +543,7 @@ pub(super) struct Schema {
 
     pub min_length: Option<i64>,
     pub max_length: Option<i64>,
-    pub pattern: Option<(crate::goregexp::Regexp, String)>,
+    pub pattern: Option<(goregexp::Regexp, String)>,
 
     pub maximum: Option<f64>,
     pub minimum: Option<f64>,
@@ -1415,7 +1414,7 @@ mod tests {
 
     #[test]
     fn drafts_a_document_needs() {
-        let doc = |json: &str| crate::yaml::from_yaml(json).unwrap();
+        let doc = |json: &str| goyaml::from_yaml(json).unwrap();
         assert_eq!(
             Meta::drafts_of(&doc(r#"{"type": "object"}"#)),
             Some(vec![2020])
@@ -1481,7 +1480,7 @@ mod tests {
             join("urn:a:b", "#/c").unwrap(),
             ("urn:a:b".to_string(), "/c".to_string())
         );
-        let doc = crate::json_read::from_json(r#"{"a": [1, {"b~/": 2}]}"#).unwrap();
+        let doc = goyaml::json_read::from_json(r#"{"a": [1, {"b~/": 2}]}"#).unwrap();
         assert!(matches!(lookup(&doc, "u", "/a/1/b~0~1"), Ok(Value::Float(f)) if f == 2.0));
         assert_eq!(
             lookup(&doc, "u", "/a/2").unwrap_err(),

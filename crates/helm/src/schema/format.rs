@@ -6,8 +6,6 @@
 
 use gotemplate::fmt::quote;
 
-use crate::gourl;
-
 /// A format the library knows; `None` for names it does not (those are not checked).
 pub(crate) fn known(name: &str) -> Option<&'static str> {
     const NAMES: &[&str] = &[
@@ -476,7 +474,7 @@ fn email(s: &str) -> Result<(), String> {
 }
 
 fn date(s: &str) -> Result<(), String> {
-    crate::sprig::date::check_parse("2006-01-02", s)
+    gotime::time::check_parse("2006-01-02", s)
 }
 
 fn time(text: &str) -> Result<(), String> {

@@ -348,7 +348,7 @@ impl Decode<'_, '_> {
             ),
             "duration" => match v {
                 Value::String(s) => {
-                    if let Err(e) = helm::gotime::parse_duration(s) {
+                    if let Err(e) = gotime::parse_duration(s) {
                         self.error(path, format!("bad Duration: {e}"));
                     }
                 }
@@ -461,7 +461,7 @@ fn quoted_number_error(s: &str, ty: &str) -> String {
 }
 
 fn go_quote(s: &str) -> String {
-    helm::gotime::go_quote(s)
+    gotime::go_quote(s)
 }
 
 /// Go's encoding/json reads []byte as standard, padded base64.

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use thiserror::Error;
 
 use crate::source::PathSeg;
-use helm::gotime::{self, HOUR, MILLISECOND, Nanos, SECOND};
+use gotime::{self, HOUR, MILLISECOND, Nanos, SECOND};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Severity {

@@ -135,7 +135,7 @@ pub fn apply_overlay(object: &Value, patches: &[OverlayPatch]) -> Result<Overlai
 
 /// encoding/json.Marshal of the object (sorted keys, Go's escaping), as Go quotes it in errors.
 fn go_json(v: &Value) -> String {
-    helm::yaml::to_json(&to_template_value(v)).unwrap_or_default()
+    goyaml::to_json(&to_template_value(v)).unwrap_or_default()
 }
 
 fn to_template_value(v: &Value) -> gotemplate::Value {
@@ -678,7 +678,7 @@ fn try_unmarshal_string_to_yaml(value: Node) -> (Node, bool) {
     if serde_json::from_str::<Map<String, Value>>(s).is_ok() {
         return (value, false);
     }
-    match helm::yaml::from_yaml(s) {
+    match goyaml::from_yaml(s) {
         Ok(gotemplate::Value::Map(m)) => (Node::from_template(&gotemplate::Value::Map(m)), true),
         Ok(gotemplate::Value::Nil) => (Node::Map(MapNode::new(false)), true),
         _ => (value, false),

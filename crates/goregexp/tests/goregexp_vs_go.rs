@@ -1,11 +1,11 @@
-//! Differential test of `helm::goregexp` against Go's `regexp` itself, on generated patterns
+//! Differential test of `goregexp` against Go's `regexp` itself, on generated patterns
 //! and texts: compile errors, `MatchString`, `FindAllString`, `ReplaceAllString`,
 //! `ReplaceAllLiteralString` and `Split` must agree.
 //!
 //! Needs a Go toolchain, so it is ignored by default:
 //!
 //! ```sh
-//! GOTOOLCHAIN=go1.25.9 cargo test -p helm --test goregexp_vs_go -- --ignored
+//! GOTOOLCHAIN=go1.25.9 cargo test -p goregexp --test goregexp_vs_go -- --ignored
 //! ```
 //!
 //! (`GO` names the go binary, `GOREGEXP_CASES` the number of patterns, 3000 by default.)
@@ -264,7 +264,7 @@ fn json_list(items: &[&str]) -> String {
 }
 
 fn ours(p: &str, t: &str, tmpl: &str) -> String {
-    match helm::goregexp::compile(p) {
+    match goregexp::compile(p) {
         Err(e) => format!("[{}]", json_str(&e.to_string())),
         Ok(re) => {
             let split = |n| {

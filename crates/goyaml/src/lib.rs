@@ -1,4 +1,6 @@
-//! YAML as Helm sees it: `sigs.k8s.io/yaml` over go-yaml v2.
+//! YAML as Go programs read and write it: `sigs.k8s.io/yaml` over go-yaml v2
+//! (`gopkg.in/yaml.v2`), go-yaml v3's emitter (`gopkg.in/yaml.v3`, Helm's `toYamlPretty`), and
+//! the `encoding/json` pieces `sigs.k8s.io/yaml` goes through ([`json_read`], [`json_value`]).
 //!
 //! Reading ([`from_yaml`], [`values_from_yaml`], [`documents`]) follows `sigs.k8s.io/yaml`'s
 //! `Unmarshal`: go-yaml v2 decodes YAML 1.1 into Go values, map keys become strings, and a JSON
@@ -6,12 +8,18 @@
 //!
 //! Writing ([`to_yaml`], [`to_json`]) follows `sigs.k8s.io/yaml.Marshal`: `encoding/json`, read
 //! back by go-yaml v2, then go-yaml v2's encoder and emitter (ported, for its exact styles).
+//!
+//! Values are `gotemplate`'s; Go's `time.Time` comes from `gotime`. This crate must not know
+//! Helm, charts, Sprig or templates beyond the value model: the callers decide what a document
+//! means.
 
 mod ahead;
 mod emit;
 mod fast;
 mod fast_repeats;
 mod gofmt;
+pub mod json_read;
+pub mod json_value;
 mod libyaml;
 mod memo;
 mod positions;
@@ -21,6 +29,33 @@ mod scratch;
 mod verbatim;
 
 use gotemplate::{Map, Value};
+
+/// Set by [`skip_freeing`].
+static SKIP_FREEING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// For processes that end right after rendering (the command line): what a render builds in
+/// many small allocations (the memos' trees, megabytes of nodes for Istio's CRDs; the parsed
+/// templates) is left to the process's exit instead of being freed piece by piece. A
+/// long-running process (the operator) must not call this.
+pub fn skip_freeing() {
+    SKIP_FREEING.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`skip_freeing`] was called.
+#[inline]
+pub fn freeing_skipped() -> bool {
+    SKIP_FREEING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `String::from_utf8_lossy`, with `str::from_utf8`'s fast check first: nearly every text is
+/// valid, and the lossy scan is byte by byte.
+#[inline]
+pub fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
 
 pub use ahead::Ahead;
 pub use memo::YamlMemo;

@@ -1,8 +1,8 @@
-//! Sprig's `urlParse` and `urlJoin`, over the port of Go's `net/url` in [`crate::gourl`].
+//! Sprig's `urlParse` and `urlJoin`, over the port of Go's `net/url` in [`gourl`].
 
 use gotemplate::{ArgType, FuncError, FuncMap, Map, Value};
 
-use crate::gourl::{Url, hostname, parse, user_string};
+use gourl::{Url, hostname, parse, user_string};
 
 use super::{def, s};
 
@@ -13,7 +13,7 @@ fn dict_str(d: &Map, key: &str) -> Result<String, FuncError> {
         Some(Value::String(s)) => Ok(s.to_string()),
         Some(other) => Err(FuncError::new(format!(
             "unable to parse {key} key, must be of type string, but {} found",
-            crate::funcs::go_kind(&other)
+            crate::go_kind(&other)
         ))),
     }
 }

@@ -230,7 +230,7 @@ fn chunk(size: i64, list: &Value) -> Result<Value, FuncError> {
         other => {
             return Err(FuncError::new(format!(
                 "Cannot chunk type {}",
-                crate::funcs::go_kind(other)
+                crate::go_kind(other)
             )));
         }
     };

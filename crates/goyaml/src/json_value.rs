@@ -29,7 +29,7 @@ pub fn to_json_value(v: &Value) -> Result<serde_json::Value, NotJson> {
                 .map(serde_json::Value::Number)
                 .ok_or_else(|| NotJson(f.to_string()))?,
             Value::String(s) => serde_json::Value::String(s.to_string()),
-            Value::Bytes(b) => serde_json::Value::String(crate::sprig::crypto::b64_encode(b)),
+            Value::Bytes(b) => serde_json::Value::String(b64_encode(b)),
             Value::List(l) => serde_json::Value::Array(
                 l.items()
                     .iter()
@@ -76,4 +76,27 @@ pub fn from_json_map(m: &serde_json::Map<String, serde_json::Value>) -> Map {
     gotemplate::stack::grow(|| {
         Map::from_entries(m.iter().map(|(k, v)| (k.as_str(), from_json_value(v))))
     })
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Go's `base64.StdEncoding.EncodeToString`, which `encoding/json` writes a `[]byte` with.
+pub fn b64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }

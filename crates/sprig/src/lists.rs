@@ -5,7 +5,7 @@ use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Value};
 
 use super::conv::{deep_equal, empty, strslice, strval, to_int64};
 use super::{def, runtime_error};
-use crate::funcs::go_kind;
+use crate::go_kind;
 
 const ANY: ArgType = ArgType::Any;
 

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{case_files, parse_cases};
-use helm::yaml;
+use goyaml as yaml;
 
 #[test]
 fn emit_cases() {

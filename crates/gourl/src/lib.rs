@@ -2,12 +2,14 @@
 //! (with Go's error texts), `URL.String`, `ResolveReference`, `PathEscape`/`PathUnescape` and
 //! `Hostname`. Sprig's `urlParse`/`urlJoin` and the `$ref` resolution of `values.schema.json`
 //! (santhosh-tekuri/jsonschema joins references with `ResolveReference`) both sit on it.
+//!
+//! Mirrors Go's `net/url`. It must not know Sprig, JSON Schema or Helm.
 
 use gotemplate::fmt::quote;
 
 /// Go's `encoding` modes of `shouldEscape`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
+pub enum Mode {
     Path,
     PathSegment,
     Host,
@@ -63,7 +65,7 @@ fn should_escape(c: u8, mode: Mode) -> bool {
 }
 
 /// Go's `escape`: the bytes `mode` wants escaped as `%XX` (upper-case hex).
-pub(crate) fn escape(text: &str, mode: Mode) -> String {
+pub fn escape(text: &str, mode: Mode) -> String {
     let mut out = String::with_capacity(text.len());
     for &b in text.as_bytes() {
         if should_escape(b, mode) {
@@ -76,7 +78,7 @@ pub(crate) fn escape(text: &str, mode: Mode) -> String {
 }
 
 /// Go's `unescape` (errors in Go's words).
-pub(crate) fn unescape(text: &str, mode: Mode) -> Result<String, String> {
+pub fn unescape(text: &str, mode: Mode) -> Result<String, String> {
     let b = text.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -119,18 +121,18 @@ pub(crate) fn unescape(text: &str, mode: Mode) -> Result<String, String> {
 }
 
 /// `url.PathEscape`.
-pub(crate) fn path_escape(text: &str) -> String {
+pub fn path_escape(text: &str) -> String {
     escape(text, Mode::PathSegment)
 }
 
 /// `url.PathUnescape`.
-pub(crate) fn path_unescape(text: &str) -> Result<String, String> {
+pub fn path_unescape(text: &str) -> Result<String, String> {
     unescape(text, Mode::PathSegment)
 }
 
 /// Go's `url.URL` (the fields Helm's uses reach).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Url {
+pub struct Url {
     pub scheme: String,
     pub opaque: String,
     pub user: Option<(String, Option<String>)>,
@@ -224,7 +226,7 @@ fn parse_authority(authority: &str) -> Result<(User, String), String> {
 }
 
 /// Go's `url.Parse`; errors are `parse "URL": MESSAGE`.
-pub(crate) fn parse(raw: &str) -> Result<Url, String> {
+pub fn parse(raw: &str) -> Result<Url, String> {
     let (u, frag) = match raw.split_once('#') {
         Some((u, f)) => (u, Some(f)),
         None => (raw, None),
@@ -325,7 +327,7 @@ fn valid_encoded(s: &str, mode: Mode) -> bool {
     })
 }
 
-pub(crate) fn user_string(user: &(String, Option<String>)) -> String {
+pub fn user_string(user: &(String, Option<String>)) -> String {
     let mut out = escape(&user.0, Mode::UserPassword);
     if let Some(p) = &user.1 {
         out.push(':');
@@ -357,7 +359,7 @@ impl Url {
     }
 
     /// `EscapedPath`.
-    pub(crate) fn escaped_path(&self) -> String {
+    pub fn escaped_path(&self) -> String {
         if !self.raw_path.is_empty()
             && valid_encoded(&self.raw_path, Mode::Path)
             && unescape(&self.raw_path, Mode::Path).is_ok_and(|p| p == self.path)
@@ -382,12 +384,12 @@ impl Url {
     }
 
     /// `IsAbs`.
-    pub(crate) fn is_abs(&self) -> bool {
+    pub fn is_abs(&self) -> bool {
         !self.scheme.is_empty()
     }
 
     /// `ResolveReference`: `reference` resolved against `self` as RFC 3986 section 5.2 says.
-    pub(crate) fn resolve_reference(&self, reference: &Url) -> Url {
+    pub fn resolve_reference(&self, reference: &Url) -> Url {
         let mut url = reference.clone();
         if reference.scheme.is_empty() {
             url.scheme = self.scheme.clone();
@@ -517,7 +519,7 @@ impl std::fmt::Display for Url {
 }
 
 /// `u.Hostname()`.
-pub(crate) fn hostname(host: &str) -> String {
+pub fn hostname(host: &str) -> String {
     let mut h = host;
     if let Some(i) = h.rfind(':')
         && valid_optional_port(&h[i..])

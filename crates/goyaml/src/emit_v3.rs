@@ -256,7 +256,7 @@ fn to_node(v: &Value) -> Option<Node> {
 /// fields named by their `yaml` tag or their lower-cased name (`omitempty` leaves out zero
 /// values).
 fn object_node(o: &dyn Object, v: &Value) -> Option<Node> {
-    if let Some(text) = crate::sprig::date::yaml_time_text(v) {
+    if let Some(text) = gotime::time::yaml_time_text(v) {
         return Some(Node::Timestamp(text));
     }
     if let Some(text) = o.marshal_text() {

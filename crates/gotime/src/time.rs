@@ -1,6 +1,7 @@
-//! Sprig's date functions over a model of Go's `time.Time`: Go layouts (`2006-01-02 15:04:05`)
-//! for formatting and parsing, `time.Duration` strings, and time zones read from the system's
-//! zoneinfo files as Go's `time.LoadLocation` does (`Local` is `/etc/localtime` or `$TZ`).
+//! A model of Go's `time.Time` as templates see it (an object of type `time.Time` with Go's
+//! methods): Go layouts (`2006-01-02 15:04:05`) for formatting and parsing, `time.Duration`
+//! strings, and time zones read from the system's zoneinfo files as Go's `time.LoadLocation`
+//! does (`Local` is `/etc/localtime` or `$TZ`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -8,16 +9,10 @@ use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use gotemplate::fmt::quote;
-use gotemplate::{ArgType, Func, FuncError, FuncMap, IntKind, Object, Value};
+use gotemplate::{ArgType, Func, IntKind, Object, Value};
 
-use super::{def, s};
-
-const ANY: ArgType = ArgType::Any;
 const STR: ArgType = ArgType::String;
 const INT: ArgType = ArgType::Int(IntKind::Int);
-/// Go's `time.Time` parameter: Go checks the argument (any value that is not a `time.Time`, a
-/// literal, `nil`) before calling, so a wrong one fails in the executor's words and position.
-const TIME: ArgType = ArgType::Struct("time.Time");
 
 const NANOS: i64 = 1_000_000_000;
 /// Seconds from 0001-01-01 (Go's zero time) to the Unix epoch.
@@ -25,22 +20,22 @@ const ZERO_UNIX: i64 = -62_135_596_800;
 
 /// One zone of a location: abbreviation and offset east of UTC in seconds.
 #[derive(Clone, Debug)]
-struct Zone {
+pub struct Zone {
     name: String,
-    offset: i64,
+    pub offset: i64,
 }
 
 /// Go's `*time.Location`.
 #[derive(Debug)]
-struct Location {
-    name: String,
+pub struct Location {
+    pub name: String,
     zones: Vec<Zone>,
     /// (transition time in Unix seconds, index into `zones`), ascending.
     transitions: Vec<(i64, usize)>,
 }
 
 impl Location {
-    fn fixed(name: &str, offset: i64) -> Location {
+    pub fn fixed(name: &str, offset: i64) -> Location {
         Location {
             name: name.to_string(),
             zones: vec![Zone {
@@ -56,7 +51,7 @@ impl Location {
     }
 
     /// The zone in effect at `unix`.
-    fn lookup(&self, unix: i64) -> &Zone {
+    pub fn lookup(&self, unix: i64) -> &Zone {
         if self.transitions.is_empty() || unix < self.transitions[0].0 {
             return &self.zones[0];
         }
@@ -155,7 +150,7 @@ const ZONE_DIRS: [&str; 4] = [
 ];
 
 /// Go's `time.LoadLocation`.
-fn load_location(name: &str) -> Option<Rc<Location>> {
+pub fn load_location(name: &str) -> Option<Rc<Location>> {
     match name {
         "" | "UTC" => return Some(utc()),
         "Local" => return Some(local()),
@@ -188,11 +183,11 @@ thread_local! {
     static LOCATIONS: RefCell<Vec<Rc<Location>>> = const { RefCell::new(Vec::new()) };
 }
 
-fn utc() -> Rc<Location> {
+pub fn utc() -> Rc<Location> {
     UTC.with(Rc::clone)
 }
 
-fn local() -> Rc<Location> {
+pub fn local() -> Rc<Location> {
     LOCAL.with(Rc::clone)
 }
 
@@ -253,10 +248,10 @@ fn location_by_id(id: usize) -> Rc<Location> {
 /// Go's `time.Time`: an instant (Unix seconds and nanoseconds) seen in a location, with the
 /// monotonic clock reading `now` carries.
 #[derive(Clone)]
-pub(super) struct Time {
-    secs: i64,
-    nanos: i64,
-    loc: Rc<Location>,
+pub struct Time {
+    pub secs: i64,
+    pub nanos: i64,
+    pub loc: Rc<Location>,
     mono: Option<i64>,
 }
 
@@ -267,7 +262,7 @@ const SELF_FIELD: &str = "\0time";
 static START: OnceLock<Instant> = OnceLock::new();
 
 impl Time {
-    fn zero() -> Time {
+    pub fn zero() -> Time {
         Time {
             secs: ZERO_UNIX,
             nanos: 0,
@@ -276,7 +271,7 @@ impl Time {
         }
     }
 
-    fn now() -> Time {
+    pub fn now() -> Time {
         let start = *START.get_or_init(Instant::now);
         let d = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -289,7 +284,7 @@ impl Time {
         }
     }
 
-    fn unix(secs: i64) -> Time {
+    pub fn unix(secs: i64) -> Time {
         Time {
             secs,
             nanos: 0,
@@ -298,7 +293,7 @@ impl Time {
         }
     }
 
-    fn in_loc(&self, loc: Rc<Location>) -> Time {
+    pub fn in_loc(&self, loc: Rc<Location>) -> Time {
         Time {
             loc,
             mono: self.mono,
@@ -311,7 +306,7 @@ impl Time {
     }
 
     /// `t.Add(d)`.
-    fn add(&self, d: i64) -> Time {
+    pub fn add(&self, d: i64) -> Time {
         let total = self.nanos as i128 + d as i128;
         let secs = self.secs as i128 + total.div_euclid(NANOS as i128);
         Time {
@@ -323,7 +318,7 @@ impl Time {
     }
 
     /// Nanoseconds from `other` to `self` (`self.Sub(other)`), saturating as Go does.
-    fn sub(&self, other: &Time) -> i64 {
+    pub fn sub(&self, other: &Time) -> i64 {
         if let (Some(a), Some(b)) = (self.mono, other.mono) {
             return a.saturating_sub(b);
         }
@@ -332,15 +327,15 @@ impl Time {
         d.clamp(i64::MIN as i128, i64::MAX as i128) as i64
     }
 
-    fn civil(&self) -> Civil {
+    pub fn civil(&self) -> Civil {
         Civil::from_unix(self.secs + self.zone().offset)
     }
 
-    fn to_value(&self) -> Value {
+    pub fn to_value(&self) -> Value {
         Value::Object(Rc::new(self.clone()))
     }
 
-    fn from_value(v: &Value) -> Option<Time> {
+    pub fn from_value(v: &Value) -> Option<Time> {
         let Value::Object(o) = v else { return None };
         if o.type_name() != "time.Time" {
             return None;
@@ -361,13 +356,13 @@ impl Time {
     }
 
     /// `t.Format(time.RFC3339Nano)`.
-    fn rfc3339_nano(&self) -> String {
+    pub fn rfc3339_nano(&self) -> String {
         format(self, "2006-01-02T15:04:05.999999999Z07:00")
     }
 
     /// `t.MarshalJSON()`: RFC 3339 with nanoseconds, quoted, refused (as Go's
     /// `appendStrictRFC3339` refuses it) where that text would not be RFC 3339.
-    fn marshal_json(&self) -> Result<String, String> {
+    pub fn marshal_json(&self) -> Result<String, String> {
         if !(0..=9999).contains(&self.civil().year) {
             return Err("Time.MarshalJSON: year outside of range [0,9999]".into());
         }
@@ -419,7 +414,7 @@ impl Time {
 }
 
 /// A broken-down date and time of day.
-struct Civil {
+pub struct Civil {
     year: i64,
     month: i64,
     day: i64,
@@ -675,7 +670,7 @@ fn pad(out: &mut String, v: i64, width: usize) {
 }
 
 /// `t.Format(layout)`.
-fn format(t: &Time, layout: &str) -> String {
+pub fn format(t: &Time, layout: &str) -> String {
     let zone = t.zone().clone();
     let c = t.civil();
     let mut out = String::new();
@@ -924,17 +919,17 @@ fn parse_zone_name(value: &str) -> Option<usize> {
 
 /// `time.ParseInLocation(layout, value, Local)`.
 /// Go's `time.Parse(layout, value)` for its error only (JSON Schema's `date` format).
-pub(crate) fn check_parse(layout: &str, value: &str) -> Result<(), String> {
+pub fn check_parse(layout: &str, value: &str) -> Result<(), String> {
     parse(layout, value).map(|_| ())
 }
 
-fn parse(layout: &str, value: &str) -> Result<Time, String> {
+pub fn parse(layout: &str, value: &str) -> Result<Time, String> {
     parse_in(layout, value, local())
 }
 
 /// `time.ParseInLocation(layout, value, loc)`: a value without a zone is a wall time in `loc`;
 /// an offset that `loc` has at that instant gives `loc`, another offset an unnamed fixed zone.
-fn parse_in(layout: &str, value: &str, loc: Rc<Location>) -> Result<Time, String> {
+pub fn parse_in(layout: &str, value: &str, loc: Rc<Location>) -> Result<Time, String> {
     let (alayout, avalue) = (layout, value);
     let mut layout = layout;
     let mut value = value;
@@ -1304,13 +1299,13 @@ fn parse_in(layout: &str, value: &str, loc: Rc<Location>) -> Result<Time, String
 }
 
 /// `time.Duration.String()`.
-pub(super) fn duration_string(d: i64) -> String {
-    crate::gotime::format_duration(d)
+pub fn duration_string(d: i64) -> String {
+    crate::format_duration(d)
 }
 
 /// `time.ParseDuration`, its error as Go words it.
-fn parse_duration(text: &str) -> Result<i64, String> {
-    crate::gotime::parse_duration(text).map_err(|e| e.to_string())
+pub fn parse_duration(text: &str) -> Result<i64, String> {
+    crate::parse_duration(text).map_err(|e| e.to_string())
 }
 
 impl Object for Time {
@@ -1381,11 +1376,7 @@ impl Object for Time {
             }),
             "AddDate" => Func::new(vec![INT, INT, INT], None, "time.Time", move |_, a| {
                 let c = t.civil();
-                let (y, m, d) = (
-                    c.year + super::n(&a, 0),
-                    c.month + super::n(&a, 1),
-                    c.day + super::n(&a, 2),
-                );
+                let (y, m, d) = (c.year + n(&a, 0), c.month + n(&a, 1), c.day + n(&a, 2));
                 // Go normalises month and day overflow.
                 let (y, m) = (y + (m - 1).div_euclid(12), (m - 1).rem_euclid(12) + 1);
                 let wall = days_from_civil(y, m, 1) * 86_400
@@ -1426,6 +1417,19 @@ impl Object for Time {
     }
 }
 
+/// `args[i]` as a Rust string (the executor has checked the type).
+fn s(args: &[Value], i: usize) -> &str {
+    args[i].as_str().unwrap_or_default()
+}
+
+/// `args[i]` as a Go `int` (the executor has checked the type).
+fn n(args: &[Value], i: usize) -> i64 {
+    match &args[i] {
+        Value::Int(v, _) => *v,
+        _ => 0,
+    }
+}
+
 /// `time.Month` / `time.Weekday`: integers that print as names.
 struct Named {
     type_name: &'static str,
@@ -1455,230 +1459,10 @@ impl Object for Named {
     }
 }
 
-/// Sprig's `dateInZone` argument: a time, or Unix seconds as `int`, `int32` or `int64`; anything
-/// else is now.
-fn date_arg(v: &Value, with_int32: bool) -> Time {
-    if let Some(t) = Time::from_value(v) {
-        return t;
-    }
-    match v {
-        Value::Int(n, IntKind::Int | IntKind::Int64) => Time::unix(*n),
-        Value::Int(n, IntKind::Int32) if with_int32 => Time::unix(*n),
-        _ => Time::now(),
-    }
-}
-
-fn date_in_zone(layout: &str, date: &Value, zone: &str) -> String {
-    let t = date_arg(date, true);
-    let loc = load_location(zone).unwrap_or_else(utc);
-    format(&t.in_loc(loc), layout)
-}
-
-/// A `time.Time` argument. The executor has already checked it against [`TIME`], as Go's does;
-/// the wording here only matters to a caller that bypasses that check.
-fn time_arg(v: &Value) -> Result<Time, FuncError> {
-    Time::from_value(v).ok_or_else(|| {
-        FuncError::new(format!(
-            "wrong type for value; expected time.Time; got {}",
-            v.type_name()
-        ))
-    })
-}
-
-pub(super) fn register(map: &mut FuncMap) {
-    def(map, "now", &[], None, "time.Time", false, |_, _| {
-        Ok(Time::now().to_value())
-    });
-    def(map, "date", &[STR, ANY], None, "string", false, |_, a| {
-        Ok(Value::from(date_in_zone(s(&a, 0), &a[1], "Local")))
-    });
-    for name in ["dateInZone", "date_in_zone"] {
-        def(
-            map,
-            name,
-            &[STR, ANY, STR],
-            None,
-            "string",
-            false,
-            |_, a| Ok(Value::from(date_in_zone(s(&a, 0), &a[1], s(&a, 2)))),
-        );
-    }
-    def(map, "htmlDate", &[ANY], None, "string", false, |_, a| {
-        Ok(Value::from(date_in_zone("2006-01-02", &a[0], "Local")))
-    });
-    def(
-        map,
-        "htmlDateInZone",
-        &[ANY, STR],
-        None,
-        "string",
-        false,
-        |_, a| Ok(Value::from(date_in_zone("2006-01-02", &a[0], s(&a, 1)))),
-    );
-    for name in ["dateModify", "date_modify"] {
-        def(map, name, &[STR, TIME], None, "time.Time", false, |_, a| {
-            let t = time_arg(&a[1])?;
-            Ok(match parse_duration(s(&a, 0)) {
-                Ok(d) => t.add(d),
-                Err(_) => t,
-            }
-            .to_value())
-        });
-    }
-    for name in ["mustDateModify", "must_date_modify"] {
-        def(map, name, &[STR, TIME], None, "time.Time", true, |_, a| {
-            let t = time_arg(&a[1])?;
-            let d = parse_duration(s(&a, 0)).map_err(FuncError::new)?;
-            Ok(t.add(d).to_value())
-        });
-    }
-    def(map, "ago", &[ANY], None, "string", false, |_, a| {
-        let t = match Time::from_value(&a[0]) {
-            Some(t) => t,
-            None => match &a[0] {
-                Value::Int(n, IntKind::Int | IntKind::Int64) => Time::unix(*n),
-                _ => Time::now(),
-            },
-        };
-        let since = Time::now().sub(&t);
-        Ok(Value::from(duration_string(round_duration(since, NANOS))))
-    });
-    def(map, "duration", &[ANY], None, "string", false, |_, a| {
-        let n = match &a[0] {
-            Value::String(text) => text.parse::<i64>().unwrap_or(0),
-            Value::Int(n, IntKind::Int64) => *n,
-            _ => 0,
-        };
-        Ok(Value::from(duration_string(n.wrapping_mul(NANOS))))
-    });
-    def(
-        map,
-        "durationRound",
-        &[ANY],
-        None,
-        "string",
-        false,
-        |_, a| {
-            let d = if let Some(t) = Time::from_value(&a[0]) {
-                Time::now().sub(&t)
-            } else {
-                match &a[0] {
-                    Value::String(text) => parse_duration(text).unwrap_or(0),
-                    Value::Int(n, IntKind::Int64) => *n,
-                    _ => 0,
-                }
-            };
-            Ok(Value::from(duration_round(d)))
-        },
-    );
-    def(
-        map,
-        "toDate",
-        &[STR, STR],
-        None,
-        "time.Time",
-        false,
-        |_, a| {
-            Ok(parse(s(&a, 0), s(&a, 1))
-                .unwrap_or_else(|_| Time::zero())
-                .to_value())
-        },
-    );
-    def(
-        map,
-        "mustToDate",
-        &[STR, STR],
-        None,
-        "time.Time",
-        true,
-        |_, a| {
-            parse(s(&a, 0), s(&a, 1))
-                .map(|t| t.to_value())
-                .map_err(FuncError::new)
-        },
-    );
-    def(map, "unixEpoch", &[TIME], None, "string", false, |_, a| {
-        Ok(Value::from(time_arg(&a[0])?.secs.to_string()))
-    });
-}
-
-/// `time.Duration.Round(m)`: halves away from zero.
-fn round_duration(d: i64, m: i64) -> i64 {
-    let r = d % m;
-    if d < 0 {
-        let r = -r;
-        if r + r < m {
-            return d + r;
-        }
-        d.checked_sub(m - r).unwrap_or(i64::MIN)
-    } else {
-        if r + r < m {
-            return d - r;
-        }
-        d.checked_add(m - r).unwrap_or(i64::MAX)
-    }
-}
-
-/// Sprig's `durationRound`: the largest whole unit (y, mo, d, h, m, s) that the duration
-/// exceeds.
-fn duration_round(d: i64) -> String {
-    let u = d.unsigned_abs();
-    let hour: u64 = 3_600_000_000_000;
-    let units: [(u64, &str); 6] = [
-        (hour * 24 * 365, "y"),
-        (hour * 24 * 30, "mo"),
-        (hour * 24, "d"),
-        (hour, "h"),
-        (60_000_000_000, "m"),
-        (1_000_000_000, "s"),
-    ];
-    for (size, unit) in units {
-        if u > size {
-            return format!("{}{unit}", u / size);
-        }
-    }
-    "0s".to_string()
-}
-
-/// BurntSushi/toml's date-time decoding: `time.ParseInLocation(layout, value, loc)` where `loc`
-/// is `Local` (`zone` `None`) or a fixed zone named `zone` at the local offset of now (its
-/// `datetime-local`, `date-local` and `time-local` zones). The error is Go's parse error.
-pub(super) fn parse_toml_datetime(
-    layout: &str,
-    value: &str,
-    zone: Option<&str>,
-) -> Result<Value, String> {
-    let loc = match zone {
-        None => local(),
-        Some(name) => {
-            let off = local().lookup(Time::now().secs).offset;
-            Rc::new(Location::fixed(name, off))
-        }
-    };
-    parse_in(layout, value, loc).map(|t| t.to_value())
-}
-
 /// go-yaml v3's text for a `time.Time` (`t.Format(time.RFC3339Nano)`, written plain); `None`
 /// for a value that is not a `time.Time`.
-pub(crate) fn yaml_time_text(v: &Value) -> Option<String> {
+pub fn yaml_time_text(v: &Value) -> Option<String> {
     Time::from_value(v).map(|t| t.rfc3339_nano())
-}
-
-/// BurntSushi/toml's encoding of a `time.Time` (its `eElement`): RFC 3339 with nanoseconds, or,
-/// for the local date-time kinds its decoder makes, that kind's layout of the UTC time. `None`
-/// for a value that is not a `time.Time`.
-pub(super) fn toml_time_text(v: &Value) -> Option<String> {
-    let t = Time::from_value(v)?;
-    let local_kind = match t.loc.name.as_str() {
-        "datetime-local" => Some("2006-01-02T15:04:05.999999999"),
-        "date-local" => Some("2006-01-02"),
-        "time-local" => Some("15:04:05.999999999"),
-        _ => None,
-    };
-    Some(match local_kind {
-        Some(layout) => format(&t.in_loc(utc()), layout),
-        None => t.rfc3339_nano(),
-    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ mod common;
 
 use common::{case_files, dump, parse_cases};
 use gotemplate::Value;
-use helm::yaml;
+use goyaml as yaml;
 
 fn show<T>(r: Result<T, yaml::YamlError>, f: impl Fn(T) -> String) -> String {
     match r {

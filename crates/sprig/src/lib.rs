@@ -3,11 +3,17 @@
 //! Only the functions implemented here exist; each follows Sprig's Go signature (so the
 //! executor checks arguments as Go does) and Sprig's semantics, including its panics, which Go's
 //! template engine turns into `error calling NAME: MESSAGE`.
+//!
+//! Mirrors `github.com/Masterminds/sprig/v3`, with the Go pieces only Sprig needs (the
+//! `encoding/asn1` and `crypto/x509` key parsing of `goasn1`/`keys`, BurntSushi/toml). Go's
+//! `time`, `regexp`, `net/url` and `encoding/json` come from `gotime`, `goregexp`, `gourl` and
+//! `goyaml`. It must not know charts, values files or Helm's own functions (`include`, `tpl`,
+//! `toYaml`, `required`, `lookup`).
 
 mod conv;
 pub mod crypto;
-pub(crate) mod date;
-pub(crate) mod dicts;
+mod date;
+mod dicts;
 mod goasn1;
 mod json;
 mod keys;
@@ -15,8 +21,8 @@ mod lists;
 mod math;
 pub mod paths;
 pub mod semver;
-pub(crate) use crypto::b64_encode as base64_encode;
-pub(crate) mod strings;
+use crypto::b64_encode as base64_encode;
+pub mod strings;
 mod text;
 mod toml;
 mod toml_decode;
@@ -80,5 +86,20 @@ fn n(args: &[Value], i: usize) -> i64 {
     match &args[i] {
         Value::Int(v, _) => *v,
         _ => 0,
+    }
+}
+
+/// Go's `reflect.Kind` name of a value, as Sprig's error messages print it.
+pub fn go_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Invalid | Value::Nil => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Int(_, kind) => kind.go_name(),
+        Value::Float(_) => "float64",
+        Value::String(_) => "string",
+        Value::Bytes(_) | Value::List(_) => "slice",
+        Value::Map(_) => "map",
+        Value::Object(o) => o.kind(),
+        Value::Func(_) => "func",
     }
 }

@@ -5,7 +5,7 @@ use gotemplate::fmt::sprint_value;
 use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Value};
 
 use super::{def, n, runtime_error, s};
-use crate::funcs::go_kind;
+use crate::go_kind;
 
 const ANY: ArgType = ArgType::Any;
 const INT: ArgType = ArgType::Int(IntKind::Int);

@@ -7,6 +7,9 @@
 //! leftmost-first semantics are Go's) as a `regex-syntax` HIR: Rust's parser never sees the
 //! pattern, so what it accepts or means differently (`[\w-\.]`, `\pL` names, Perl classes,
 //! `(?<name>…)`, `\Q…\E`, `{,n}`) does not matter.
+//!
+//! Mirrors Go's `regexp` and `regexp/syntax` (Go 1.25, Helm 4.1.4's Go). It must not know
+//! templates, Sprig or JSON Schema: callers hand it a pattern and text.
 
 mod syntax;
 mod unicode;

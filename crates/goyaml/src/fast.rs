@@ -837,7 +837,7 @@ mod tests {
             if super::decode(c.as_bytes(), true).is_some() {
                 taken += 1;
             }
-            let _ = crate::yaml::read::decode_first(c.as_bytes());
+            let _ = crate::read::decode_first(c.as_bytes());
         }
         assert!(taken >= 15, "the fast reader took only {taken} cases");
     }
@@ -848,8 +848,8 @@ mod tests {
     fn flow_sequences_of_scalars_take_the_fast_path() {
         let rules = "rules:\n- apiGroups: [\"\", 'x']\n  verbs: [ \"get\" , list, \"a\\\"b\"]\n";
         let fast = super::decode(rules.as_bytes(), true).expect("the fast reader takes it");
-        let general = crate::yaml::read::decode_first(rules.as_bytes()).expect("valid YAML");
-        assert!(crate::yaml::read::same_yval(&fast, &general));
+        let general = crate::read::decode_first(rules.as_bytes()).expect("valid YAML");
+        assert!(crate::read::same_yval(&fast, &general));
         for other in ["a: [b, [c]]\n", "a: [b, ]\n", "a: [b c]\n", "a: [b] # c\n"] {
             assert!(super::decode(other.as_bytes(), true).is_none(), "{other:?}");
         }
@@ -875,7 +875,7 @@ mod tests {
                 .collect();
             let doc = format!("k: [{inner}]\n");
             taken += usize::from(super::decode(doc.as_bytes(), true).is_some());
-            let _ = crate::yaml::read::decode_first(doc.as_bytes());
+            let _ = crate::read::decode_first(doc.as_bytes());
         }
         assert!(taken > 1000, "the fast reader took only {taken}");
     }
@@ -904,7 +904,7 @@ mod tests {
                 doc.pop();
             }
             taken += usize::from(super::decode(doc.as_bytes(), true).is_some());
-            let _ = crate::yaml::read::decode_first(doc.as_bytes());
+            let _ = crate::read::decode_first(doc.as_bytes());
         }
         assert!(taken > 1000, "the fast reader took only {taken}");
     }

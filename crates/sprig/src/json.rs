@@ -1,5 +1,5 @@
 //! Sprig's JSON writers beyond Helm's `toJson`: `mustToJson`, `toPrettyJson`, `toRawJson` and
-//! their `must` forms, all over `encoding/json.Marshal` (see [`crate::yaml::to_json`]).
+//! their `must` forms, all over `encoding/json.Marshal` (see [`goyaml::to_json`]).
 
 use gotemplate::{ArgType, FuncError, FuncMap, Value};
 
@@ -7,7 +7,7 @@ use super::def;
 
 /// Go's `json.Indent(dst, src, "", "  ")` of compact JSON.
 fn indent(compact: &str) -> String {
-    crate::yaml::json_indent(compact, "  ")
+    goyaml::json_indent(compact, "  ")
 }
 
 /// `json.Indent` scans its input first, and its scanner refuses nesting deeper than
@@ -70,7 +70,7 @@ fn unescape_html(json: &str) -> String {
 }
 
 fn marshal(v: &Value, pretty: bool, raw: bool) -> Result<String, FuncError> {
-    let mut text = crate::yaml::to_json(v).map_err(|e| FuncError::new(e.message))?;
+    let mut text = goyaml::to_json(v).map_err(|e| FuncError::new(e.message))?;
     if raw {
         text = unescape_html(&text);
     }

@@ -5,7 +5,7 @@ use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Map, Value};
 
 use super::conv::{strslice, strval};
 use super::{def, n, runtime_error, s};
-use crate::goregexp;
+use goregexp;
 
 const ANY: ArgType = ArgType::Any;
 const INT: ArgType = ArgType::Int(IntKind::Int);
@@ -45,7 +45,7 @@ fn indent(prefix: &str, spaces: i64, text: &str) -> Result<String, FuncError> {
 }
 
 /// Go's `strings.Split`: an empty separator splits into characters.
-pub(crate) fn go_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
+pub fn go_split<'t>(text: &'t str, sep: &str) -> Vec<&'t str> {
     if sep.is_empty() {
         return text
             .char_indices()
