@@ -1,6 +1,6 @@
 //! The `http:`/`https:` half of Helm's schema `$ref` loader (`HTTPURLLoader` in Helm's
 //! `pkg/chart/common/util/jsonschema.go`), handed to the `helm` crate as its
-//! [`helm::schema::FetchUrl`]: a GET with User-Agent `Helm/4.1.4`, a 15 s timeout for the
+//! `jsonschema::FetchUrl`: a GET with User-Agent `Helm/4.1.4`, a 15 s timeout for the
 //! whole exchange, the proxy Go's `http.ProxyFromEnvironment` picks, redirects followed, and
 //! only status 200 accepted. Failures are worded as Helm's Go client words them
 //! (`HTTP request to URL returned status 404 (Not Found)`, `HTTP request failed for URL: Get

@@ -1,11 +1,16 @@
-//! Helm-compatible chart rendering on top of `gotemplate`: loading charts, values (files,
-//! `--set`, coalescing), Helm's rendering rules (template order, shared root, `include`/`tpl`,
-//! `<no value>` clean-up, error reformatting), and `helm template`'s output framing.
+//! Helm (`helm.sh/helm/v4`) on top of `gotemplate`: loading charts, values (files, `--set`,
+//! coalescing), dependencies, Helm's rendering rules (template order, shared root,
+//! `include`/`tpl`, `<no value>` clean-up, error reformatting), Helm's own template functions
+//! and objects, and `helm template`'s output framing.
 //!
-//! Pure logic apart from [`chart::load_dir`], which reads a chart from disk, and the
-//! [`schema::Loader`], which reads the `file:` documents a `values.schema.json` `$ref`s (network
-//! fetches are the caller's, through [`schema::FetchUrl`]). It knows nothing of Istio; it must
-//! not talk to a cluster (`lookup` returns empty, as in `helm template`).
+//! Built on the Go-library crates below it: `goyaml` (YAML and JSON with Go's semantics),
+//! `sprig` (the function library Helm registers first) and `jsonschema` (the schema engine
+//! for `values.schema.json`, which [`schema`] runs over a chart and its subcharts).
+//!
+//! Pure logic apart from [`chart::load_dir`], which reads a chart from disk, and the schema
+//! loader, which reads the `file:` documents a `values.schema.json` `$ref`s (network fetches
+//! are the caller's, through `jsonschema::FetchUrl`). It knows nothing of Istio; it must not
+//! talk to a cluster (`lookup` returns empty, as in `helm template`).
 
 pub mod chart;
 pub mod deps;

@@ -61,7 +61,7 @@ pub struct TemplateOptions {
     pub skip_schema_validation: bool,
     /// How `http:`/`https:` documents named by schema `$ref`s are fetched (the caller does the
     /// network I/O); without it such a reference fails as one to an unknown scheme.
-    pub schema_http: Option<schema::FetchUrl>,
+    pub schema_http: Option<jsonschema::FetchUrl>,
 }
 
 /// One file `--output-dir` writes: `---\n# Source: NAME\nDOC\n` created, or appended to
@@ -235,9 +235,9 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
     warnings.extend(coalesce_warnings.into_iter().map(crate::log::LogLine::info));
     if !options.skip_schema_validation {
-        let mut loader = schema::Loader::new(options.schema_http);
+        let mut loader = jsonschema::Loader::new(options.schema_http);
         let result = schema::validate_chart(&chart, &coalesced, &mut loader);
-        warnings.append(&mut loader.warnings);
+        warnings.append(&mut schema::urn_warnings(&mut loader));
         if let Err(e) = result {
             let error = TemplateError::Input(format!(
                 "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
