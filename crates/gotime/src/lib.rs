@@ -10,4 +10,6 @@
 mod duration;
 pub mod time;
 
-pub use duration::*;
+pub use duration::{
+    DurationError, HOUR, MILLISECOND, Nanos, SECOND, format_duration, go_quote, parse_duration,
+};

@@ -37,6 +37,7 @@ static SKIP_FREEING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBo
 /// many small allocations (the memos' trees, megabytes of nodes for Istio's CRDs; the parsed
 /// templates) is left to the process's exit instead of being freed piece by piece. A
 /// long-running process (the operator) must not call this.
+#[inline]
 pub fn skip_freeing() {
     SKIP_FREEING.store(true, std::sync::atomic::Ordering::Relaxed);
 }
@@ -73,6 +74,7 @@ pub struct YamlError {
 
 /// One document, as `sigs.k8s.io/yaml.Unmarshal` into an `interface{}` reads it: the first
 /// document of the stream (later ones are not read), nil for an empty stream.
+#[inline]
 pub fn from_yaml(text: &str) -> Result<Value, YamlError> {
     read::from_yaml_bytes(text.as_bytes())
 }
@@ -80,17 +82,20 @@ pub fn from_yaml(text: &str) -> Result<Value, YamlError> {
 /// A rendered document as Helm reads it to sort it: [`from_yaml`], but with the scalars of
 /// `SimpleHead`'s string fields (`kind`, `apiVersion`, `metadata.name`, annotations) as
 /// strings, which sigs.k8s.io/yaml makes of them for that target.
+#[inline]
 pub fn from_yaml_for_head(text: &str) -> Result<Value, YamlError> {
     read::from_yaml_for_head(text.as_bytes())
 }
 
 /// The field of `fields` that encoding/json decodes the object key `key` into: the exact
 /// name, or else one equal under Go's case folding.
+#[inline]
 pub fn go_json_field<'f>(key: &str, fields: &[&'f str]) -> Option<&'f str> {
     read::go_json_field(key, fields)
 }
 
 /// [`from_yaml`] over bytes (input that is not UTF-8 fails as go-yaml fails on it).
+#[inline]
 pub fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
     read::from_yaml_bytes(input)
 }
@@ -100,28 +105,33 @@ pub fn from_yaml_bytes(input: &[u8]) -> Result<Value, YamlError> {
 /// document is unmarshaled into a map (an empty or `null` one adds nothing) and merged into the
 /// previous ones (maps recursively, anything else replaces). A top level other than a map is an
 /// error in Helm's words; callers prefix the file (`cannot load values.yaml: …`).
+#[inline]
 pub fn values_from_yaml(text: &str) -> Result<Map, YamlError> {
     read::load_values_bytes(text.as_bytes())
 }
 
 /// [`values_from_yaml`] over bytes.
+#[inline]
 pub fn values_from_yaml_bytes(input: &[u8]) -> Result<Map, YamlError> {
     read::load_values_bytes(input)
 }
 
 /// Helm's `ReadValues` (`pkg/chart/common`): one document unmarshaled into `common.Values`;
 /// empty or `null` is an empty map.
+#[inline]
 pub fn read_values(text: &str) -> Result<Map, YamlError> {
     read::read_values_bytes(text.as_bytes())
 }
 
 /// [`read_values`] over bytes.
+#[inline]
 pub fn read_values_bytes(input: &[u8]) -> Result<Map, YamlError> {
     read::read_values_bytes(input)
 }
 
 /// Every document of a multi-document stream, each read as [`from_yaml`] reads one (a go-yaml
 /// v2 `Decoder` loop). An empty stream has no documents; an empty document is nil.
+#[inline]
 pub fn documents(text: &str) -> Result<Vec<Value>, YamlError> {
     read::documents_bytes(text.as_bytes())
 }
@@ -129,6 +139,7 @@ pub fn documents(text: &str) -> Result<Vec<Value>, YamlError> {
 /// Where every node of the document [`from_yaml`] reads sits in `text`: each node's path, the
 /// 1-based line and column of its key (mapping entries) and of its value, and its shape;
 /// parents before children, in document order. Fails exactly as [`from_yaml`] fails.
+#[inline]
 pub fn positions(text: &str) -> Result<Vec<Position>, YamlError> {
     positions::positions(text.as_bytes())
 }
@@ -136,6 +147,7 @@ pub fn positions(text: &str) -> Result<Vec<Position>, YamlError> {
 /// `sigs.k8s.io/yaml.Marshal` (Helm's `toYaml` before it trims): JSON, read back by go-yaml v2
 /// (integers keep their digits, others are floats), then go-yaml v2's block-style output with
 /// keys in its natural order.
+#[inline]
 pub fn to_yaml(v: &Value) -> Result<String, YamlError> {
     emit::to_yaml(v)
 }
@@ -199,12 +211,14 @@ pub fn json_indent(compact: &str, indent: &str) -> String {
 
 /// Go's `encoding/json.Marshal` of the value: sorted keys, `<`, `>`, `&`, U+2028 and U+2029
 /// escaped, Go's float format; NaN and infinities are errors.
+#[inline]
 pub fn to_json(v: &Value) -> Result<String, YamlError> {
     emit::to_json(v)
 }
 
 /// go-yaml v3's `Encoder` with `SetIndent(2)` (Helm's `toYamlPretty` before it trims); `None`
 /// for values bosun cannot encode that way (Go structs, funcs).
+#[inline]
 pub fn to_yaml_pretty(v: &Value) -> Option<String> {
     emit::v3::to_yaml_pretty(v)
 }
@@ -228,6 +242,7 @@ pub fn from_yaml_json(text: &str) -> Result<serde_json::Value, YamlError> {
 
 /// [`to_yaml`] of a JSON tree read as [`crate::json_value::from_json_value`] reads it
 /// (integers are Go integers, other numbers float64s), without building template values.
+#[inline]
 pub fn json_to_yaml(v: &serde_json::Value) -> Result<String, YamlError> {
     emit::json_tree_to_yaml(v)
 }

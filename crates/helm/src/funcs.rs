@@ -123,7 +123,7 @@ pub fn helm_funcs_with(memo: &goyaml::YamlMemo) -> FuncMap {
 }
 
 /// Sprig's `splitList`, which also offers its large parts to `memo` for preparation ahead of
-/// the `fromYaml` that usually follows (see `yaml::Ahead`; Istio's base chart splits its CRD
+/// the `fromYaml` that usually follows (see `goyaml::Ahead`; Istio's base chart splits its CRD
 /// file so). The result is Sprig's.
 fn offer_split_parts(map: &mut FuncMap, memo: &goyaml::YamlMemo) {
     let Some(split) = map.get("splitList").cloned() else {

@@ -5,7 +5,7 @@
 //!
 //! Built on the Go-library crates below it: `goyaml` (YAML and JSON with Go's semantics),
 //! `sprig` (the function library Helm registers first) and `jsonschema` (the schema engine
-//! for `values.schema.json`, which [`schema`] runs over a chart and its subcharts).
+//! for `values.schema.json`, which [`values_schema`] runs over a chart and its subcharts).
 //!
 //! Pure logic apart from [`chart::load_dir`], which reads a chart from disk, and the schema
 //! loader, which reads the `file:` documents a `values.schema.json` `$ref`s (network fetches
@@ -23,10 +23,10 @@ pub mod manifest;
 mod mapped;
 pub mod objects;
 pub mod printed;
-pub mod schema;
 pub mod strvals;
 pub mod template;
 pub mod values;
+pub mod values_schema;
 
 /// For processes that end right after rendering (the command line): what a render builds in
 /// many small allocations (the memos' trees, megabytes of nodes for Istio's CRDs; the parsed

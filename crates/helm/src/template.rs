@@ -13,9 +13,9 @@ use crate::engine::{self, RenderContext, RenderError};
 use crate::manifest::{self, Manifest};
 use crate::objects::{self, Capabilities, KubeVersion, VersionSet};
 use crate::printed::Printed;
-use crate::schema;
 use crate::strvals::{self, Typing};
 use crate::values;
+use crate::values_schema;
 use goyaml as yaml;
 
 /// Reads a file named in a flag; errors are Go-worded messages.
@@ -236,8 +236,8 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     warnings.extend(coalesce_warnings.into_iter().map(crate::log::LogLine::info));
     if !options.skip_schema_validation {
         let mut loader = jsonschema::Loader::new(options.schema_http);
-        let result = schema::validate_chart(&chart, &coalesced, &mut loader);
-        warnings.append(&mut schema::urn_warnings(&mut loader));
+        let result = values_schema::validate_chart(&chart, &coalesced, &mut loader);
+        warnings.append(&mut values_schema::urn_warnings(&mut loader));
         if let Err(e) = result {
             let error = TemplateError::Input(format!(
                 "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
@@ -458,7 +458,7 @@ fn let_go(worker: Option<cores::Worker>) {
 const LARGE_FILE: usize = 64 * 1024;
 
 /// Offers the documents of the chart's large YAML files (subcharts' too), cut as
-/// `splitList "\n---\n"` cuts them, for preparation ahead of `fromYaml` (see `yaml::Ahead`)
+/// `splitList "\n---\n"` cuts them, for preparation ahead of `fromYaml` (see `goyaml::Ahead`)
 /// before the templates are even parsed: the helper thread has nothing else to do until the
 /// render splits the file itself, which Istio's base chart does only after 40% of its run.
 /// Offers are matched by where they lie in the file's text, so a template that splits it

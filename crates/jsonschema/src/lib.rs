@@ -37,7 +37,7 @@
 //!
 //! Mirrors `github.com/santhosh-tekuri/jsonschema/v6` as Helm 4 configures it (its loaders for
 //! `file:`, `http(s):` through the caller, and `urn:`). It must not know Helm: charts,
-//! subcharts and Helm's log lines are the `helm` crate's (`helm::schema`).
+//! subcharts and Helm's log lines are the `helm` crate's (`helm::values_schema`).
 
 mod compile;
 mod format;

@@ -8,7 +8,7 @@ use super::{def, s};
 const STR: ArgType = ArgType::String;
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub use goyaml::json_value::b64_encode;
+pub(crate) use goyaml::json_value::b64_encode;
 
 fn b64_value(c: u8) -> Option<u32> {
     B64.iter().position(|&x| x == c).map(|p| p as u32)
