@@ -25,6 +25,7 @@ mod tag;
 mod translate;
 mod uninstall;
 mod verify;
+mod version;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -94,6 +95,9 @@ enum Command {
         #[command(subcommand)]
         command: tag::TagCommand,
     },
+    /// Print bosun's version and the Istio release it installs by default, as `istioctl
+    /// version --remote=false`.
+    Version(version::VersionArgs),
 }
 
 #[derive(Subcommand)]
@@ -370,6 +374,7 @@ fn main() -> ExitCode {
         Command::Revision { command } => {
             revision::revision(command).map_err(|e| Failure::input(e.0))
         }
+        Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
     };
     let code = match result {
         Ok(()) => 0,
