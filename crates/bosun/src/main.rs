@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
+mod completion;
 mod install;
 mod mesh;
 mod operator;
@@ -98,6 +99,9 @@ enum Command {
     /// Print bosun's version and the Istio release it installs by default, as `istioctl
     /// version --remote=false`.
     Version(version::VersionArgs),
+    /// Print the shell completion script for bash, zsh, fish (and more), as `istioctl
+    /// completion`.
+    Completion(completion::CompletionArgs),
 }
 
 #[derive(Subcommand)]
@@ -375,6 +379,9 @@ fn main() -> ExitCode {
             revision::revision(command).map_err(|e| Failure::input(e.0))
         }
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
+        Command::Completion(args) => {
+            completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
+        }
     };
     let code = match result {
         Ok(()) => 0,
