@@ -82,3 +82,49 @@ impl Inputs {
         flags
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifests_and_revision_are_set_flags_in_disguise() {
+        let inputs = Inputs {
+            set: vec!["profile=demo".into()],
+            manifests: Some("/m".into()),
+            revision: Some("canary".into()),
+            ..Inputs::default()
+        };
+        assert_eq!(
+            inputs.flags(),
+            ["profile=demo", "installPackagePath=/m", "revision=canary"]
+        );
+        for none in ["", "default"] {
+            let inputs = Inputs {
+                revision: Some(none.into()),
+                ..Inputs::default()
+            };
+            assert!(inputs.flags().is_empty(), "{none:?}");
+        }
+    }
+
+    #[test]
+    fn diagnostics_read_as_istioctl_prints_them() {
+        let notice = Diagnostic::Notice("cni is off".into());
+        assert_eq!(notice.to_string(), "❗ cni is off\n");
+        let forced = Diagnostic::Forced {
+            summary: "the IstioOperator is invalid (1 error)".into(),
+        };
+        assert_eq!(
+            forced.to_string(),
+            "spec invalid; continuing because of --force: the IstioOperator is invalid (1 error)\n"
+        );
+        let invalid = Error::Invalid {
+            summary: "the IstioOperator is invalid (2 errors)".into(),
+        };
+        assert_eq!(
+            invalid.to_string(),
+            "the IstioOperator is invalid (2 errors); fix it, or pass --force to proceed"
+        );
+    }
+}
