@@ -534,11 +534,7 @@ fn read_value_file(path: &str) -> Result<String, String> {
 /// Go's wording of common I/O errors (`no such file or directory`), without Rust's
 /// `(os error 2)` suffix.
 pub(crate) fn io_error_text(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
+    pipeline::io_error_text(e)
 }
 
 #[cfg(test)]
