@@ -103,6 +103,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         runtime,
         client,
         default_tag,
+        packages,
     } = {
         let prepared = crate::prepare::prepare(&args.input, args.force)?;
         // Read-only checks, before asking and before the first write.
@@ -155,6 +156,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
             &installation.owner_labels,
             FIELD_MANAGER,
             &default_tag,
+            &packages,
         )
         .await?;
         Ok::<_, MeshFailure>((report, pruned, tag))

@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
+mod completion;
 mod install;
 mod mesh;
 mod operator;
@@ -25,6 +26,7 @@ mod tag;
 mod translate;
 mod uninstall;
 mod verify;
+mod version;
 
 #[derive(Parser)]
 #[command(name = "bosun", version, about = "The Istio operator, rebuilt in Rust")]
@@ -94,6 +96,12 @@ enum Command {
         #[command(subcommand)]
         command: tag::TagCommand,
     },
+    /// Print bosun's version and the Istio release it installs by default, as `istioctl
+    /// version --remote=false`.
+    Version(version::VersionArgs),
+    /// Print the shell completion script for bash, zsh, fish (and more), as `istioctl
+    /// completion`.
+    Completion(completion::CompletionArgs),
 }
 
 #[derive(Subcommand)]
@@ -370,6 +378,10 @@ fn main() -> ExitCode {
         Command::Revision { command } => {
             revision::revision(command).map_err(|e| Failure::input(e.0))
         }
+        Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
+        Command::Completion(args) => {
+            completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
+        }
     };
     let code = match result {
         Ok(()) => 0,
@@ -522,11 +534,7 @@ fn read_value_file(path: &str) -> Result<String, String> {
 /// Go's wording of common I/O errors (`no such file or directory`), without Rust's
 /// `(os error 2)` suffix.
 pub(crate) fn io_error_text(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => e.to_string(),
-    }
+    pipeline::io_error_text(e)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `bosun operator dump|init|remove|run`: the in-cluster operator. The logic lives in the
-//! `operator` crate; this file parses flags, prints, asks, and provides the render the
-//! operator calls ([`CliRender`]): the same merge, validation and chart rendering as
-//! `bosun install` (`mesh::merge_and_validate`, `mesh::generate`, `mesh::cluster_components`).
+//! `operator` crate, its render in the `pipeline` library (`operator::render::InlineRender`);
+//! this file parses flags, prints, asks, and runs that render in a child process when asked
+//! to ([`ChildRender`]).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::net::SocketAddr;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
-use crate::mesh::{InstallPackages, MeshFailure};
+use crate::mesh::MeshFailure;
 
 /// The field manager of the operator's own install (`operator init`).
 const FIELD_MANAGER: &str = "bosun";
@@ -369,83 +369,16 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
     Ok(())
 }
 
-/// The operator's render: an IstioOperator resource through the same merge, validation and
-/// chart rendering as `bosun install -f FILE [--manifests DIR]`.
-struct CliRender {
+/// The pipeline's render for the cluster `facts` describe, the pinned release fetched into
+/// bosun's cache if no install package is given.
+fn inline_render(
     manifests: Option<String>,
-    /// What the cluster said about itself when the operator started (its version, GKE, CNI).
-    detected: crate::mesh::Detected,
-}
-
-/// A validation issue as the status shows it: the field and the message (positions point
-/// into a file the user never wrote, so they are left out).
-fn issue_text(issue: &iop::validate::Issue) -> String {
-    if issue.field.is_empty() {
-        issue.message.clone()
-    } else {
-        format!("{}: {}", issue.field, issue.message)
-    }
-}
-
-impl operator::Render for CliRender {
-    fn render(&self, iop: &Value) -> Result<operator::Rendered, operator::RenderError> {
-        use operator::RenderError;
-        let name = format!(
-            "IstioOperator {}/{}",
-            iop.pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-            iop.pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-        );
-        let text = serde_json::to_string_pretty(iop).unwrap_or_default();
-        let files = [iop::merge::InputFile { name, text }];
-        let input = crate::mesh::InputArgs {
-            filenames: Vec::new(),
-            set: Vec::new(),
-            manifests: self.manifests.clone(),
-            revision: None,
-        };
-        let flags = crate::mesh::set_flags(&input);
-        let packages = InstallPackages::new();
-        // A merge failure (an unknown profile, a malformed field) is the spec's fault too.
-        let (merged, report) = crate::mesh::merge_and_validate(&files, &flags, &packages)
-            .map_err(|e| RenderError::Invalid(vec![e.0]))?;
-        if !report.errors.is_empty() {
-            return Err(RenderError::Invalid(
-                report.errors.iter().map(issue_text).collect(),
-            ));
-        }
-        let (merged, cni_warnings) = self
-            .detected
-            .apply(merged, &files, &flags, &packages)
-            .map_err(|e| RenderError::Invalid(vec![e.0]))?;
-        let generated =
-            crate::mesh::generate(&merged, Some(&self.detected.kube_version), &packages)
-                .map_err(|e| RenderError::Failed(e.0))?;
-        let mut warnings = cni_warnings;
-        warnings.extend(report.warnings.iter().map(issue_text));
-        warnings.extend(generated.warnings.iter().cloned());
-        let version = crate::owned::istio_version(&merged).map_err(|e| RenderError::Failed(e.0))?;
-        let components = crate::mesh::cluster_components(
-            &generated,
-            &merged,
-            &version,
-            crate::mesh::OwnerLabels::NotCrds,
-        )
-        .into_iter()
-        .map(|c| operator::RenderedComponent {
-            name: c.name,
-            display_name: c.display_name,
-            after: c.after,
-            objects: c.objects,
-        })
-        .collect();
-        Ok(operator::Rendered {
-            components,
-            warnings,
-        })
+    facts: &cluster::ClusterFacts,
+) -> operator::render::InlineRender {
+    operator::render::InlineRender {
+        manifests,
+        locate: Arc::new(crate::release::manifests_dir),
+        detected: crate::mesh::detected(facts),
     }
 }
 
@@ -475,10 +408,7 @@ async fn run(args: RunArgs) -> Result<(), MeshFailure> {
     // reconcile would otherwise read them again.
     let facts = client.cluster_facts().await?;
     let render: Arc<dyn operator::Render> = match args.render {
-        RenderMode::Inline => Arc::new(CliRender {
-            manifests: args.manifests,
-            detected: crate::mesh::Detected::from_facts(&facts),
-        }),
+        RenderMode::Inline => Arc::new(inline_render(args.manifests, &facts)),
         RenderMode::Subprocess => Arc::new(ChildRender {
             exe: own_executable()?,
             manifests: args.manifests,
@@ -521,7 +451,8 @@ fn facts_from_json(json: &Value) -> Result<cluster::ClusterFacts, String> {
 }
 
 /// Renders each IstioOperator in a child process (`bosun operator render-child`), which runs
-/// [`CliRender`]: the same render, whose memory is returned when the child exits.
+/// [`operator::render::InlineRender`]: the same render, whose memory is returned when the
+/// child exits.
 struct ChildRender {
     exe: std::path::PathBuf,
     manifests: Option<String>,
@@ -598,10 +529,7 @@ fn render_child() -> Result<(), MeshFailure> {
     let request: Value = serde_json::from_str(&text)
         .map_err(|e| MeshFailure(format!("reading the render request: {e}")))?;
     let facts = facts_from_json(&request["facts"]).map_err(MeshFailure)?;
-    let render = CliRender {
-        manifests: request["manifests"].as_str().map(str::to_string),
-        detected: crate::mesh::Detected::from_facts(&facts),
-    };
+    let render = inline_render(request["manifests"].as_str().map(str::to_string), &facts);
     let answer = match operator::Render::render(&render, &request["iop"]) {
         Ok(rendered) => serde_json::json!({"rendered": {
             "components": rendered.components.iter().map(|c| serde_json::json!({

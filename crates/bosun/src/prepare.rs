@@ -1,8 +1,8 @@
-//! What `install`, `plan` and `verify-install` start from: the inputs rendered exactly as
-//! `manifest generate` renders them (so everything that can fail without the cluster fails
-//! before the first request), each component's objects in apply order with istioctl's owner
-//! labels, what the installation owns (for prune), and a cluster client;
-//! plus the read-only checks they share.
+//! What `install`, `plan` and `verify-install` start from: the `pipeline` library's install set
+//! (the inputs rendered exactly as `manifest generate` renders them, so everything that can
+//! fail without the cluster fails before the first request; each component's objects in apply
+//! order with istioctl's owner labels; what the installation owns, for prune), a cluster
+//! client, and the default revision tag's decision; plus the read-only checks they share.
 
 use std::io::Write;
 
@@ -23,6 +23,8 @@ pub(crate) struct Prepared {
     pub client: cluster::Client,
     /// Whether (and how) the install creates or moves the default revision tag.
     pub default_tag: DefaultTag,
+    /// The install packages rendered from (the default tag renders from them too).
+    pub packages: pipeline::InstallPackages,
 }
 
 /// What istioctl's installer decides about the default revision tag before it applies (see
@@ -55,37 +57,35 @@ pub(crate) fn prepare(
     // The cluster is read (its version and CNI, as istioctl reads them) only once the input
     // is known to be valid; the client made for that is the one returned.
     let made = std::cell::RefCell::new(None);
-    let detect = || -> Result<crate::mesh::Detected, MeshFailure> {
-        let client = runtime.block_on(cluster::Client::from_env())?;
-        let facts = runtime.block_on(client.cluster_facts())?;
+    let detect = || -> Result<pipeline::Detected, String> {
+        let client = runtime
+            .block_on(cluster::Client::from_env())
+            .map_err(|e| e.to_string())?;
+        let facts = runtime
+            .block_on(client.cluster_facts())
+            .map_err(|e| e.to_string())?;
         *made.borrow_mut() = Some(client);
-        Ok(crate::mesh::Detected::from_facts(&facts))
+        Ok(crate::mesh::detected(&facts))
     };
-    let (merged, generated) = crate::mesh::render(input, force, Some(&detect))?;
-    let version = crate::owned::istio_version(&merged)?;
-    let components = crate::mesh::cluster_components(
-        &generated,
-        &merged,
-        &version,
-        crate::mesh::OwnerLabels::All,
-    );
-    let rendered: Vec<(&str, &[serde_json::Value])> = generated
-        .components
-        .iter()
-        .zip(&components)
-        .map(|(g, c)| (g.component.name, c.objects.as_slice()))
-        .collect();
-    let installation = crate::owned::installation(&merged, &version, &rendered);
+    let packages = crate::mesh::packages();
+    let rendered = crate::mesh::render(input, &packages, force, Some(&detect))?;
+    let pipeline::install::InstallSet {
+        version,
+        components,
+        installation,
+    } = pipeline::install::install_set(&rendered, &packages, pipeline::install::OwnerLabels::All)?;
+    let merged = rendered.merged;
     let client = match made.into_inner() {
         Some(client) => client,
         None => runtime.block_on(cluster::Client::from_env())?,
     };
     let mut components = components;
-    let default_tag = runtime.block_on(plan_default_tag(
+    let default_tag = runtime.block_on(decide_default_tag(
         &client,
         &merged,
         &version,
         &mut components,
+        &packages,
     ))?;
     Ok(Prepared {
         merged,
@@ -95,6 +95,7 @@ pub(crate) fn prepare(
         runtime,
         client,
         default_tag,
+        packages,
     })
 }
 
@@ -104,11 +105,12 @@ pub(crate) fn prepare(
 /// injector of the revision `default` is there to deactivate). When it will, the tag's injector
 /// is previewed for the overlap check, and an install without a revision renders its own
 /// injector deactivated, as the tag leaves it. Only reads the cluster.
-async fn plan_default_tag(
+async fn decide_default_tag(
     client: &cluster::Client,
     merged: &serde_json::Value,
     version: &str,
     components: &mut [cluster::Component],
+    packages: &pipeline::InstallPackages,
 ) -> Result<DefaultTag, MeshFailure> {
     let exists = client.default_tag_exists().await;
     if !manifest::tag::default_tag_needed(merged, exists) {
@@ -161,12 +163,7 @@ async fn plan_default_tag(
         }
     }
     let owner_labels = manifest::ownership::owner_labels(merged, version, None);
-    let manifests = iop::tree::get_path_string(merged, "spec.installPackagePath");
-    let packages = crate::mesh::InstallPackages::new();
-    let options = manifest::tag::default_tag_options(merged, &owner_labels, &manifests);
-    let render = crate::tag::Render {
-        packages: &packages,
-    };
+    let (options, render) = pipeline::tag::default_tag_setup(merged, &owner_labels, packages);
     let preview = manifest::tag::preview_mutating_webhook(&options, &render)?;
     let mut original = None;
     if revision == manifest::tag::DEFAULT_TAG {
@@ -325,12 +322,8 @@ impl Prepared {
         let canonical = manifest::tag::Canonical::from_injector(own_injector)
             .map_err(|e| MeshFailure(format!("planning the default revision tag: {e}")))?;
         let owner_labels = manifest::ownership::owner_labels(&self.merged, &self.version, None);
-        let manifests = iop::tree::get_path_string(&self.merged, "spec.installPackagePath");
-        let options = manifest::tag::default_tag_options(&self.merged, &owner_labels, &manifests);
-        let packages = crate::mesh::InstallPackages::new();
-        let render = crate::tag::Render {
-            packages: &packages,
-        };
+        let (options, render) =
+            pipeline::tag::default_tag_setup(&self.merged, &owner_labels, &self.packages);
         let live_validator = self.client.default_validator().await?;
         let objects =
             manifest::tag::generate(&canonical, &options, live_validator.as_ref(), &render)

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 
 use crate::io_error_text;
-use crate::mesh::{self, InputArgs, InstallPackages, MeshFailure};
+use crate::mesh::{self, InputArgs, MeshFailure};
 
 #[derive(Subcommand)]
 pub enum ProfileCommand {
@@ -129,7 +129,7 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
         ));
     }
     let format: iop::profile::Format = args.output.parse()?;
-    let packages = InstallPackages::new();
+    let packages = mesh::packages();
     let files = mesh::read_input_files(&args.input.filenames).map_err(MeshFailure)?;
     let mut flags = mesh::set_flags(&args.input);
     flags.extend(args.profile.iter().map(|p| format!("profile={p}")));
@@ -138,11 +138,11 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
     // istioctl dumped with validation forced: problems are reported, the dump still printed.
     let report = iop::validate::validate(&merged, &sources);
-    mesh::print_warnings(&report, &files, &merged, &packages);
+    mesh::print_report(&report, &files, &merged, &packages, false);
     if !report.errors.is_empty() {
         let mut as_warnings = report.clone();
         as_warnings.warnings = std::mem::take(&mut as_warnings.errors);
-        mesh::print_warnings(&as_warnings, &files, &merged, &packages);
+        mesh::print_report(&as_warnings, &files, &merged, &packages, false);
     }
     let out = if args.explain {
         iop::profile::explain(&layered, &sources, &args.config_path)?
@@ -160,7 +160,7 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
 fn layered_profile(
     operand: &str,
     manifests: Option<&str>,
-    packages: &InstallPackages,
+    packages: &pipeline::InstallPackages,
 ) -> Result<serde_json::Value, MeshFailure> {
     let fail = |e: String| MeshFailure(format!("could not read {operand:?}: {e}"));
     let ipp = manifests.unwrap_or("");
@@ -202,7 +202,7 @@ fn diff(args: ProfileDiffArgs) -> Result<(), MeshFailure> {
     if args.profiles.len() != 2 {
         return Err(MeshFailure("diff requires two profiles".to_string()));
     }
-    let packages = InstallPackages::new();
+    let packages = mesh::packages();
     let m = args.manifests.as_deref();
     let a = layered_profile(&args.profiles[0], m, &packages)?;
     let b = layered_profile(&args.profiles[1], m, &packages)?;
@@ -303,15 +303,12 @@ pub fn validate(args: ValidateArgs) -> Result<(), MeshFailure> {
             "no IstioOperator files given: pass -f FILE".to_string(),
         ));
     }
-    let packages = InstallPackages::new();
+    let packages = mesh::packages();
     let files = mesh::read_inputs(&args.input.filenames)?;
     let flags = mesh::set_flags(&args.input);
-    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)
-        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
-    let report = iop::validate::validate(&merged, &sources);
-    mesh::print_warnings(&report, &files, &merged, &packages);
-    mesh::print_errors(&report, &files, &merged, &packages);
+    let pipeline::Validated { merged, report } =
+        pipeline::merge_and_validate(&files, &flags, &packages)?;
+    mesh::print_report(&report, &files, &merged, &packages, true);
     let names: Vec<String> = args
         .input
         .filenames

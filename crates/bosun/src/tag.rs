@@ -1,14 +1,14 @@
 //! `bosun tag set|generate|list|remove` (istioctl's `istioctl tag`), and the default revision
 //! tag `install` creates as istioctl's installer does. The objects come from `manifest::tag`,
-//! the checks and writes from `cluster::tags`; this module renders for them (through the same
-//! pipeline as `manifest generate`), asks and prints.
+//! the checks and writes from `cluster::tags`, the renders from `pipeline::tag`; this module
+//! asks and prints.
 
 use std::io::Write;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::mesh::{InstallPackages, MeshFailure};
+use crate::mesh::MeshFailure;
 
 /// The field manager of `tag set`: not the installer's (`bosun`), as istioctl's `tag` commands
 /// apply as `istio-ci` and its installer as `istio-operator`. So a user's tag and an install's
@@ -89,45 +89,6 @@ pub struct RemoveArgs {
     pub istio_namespace: String,
 }
 
-/// Renders for `manifest::tag` with the pipeline `manifest generate` uses, from the install
-/// package `manifests` names (the pinned release when empty).
-pub struct Render<'a> {
-    pub packages: &'a InstallPackages,
-}
-
-fn objects_json(objects: Vec<manifest::object::Object>) -> Vec<Value> {
-    objects.into_iter().map(|o| o.into_value()).collect()
-}
-
-impl manifest::tag::TagRender for Render<'_> {
-    fn render_flags(&self, flags: &[String]) -> Result<Vec<Value>, String> {
-        let (merged, report) =
-            crate::mesh::merge_and_validate(&[], flags, self.packages).map_err(|e| e.0)?;
-        if let Some(first) = report.errors.first() {
-            return Err(format!("rendering the tag's objects: {}", first.message));
-        }
-        let generated = crate::mesh::generate(&merged, None, self.packages).map_err(|e| e.0)?;
-        Ok(generated
-            .components
-            .into_iter()
-            .flat_map(|c| objects_json(c.objects))
-            .collect())
-    }
-
-    fn render_chart(
-        &self,
-        dir: &str,
-        namespace: &str,
-        values: &Map<String, Value>,
-    ) -> Result<Vec<Value>, String> {
-        let load = self.packages.chart_loader()?;
-        let chart = load("", dir)?;
-        let rendered = manifest::render::render_chart(&chart, values, namespace, None)
-            .map_err(|e| e.to_string())?;
-        Ok(objects_json(rendered.objects))
-    }
-}
-
 fn runtime() -> Result<tokio::runtime::Runtime, MeshFailure> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -158,7 +119,7 @@ fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
     let runtime = runtime()?;
     let client = runtime.block_on(cluster::Client::from_env())?;
     let manifests = args.manifests.clone().unwrap_or_default();
-    let packages = InstallPackages::new();
+    let packages = crate::mesh::packages();
     // A package given on the command line is checked now, not by the first render.
     packages.dir(&manifests)?;
     let options = manifest::tag::TagOptions {
@@ -175,7 +136,7 @@ fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
         generate_only,
         overwrite: args.overwrite,
     };
-    let render = Render {
+    let render = pipeline::tag::ChartRender {
         packages: &packages,
     };
     let objects = runtime.block_on(client.generate_tag(&options, checks, &render))??;
@@ -359,19 +320,15 @@ pub(crate) async fn apply_default_tag(
     owner_labels: &std::collections::BTreeMap<String, String>,
     field_manager: &str,
     plan: &crate::prepare::DefaultTag,
+    packages: &pipeline::InstallPackages,
 ) -> Result<Option<cluster::ApplyReport>, MeshFailure> {
     if !plan.needed {
         return Ok(None);
     }
-    let manifests = iop::tree::get_path_string(merged, "spec.installPackagePath");
-    let packages = InstallPackages::new();
-    let options = manifest::tag::default_tag_options(merged, owner_labels, &manifests);
+    let (options, render) = pipeline::tag::default_tag_setup(merged, owner_labels, packages);
     let checks = cluster::tags::TagChecks {
         generate_only: false,
         overwrite: true,
-    };
-    let render = Render {
-        packages: &packages,
     };
     let generated = match client.generate_tag(&options, checks, &render).await? {
         Ok(objects) => match client.deactivate_default_injector(field_manager).await? {

@@ -132,8 +132,11 @@ fn output_dir(requested: Option<PathBuf>) -> Result<PathBuf, MeshFailure> {
 
 pub fn manifest_translate(args: TranslateArgs) -> Result<(), MeshFailure> {
     // The same validation and rendering as `manifest generate` first: bad input stops here.
-    let (merged, generated) = crate::mesh::render(&args.input, false, None)?;
-    let migrations = crate::mesh::migrate(&merged)?;
+    let packages = crate::mesh::packages();
+    let pipeline::Rendered {
+        merged, generated, ..
+    } = crate::mesh::render(&args.input, &packages, false, None)?;
+    let migrations = pipeline::migrate(&merged, &packages)?;
     let dir = output_dir(args.output)?;
 
     let mut results = Vec::new();

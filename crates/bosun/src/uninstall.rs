@@ -26,7 +26,7 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::mesh::{InputArgs, InstallPackages, MeshFailure};
+use crate::mesh::{InputArgs, MeshFailure};
 
 /// istioctl's warnings, word for word.
 const ALL_RESOURCES_REMOVED_WARNING: &str = "All Istio resources will be pruned from the cluster";
@@ -149,7 +149,7 @@ fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
     }
     let files = crate::mesh::read_inputs(&args.input.filenames)?;
     let flags = crate::mesh::set_flags(&args.input);
-    let packages = InstallPackages::new();
+    let packages = crate::mesh::packages();
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
     let merged = iop::merge::merge_inputs(&files, &flags, &read)
         .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;

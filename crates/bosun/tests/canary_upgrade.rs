@@ -88,12 +88,7 @@ fn canary_upgrade_with_revision_tags() {
     let new_charts = common::manifests();
     let server = testenv::Private::start("canary");
     let kc = server.kubeconfig();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    common::run(async {
         let client = server.client().await;
         let ready = testenv::make_workloads_ready(&client, None);
 
@@ -239,12 +234,7 @@ fn in_place_upgrade_from_the_older_charts() {
         .difference(&render(&new_charts))
         .cloned()
         .collect();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    common::run(async {
         let client = server.client().await;
         let ready = testenv::make_workloads_ready(&client, None);
         succeeded(&bosun(

@@ -273,12 +273,7 @@ fn plan_misses(
 /// must list every object the install then writes or deletes.
 fn observe(binary: &Path, label: &str, case: &Case, check_plans: bool) -> Vec<Observed> {
     let server = testenv::Private::start(label);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    common::run(async {
         let client = server.client().await;
         let ready = testenv::make_workloads_ready(&client, None);
         let baseline: BTreeMap<String, String> = all_objects(&client)

@@ -366,69 +366,7 @@ fn parse_case_file(file: &str, text: &str) -> Result<Vec<Case>, String> {
 
 /// Decodes a Go double-quoted string literal (as produced by `strconv.Quote` / `%q`).
 fn go_unquote(s: &[u8]) -> Result<Vec<u8>, String> {
-    if s.len() < 2 || s[0] != b'"' || s[s.len() - 1] != b'"' {
-        return Err(format!(
-            "not a Go double-quoted string: {:?}",
-            String::from_utf8_lossy(s)
-        ));
-    }
-    let s = &s[1..s.len() - 1];
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    let hex = |b: &[u8]| -> Result<u32, String> {
-        let t = std::str::from_utf8(b).map_err(|_| "bad escape".to_string())?;
-        u32::from_str_radix(t, 16).map_err(|_| format!("bad hex escape {t:?}"))
-    };
-    while i < s.len() {
-        let c = s[i];
-        if c == b'"' {
-            return Err("unescaped `\"` inside quoted string".into());
-        }
-        if c != b'\\' {
-            out.push(c);
-            i += 1;
-            continue;
-        }
-        let e = *s.get(i + 1).ok_or("trailing backslash")?;
-        i += 2;
-        match e {
-            b'a' => out.push(7),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'v' => out.push(11),
-            b'\\' => out.push(b'\\'),
-            b'"' => out.push(b'"'),
-            b'\'' => out.push(b'\''),
-            b'x' => {
-                let v = hex(s.get(i..i + 2).ok_or("short \\x escape")?)?;
-                out.push(v as u8);
-                i += 2;
-            }
-            b'0'..=b'7' => {
-                let d = s.get(i - 1..i + 2).ok_or("short octal escape")?;
-                let t = std::str::from_utf8(d).map_err(|_| "bad octal escape")?;
-                let v = u32::from_str_radix(t, 8).map_err(|_| format!("bad octal escape {t:?}"))?;
-                if v > 255 {
-                    return Err(format!("octal escape out of range {t:?}"));
-                }
-                out.push(v as u8);
-                i += 2;
-            }
-            b'u' | b'U' => {
-                let w = if e == b'u' { 4 } else { 8 };
-                let v = hex(s.get(i..i + w).ok_or("short unicode escape")?)?;
-                let ch = char::from_u32(v).ok_or_else(|| format!("invalid code point {v:#x}"))?;
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                i += w;
-            }
-            other => return Err(format!("unknown escape \\{}", other as char)),
-        }
-    }
-    Ok(out)
+    testkit::go_unquote(s).map_err(|e| e.to_string())
 }
 
 /// Encodes bytes as a Go double-quoted string literal (ASCII only; used when blessing).

@@ -28,12 +28,7 @@ fn a_second_install_keeps_what_istiod_wrote() {
         "--set",
         "profile=minimal",
     ];
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    common::run(async {
         let client = server.client().await;
         let ready = testenv::make_workloads_ready(&client, None);
         let first = bosun(kc, &args);

@@ -73,20 +73,32 @@ fn install(extra: &[&str]) -> Output {
     bosun(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
-/// Polls `check` every 500 ms until it gives a value; fails after `timeout`, saying `what`.
-async fn wait_until<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+/// Polls `check` every 500 ms (a kubelet's and controllers' pace) until it gives a value;
+/// fails after `timeout`, saying `what`.
+async fn wait_until<T, F, Fut>(what: &str, timeout: Duration, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "{what}: not within {timeout:?}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    testkit::wait_until(what, timeout, Duration::from_millis(500), check)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Deletes the IstioOperator `minimal` and waits up to 2 minutes until it is gone: its
+/// finalizer (the operator's) uninstalls first.
+async fn delete_iop_and_wait_until_gone(iops: &Api<DynamicObject>, what: &str) {
+    iops.delete("minimal", &DeleteParams::default())
+        .await
+        .unwrap();
+    wait_until(what, Duration::from_secs(120), || async {
+        iops.get_opt("minimal")
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    })
+    .await;
 }
 
 async fn pods(kube: &kube::Client, ns: &str, selector: &str) -> Vec<Pod> {
@@ -706,21 +718,7 @@ fn operator_sends_no_writes_for_three_minutes_beside_a_running_istiod() {
 
         // Deleting the IstioOperator: its finalizer uninstalls (a real garbage collector
         // then removes istiod's pods).
-        iops.delete("minimal", &DeleteParams::default())
-            .await
-            .unwrap();
-        wait_until(
-            "the IstioOperator gone",
-            Duration::from_secs(120),
-            || async {
-                iops.get_opt("minimal")
-                    .await
-                    .unwrap()
-                    .is_none()
-                    .then_some(())
-            },
-        )
-        .await;
+        delete_iop_and_wait_until_gone(&iops, "the IstioOperator gone").await;
         drop(operator);
         delete_namespace(&kube, &ns).await;
         let crds: Api<CustomResourceDefinition> = Api::all(kube.clone());
@@ -1398,21 +1396,7 @@ fn operator_from_its_image_elects_one_leader_and_reaches_ready_with_istiod() {
         )
         .await;
 
-        iops.delete("minimal", &DeleteParams::default())
-            .await
-            .unwrap();
-        wait_until(
-            "the IstioOperator uninstalled and gone",
-            Duration::from_secs(120),
-            || async {
-                iops.get_opt("minimal")
-                    .await
-                    .unwrap()
-                    .is_none()
-                    .then_some(())
-            },
-        )
-        .await;
+        delete_iop_and_wait_until_gone(&iops, "the IstioOperator uninstalled and gone").await;
         assert!(
             deployments.get_opt("istiod").await.unwrap().is_none(),
             "the finalizer left istiod"

@@ -24,21 +24,13 @@ use kube::Api;
 use kube::api::{DeleteParams, PostParams};
 use serde_json::{Value, json};
 
-fn manifests() -> String {
-    common::manifests()
-}
+use common::manifests;
 
 /// Runs `bosun ARGS` with kubeconfig `kubeconfig` (the test control plane's by default),
 /// without blocking the runtime.
 async fn bosun_with(kubeconfig: Option<&PathBuf>, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_bosun"));
-    let config = kubeconfig
-        .cloned()
-        .unwrap_or_else(|| testenv::kubeconfig().to_path_buf());
-    c.args(args).env("KUBECONFIG", config).stdin(Stdio::null());
-    tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
-        .await
-        .unwrap()
+    let config = kubeconfig.map_or(testenv::kubeconfig(), |k| k.as_path());
+    testkit::output(common::bosun_command(config, args)).await
 }
 
 async fn bosun(args: &[&str]) -> Output {
@@ -737,9 +729,7 @@ fn precheck_agrees_with_istioctl_where_both_check() {
             .args(["--as", &user, "-i", &ns, "x", "precheck", "-o", "json"])
             .args(["--from-version", "1.20"])
             .stdin(Stdio::null());
-        let theirs = tokio::task::spawn_blocking(move || c.output().unwrap())
-            .await
-            .unwrap();
+        let theirs = testkit::output(c).await;
         let as_user = kubeconfig_as(&user);
         let m = manifests();
         let set_ns = format!("values.global.istioNamespace={ns}");

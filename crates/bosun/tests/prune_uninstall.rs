@@ -26,25 +26,17 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::Api;
 use kube::api::{ListParams, Patch, PatchParams};
 
-fn manifests() -> std::path::PathBuf {
-    common::fetched("BOSUN_ISTIO", "fetch-istio").join("manifests")
-}
+use common::manifests_dir as manifests;
 
 fn bosun_command(command: &str, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_bosun"));
-    c.arg(command)
-        .args(args)
-        .env("KUBECONFIG", testenv::kubeconfig())
-        .stdin(Stdio::null());
+    let mut c = common::bosun_command(testenv::kubeconfig(), &[command]);
+    c.args(args);
     c
 }
 
 /// Runs `bosun COMMAND ARGS` to the end without blocking the runtime.
 async fn bosun(command: &str, args: &[&str]) -> Output {
-    let mut c = bosun_command(command, args);
-    tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
-        .await
-        .unwrap()
+    testkit::output(bosun_command(command, args)).await
 }
 
 fn labels_of(

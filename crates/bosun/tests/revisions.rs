@@ -29,20 +29,7 @@ use kube::Api;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-fn manifests() -> PathBuf {
-    common::fetched("BOSUN_ISTIO", "fetch-istio").join("manifests")
-}
-
-/// Runs `bosun ARGS` against the test control plane without blocking the runtime.
-async fn bosun(args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_bosun"));
-    c.args(args)
-        .env("KUBECONFIG", testenv::kubeconfig())
-        .stdin(Stdio::null());
-    tokio::task::spawn_blocking(move || c.output().expect("running bosun"))
-        .await
-        .unwrap()
-}
+use common::{bosun_async as bosun, manifests_dir as manifests};
 
 /// `bosun install` of the minimal profile (Base and istiod) as revision `revision` into
 /// namespace `ns`, from the install package `manifests`.
@@ -524,9 +511,7 @@ async fn istioctl(args: &[&str]) -> Output {
     c.args(args)
         .env("KUBECONFIG", testenv::kubeconfig())
         .stdin(Stdio::null());
-    tokio::task::spawn_blocking(move || c.output().expect("running istioctl"))
-        .await
-        .unwrap()
+    testkit::output(c).await
 }
 
 /// A tag made by real `istioctl tag set`, read by bosun, against istioctl's own view

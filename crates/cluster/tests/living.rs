@@ -1,7 +1,7 @@
 //! The living cluster (`scripts/testenv up --living`): a real node that runs pods from images
 //! built on this machine. These tests check the cluster itself, through this crate's client.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cluster::testenv;
 use k8s_openapi::api::core::v1::{Namespace, Node, Pod};
@@ -113,12 +113,16 @@ async fn deployment_of_the_local_pause_image_becomes_ready() {
         .delete(&ns, &DeleteParams::background())
         .await
         .unwrap();
-    let start = Instant::now();
-    while namespaces.get_opt(&ns).await.unwrap().is_some() {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "namespace {ns} was not deleted within 120s"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    let gone = || async {
+        namespaces
+            .get_opt(&ns)
+            .await
+            .unwrap()
+            .is_none()
+            .then_some(())
+    };
+    let (timeout, every) = (Duration::from_secs(120), Duration::from_millis(500));
+    testkit::wait_until(&format!("namespace {ns} deleted"), timeout, every, gone)
+        .await
+        .unwrap();
 }

@@ -14,6 +14,8 @@
 use std::fmt::Write as _;
 use std::process::Command;
 
+use testkit::Xorshift as Rng;
+
 const GO_PROGRAM: &str = r#"package main
 
 import (
@@ -46,22 +48,6 @@ func main() {
 	}
 }
 "#;
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
 
 const ATOMS: &[&str] = &[
     "a",
@@ -293,7 +279,7 @@ fn goregexp_agrees_with_go() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3000);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut cases = Vec::new();
     let mut input = String::new();
     let fixed = fixed_patterns();

@@ -2070,23 +2070,15 @@ mod analysis_tests {
             "!", "|", ">", "'", "\"", "%", "@", "`", "?", ":", "-", ".", "a", "b", "1", "é", "–",
             "\u{85}", "\u{2028}", "\u{2029}", "\u{feff}", "\u{a0}", "\u{9f}", "\u{fffe}", "😀",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = testkit::Xorshift::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..400_000 {
             // Short strings cover every combination near the ends; long ones, runs.
             let len = if round % 4 == 0 {
-                1 + (next() % 40) as usize
+                1 + (rng.next() % 40) as usize
             } else {
-                1 + (next() % 6) as usize
+                1 + (rng.next() % 6) as usize
             };
-            let s: Vec<u8> = (0..len)
-                .flat_map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize].bytes())
-                .collect();
+            let s: Vec<u8> = (0..len).flat_map(|_| rng.pick(ALPHABET).bytes()).collect();
             assert_eq!(
                 super::analyze_scalar(&s),
                 super::analyze_any(&s),

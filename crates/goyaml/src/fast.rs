@@ -864,12 +864,10 @@ mod tests {
             "[", "]", ",", " ", "\"", "'", "a", "1", "-", "\\", "#", ":", "x.y", "true", "~", "{",
             "\"b c\"", "'d'", "é",
         ];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = testkit::Xorshift::new(0x2545_f491_4f6c_dd1d);
         let mut taken = 0;
         for _ in 0..200_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rng.next();
             let inner: String = (0..(seed % 9) as usize)
                 .map(|k| PIECES[((seed >> (6 * k)) % PIECES.len() as u64) as usize])
                 .collect();
@@ -888,12 +886,10 @@ mod tests {
         const LINES: &[&str] = &[
             "  x", "   y z", "", "  ", "    ", " w", "  é", "b: c", "  #",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = testkit::Xorshift::new(0x9e37_79b9_7f4a_7c15);
         let mut taken = 0;
         for _ in 0..100_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rng.next();
             let head = HEADS[(seed % HEADS.len() as u64) as usize];
             let mut doc = format!("a: {head}\n");
             for k in 0..(seed >> 8) % 7 {

@@ -906,11 +906,9 @@ mod tests {
         const PIECES: &[&str] = &[
             "---", "\n", " ", "\t", "\r", "\x0B", "\u{a0}", "a", "-", "\n---", "x: 1",
         ];
-        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut rng = testkit::Xorshift::new(0x5851_f42d_4c95_7f2d);
         for _ in 0..100_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rng.next();
             let text: String = (0..(seed % 12) as usize)
                 .map(|k| PIECES[((seed >> (5 * k)) % PIECES.len() as u64) as usize])
                 .collect();

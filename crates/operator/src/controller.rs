@@ -3,8 +3,8 @@
 //! [`crate::owned`]), so an edited or deleted Deployment, Service or webhook brings a
 //! reconcile within the watch latency.
 //!
-//! One reconcile: validate and render (the CLI's [`Render`], the same as `bosun install`); an
-//! invalid spec sets ERROR with the validation messages and applies nothing. Otherwise the
+//! One reconcile: validate and render ([`Render`]: the `pipeline` library, as `bosun install`
+//! does); an invalid spec sets ERROR with the validation messages and applies nothing. Otherwise the
 //! objects get ownership labels and go through [`cluster::Client::install`] (dependency order,
 //! CRDs waited for; no workload readiness wait, so one slow Deployment never blocks the loop),
 //! then [`crate::prune::remove_owned`] deletes what the spec no longer renders, then readiness

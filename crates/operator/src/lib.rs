@@ -7,10 +7,14 @@
 //! `/readyz` endpoints ([`metrics`]), structured logs ([`log`]), and the operator's own install
 //! objects with the IstioOperator CRD ([`deploy`], [`crd`]).
 //!
-//! Must not: render (the CLI hands in the same render `bosun install` uses, through the
-//! [`Render`] trait, so this crate never depends on the binary and the two can never render
-//! differently), or duplicate cluster I/O that `cluster` has: every apply goes through
-//! [`cluster::Client::install`], readiness through [`cluster::Client::readiness_of`].
+//! Renders through the `pipeline` library, the same API `bosun install` calls, so the two can
+//! never render differently: in this process ([`render::InlineRender`]) or behind the
+//! [`Render`] trait, which lets the CLI render in a short-lived child process instead (so the
+//! render's memory goes with the child).
+//!
+//! Must not: render any other way, depend on the CLI, or duplicate cluster I/O that `cluster`
+//! has: every apply goes through [`cluster::Client::install`], readiness through
+//! [`cluster::Client::readiness_of`].
 
 pub mod controller;
 pub mod crd;
@@ -23,6 +27,7 @@ pub mod overlap;
 pub mod owned;
 pub mod prune;
 pub mod rbac;
+pub mod render;
 pub mod status;
 
 use serde_json::Value;
@@ -59,8 +64,8 @@ pub enum RenderError {
     Failed(String),
 }
 
-/// Validation and rendering of one IstioOperator, provided by the CLI: the same code path
-/// `bosun install` uses. Called on a blocking thread (rendering is CPU work).
+/// Validation and rendering of one IstioOperator: [`render::InlineRender`], or another process
+/// running it. Called on a blocking thread (rendering is CPU work).
 pub trait Render: Send + Sync + 'static {
     /// Renders `iop`, the IstioOperator as stored (apiVersion, kind, metadata, spec).
     fn render(&self, iop: &Value) -> Result<Rendered, RenderError>;

@@ -31,32 +31,36 @@ pub fn fetched(env: &str, script: &str) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
-/// The pinned Istio release's `manifests` folder.
+#[allow(unused_imports)] // each test file uses its own subset
+pub use testkit::{block_on as run, stderr, stdout, succeeded, text};
+
+/// The pinned release's `manifests` folder, as a path.
+pub fn manifests_dir() -> PathBuf {
+    fetched("BOSUN_ISTIO", "fetch-istio").join("manifests")
+}
+
+/// The pinned release's `manifests` folder.
 pub fn manifests() -> String {
-    fetched("BOSUN_ISTIO", "fetch-istio")
-        .join("manifests")
-        .display()
-        .to_string()
+    manifests_dir().display().to_string()
+}
+
+/// `bosun ARGS` against the cluster of `kubeconfig`, stdin closed, ready to run.
+pub fn bosun_command(kubeconfig: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bosun"));
+    c.args(args)
+        .env("KUBECONFIG", kubeconfig)
+        .stdin(Stdio::null());
+    c
 }
 
 /// Runs `bosun ARGS` against the test control plane, stdin closed.
 pub fn bosun(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bosun"))
-        .args(args)
-        .env("KUBECONFIG", testenv::kubeconfig())
-        .stdin(Stdio::null())
-        .output()
-        .expect("running bosun")
+    bosun_at(testenv::kubeconfig(), args)
 }
 
-/// A finished command's status and output, for assertion messages.
-pub fn text(out: &Output) -> String {
-    format!(
-        "status {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
+/// Runs `bosun ARGS` against the test control plane without blocking the test's runtime.
+pub async fn bosun_async(args: &[&str]) -> Output {
+    testkit::output(bosun_command(testenv::kubeconfig(), args)).await
 }
 
 /// One case of tests/cases/manifest-generate/parity.txt: a name, the flags both tools get, and
@@ -118,16 +122,6 @@ pub fn exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     CLUSTER.write().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs `f` on a runtime of its own (two workers: a test's helper tasks go on meanwhile).
-pub fn run<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
 /// The pinned release's version (its VERSION file), which bosun's owner labels carry.
 pub fn release_version() -> String {
     let file = Path::new(&manifests()).parent().unwrap().join("VERSION");
@@ -135,18 +129,6 @@ pub fn release_version() -> String {
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()))
         .trim()
         .to_string()
-}
-
-pub fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-pub fn succeeded(out: &Output) {
-    assert!(out.status.success(), "{}", text(out));
 }
 
 /// The `(created, configured, unchanged)` counts of install's `✔ Installation complete (…)`
@@ -167,10 +149,7 @@ pub fn totals(out: &Output) -> (usize, usize, usize) {
 /// Runs `bosun ARGS` against the cluster of `kubeconfig` (a private control plane), stdin
 /// closed.
 pub fn bosun_at(kubeconfig: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bosun"))
-        .args(args)
-        .env("KUBECONFIG", kubeconfig)
-        .stdin(Stdio::null())
+    bosun_command(kubeconfig, args)
         .output()
         .expect("running bosun")
 }

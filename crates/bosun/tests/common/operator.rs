@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use cluster::testenv;
 use kube::api::{Api, DynamicObject};
@@ -104,23 +104,15 @@ impl Drop for Operator {
 }
 
 /// Polls `check` every 200 ms until it gives a value; fails after 60 s with the operator's log.
-pub async fn wait_for<T, F, Fut>(what: &str, operator: &Operator, mut check: F) -> T
+pub async fn wait_for<T, F, Fut>(what: &str, operator: &Operator, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; operator log:\n{}",
-            operator.log()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let (timeout, every) = (Duration::from_secs(60), Duration::from_millis(200));
+    testkit::wait_until(what, timeout, every, check)
+        .await
+        .unwrap_or_else(|e| panic!("{e}; operator log:\n{}", operator.log()))
 }
 
 pub fn iop(name: &str, ns: &str, istio_ns: &str, values_global: Value) -> Value {

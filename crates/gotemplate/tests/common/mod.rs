@@ -1,5 +1,5 @@
 //! Shared by the data-driven tests: the value literal language of `fmt_cases.txt` and
-//! `builtin_cases.txt` (documented at the top of those files), and Go string unquoting.
+//! `builtin_cases.txt` (documented at the top of those files).
 
 #![allow(dead_code)]
 
@@ -7,53 +7,9 @@ use std::rc::Rc;
 
 use gotemplate::{ArgType, Func, FuncError, IntKind, List, Map, Value};
 
-/// Go's `strconv.Unquote` of a double-quoted string, as bytes.
+/// Go's `strconv.Unquote` of a double-quoted string from a case file, as bytes.
 pub fn unquote(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    assert!(
-        b.len() >= 2 && b[0] == b'"' && b[b.len() - 1] == b'"',
-        "not quoted: {s}"
-    );
-    let b = &b[1..b.len() - 1];
-    let mut out = Vec::new();
-    let mut i = 0;
-    let hex = |h: &[u8]| u32::from_str_radix(std::str::from_utf8(h).unwrap(), 16).unwrap();
-    while i < b.len() {
-        if b[i] != b'\\' {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        let c = b[i + 1];
-        i += 2;
-        match c {
-            b'a' => out.push(7),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'v' => out.push(11),
-            b'\\' | b'"' | b'\'' => out.push(c),
-            b'x' => {
-                out.push(hex(&b[i..i + 2]) as u8);
-                i += 2;
-            }
-            b'0'..=b'7' => {
-                let v = u32::from_str_radix(std::str::from_utf8(&b[i - 1..i + 2]).unwrap(), 8);
-                out.push(v.unwrap() as u8);
-                i += 2;
-            }
-            b'u' | b'U' => {
-                let n = if c == b'u' { 4 } else { 8 };
-                let r = char::from_u32(hex(&b[i..i + n])).unwrap();
-                out.extend_from_slice(r.encode_utf8(&mut [0; 4]).as_bytes());
-                i += n;
-            }
-            _ => panic!("bad escape in {s}"),
-        }
-    }
-    out
+    testkit::go_unquote(s.as_bytes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub fn unquote_str(s: &str) -> String {

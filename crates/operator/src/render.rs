@@ -1,0 +1,48 @@
+//! The operator's render in its own process: [`pipeline::resource::render_resource`], the
+//! same path `bosun install` takes.
+
+use serde_json::Value;
+
+use crate::{Render, RenderError, Rendered, RenderedComponent};
+
+/// Renders each IstioOperator with the pipeline library, in this process.
+pub struct InlineRender {
+    /// The install package directory (`--manifests`); the pinned release when `None`.
+    pub manifests: Option<String>,
+    /// How to find the pinned release.
+    pub locate: pipeline::LocateDefault,
+    /// What the cluster said about itself when the operator started (its version, GKE, CNI).
+    pub detected: pipeline::Detected,
+}
+
+impl Render for InlineRender {
+    fn render(&self, iop: &Value) -> Result<Rendered, RenderError> {
+        // A package of its own per render: a pinned release that could not be located is
+        // looked for again next time.
+        let packages = pipeline::InstallPackages::new(self.locate.clone());
+        let rendered = pipeline::resource::render_resource(
+            iop,
+            self.manifests.as_deref(),
+            &self.detected,
+            &packages,
+        )
+        .map_err(|e| match e {
+            pipeline::resource::ResourceError::Invalid(messages) => RenderError::Invalid(messages),
+            pipeline::resource::ResourceError::Failed(message) => RenderError::Failed(message),
+        })?;
+        let components = rendered
+            .components
+            .into_iter()
+            .map(|c| RenderedComponent {
+                name: c.name,
+                display_name: c.display_name,
+                after: c.after,
+                objects: c.objects,
+            })
+            .collect();
+        Ok(Rendered {
+            components,
+            warnings: rendered.warnings,
+        })
+    }
+}

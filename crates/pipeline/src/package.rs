@@ -1,0 +1,200 @@
+//! The install package: Istio's charts and profiles in a directory (`--manifests`,
+//! `spec.installPackagePath`, or the pinned release). The only module of this crate that reads
+//! files, and it reads only the package.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Locates the pinned release's `manifests/` directory when it is first needed. The caller
+/// decides how (the CLI fetches it into its cache; the operator's image has it built in).
+pub type LocateDefault = Arc<dyn Fn() -> Result<PathBuf, String> + Send + Sync>;
+
+/// Where charts and profiles come from: the path an IstioOperator names, or the pinned
+/// release's copy when it names none.
+#[derive(Clone)]
+pub struct InstallPackages {
+    locate: LocateDefault,
+    /// The pinned release's `manifests/`, located on first use.
+    default_dir: Arc<OnceLock<Result<PathBuf, String>>>,
+}
+
+impl InstallPackages {
+    pub fn new(locate: LocateDefault) -> InstallPackages {
+        InstallPackages {
+            locate,
+            default_dir: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The directory of the install package at `install_package_path` (the pinned release's
+    /// when empty).
+    pub fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
+        if !install_package_path.is_empty() {
+            return Ok(PathBuf::from(install_package_path));
+        }
+        self.default_dir().clone()
+    }
+
+    fn default_dir(&self) -> &Result<PathBuf, String> {
+        self.default_dir.get_or_init(|| (self.locate)())
+    }
+
+    /// `profiles/NAME.yaml` of the install package, failing in the words of istioctl's
+    /// `fs.FS`: Go's `embed.FS` for the pinned release (compiled into istioctl: every miss is
+    /// "file does not exist"), `os.DirFS` for a directory (names that are not valid `fs` paths,
+    /// like `../x` or `/abs`, are "invalid argument"; other misses are the OS error).
+    pub fn read_profile(
+        &self,
+        install_package_path: &str,
+        profile: &str,
+    ) -> Result<String, String> {
+        let rel = format!("profiles/{profile}.yaml");
+        let dir = self.dir(install_package_path)?;
+        let builtin = install_package_path.is_empty();
+        if !go_valid_fs_path(&rel) {
+            let why = if builtin {
+                "file does not exist"
+            } else {
+                "invalid argument"
+            };
+            return Err(format!("open {rel}: {why}"));
+        }
+        std::fs::read_to_string(dir.join(&rel)).map_err(|e| {
+            let why = if builtin && e.kind() == std::io::ErrorKind::NotFound {
+                "file does not exist".to_string()
+            } else {
+                io_error_text(&e)
+            };
+            format!("open {rel}: {why}")
+        })
+    }
+
+    /// What `manifest::generate` loads charts with: `charts/CHART_DIR` of the install
+    /// package at the path it is given, or of the pinned release when that is empty.
+    /// The pinned release is located only when a chart of it is loaded: with `--manifests`
+    /// it is never needed, and the operator's image has no cache to fetch into.
+    pub fn chart_loader(
+        &self,
+    ) -> impl Fn(&str, &str) -> Result<helm::chart::Chart, String> + Sync + '_ {
+        move |path: &str, chart_dir: &str| {
+            if path.is_empty() {
+                let dir = self.default_dir().clone()?;
+                load_chart_dir(&dir, chart_dir)
+            } else {
+                load_chart_dir(Path::new(path), chart_dir)
+            }
+        }
+    }
+
+    /// The Istio version of the install package that `merged` renders from (its
+    /// `spec.installPackagePath`, else the pinned release): the `VERSION` file next to its
+    /// `manifests/` directory, else the base chart's `appVersion`, else `unknown` (what an
+    /// unstamped istioctl build writes). Only values that are valid label values are taken.
+    pub fn istio_version(&self, merged: &serde_json::Value) -> Result<String, String> {
+        let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
+        let dir = self.dir(&path)?;
+        Ok(version_of_package(&dir).unwrap_or_else(|| "unknown".to_string()))
+    }
+}
+
+/// Go's `io/fs.ValidPath`: unrooted, `/`-separated, no empty, `.` or `..` element.
+fn go_valid_fs_path(name: &str) -> bool {
+    name == "."
+        || name
+            .split('/')
+            .all(|e| !e.is_empty() && e != "." && e != "..")
+}
+
+/// Loads `charts/CHART_DIR` of the install package in `root`. Thread-safe: it shares nothing.
+fn load_chart_dir(root: &Path, chart_dir: &str) -> Result<helm::chart::Chart, String> {
+    let dir = root.join("charts").join(chart_dir);
+    if !dir.is_dir() {
+        return Err("component does not exist".to_string());
+    }
+    helm::chart::load_dir(&dir).map_err(|e| e.to_string())
+}
+
+fn version_of_package(manifests: &Path) -> Option<String> {
+    let from_file = manifests
+        .parent()
+        .and_then(|p| std::fs::read_to_string(p.join("VERSION")).ok())
+        .map(|v| v.trim().to_string());
+    let from_chart = || {
+        let chart = std::fs::read_to_string(manifests.join("charts/base/Chart.yaml")).ok()?;
+        chart.lines().find_map(|l| {
+            l.strip_prefix("appVersion:")
+                .map(|v| v.trim().trim_matches(['"', '\'']).to_string())
+        })
+    };
+    from_file
+        .filter(|v| is_label_value(v))
+        .or_else(|| from_chart().filter(|v| is_label_value(v)))
+}
+
+/// A Kubernetes label value: at most 63 characters, alphanumerics and `-_.`, starting and
+/// ending with an alphanumeric.
+fn is_label_value(v: &str) -> bool {
+    let ends_ok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    !v.is_empty()
+        && v.len() <= 63
+        && ends_ok(v.chars().next())
+        && ends_ok(v.chars().last())
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// An I/O error as Go's `os` package words the common ones (istioctl's messages end in them).
+pub fn io_error_text(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values() {
+        for ok in ["1.31", "1.23.0-beta.1", "unknown", "a"] {
+            assert!(is_label_value(ok), "{ok}");
+        }
+        for bad in ["", "1.31\n", "-1", "1.", "a b", &"x".repeat(64)] {
+            assert!(!is_label_value(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn version_from_the_version_file_else_the_base_chart() {
+        let dir = std::env::temp_dir().join(format!("pipeline-version-{}", std::process::id()));
+        let manifests = dir.join("manifests");
+        std::fs::create_dir_all(manifests.join("charts/base")).unwrap();
+        assert_eq!(version_of_package(&manifests), None);
+        std::fs::write(
+            manifests.join("charts/base/Chart.yaml"),
+            "apiVersion: v2\nappVersion: \"1.23.2\"\nname: base\n",
+        )
+        .unwrap();
+        assert_eq!(version_of_package(&manifests).as_deref(), Some("1.23.2"));
+        std::fs::write(dir.join("VERSION"), "1.31\n").unwrap();
+        assert_eq!(version_of_package(&manifests).as_deref(), Some("1.31"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_pinned_release_is_located_once_and_only_when_needed() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = calls.clone();
+        let packages = InstallPackages::new(Arc::new(move || {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Err("offline".to_string())
+        }));
+        assert_eq!(packages.dir("/x").unwrap(), PathBuf::from("/x"));
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(packages.dir("").unwrap_err(), "offline");
+        assert_eq!(packages.read_profile("", "default").unwrap_err(), "offline");
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+}

@@ -1,0 +1,174 @@
+//! From inputs to rendered objects: merge, validate, take in what the cluster said, render.
+
+use serde_json::Value;
+
+use crate::validate::{diagnostics, judge, merge_and_validate, merge_inputs};
+use crate::{Diagnostic, Error, Inputs, InstallPackages};
+
+/// What istioctl takes from the cluster it renders for (see `iop::detect`): data the caller
+/// read from the cluster.
+#[derive(Debug, Clone)]
+pub struct Detected {
+    /// `--set` paths laid over the profile (GKE's).
+    pub settings: Vec<String>,
+    /// The cluster's version, as the charts' `.Capabilities.KubeVersion`.
+    pub kube_version: helm::objects::KubeVersion,
+    pub cni: iop::detect::CniConfig,
+}
+
+impl Detected {
+    /// From the facts a cluster gave; `gke_detection` is istioctl's `AUTO_GKE_DETECTION`.
+    pub fn from_facts(facts: &cluster::ClusterFacts, gke_detection: bool) -> Detected {
+        let v = &facts.version;
+        Detected {
+            settings: iop::detect::platform_settings(&v.git_version, gke_detection),
+            kube_version: helm::objects::KubeVersion {
+                version: v.git_version.clone(),
+                major: v.major.clone(),
+                minor: v.minor.clone(),
+            },
+            cni: iop::detect::CniConfig {
+                calico_felix: facts.calico_felix.clone(),
+                cilium: facts.cilium_config.clone(),
+            },
+        }
+    }
+
+    /// The inputs' `merged` IstioOperator for this cluster: merged again with the detected
+    /// settings over the profile (when there are any), and istioctl's CNI warnings for it.
+    pub fn apply(
+        &self,
+        merged: Value,
+        files: &[iop::merge::InputFile],
+        flags: &[String],
+        packages: &InstallPackages,
+    ) -> Result<(Value, Vec<String>), Error> {
+        let merged = if self.settings.is_empty() {
+            merged
+        } else {
+            let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+            iop::merge::merge_inputs_detected(files, flags, &self.settings, &read)
+                .map_err(|e| Error::Merge(e.to_string()))?
+        };
+        let enabled = |c: &str| iop::detect::component_enabled(&merged, c);
+        let warnings =
+            iop::detect::cni_incompatibilities(&self.cni, enabled("cni"), enabled("ztunnel"));
+        Ok((merged, warnings))
+    }
+}
+
+/// A rendered install.
+pub struct Rendered {
+    /// The merged, validated IstioOperator (for the cluster, when one was read).
+    pub merged: Value,
+    /// What the cluster said, when it was asked.
+    pub detected: Option<Detected>,
+    pub generated: manifest::generate::Generated,
+}
+
+/// What [`render()`] has to say, in order, and how it ended: the diagnostics are told
+/// whether or not it failed.
+pub struct Rendering {
+    pub diagnostics: Vec<Diagnostic>,
+    pub result: Result<Rendered, Error>,
+}
+
+/// The inputs merged, validated and rendered, as `manifest generate` renders them. Validation
+/// errors fail, or with `force` are told and passed over, as istioctl does. With `detect`, the
+/// cluster is read once the input is known to be valid (or forced), so that bad input fails
+/// before any request; the inputs are then merged again over what it implies for the profile.
+pub fn render(
+    inputs: &Inputs,
+    packages: &InstallPackages,
+    force: bool,
+    detect: Option<&dyn Fn() -> Result<Detected, String>>,
+) -> Rendering {
+    let mut diagnostics = Vec::new();
+    let result = match detect {
+        Some(detect) => render_detected(inputs, packages, force, detect, &mut diagnostics),
+        None => render_offline(inputs, packages, force, &mut diagnostics),
+    };
+    if let Ok(rendered) = &result {
+        let warnings = &rendered.generated.warnings;
+        diagnostics.extend(warnings.iter().cloned().map(Diagnostic::Notice));
+    }
+    Rendering {
+        diagnostics,
+        result,
+    }
+}
+
+fn render_detected(
+    inputs: &Inputs,
+    packages: &InstallPackages,
+    force: bool,
+    detect: &dyn Fn() -> Result<Detected, String>,
+    out: &mut Vec<Diagnostic>,
+) -> Result<Rendered, Error> {
+    let files = &inputs.files;
+    let flags = inputs.flags();
+    let validated = merge_and_validate(files, &flags, packages)?;
+    let (mut merged, report) = (validated.merged, validated.report);
+    let proceed = report.errors.is_empty() || force;
+    let mut detected = None;
+    if proceed {
+        let d = detect().map_err(Error::Detect)?;
+        let cni_warnings;
+        (merged, cni_warnings) = d.apply(merged, files, &flags, packages)?;
+        out.extend(cni_warnings.into_iter().map(Diagnostic::Notice));
+        detected = Some(d);
+    }
+    out.extend(diagnostics(&report, files, &merged, packages, false));
+    judge(&report, files, &merged, packages, force, out)?;
+    let kube_version = detected.as_ref().map(|d| &d.kube_version);
+    let generated = generate(&merged, kube_version, packages)?;
+    Ok(Rendered {
+        merged,
+        detected,
+        generated,
+    })
+}
+
+fn render_offline(
+    inputs: &Inputs,
+    packages: &InstallPackages,
+    force: bool,
+    out: &mut Vec<Diagnostic>,
+) -> Result<Rendered, Error> {
+    // Without a cluster to ask, validation does not change the merged input, so it runs
+    // beside the rendering; what the report says is told, and decides, before anything
+    // rendered is used.
+    let files = &inputs.files;
+    let (merged, sources) = merge_inputs(files, &inputs.flags(), packages)?;
+    let load = packages.chart_loader();
+    let validate = || iop::validate::validate(&merged, &sources);
+    let (rendered, report) = manifest::generate::generate_printable(&merged, None, &load, validate);
+    out.extend(diagnostics(&report, files, &merged, packages, false));
+    judge(&report, files, &merged, packages, force, out)?;
+    Ok(Rendered {
+        generated: rendered?,
+        merged,
+        detected: None,
+    })
+}
+
+/// The merged IstioOperator rendered with the charts of its install package (the charts'
+/// warnings are in the result).
+pub fn generate(
+    merged: &Value,
+    kube_version: Option<&helm::objects::KubeVersion>,
+    packages: &InstallPackages,
+) -> Result<manifest::generate::Generated, Error> {
+    let load = packages.chart_loader();
+    Ok(manifest::generate::generate(merged, kube_version, &load)?)
+}
+
+/// The merged (validated) IstioOperator's component instances with their Helm values and plain
+/// Helm rendering (see [`manifest::generate::migrate`]).
+pub fn migrate(
+    merged: &Value,
+    packages: &InstallPackages,
+) -> Result<Vec<manifest::generate::Migration>, Error> {
+    let load = packages.chart_loader();
+    Ok(manifest::generate::migrate(merged, None, &load)?)
+}

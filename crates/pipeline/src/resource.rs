@@ -1,0 +1,87 @@
+//! An IstioOperator resource (as the operator reads it from the cluster) through the same
+//! merge, validation and rendering as `bosun install -f FILE [--manifests DIR]`.
+
+use serde_json::Value;
+
+use crate::install::{OwnerLabels, cluster_components};
+use crate::{Detected, Inputs, InstallPackages};
+
+/// A rendered IstioOperator resource.
+pub struct ResourceRender {
+    /// In istioctl's component order, each one's objects in apply order with the owner labels
+    /// (CRDs left unlabelled: see [`OwnerLabels::NotCrds`]).
+    pub components: Vec<cluster::Component>,
+    /// The CNI, validation and charts' warnings, as a person reads them.
+    pub warnings: Vec<String>,
+}
+
+/// Why a resource did not render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResourceError {
+    /// The spec is at fault (it does not merge or does not validate): each problem.
+    #[error("the IstioOperator is invalid: {}", .0.join("; "))]
+    Invalid(Vec<String>),
+    /// Rendering failed for another reason (charts missing, a template failed).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Renders `iop` (apiVersion, kind, metadata, spec) for the cluster `detected` describes,
+/// with the install package `manifests` (the pinned release when `None`).
+pub fn render_resource(
+    iop: &Value,
+    manifests: Option<&str>,
+    detected: &Detected,
+    packages: &InstallPackages,
+) -> Result<ResourceRender, ResourceError> {
+    let name = format!(
+        "IstioOperator {}/{}",
+        iop.pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
+        iop.pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    );
+    let text = serde_json::to_string_pretty(iop).unwrap_or_default();
+    let inputs = Inputs {
+        files: vec![iop::merge::InputFile { name, text }],
+        manifests: manifests.map(str::to_string),
+        ..Inputs::default()
+    };
+    let flags = inputs.flags();
+    let invalid = |e: crate::Error| ResourceError::Invalid(vec![e.to_string()]);
+    let failed = |e: String| ResourceError::Failed(e);
+    // A merge failure (an unknown profile, a malformed field) is the spec's fault too.
+    let validated = crate::merge_and_validate(&inputs.files, &flags, packages).map_err(invalid)?;
+    let report = validated.report;
+    if !report.errors.is_empty() {
+        return Err(ResourceError::Invalid(
+            report.errors.iter().map(issue_text).collect(),
+        ));
+    }
+    let (merged, cni_warnings) = detected
+        .apply(validated.merged, &inputs.files, &flags, packages)
+        .map_err(invalid)?;
+    let generated = crate::generate(&merged, Some(&detected.kube_version), packages)
+        .map_err(|e| failed(e.to_string()))?;
+    let mut warnings = cni_warnings;
+    warnings.extend(report.warnings.iter().map(issue_text));
+    warnings.extend(generated.warnings.iter().cloned());
+    let version = packages.istio_version(&merged).map_err(failed)?;
+    let components = cluster_components(&generated, &merged, &version, OwnerLabels::NotCrds);
+    Ok(ResourceRender {
+        components,
+        warnings,
+    })
+}
+
+/// A validation issue as the status shows it: the field and the message (positions point
+/// into a file the user never wrote, so they are left out).
+fn issue_text(issue: &iop::validate::Issue) -> String {
+    if issue.field.is_empty() {
+        issue.message.clone()
+    } else {
+        format!("{}: {}", issue.field, issue.message)
+    }
+}

@@ -1,0 +1,152 @@
+//! Layering the inputs over their profile and validating the result; the report's issues as
+//! diagnostics, each with the line of its file and a caret under the column.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::{Error, InstallPackages};
+
+/// Something to tell the user, in the order it is to be told (on stderr). `Display` gives
+/// the exact text, line end included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// A validation warning: `file:line:col: warning: …`, its line and a caret.
+    Warning(String),
+    /// A validation error, shown as a warning is.
+    Error(String),
+    /// istioctl's CNI incompatibility warnings and the charts' `WARNING:` lines.
+    Notice(String),
+    /// Validation failed but `force` proceeds.
+    Forced { summary: String },
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Diagnostic::Warning(shown) | Diagnostic::Error(shown) => f.write_str(shown),
+            Diagnostic::Notice(text) => writeln!(f, "❗ {text}"),
+            Diagnostic::Forced { summary } => {
+                writeln!(f, "spec invalid; continuing because of --force: {summary}")
+            }
+        }
+    }
+}
+
+/// The merged IstioOperator and its validation report.
+#[derive(Debug, Clone)]
+pub struct Validated {
+    pub merged: Value,
+    pub report: iop::validate::Report,
+}
+
+/// The inputs layered over their profile and `--set` flags, with where each value came from.
+pub fn merge_inputs(
+    files: &[iop::merge::InputFile],
+    flags: &[String],
+    packages: &InstallPackages,
+) -> Result<(Value, iop::source::SourceMap), Error> {
+    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
+    iop::merge::merge_inputs_traced(files, flags, &read).map_err(|e| Error::Merge(e.to_string()))
+}
+
+/// The inputs layered over their profile and `--set` flags, and the validation report of the
+/// result. The CLI and the operator word the report differently.
+pub fn merge_and_validate(
+    files: &[iop::merge::InputFile],
+    flags: &[String],
+    packages: &InstallPackages,
+) -> Result<Validated, Error> {
+    let (merged, sources) = merge_inputs(files, flags, packages)?;
+    let report = iop::validate::validate(&merged, &sources);
+    Ok(Validated { merged, report })
+}
+
+/// The report's warnings, then (when `errors`) its errors, each shown with its line and caret.
+pub fn diagnostics(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+    errors: bool,
+) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = report
+        .warnings
+        .iter()
+        .map(|w| {
+            let shown = show(w, files, merged, packages);
+            Diagnostic::Warning(shown.replacen("error: ", "warning: ", 1))
+        })
+        .collect();
+    if errors {
+        out.extend(
+            report
+                .errors
+                .iter()
+                .map(|e| Diagnostic::Error(show(e, files, merged, packages))),
+        );
+    }
+    out
+}
+
+/// Judges the report: its errors are added to `out` and fail, unless `force` (then a note
+/// says so and the pipeline goes on).
+pub(crate) fn judge(
+    report: &iop::validate::Report,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+    force: bool,
+    out: &mut Vec<Diagnostic>,
+) -> Result<(), Error> {
+    if report.errors.is_empty() {
+        return Ok(());
+    }
+    out.extend(
+        report
+            .errors
+            .iter()
+            .map(|e| Diagnostic::Error(show(e, files, merged, packages))),
+    );
+    let n = report.errors.len();
+    let summary = format!(
+        "the IstioOperator is invalid ({n} error{})",
+        if n == 1 { "" } else { "s" }
+    );
+    if !force {
+        return Err(Error::Invalid { summary });
+    }
+    out.push(Diagnostic::Forced { summary });
+    Ok(())
+}
+
+/// An issue with the line of its file and a caret.
+fn show(
+    issue: &iop::validate::Issue,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) -> String {
+    iop::validate::render(issue, &issue_text(issue, files, merged, packages))
+}
+
+/// The text of the file an issue points into (a `-f` input or a profile), for its caret.
+fn issue_text(
+    issue: &iop::validate::Issue,
+    files: &[iop::merge::InputFile],
+    merged: &Value,
+    packages: &InstallPackages,
+) -> String {
+    match &issue.origin {
+        Some(iop::source::Origin::File { file, .. }) => files
+            .iter()
+            .find(|f| &f.name == file)
+            .map(|f| f.text.clone())
+            .unwrap_or_default(),
+        Some(iop::source::Origin::Profile { name, .. }) => {
+            let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
+            packages.read_profile(&path, name).unwrap_or_default()
+        }
+        _ => String::new(),
+    }
+}
