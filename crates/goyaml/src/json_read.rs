@@ -22,11 +22,10 @@ fn quote_char(c: char) -> String {
 const MAX_NESTING_DEPTH: usize = 10000;
 
 struct Parser<'a> {
-    chars: Vec<char>,
+    chars: &'a [char],
     pos: usize,
     /// Objects and arrays open around the current position.
     depth: usize,
-    _text: &'a str,
 }
 
 type R<T> = Result<T, String>;
@@ -169,6 +168,14 @@ impl Parser<'_> {
     fn string(&mut self) -> R<String> {
         let mut out = String::new();
         loop {
+            // A run of plain characters is copied at once: a schema document of half a
+            // megabyte is mostly such runs.
+            let run = self.chars[self.pos..]
+                .iter()
+                .position(|&c| c == '"' || c == '\\' || (c as u32) < 0x20)
+                .unwrap_or(self.chars.len() - self.pos);
+            out.extend(&self.chars[self.pos..self.pos + run]);
+            self.pos += run;
             let c = self.next_or_eof()?;
             match c {
                 '"' => return Ok(out),
@@ -258,11 +265,11 @@ impl Parser<'_> {
 
 /// `json.Unmarshal(text, &interface{})`: the value, or Go's error text.
 pub fn from_json(text: &str) -> Result<Value, String> {
+    let chars: Vec<char> = text.chars().collect();
     let mut p = Parser {
-        chars: text.chars().collect(),
+        chars: &chars,
         pos: 0,
         depth: 0,
-        _text: text,
     };
     let v = p.value()?;
     p.skip_ws();
@@ -275,12 +282,10 @@ pub fn from_json(text: &str) -> Result<Value, String> {
 /// `json.Decoder.Decode` of the first value of `chars` (what follows it is left alone):
 /// the value and how many chars it took (Go's `InputOffset`).
 pub fn from_json_prefix(chars: &[char]) -> Result<(Value, usize), String> {
-    let text: String = chars.iter().collect();
     let mut p = Parser {
-        chars: chars.to_vec(),
+        chars,
         pos: 0,
         depth: 0,
-        _text: &text,
     };
     let v = p.value()?;
     Ok((v, p.pos))

@@ -297,6 +297,10 @@ pub(super) fn url_ptr(url: &str, ptr: &str) -> String {
 }
 
 fn escape_token(token: &str) -> String {
+    // Nearly every token (a property name) has neither: one copy rather than two.
+    if !token.contains(['~', '/']) {
+        return token.to_string();
+    }
     token.replace('~', "~0").replace('/', "~1")
 }
 
@@ -486,8 +490,9 @@ pub(super) const TYPE_NAMES: [&str; 7] = [
 /// One compiled schema; other schemas are indexes into the same arena.
 #[derive(Debug, Default)]
 pub(super) struct Schema {
-    /// `URL#POINTER`.
-    pub location: String,
+    /// The document's URL and the JSON pointer in it (see [`Schema::location`]).
+    pub url: Rc<str>,
+    pub ptr: String,
     pub draft: u32,
     /// The resource (root or `$id`'d schema) this one belongs to.
     pub resource: usize,
@@ -550,6 +555,14 @@ pub(super) struct Schema {
     pub exclusive_maximum: Option<f64>,
     pub exclusive_minimum: Option<f64>,
     pub multiple_of: Option<f64>,
+}
+
+impl Schema {
+    /// `URL#POINTER`, the pointer encoded. Only error messages show it, so it is made when
+    /// one needs it rather than for each of the thousands of nodes of a large schema.
+    pub fn location(&self) -> String {
+        url_ptr(&self.url, &self.ptr)
+    }
 }
 
 pub(super) fn type_bit(name: &str) -> u8 {
@@ -703,9 +716,8 @@ pub(super) struct Compiler<'l> {
     added: HashMap<String, Value>,
     roots: HashMap<String, Root>,
     pub schemas: Vec<Schema>,
-    /// Each node's document URL and pointer.
-    places: Vec<(String, String)>,
-    index: HashMap<(String, String), usize>,
+    /// Each node by document URL, then pointer.
+    index: HashMap<Rc<str>, HashMap<String, usize>>,
     queue: Vec<usize>,
 }
 
@@ -720,7 +732,6 @@ impl<'l> Compiler<'l> {
             added: HashMap::new(),
             roots: HashMap::new(),
             schemas: Vec::new(),
-            places: Vec::new(),
             index: HashMap::new(),
             queue: Vec::new(),
         }
@@ -735,13 +746,17 @@ impl<'l> Compiler<'l> {
     pub fn compile(&mut self, url: &str) -> Result<usize, String> {
         let (u, frag) = split_fragment(url)?;
         let (u, ptr) = self.resolve_fragment(&u, &frag)?;
+        // About one node per subschema the document holds: growing the arena of nodes (each
+        // several hundred bytes) by doubling would copy it again and again.
+        let expected = self.roots[&u].processed.len();
+        self.schemas.reserve(expected);
         let first = self.enqueue(&u, &ptr);
         let mut done = 0;
         while done < self.queue.len() {
             let idx = self.queue[done];
-            let (url, ptr) = self.places[idx].clone();
+            let (url, ptr) = (self.schemas[idx].url.clone(), self.schemas[idx].ptr.clone());
             self.ensure_subschema(&url, &ptr)?;
-            let doc = self.roots[&url].doc.clone();
+            let doc = self.roots[&*url].doc.clone();
             let v = lookup(&doc, &url, &ptr)?;
             self.compile_value(&v, idx, &url, &ptr)?;
             done += 1;
@@ -750,17 +765,23 @@ impl<'l> Compiler<'l> {
     }
 
     fn enqueue(&mut self, url: &str, ptr: &str) -> usize {
-        let key = (url.to_string(), ptr.to_string());
-        if let Some(&i) = self.index.get(&key) {
+        if let Some(&i) = self.index.get(url).and_then(|nodes| nodes.get(ptr)) {
             return i;
         }
         let i = self.schemas.len();
+        let url: Rc<str> = match self.index.get_key_value(url) {
+            Some((u, _)) => u.clone(),
+            None => Rc::from(url),
+        };
+        self.index
+            .entry(url.clone())
+            .or_default()
+            .insert(ptr.to_string(), i);
         self.schemas.push(Schema {
-            location: url_ptr(url, ptr),
+            url,
+            ptr: ptr.to_string(),
             ..Schema::default()
         });
-        self.places.push(key.clone());
-        self.index.insert(key, i);
         self.queue.push(i);
         i
     }
@@ -972,41 +993,48 @@ impl<'l> Compiler<'l> {
             return Ok(());
         }
         let v = lookup(&r.doc, url, ptr)?;
-        let mut clone = r.clone();
-        let (base, draft) = match clone.resource(ptr) {
+        // Worked on outside the map (not on a copy: a root holds a pointer per subschema of
+        // a large document); on an error the whole compile fails, so nothing needs undoing.
+        let mut root = self.roots.remove(url).expect("loaded above");
+        let (base, draft) = match root.resource(ptr) {
             Some(res) => (res.id.clone(), res.draft),
             None => (url.to_string(), &DRAFT2020),
         };
-        self.collect_resources(&mut clone, &v, &base, ptr, draft)?;
-        if !clone.resources.contains_key(ptr)
+        self.collect_resources(&mut root, &v, &base, ptr, draft)?;
+        if !root.resources.contains_key(ptr)
             && let Value::Map(obj) = &v
         {
-            let key = clone.resource_key(ptr);
-            collect_anchors(&mut clone, obj, ptr, &key)?;
+            let key = root.resource_key(ptr);
+            collect_anchors(&mut root, obj, ptr, &key)?;
         }
-        self.check_meta(&clone, &v, ptr)?;
-        self.roots.insert(url.to_string(), clone);
+        self.check_meta(&root, &v, ptr)?;
+        self.roots.insert(url.to_string(), root);
         Ok(())
     }
 
     fn compile_value(&mut self, v: &Value, idx: usize, url: &str, ptr: &str) -> Result<(), String> {
-        let res = self.roots[url]
+        let full = self.roots[url]
             .resource(ptr)
-            .cloned()
             .ok_or_else(|| format!("no resource for {}", quote(&url_ptr(url, ptr))))?;
+        // The resource without its anchors, which compiling a keyword does not need: copying
+        // them for every node of a large schema is wasted work.
+        let res = Resource::new(&full.ptr, &full.id, full.draft);
+        let dynamic: Vec<(String, String)> = if full.draft.version >= 2020 && ptr == full.ptr {
+            full.anchors
+                .iter()
+                .filter(|(anchor, _)| full.dynamic_anchors.contains(anchor))
+                .map(|(a, p)| (a.clone(), p.clone()))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let draft = res.draft.version;
         self.schemas[idx].draft = draft;
         let resource = self.enqueue(url, &res.ptr);
         self.schemas[idx].resource = resource;
-        if draft >= 2020 && ptr == res.ptr {
-            for (anchor, anchor_ptr) in &res.anchors {
-                if res.dynamic_anchors.contains(anchor) {
-                    let target = self.enqueue(url, anchor_ptr);
-                    self.schemas[idx]
-                        .dynamic_anchors
-                        .insert(anchor.clone(), target);
-                }
-            }
+        for (anchor, anchor_ptr) in dynamic {
+            let target = self.enqueue(url, &anchor_ptr);
+            self.schemas[idx].dynamic_anchors.insert(anchor, target);
         }
         match v {
             Value::Bool(b) => self.schemas[idx].boolean = Some(*b),
@@ -1014,14 +1042,16 @@ impl<'l> Compiler<'l> {
             Value::Map(obj) => {
                 let compiled = self.compile_object(obj, url, ptr, &res)?;
                 let s = &mut self.schemas[idx];
-                let (location, draft, resource, anchors) = (
-                    std::mem::take(&mut s.location),
+                let (url, ptr, draft, resource, anchors) = (
+                    s.url.clone(),
+                    std::mem::take(&mut s.ptr),
                     s.draft,
                     s.resource,
                     std::mem::take(&mut s.dynamic_anchors),
                 );
                 *s = Schema {
-                    location,
+                    url,
+                    ptr,
                     draft,
                     resource,
                     dynamic_anchors: anchors,
@@ -1408,7 +1438,7 @@ mod tests {
         let meta = Meta::get().expect("the built-in metaschemas compile");
         for d in DRAFTS {
             let root = meta.root(d.version);
-            assert_eq!(meta.schemas[root].location, format!("{}#", d.url));
+            assert_eq!(meta.schemas[root].location(), format!("{}#", d.url));
         }
     }
 
@@ -1447,7 +1477,7 @@ mod tests {
         let both = Meta::get_for(&[4]).unwrap();
         assert!(both.has(4) && both.has(7));
         assert_eq!(
-            both.schemas[both.root(7)].location,
+            both.schemas[both.root(7)].location(),
             format!("{}#", DRAFT7.url)
         );
     }

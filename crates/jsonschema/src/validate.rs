@@ -323,7 +323,7 @@ impl<'a> Validator<'a> {
         self.validate(sch, v, &mut Vec::new(), cx, &mut uneval)
             .map_err(|e| VError {
                 location: Vec::new(),
-                kind: Kind::Schema(self.schemas[sch].location.clone()),
+                kind: Kind::Schema(self.schemas[sch].location()),
                 causes: match e.kind {
                     Kind::Group => e.causes,
                     _ => vec![e],
@@ -363,8 +363,8 @@ impl<'a> Validator<'a> {
             if !f.ref_keyword.is_empty() {
                 loc = format!("/{}{loc}", f.ref_keyword);
             } else {
-                let cur = &self.schemas[f.sch].location;
-                let par = &self.schemas[parent.sch].location;
+                let cur = self.schemas[f.sch].location();
+                let par = self.schemas[parent.sch].location();
                 loc = format!("{}{loc}", cur.get(par.len()..).unwrap_or_default());
             }
             f = parent;
@@ -477,7 +477,7 @@ impl<'a> Validator<'a> {
                         "both {} and {} resolve to {} causing reference cycle",
                         self.keyword_location(cx.scope),
                         self.keyword_location(earlier),
-                        gotemplate::fmt::quote(&s.location)
+                        gotemplate::fmt::quote(&s.location())
                     ),
                 ));
             }
