@@ -1,6 +1,9 @@
 # Alternated before/after comparison of two bosun binaries on the speed rows (wall + CPU medians).
 import os, resource, statistics, subprocess, sys, time
+# Usage: before-after.py BEFORE AFTER ISTIO CORPUS RUNS [CASE-SUBSTRING...] (only the cases
+# whose name holds one of the substrings, when any are given).
 before, after, istio, corpus, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+only = sys.argv[6:]
 cases = [
   ("manifest generate default", ["manifest", "generate", "-d", f"{istio}/manifests"]),
   ("manifest generate demo", ["manifest", "generate", "-d", f"{istio}/manifests", "--set", "profile=demo"]),
@@ -11,7 +14,9 @@ cases = [
   ("helm template kube-prometheus-stack", ["helm", "template", "bench", f"{corpus}/kube-prometheus-stack/chart", "-f", f"{corpus}/kube-prometheus-stack/variants/ingress-thanos.yaml"]),
   ("helm template argo-cd", ["helm", "template", "bench", f"{corpus}/argo-cd/chart"]),
   ("helm template traefik", ["helm", "template", "bench", f"{corpus}/traefik/chart"]),
+  ("helm template cilium", ["helm", "template", "bench", f"{corpus}/cilium/chart", "-f", f"{corpus}/cilium/variants/hubble-certgen.yaml"]),
 ]
+cases = [c for c in cases if not only or any(o in c[0] for o in only)]
 def run(cmd):
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN); t = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, check=True).stdout

@@ -9,7 +9,8 @@
 # fails when the corpus changes under it.
 # Each chart runs with a variant whose values pin every random field (identical bytes); for
 # cilium that is `hubble-certgen` (certificates from the certgen CronJob, not helm's genCA).
-# Usage: scripts/bench/public-charts.sh [RUNS]
+# Usage: scripts/bench/public-charts.sh [RUNS]; BOSUN=PATH times that binary instead of a
+# fresh release build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs="${1:-20}"
@@ -31,11 +32,12 @@ if [ "$largest" != "$listed" ]; then
   exit 1
 fi
 helm_bin="$(scripts/fetch-helm)"
-nice -n 19 cargo build --release -q -p bosun
+bosun_bin="${BOSUN:-target/release/bosun}"
+[ -n "${BOSUN:-}" ] || nice -n 19 cargo build --release -q -p bosun
 # Both tools run as installed copies (see scripts/bench/install-copies).
 bin_dir="$(mktemp -d)"; trap 'rm -rf "$bin_dir"' EXIT
-scripts/bench/install-copies "$bin_dir" "$helm_bin" target/release/bosun
-python3 - "$bin_dir/$(basename "$helm_bin")" "$bin_dir/bosun" "$corpus" "$runs" "${cases[@]}" <<'PY'
+scripts/bench/install-copies "$bin_dir" "$helm_bin" "$bosun_bin"
+python3 - "$bin_dir/$(basename "$helm_bin")" "$bin_dir/$(basename "$bosun_bin")" "$corpus" "$runs" "${cases[@]}" <<'PY'
 import os, resource, statistics, subprocess, sys, time
 helm, bosun, corpus, runs, cases = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 cpu = []
