@@ -305,9 +305,9 @@ fn escape_token(token: &str) -> String {
 }
 
 /// `unescape` of a pointer token; `None` for a `~` not followed by `0` or `1`.
-fn unescape_token(token: &str) -> Option<String> {
+fn unescape_token(token: &str) -> Option<std::borrow::Cow<'_, str>> {
     if !token.contains('~') {
-        return Some(token.to_string());
+        return Some(std::borrow::Cow::Borrowed(token));
     }
     let mut out = String::new();
     let mut chars = token.chars();
@@ -322,7 +322,7 @@ fn unescape_token(token: &str) -> Option<String> {
             _ => return None,
         }
     }
-    Some(out)
+    Some(std::borrow::Cow::Owned(out))
 }
 
 /// The value at `ptr` in `doc`; errors name `url#ptr`.
@@ -387,6 +387,12 @@ fn collect(path: &str, v: &Value, ptr: &str, out: &mut BTreeMap<String, Value>) 
 // Roots and resources
 // ---------------------------------------------------------------------------------------------
 
+/// Maps and sets keyed by JSON pointers, hashed for every node of a schema: SipHash's
+/// defence against crafted keys buys nothing against a chart's own schema, and hashing long
+/// pointers with it took a tenth of a large schema's compile.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+type FastSet<K> = HashSet<K, foldhash::fast::FixedState>;
+
 /// A schema resource: a subschema with its own base URI (the root, or one with an id).
 #[derive(Clone)]
 struct Resource {
@@ -415,26 +421,46 @@ struct Root {
     url: String,
     doc: Value,
     resources: BTreeMap<String, Resource>,
-    processed: HashSet<String>,
+    processed: FastSet<String>,
 }
 
 impl Root {
     /// The resource a pointer lies in: the nearest one at or above it.
-    fn resource_key(&self, ptr: &str) -> String {
+    fn resource_entry(&self, ptr: &str) -> Option<(&String, &Resource)> {
+        // Most documents hold one resource (the root) or a few, and every node compiled asks:
+        // a scan of them beats a map search for each of a deep pointer's parents.
+        if let Some((key, res)) = self.resources.first_key_value()
+            && key.is_empty()
+            && self.resources.len() == 1
+        {
+            return Some((key, res));
+        }
+        if self.resources.len() <= 8 {
+            return self
+                .resources
+                .iter()
+                .filter(|(key, _)| {
+                    ptr.starts_with(key.as_str())
+                        && matches!(ptr.as_bytes().get(key.len()), None | Some(b'/'))
+                })
+                .max_by_key(|(key, _)| key.len());
+        }
         let mut p = ptr;
         loop {
-            if self.resources.contains_key(p) {
-                return p.to_string();
+            if let Some(entry) = self.resources.get_key_value(p) {
+                return Some(entry);
             }
-            match p.rfind('/') {
-                Some(i) => p = &p[..i],
-                None => return String::new(),
-            }
+            p = &p[..p.rfind('/')?];
         }
     }
 
+    fn resource_key(&self, ptr: &str) -> String {
+        self.resource_entry(ptr)
+            .map_or_else(String::new, |(key, _)| key.clone())
+    }
+
     fn resource(&self, ptr: &str) -> Option<&Resource> {
-        self.resources.get(&self.resource_key(ptr))
+        self.resource_entry(ptr).map(|(_, res)| res)
     }
 
     /// `resolveFragmentIn`: a pointer is taken below the resource, an anchor looked up in it.
@@ -707,6 +733,38 @@ impl Meta {
     }
 }
 
+/// A schema object as compiling it reads it: about sixty keyword lookups, most of them for
+/// keywords it does not have. Its few keys are listed once, so that an absent keyword is
+/// ruled out by their lengths rather than by a search of the map (a third of the compile
+/// time of a large schema went to those searches).
+struct Keywords<'a> {
+    map: &'a Map,
+    keys: Vec<Rc<str>>,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(map: &'a Map) -> Keywords<'a> {
+        Keywords {
+            map,
+            keys: map.keys(),
+        }
+    }
+
+    fn contains_key(&self, keyword: &str) -> bool {
+        self.keys
+            .iter()
+            .any(|k| k.len() == keyword.len() && **k == *keyword)
+    }
+
+    fn get(&self, keyword: &str) -> Option<Value> {
+        if self.contains_key(keyword) {
+            self.map.get(keyword)
+        } else {
+            None
+        }
+    }
+}
+
 /// The library's compiler over one set of documents; `schemas` is the arena it fills.
 pub(super) struct Compiler<'l> {
     loader: &'l mut Loader,
@@ -714,10 +772,10 @@ pub(super) struct Compiler<'l> {
     assert_format: bool,
     /// Documents added before compiling (the chart's own schema), by URL.
     added: HashMap<String, Value>,
-    roots: HashMap<String, Root>,
+    roots: FastMap<String, Root>,
     pub schemas: Vec<Schema>,
     /// Each node by document URL, then pointer.
-    index: HashMap<Rc<str>, HashMap<String, usize>>,
+    index: FastMap<Rc<str>, FastMap<String, usize>>,
     queue: Vec<usize>,
 }
 
@@ -730,9 +788,9 @@ impl<'l> Compiler<'l> {
             meta,
             assert_format,
             added: HashMap::new(),
-            roots: HashMap::new(),
+            roots: FastMap::default(),
             schemas: Vec::new(),
-            index: HashMap::new(),
+            index: FastMap::default(),
             queue: Vec::new(),
         }
     }
@@ -819,7 +877,7 @@ impl<'l> Compiler<'l> {
             url: url.to_string(),
             doc: doc.clone(),
             resources: BTreeMap::new(),
-            processed: HashSet::new(),
+            processed: FastSet::default(),
         };
         self.collect_resources(&mut r, &doc, url, "", &DRAFT2020)?;
         if !url.starts_with("http://json-schema.org/")
@@ -974,8 +1032,12 @@ impl<'l> Compiler<'l> {
             .ok_or_else(|| format!("no resource for {} in {}", quote(&base), quote(&r.url)))?;
         collect_anchors(r, obj, ptr, &base_key)?;
         let mut subschemas = BTreeMap::new();
+        let keywords = Keywords::of(obj);
         for path in draft.subschemas {
-            collect(path, sch, ptr, &mut subschemas);
+            let keyword = path.split_once('/').map_or(*path, |(k, _)| k);
+            if keywords.contains_key(keyword) {
+                collect(path, sch, ptr, &mut subschemas);
+            }
         }
         let base_draft = r.resources[&base_key].draft;
         for (p, v) in subschemas {
@@ -1040,7 +1102,7 @@ impl<'l> Compiler<'l> {
             Value::Bool(b) => self.schemas[idx].boolean = Some(*b),
             Value::Map(obj) if obj.is_empty() => self.schemas[idx].boolean = Some(true),
             Value::Map(obj) => {
-                let compiled = self.compile_object(obj, url, ptr, &res)?;
+                let compiled = self.compile_object(&Keywords::of(obj), url, ptr, &res)?;
                 let s = &mut self.schemas[idx];
                 let (url, ptr, draft, resource, anchors) = (
                     s.url.clone(),
@@ -1080,7 +1142,7 @@ impl<'l> Compiler<'l> {
     /// decides which of several bad references is reported).
     fn compile_object(
         &mut self,
-        obj: &Map,
+        obj: &Keywords,
         url: &str,
         ptr: &str,
         res: &Resource,
@@ -1313,7 +1375,7 @@ impl<'l> Compiler<'l> {
     /// A reference keyword's target: local (in this document) or loaded.
     fn enqueue_ref(
         &mut self,
-        obj: &Map,
+        obj: &Keywords,
         keyword: &str,
         url: &str,
         res: &Resource,
@@ -1336,12 +1398,12 @@ impl<'l> Compiler<'l> {
         Ok(Some(self.enqueue(&u, &ptr)))
     }
 
-    fn enqueue_prop(&mut self, obj: &Map, name: &str, url: &str, ptr: &str) -> Option<usize> {
+    fn enqueue_prop(&mut self, obj: &Keywords, name: &str, url: &str, ptr: &str) -> Option<usize> {
         obj.contains_key(name)
             .then(|| self.enqueue(url, &format!("{ptr}/{}", escape_token(name))))
     }
 
-    fn enqueue_arr(&mut self, obj: &Map, name: &str, url: &str, ptr: &str) -> Vec<usize> {
+    fn enqueue_arr(&mut self, obj: &Keywords, name: &str, url: &str, ptr: &str) -> Vec<usize> {
         let Some(Value::List(l)) = obj.get(name) else {
             return Vec::new();
         };
@@ -1352,7 +1414,7 @@ impl<'l> Compiler<'l> {
 
     fn enqueue_additional(
         &mut self,
-        obj: &Map,
+        obj: &Keywords,
         name: &str,
         url: &str,
         ptr: &str,

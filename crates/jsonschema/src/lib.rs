@@ -138,19 +138,16 @@ fn io_error_text(e: &std::io::Error) -> String {
 /// it.
 fn unmarshal_json(bytes: &[u8]) -> Result<Value, String> {
     let text = goyaml::utf8_lossy(bytes);
-    let chars: Vec<char> = text.chars().collect();
-    match goyaml::json_read::from_json_prefix(&chars) {
+    let white = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+    match goyaml::json_read::from_json_str_prefix(&text) {
         Ok((v, used)) => {
-            if chars[used..]
-                .iter()
-                .any(|c| !matches!(c, ' ' | '\t' | '\n' | '\r'))
-            {
+            if !text[used..].chars().all(white) {
                 return Err("invalid character after top-level value".into());
             }
             Ok(v)
         }
         Err(e) if e == "unexpected end of JSON input" => {
-            if chars.iter().all(|c| matches!(c, ' ' | '\t' | '\n' | '\r')) {
+            if text.chars().all(white) {
                 Err("EOF".into())
             } else {
                 Err("unexpected EOF".into())

@@ -342,6 +342,9 @@ impl<'a> Validator<'a> {
     ) -> (usize, Option<usize>) {
         if let (Some((m, resources)), Some(current)) = (self.meta, meta)
             && sch == current
+            // Nearly every document is one resource, its root: then no other location can
+            // name one, and the pointer of each need not be spelled out to find that.
+            && (vloc.is_empty() || resources.len() > 1 || !resources.contains_key(""))
         {
             let ptr: String = vloc
                 .iter()
