@@ -425,24 +425,21 @@ struct Root {
 }
 
 impl Root {
-    /// The resource a pointer lies in: the nearest one at or above it.
+    /// The resource a pointer lies in: the nearest one at or above it (the root, `""`, is
+    /// above every pointer).
     fn resource_entry(&self, ptr: &str) -> Option<(&String, &Resource)> {
         // Most documents hold one resource (the root) or a few, and every node compiled asks:
         // a scan of them beats a map search for each of a deep pointer's parents.
-        if let Some((key, res)) = self.resources.first_key_value()
-            && key.is_empty()
-            && self.resources.len() == 1
-        {
-            return Some((key, res));
-        }
         if self.resources.len() <= 8 {
+            let above = |key: &str| {
+                key.is_empty()
+                    || (ptr.starts_with(key)
+                        && matches!(ptr.as_bytes().get(key.len()), None | Some(b'/')))
+            };
             return self
                 .resources
                 .iter()
-                .filter(|(key, _)| {
-                    ptr.starts_with(key.as_str())
-                        && matches!(ptr.as_bytes().get(key.len()), None | Some(b'/'))
-                })
+                .filter(|(key, _)| above(key))
                 .max_by_key(|(key, _)| key.len());
         }
         let mut p = ptr;
@@ -450,7 +447,10 @@ impl Root {
             if let Some(entry) = self.resources.get_key_value(p) {
                 return Some(entry);
             }
-            p = &p[..p.rfind('/')?];
+            if p.is_empty() {
+                return None;
+            }
+            p = p.rfind('/').map_or("", |i| &p[..i]);
         }
     }
 
