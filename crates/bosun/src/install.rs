@@ -96,14 +96,9 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 
 pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
-        merged,
-        version: _,
-        components,
-        installation,
+        install,
         runtime,
         client,
-        default_tag,
-        packages,
     } = {
         let prepared = crate::prepare::prepare(&args.input, args.force)?;
         // Read-only checks, before asking and before the first write.
@@ -117,8 +112,9 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         }
         prepared
     };
+    let components = &install.components;
     if !args.yes {
-        let mut profile = iop::tree::get_path_string(&merged, "spec.profile");
+        let mut profile = iop::tree::get_path_string(&install.merged, "spec.profile");
         if profile.is_empty() {
             profile = "default".to_string();
         }
@@ -131,14 +127,14 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
         wait_for_load_balancers: args.wait_for_load_balancers,
-        owner_labels: Some(installation.owner_labels.clone()),
+        owner_labels: Some(install.installation.owner_labels.clone()),
     };
     let progress = crate::progress::InstallProgress::new(
         components.iter().map(|c| c.display_name.clone()).collect(),
     );
     let report = runtime.block_on(async {
         let on_event = |i: usize, e: cluster::InstallEvent<'_>| progress.event(i, e);
-        let install = client.install(&components, &options, &on_event);
+        let applying = client.install(components, &options, &on_event);
         let ticker = async {
             loop {
                 tokio::time::sleep(Duration::from_millis(100)).await;
@@ -146,19 +142,21 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
             }
         };
         let report = tokio::select! {
-            result = install => result?,
+            result = applying => result?,
             never = ticker => never,
         };
-        let pruned = crate::owned::prune(&client, &installation, &report).await?;
-        let tag = crate::tag::apply_default_tag(
-            &client,
-            &merged,
-            &installation.owner_labels,
-            FIELD_MANAGER,
-            &default_tag,
-            &packages,
-        )
-        .await?;
+        let pruned = crate::owned::prune(&client, &install.installation, &report).await?;
+        let tag = match install.apply_default_tag(&client, FIELD_MANAGER).await? {
+            installer::DefaultTagOutcome::NotNeeded => None,
+            installer::DefaultTagOutcome::Applied(report) => Some(report),
+            installer::DefaultTagOutcome::Skipped(refusal) => {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "❗ the default revision tag was not created: {refusal}"
+                );
+                None
+            }
+        };
         Ok::<_, MeshFailure>((report, pruned, tag))
     })?;
     let (mut report, pruned, tag) = report;
@@ -168,7 +166,7 @@ pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
         let _ = writeln!(
             stdout,
             "✔ Default revision tag points at revision {:?} ({} created, {} configured, {} unchanged)",
-            manifest::ownership::revision(&merged),
+            install.revision(),
             tag.count(Created),
             tag.count(Configured),
             tag.count(Unchanged)

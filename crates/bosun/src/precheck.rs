@@ -77,12 +77,12 @@ pub(crate) fn findings(
     from_version: Option<&str>,
 ) -> Result<Vec<Finding>, MeshFailure> {
     // The rendered objects and, when the install makes it, the default tag's injector.
-    let (rendered, default_deactivated) = prepared.overlap_candidates();
-    let revision = manifest::ownership::revision(&prepared.merged);
+    let (rendered, default_deactivated) = prepared.install.overlap_candidates();
+    let revision = prepared.install.revision();
     let install = cluster::PrecheckInstall {
         rendered: &rendered,
         revision: &revision,
-        version: &prepared.version,
+        version: &prepared.install.version,
         default_deactivated,
     };
     let facts = prepared
@@ -142,12 +142,13 @@ pub fn precheck_command(args: PrecheckArgs) -> Result<Outcome, MeshFailure> {
     let text = match args.output {
         Format::Log => log_text(&shown),
         Format::Json => {
-            let mut t = serde_json::to_string_pretty(&json_value(&shown, &prepared.version))
-                .map_err(|e| MeshFailure(format!("writing JSON: {e}")))?;
+            let mut t =
+                serde_json::to_string_pretty(&json_value(&shown, &prepared.install.version))
+                    .map_err(|e| MeshFailure(format!("writing JSON: {e}")))?;
             t.push('\n');
             t
         }
-        Format::Yaml => goyaml::json_to_yaml(&json_value(&shown, &prepared.version))
+        Format::Yaml => goyaml::json_to_yaml(&json_value(&shown, &prepared.install.version))
             .map_err(|e| MeshFailure(format!("writing YAML: {}", e.message)))?,
     };
     if shown.is_empty() && args.output == Format::Log {
@@ -164,7 +165,7 @@ pub fn precheck_command(args: PrecheckArgs) -> Result<Outcome, MeshFailure> {
             let _ = writeln!(
                 std::io::stderr().lock(),
                 "Error: {}",
-                issues_found(&prepared.version)
+                issues_found(&prepared.install.version)
             );
             Ok(Outcome::Failed)
         }

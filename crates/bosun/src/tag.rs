@@ -307,61 +307,6 @@ fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
     crate::mesh::write_stdout(&format!("Revision tag {} removed\n", args.tag))
 }
 
-/// After `install` applied a control plane: creates or moves the default revision tag when
-/// istioctl's installer would (`plan`, decided before the install applied anything; see
-/// `crate::prepare`), with the install's owner labels, and deactivates the injector of the
-/// revision `default` when the tag now points elsewhere. A tag that cannot be generated (no
-/// single injector of the revision, as on a remote cluster) is skipped with a warning, as
-/// istioctl skips it, and an injector the install applied deactivated for it is re-activated;
-/// failing to apply the tag fails the install. Returns what applying the tag did.
-pub(crate) async fn apply_default_tag(
-    client: &cluster::Client,
-    merged: &Value,
-    owner_labels: &std::collections::BTreeMap<String, String>,
-    field_manager: &str,
-    plan: &crate::prepare::DefaultTag,
-    packages: &pipeline::InstallPackages,
-) -> Result<Option<cluster::ApplyReport>, MeshFailure> {
-    if !plan.needed {
-        return Ok(None);
-    }
-    let (options, render) = pipeline::tag::default_tag_setup(merged, owner_labels, packages);
-    let checks = cluster::tags::TagChecks {
-        generate_only: false,
-        overwrite: true,
-    };
-    let generated = match client.generate_tag(&options, checks, &render).await? {
-        Ok(objects) => match client.deactivate_default_injector(field_manager).await? {
-            Ok(_) => Ok(objects),
-            Err(refusal) => Err(refusal),
-        },
-        Err(refusal) => Err(refusal),
-    };
-    let objects = match generated {
-        Ok(objects) => objects,
-        Err(refusal) => {
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(
-                stderr,
-                "❗ the default revision tag was not created: {refusal}"
-            );
-            drop(stderr);
-            if let Some(injector) = &plan.deactivated_injector {
-                client
-                    .apply(std::slice::from_ref(injector), field_manager, true)
-                    .await
-                    .map_err(|e| MeshFailure(format!("re-activating the sidecar injector: {e}")))?;
-            }
-            return Ok(None);
-        }
-    };
-    let report = client
-        .apply(&objects, field_manager, true)
-        .await
-        .map_err(|e| MeshFailure(format!("failed deploying webhooks: {e}")))?;
-    Ok(Some(report))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,11 +137,7 @@ pub fn render_json(report: &VerifyReport) -> String {
 
 pub fn verify_install(args: VerifyArgs) -> Result<(), MeshFailure> {
     let prepared = crate::prepare::prepare(&args.input, args.force)?;
-    let objects: Vec<serde_json::Value> = prepared
-        .components
-        .iter()
-        .flat_map(|c| c.objects.iter().cloned())
-        .collect();
+    let objects: Vec<serde_json::Value> = prepared.install.objects().cloned().collect();
     let report = prepared.runtime.block_on(
         prepared
             .client

@@ -28,8 +28,10 @@ use std::sync::Once;
 use std::time::Duration;
 
 use cluster::testenv;
+use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
@@ -1295,4 +1297,204 @@ async fn istio_operators_rendering_the_same_object_do_not_fight() {
     })
     .await;
     assert!(accounts.get_opt(reader).await.unwrap().is_none());
+}
+
+/// Puts a CRD's version label back as it was when dropped, even when the test fails (a fresh
+/// runtime on a thread of its own: the test's may be the one unwinding).
+struct RestoreCrdVersion {
+    crd: String,
+    was: Option<String>,
+}
+
+impl Drop for RestoreCrdVersion {
+    fn drop(&mut self) {
+        let (crd, was) = (self.crd.clone(), self.was.clone());
+        std::thread::spawn(move || {
+            common::run(async move {
+                let client = testenv::client().await;
+                let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+                let patch = json!({"metadata": {"labels": {"operator.istio.io/version": was}}});
+                crds.patch(&crd, &PatchParams::default(), &Patch::Merge(&patch))
+                    .await
+                    .unwrap();
+            })
+        })
+        .join()
+        .unwrap();
+    }
+}
+
+/// The operator refuses what `bosun install` refuses, through the same installer checks: a
+/// generation whose sidecar injector would inject the same pods as another revision's, or
+/// whose CRDs are older than the cluster's, is not applied; the IstioOperator says why
+/// (ACTION_REQUIRED, `Reconciled` False with reason `Refused`, a Warning event), and the
+/// next generation applies once the cluster no longer conflicts. Holds the API server
+/// exclusively: it makes a shared CRD look newer, which every other install would refuse.
+#[tokio::test]
+async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
+    let _api_server = API_SERVER.write().await;
+    init_once();
+    let ns = testenv::unique_name("iop-refuse");
+    let istio_ns = testenv::unique_name("istio-oprefuse");
+    let revision = testenv::unique_name("refused");
+    create_namespace(&ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let istiod = format!("istiod-{revision}");
+    // Each generation sets an environment variable of istiod's, so each renders anew.
+    let generation = |n: u32| {
+        let mut spec = iop("refuse", &ns, &istio_ns, json!({}));
+        spec["spec"]["revision"] = revision.clone().into();
+        spec["spec"]["values"]["pilot"] = json!({"env": {"BOSUN_TEST_GENERATION": n.to_string()}});
+        spec
+    };
+    let istiod_generation = || async {
+        deployments.get_opt(&istiod).await.unwrap().and_then(|d| {
+            d.spec?.template.spec?.containers[0]
+                .env
+                .as_ref()?
+                .iter()
+                .find(|e| e.name == "BOSUN_TEST_GENERATION")?
+                .value
+                .clone()
+        })
+    };
+    let refused = |generation: i64| {
+        let api = api.clone();
+        async move {
+            let s = status_of(&api.get("refuse").await.unwrap());
+            (s["observedGeneration"] == generation && s["status"] == "ACTION_REQUIRED").then_some(s)
+        }
+    };
+    let apply_generation = |n: u32| {
+        let api = api.clone();
+        let spec = generation(n);
+        async move {
+            api.patch(
+                "refuse",
+                &PatchParams::apply("bosun-tests").force(),
+                &Patch::Apply(&spec),
+            )
+            .await
+            .unwrap();
+        }
+    };
+
+    // Generation 1 applies: nothing conflicts.
+    apply_generation(1).await;
+    wait_for("generation 1 applied", &operator, || async {
+        (istiod_generation().await.as_deref() == Some("1")).then_some(())
+    })
+    .await;
+
+    // Another revision's injector that injects the pods of namespaces labelled for this one.
+    let bystander = testenv::unique_name("bystander-injector");
+    let other = testenv::unique_name("other");
+    client
+        .apply(
+            &[json!({
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "MutatingWebhookConfiguration",
+                "metadata": {"name": bystander, "labels": {
+                    "app": "sidecar-injector", "istio.io/rev": other}},
+                "webhooks": [{"name": "bystander.sidecar-injector.istio.io",
+                    "clientConfig": {"url": "https://127.0.0.1:1/inject"},
+                    "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                    "failurePolicy": "Ignore",
+                    "namespaceSelector": {"matchLabels": {"istio.io/rev": revision}},
+                    "rules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                        "operations": ["CREATE"], "resources": ["pods"]}]}]
+            })],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+    apply_generation(2).await;
+    let status = wait_for("generation 2 refused", &operator, || refused(2)).await;
+    let reconciled = condition(&status, "Reconciled");
+    assert_eq!(reconciled["status"], "False", "{status}");
+    assert_eq!(reconciled["reason"], "Refused", "{status}");
+    assert_eq!(condition(&status, "Ready")["reason"], "Refused", "{status}");
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains("refused to apply generation 2, so nothing was applied")
+            && message
+                .contains("would inject sidecars into the same pods as one of another revision")
+            && message.contains(&format!("MutatingWebhookConfiguration {bystander}"))
+            && !message.contains("--force"),
+        "{status}"
+    );
+    assert_eq!(istiod_generation().await.as_deref(), Some("1"));
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let event = wait_for("a Warning event", &operator, || async {
+        let list = events.list(&Default::default()).await.unwrap();
+        list.items.into_iter().find(|e| {
+            e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("refuse")
+                && e.reason.as_deref() == Some("Refused")
+        })
+    })
+    .await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+
+    // The other injector goes, and the cluster's CRDs are a newer Istio's.
+    let webhooks: Api<MutatingWebhookConfiguration> = Api::all(client.kube().clone());
+    webhooks
+        .delete(&bystander, &Default::default())
+        .await
+        .unwrap();
+    let crd = "wasmplugins.extensions.istio.io";
+    let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+    let was = crds
+        .get(crd)
+        .await
+        .unwrap()
+        .metadata
+        .labels
+        .unwrap_or_default()
+        .get("operator.istio.io/version")
+        .cloned();
+    let restore = RestoreCrdVersion {
+        crd: crd.into(),
+        was,
+    };
+    let newer = json!({"metadata": {"labels": {"operator.istio.io/version": "99.0"}}});
+    crds.patch(crd, &PatchParams::default(), &Patch::Merge(&newer))
+        .await
+        .unwrap();
+    apply_generation(3).await;
+    let status = wait_for("generation 3 refused", &operator, || refused(3)).await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains("the install would replace a CustomResourceDefinition with older one (a downgrade): ")
+            && message.contains(&format!("{crd}: in the cluster from Istio 99.0"))
+            && !message.contains("would inject sidecars"),
+        "{status}"
+    );
+    assert_eq!(condition(&status, "Reconciled")["reason"], "Refused");
+    assert_eq!(istiod_generation().await.as_deref(), Some("1"));
+
+    // The CRDs back as they were: the next generation applies.
+    drop(restore);
+    apply_generation(4).await;
+    wait_for("generation 4 applied", &operator, || async {
+        (istiod_generation().await.as_deref() == Some("4")).then_some(())
+    })
+    .await;
+    let status = wait_for("generation 4 reconciled", &operator, || async {
+        let s = status_of(&api.get("refuse").await.unwrap());
+        (s["observedGeneration"] == 4 && condition(&s, "Reconciled")["status"] == "True")
+            .then_some(s)
+    })
+    .await;
+    assert_ne!(status["status"], "ACTION_REQUIRED", "{status}");
+
+    api.delete("refuse", &Default::default()).await.unwrap();
+    wait_for("IstioOperator gone", &operator, || async {
+        api.get_opt("refuse").await.unwrap().is_none().then_some(())
+    })
+    .await;
 }

@@ -235,6 +235,7 @@ async fn store_status(
 async fn publish_event(ctx: &Context, iop: &DynamicObject, status: &Status) {
     let (type_, reason) = match status.phase {
         Phase::Healthy => (EventType::Normal, "Healthy"),
+        Phase::ActionRequired => (EventType::Warning, "Refused"),
         Phase::Error if status.components.is_empty() => (EventType::Warning, "Invalid"),
         Phase::Error => (EventType::Warning, "ApplyFailed"),
         _ => (EventType::Normal, "Reconciling"),
@@ -577,6 +578,28 @@ async fn apply(
         None
     };
     let skipped = unchanged.is_some();
+    // What the installer refuses (another revision's injectors that would inject the same
+    // pods, newer CRDs) is checked for each new render: a render already applied was checked
+    // when it was, and drift repair only puts it back.
+    if !skipped && !same_render {
+        let refusals = installer::refusals(&ctx.client, &objects).await?;
+        if !refusals.is_empty() {
+            let findings: Vec<String> = refusals.iter().map(installer::Refusal::findings).collect();
+            let status = Status::refused(generation, &findings, overlap_lines);
+            write_status(&ctx, &api, &iop, current, &status).await?;
+            let reasons: Vec<&str> = refusals.iter().map(installer::Refusal::reason).collect();
+            log(
+                "warn",
+                "refused; nothing applied",
+                &[
+                    ("iop", &owner),
+                    ("reasons", &reasons.join(",")),
+                    ("findings", &findings.join("; ")),
+                ],
+            );
+            return Ok(Action::requeue(crate::status::REFUSED_RECHECK));
+        }
+    }
     let (applied, changed, pruned) = match unchanged {
         Some(applied) => {
             ctx.metrics.apply_skipped();

@@ -84,6 +84,9 @@ pub enum Error {
     },
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The installer's checks before applying could not run.
+    #[error("checking before applying: {0}")]
+    Installer(#[from] installer::Error),
     #[error("{0}")]
     Invalid(String),
     #[error("{0}")]

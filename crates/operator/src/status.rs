@@ -3,7 +3,7 @@
 //! Kubernetes-style `conditions` people and tools can wait on (`kubectl wait
 //! --for=condition=Ready istiooperator/NAME`):
 //! - `Reconciled`: the current generation is applied (`Applied`), or why not (`Applying`,
-//!   `Invalid`, `RenderFailed`, `ApplyFailed`, `Paused`);
+//!   `Invalid`, `RenderFailed`, `Refused`, `ApplyFailed`, `Paused`);
 //! - `Ready`: every workload it applied is ready (`Healthy`), or why not (`WorkloadsNotReady`,
 //!   or the reason Reconciled gives);
 //! - `Overlapping`: another IstioOperator renders some of the same objects (`SharedObjects`,
@@ -25,6 +25,10 @@ pub fn is_paused(annotations: Option<&std::collections::BTreeMap<String, String>
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
+/// How soon an IstioOperator whose apply was refused is checked again: what the refusal names
+/// is in the cluster, not the spec, so no event of the IstioOperator's says it went away.
+pub const REFUSED_RECHECK: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Why the last reconcile ended as it did (the `Reconciled` condition's reason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -36,6 +40,9 @@ pub enum Outcome {
     Invalid,
     /// Rendering failed (charts missing, a template failed).
     RenderFailed,
+    /// The installer refused to apply what the cluster holds would conflict with (another
+    /// revision's sidecar injectors, newer CRDs): nothing was applied.
+    Refused,
     /// A component could not be applied.
     ApplyFailed,
 }
@@ -47,6 +54,7 @@ impl Outcome {
             Outcome::Applied => "Applied",
             Outcome::Invalid => "Invalid",
             Outcome::RenderFailed => "RenderFailed",
+            Outcome::Refused => "Refused",
             Outcome::ApplyFailed => "ApplyFailed",
         }
     }
@@ -292,6 +300,23 @@ impl Status {
             components: Vec::new(),
             outcome: Outcome::RenderFailed,
             overlaps: Vec::new(),
+        }
+    }
+
+    /// The installer refused to apply (see `installer::Refusal`): ACTION_REQUIRED, nothing
+    /// applied, each finding in `message`, and what the operator does next.
+    pub fn refused(generation: i64, findings: &[String], overlaps: Vec<String>) -> Status {
+        Status {
+            phase: Phase::ActionRequired,
+            message: format!(
+                "refused to apply generation {generation}, so nothing was applied: {}; the operator checks again every {} s and applies once the cluster no longer conflicts",
+                findings.join("; "),
+                REFUSED_RECHECK.as_secs()
+            ),
+            observed_generation: generation,
+            components: Vec::new(),
+            outcome: Outcome::Refused,
+            overlaps,
         }
     }
 

@@ -1,0 +1,90 @@
+//! istioctl's installer policy, in one place for bosun's command line and its operator alike:
+//! what an install decides and checks between rendering and writing, and the writes that are
+//! policy rather than plain apply.
+//!
+//! Owns:
+//! - [`Install`]: a rendered install ready for one cluster (the pipeline's install set plus the
+//!   default revision tag's decision, [`DefaultTag`]), made by [`Install::prepare`];
+//! - the refusals before the first write ([`Refusal`]): sidecar injectors that would inject the
+//!   same pods as another revision's, and CustomResourceDefinitions that would be replaced by
+//!   older ones ([`webhook_overlaps`], [`crd_downgrades`], and [`refusals`] for both; the
+//!   [`Install`] methods of those names judge an install with its default tag);
+//! - [`Install::plan`]: what the install would do, from server-side dry runs, the default tag
+//!   and prune included;
+//! - [`Install::apply_default_tag`]: creating or moving the default revision tag after the
+//!   install applied, as istioctl's installer does.
+//!
+//! Must not: parse flags, print, ask, or decide what to do about a refusal (the command line
+//! fails or warns with `--force`; the operator records it in the IstioOperator's status).
+//! Rendering is `pipeline`'s and every request is `cluster`'s: this crate only sequences them.
+//! A target cluster is plain data here, a [`cluster::Client`] passed to each call.
+
+mod default_tag;
+mod error;
+mod refusal;
+
+use serde_json::Value;
+
+pub use default_tag::{DefaultTag, DefaultTagOutcome};
+pub use error::Error;
+pub use refusal::{Refusal, crd_downgrades, refusals, webhook_overlaps};
+
+/// A rendered install, ready for one cluster: what `install`, `plan` and `verify-install`
+/// start from, and what the operator applies.
+pub struct Install {
+    /// The merged, validated IstioOperator.
+    pub merged: Value,
+    /// The Istio version of the charts rendered (the owner labels' version).
+    pub version: String,
+    /// Each component's objects in apply order, carrying istioctl's owner labels.
+    pub components: Vec<cluster::Component>,
+    /// What this install owns: its owner labels and what each component renders (for prune).
+    pub installation: cluster::Installation,
+    /// Whether (and how) the install creates or moves the default revision tag.
+    pub default_tag: DefaultTag,
+    /// The install packages rendered from (the default tag renders from them too).
+    pub packages: pipeline::InstallPackages,
+}
+
+impl Install {
+    /// The rendered install for `client`'s cluster: the pipeline's install set, labelled as
+    /// `labels` says, and the default revision tag's decision (which only reads the cluster).
+    /// `default_tag: false` leaves the tag alone (the operator does not make one).
+    pub async fn prepare(
+        client: &cluster::Client,
+        rendered: pipeline::Rendered,
+        packages: pipeline::InstallPackages,
+        labels: pipeline::install::OwnerLabels,
+        default_tag: bool,
+    ) -> Result<Install, Error> {
+        let pipeline::install::InstallSet {
+            version,
+            mut components,
+            installation,
+        } = pipeline::install::install_set(&rendered, &packages, labels)?;
+        let merged = rendered.merged;
+        let default_tag = if default_tag {
+            default_tag::decide(client, &merged, &version, &mut components, &packages).await?
+        } else {
+            DefaultTag::default()
+        };
+        Ok(Install {
+            merged,
+            version,
+            components,
+            installation,
+            default_tag,
+            packages,
+        })
+    }
+
+    /// Every rendered object, in apply order.
+    pub fn objects(&self) -> impl Iterator<Item = &Value> {
+        self.components.iter().flat_map(|c| c.objects.iter())
+    }
+
+    /// The control plane revision the install makes (`default` when it names none).
+    pub fn revision(&self) -> String {
+        manifest::ownership::revision(&self.merged)
+    }
+}
