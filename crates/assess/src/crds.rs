@@ -21,11 +21,11 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use vocab::labels::{HELM_VERSION_LABEL, VERSION_LABEL};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::revisions::{HELM_VERSION_LABEL, VERSION_LABEL};
 use crate::version::Version;
 
 /// One CRD the install would replace with an older one.

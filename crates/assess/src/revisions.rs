@@ -31,25 +31,12 @@
 //! plane.
 
 use std::collections::BTreeMap;
+use vocab::labels::{
+    COMPONENT_LABEL, DEFAULT_REVISION, HELM_VERSION_LABEL, INJECTION_LABEL, REVISION_LABEL,
+    SIDECAR_STATUS_ANNOTATION, TAG_LABEL, VERSION_LABEL,
+};
 
 use serde::{Deserialize, Serialize};
-
-/// `istio.io/rev`: the revision label (and the injected pod's annotation).
-pub const REVISION_LABEL: &str = "istio.io/rev";
-/// `istio.io/tag`: marks a revision tag's objects.
-pub const TAG_LABEL: &str = "istio.io/tag";
-/// `istio-injection`: the namespace label of the default revision.
-pub const INJECTION_LABEL: &str = "istio-injection";
-/// `operator.istio.io/component`: istioctl's component label.
-pub const COMPONENT_LABEL: &str = "operator.istio.io/component";
-/// `operator.istio.io/version`: istioctl's version label.
-pub const VERSION_LABEL: &str = "operator.istio.io/version";
-/// The Helm charts' version label (the chart's `appVersion`).
-pub const HELM_VERSION_LABEL: &str = "app.kubernetes.io/version";
-/// The injected pod's status annotation (JSON with a `revision` field).
-pub const SIDECAR_STATUS_ANNOTATION: &str = "sidecar.istio.io/status";
-/// The name of the default revision and of the default tag.
-pub const DEFAULT: &str = "default";
 
 /// What the cluster crate reads: one object's identity, labels and annotations.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -191,7 +178,7 @@ fn revision_of(object: &LiveObject) -> String {
     object
         .label(REVISION_LABEL)
         .filter(|r| !r.is_empty())
-        .unwrap_or(DEFAULT)
+        .unwrap_or(DEFAULT_REVISION)
         .to_string()
 }
 
@@ -207,7 +194,14 @@ pub fn pod_revision(pod: &LiveObject) -> Option<String> {
     let status = pod.annotations.get(SIDECAR_STATUS_ANNOTATION)?;
     let status: serde_json::Value = serde_json::from_str(status).ok()?;
     let rev = status.get("revision").and_then(serde_json::Value::as_str)?;
-    Some(if rev.is_empty() { DEFAULT } else { rev }.to_string())
+    Some(
+        if rev.is_empty() {
+            DEFAULT_REVISION
+        } else {
+            rev
+        }
+        .to_string(),
+    )
 }
 
 /// The revision a namespace with `labels` selects, given each tag's revision, with the
@@ -236,8 +230,13 @@ pub fn namespace_revision(
         ),
     };
     if let Some(value) = labels.get(INJECTION_LABEL) {
-        return (value == "enabled")
-            .then(|| through_tag(format!("{INJECTION_LABEL}=enabled"), DEFAULT, DEFAULT));
+        return (value == "enabled").then(|| {
+            through_tag(
+                format!("{INJECTION_LABEL}=enabled"),
+                DEFAULT_REVISION,
+                DEFAULT_REVISION,
+            )
+        });
     }
     let value = labels.get(REVISION_LABEL).filter(|v| !v.is_empty())?;
     Some(through_tag(

@@ -62,7 +62,7 @@ pub fn revision(command: RevisionCommand) -> Result<(), MeshFailure> {
 /// How a namespace selects: its name, then `[tag=T]` when through a tag, `[istio-injection]`
 /// when by that label.
 fn namespace_cell(n: &NamespaceSelection) -> String {
-    let injection = n.label.starts_with(assess::revisions::INJECTION_LABEL);
+    let injection = n.label.starts_with(vocab::labels::INJECTION_LABEL);
     match (&n.tag, injection) {
         (_, true) => format!("{}[istio-injection]", n.namespace),
         (Some(tag), false) => format!("{}[tag={tag}]", n.namespace),

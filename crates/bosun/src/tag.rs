@@ -143,9 +143,10 @@ fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
     // Would the tag's injector inject pods another revision's injector injects? For the
     // default tag, the `default` revision's own injector is deactivated first, so it is judged
     // deactivated (as istioctl, which deactivates it before this check).
-    let overlaps = runtime.block_on(
-        client.webhook_overlaps_after(&objects[..1], options.tag == manifest::tag::DEFAULT_TAG),
-    )?;
+    let overlaps = runtime.block_on(client.webhook_overlaps_after(
+        &objects[..1],
+        options.tag == vocab::labels::DEFAULT_REVISION,
+    ))?;
     if !overlaps.is_empty() && !args.yes {
         let error = cluster::Error::WebhookOverlap { overlaps };
         let mut stderr = std::io::stderr().lock();
@@ -159,7 +160,7 @@ fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
         return crate::mesh::write_stdout(&documents(&objects));
     }
     runtime.block_on(async {
-        if options.tag == manifest::tag::DEFAULT_TAG {
+        if options.tag == vocab::labels::DEFAULT_REVISION {
             client
                 .deactivate_default_injector(TAG_FIELD_MANAGER)
                 .await??;

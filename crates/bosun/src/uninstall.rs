@@ -67,7 +67,7 @@ fn check_in_use(
     let cluster::UninstallScope::ControlPlane { labels, .. } = scope else {
         return Ok(());
     };
-    let Some(revision) = labels.get(manifest::ownership::REVISION_LABEL) else {
+    let Some(revision) = labels.get(vocab::labels::REVISION_LABEL) else {
         return Ok(());
     };
     let inventory = match runtime.block_on(client.revisions()) {
@@ -158,12 +158,12 @@ fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
         Some(r) => r,
         None => manifest::ownership::revision(&merged),
     };
-    labels.insert(manifest::ownership::REVISION_LABEL.to_string(), revision);
+    labels.insert(vocab::labels::REVISION_LABEL.to_string(), revision);
     for (path, label) in [
-        ("metadata.name", manifest::ownership::OWNING_RESOURCE_LABEL),
+        ("metadata.name", vocab::labels::OWNING_RESOURCE_LABEL),
         (
             "metadata.namespace",
-            manifest::ownership::OWNING_RESOURCE_NAMESPACE_LABEL,
+            vocab::labels::OWNING_RESOURCE_NAMESPACE_LABEL,
         ),
     ] {
         let value = iop::tree::get_path_string(&merged, path);

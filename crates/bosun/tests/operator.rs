@@ -1469,8 +1469,9 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
     let status = wait_for("generation 3 refused", &operator, || refused(3)).await;
     let message = status["message"].as_str().unwrap();
     assert!(
-        message.contains("the install would replace a CustomResourceDefinition with older one (a downgrade): ")
-            && message.contains(&format!("{crd}: in the cluster from Istio 99.0"))
+        message.contains(
+            "the install would replace a CustomResourceDefinition with older one (a downgrade): "
+        ) && message.contains(&format!("{crd}: in the cluster from Istio 99.0"))
             && !message.contains("would inject sidecars"),
         "{status}"
     );

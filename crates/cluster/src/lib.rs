@@ -77,10 +77,9 @@ pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, Inst
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;
 pub use prune::{
-    COMPONENT_LABEL, DeleteOutcome, Deleted, Installation, NOT_PRUNED_LABEL, OwnedObject,
-    PRUNED_KINDS, PrunedKind, RenderedComponent,
+    DeleteOutcome, Deleted, Installation, OwnedObject, PRUNED_KINDS, PrunedKind, RenderedComponent,
 };
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use revisions::RevisionObjects;
-pub use uninstall::{INSTALLED_STATE_LABEL, UninstallScope};
+pub use uninstall::UninstallScope;
 pub use verify::{Presence, VerifiedObject, VerifyReport};

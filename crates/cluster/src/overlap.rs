@@ -32,14 +32,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use vocab::labels::{DEACTIVATED_LABEL, DEACTIVATED_VALUE, NAMESPACE_NAME_LABEL};
 
 use serde_json::Value;
-
-/// The label every namespace has, set by the API server to the namespace's name.
-pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
-
-/// istioctl's `NeverMatch` selector (`istioctl/pkg/util`): the label and value it requires.
-pub const DEACTIVATED_LABEL: (&str, &str) = ("istio.io/deactivated", "never-match");
 
 /// Labels as a sorted map (the order people read them in).
 pub type Labels = BTreeMap<String, String>;
@@ -178,7 +173,7 @@ impl Selector {
 
     /// Whether it requires istioctl's deactivation marker (see the module docs).
     pub fn is_deactivated(&self) -> bool {
-        let (key, value) = DEACTIVATED_LABEL;
+        let (key, value) = (DEACTIVATED_LABEL, DEACTIVATED_VALUE);
         self.requirements.iter().any(|r| {
             matches!(r, Requirement::In(k, values) if k == key && values.len() == 1 && values.contains(value))
         })
@@ -398,9 +393,9 @@ pub fn injector_webhooks(mwc: &Value) -> Result<Vec<InjectorWebhook>, SelectorEr
     if !is_injector {
         return Ok(Vec::new());
     }
-    let revision = label("istio.io/rev")
+    let revision = label(vocab::labels::REVISION_LABEL)
         .filter(|r| !r.is_empty())
-        .unwrap_or("default")
+        .unwrap_or(vocab::labels::DEFAULT_REVISION)
         .to_string();
     let mut out = Vec::new();
     for w in webhooks {

@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use vocab::labels::{COMPONENT_LABEL, NOT_PRUNED_LABEL};
 
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Preconditions};
@@ -26,13 +27,6 @@ use kube::discovery::{self, Scope};
 use serde_json::Value;
 
 use crate::{Client, Error, ObjectRef};
-
-/// `operator.istio.io/component`: the component an object belongs to (same value as
-/// `manifest::ownership::COMPONENT_LABEL`).
-pub const COMPONENT_LABEL: &str = "operator.istio.io/component";
-/// `install.operator.istio.io/owning-resource-not-pruned`: `"true"` keeps an object from prune
-/// (same value as `manifest::ownership::NOT_PRUNED_LABEL`).
-pub const NOT_PRUNED_LABEL: &str = "install.operator.istio.io/owning-resource-not-pruned";
 
 /// A kind that prune or uninstall deletes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

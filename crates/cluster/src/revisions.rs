@@ -9,8 +9,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::core::GroupVersionKind;
 use serde_json::Value;
+use vocab::labels::COMPONENT_LABEL;
 
-use crate::prune::{COMPONENT_LABEL, PRUNED_KINDS};
+use crate::prune::PRUNED_KINDS;
 use crate::{Client, Error, ObjectRef};
 
 /// One source of [`Client::revision_objects`]: what it reads, for messages.
@@ -48,7 +49,7 @@ const SOURCES: &[RevisionSource] = &[
         group: "",
         version: "v1",
         kind: "Service",
-        labels: "istio.io/tag",
+        labels: vocab::labels::TAG_LABEL,
         fields: "",
     },
     RevisionSource {
@@ -56,7 +57,7 @@ const SOURCES: &[RevisionSource] = &[
         group: "admissionregistration.k8s.io",
         version: "v1",
         kind: "ValidatingWebhookConfiguration",
-        labels: "istio.io/tag",
+        labels: vocab::labels::TAG_LABEL,
         fields: "",
     },
     RevisionSource {

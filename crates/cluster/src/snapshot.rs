@@ -10,10 +10,11 @@
 //! one-second `Retry-After`, while a paginated list without a selector is served from etcd.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use vocab::labels::COMPONENT_LABEL;
 
 use futures::{StreamExt, TryStreamExt};
 
-use crate::prune::{COMPONENT_LABEL, Listed, selector};
+use crate::prune::{Listed, selector};
 use crate::{Client, Error};
 
 /// A kind as the snapshot keys it: (group, kind). Versions do not matter: every version of a

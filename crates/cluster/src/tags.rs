@@ -150,7 +150,7 @@ impl Client {
     /// `GetNamespacesWithTag`).
     pub async fn namespaces_with_tag(&self, tag: &str) -> Result<Vec<String>, Error> {
         let api: Api<Namespace> = Api::all(self.kube.clone());
-        let selector = format!("{}={tag}", tag::REVISION_LABEL);
+        let selector = format!("{}={tag}", vocab::labels::REVISION_LABEL);
         let list = api
             .list(&ListParams::default().labels(&selector))
             .await
@@ -178,7 +178,11 @@ impl Client {
         revision: &str,
         istio_namespace: &str,
     ) -> Result<(Vec<String>, Vec<String>), Error> {
-        let selector = format!("{}={revision},!{}", tag::REVISION_LABEL, tag::TAG_LABEL);
+        let selector = format!(
+            "{}={revision},!{}",
+            vocab::labels::REVISION_LABEL,
+            vocab::labels::TAG_LABEL
+        );
         let names = |objects: Vec<Value>| -> Vec<String> {
             objects.iter().map(|o| object_ref(o).name).collect()
         };
@@ -202,10 +206,18 @@ impl Client {
         render: &dyn TagRender,
     ) -> Result<Result<Vec<Value>, TagRefusal>, Error> {
         let ns = options.istio_namespace.as_str();
-        let revision_selector =
-            |rev: &str| format!("{}={rev},!{}", tag::REVISION_LABEL, tag::TAG_LABEL);
+        let revision_selector = |rev: &str| {
+            format!(
+                "{}={rev},!{}",
+                vocab::labels::REVISION_LABEL,
+                vocab::labels::TAG_LABEL
+            )
+        };
         let revision_services = |rev: &str| format!("{},app=istiod", revision_selector(rev));
-        if !(checks.generate_only || checks.overwrite || options.tag == tag::DEFAULT_TAG) {
+        if !(checks.generate_only
+            || checks.overwrite
+            || options.tag == vocab::labels::DEFAULT_REVISION)
+        {
             let services = self.services(ns, &revision_services(&options.tag)).await?;
             let webhooks = self
                 .mutating_webhooks(&revision_selector(&options.tag))
@@ -235,7 +247,7 @@ impl Client {
             _ => return Ok(Err(TagRefusal::SeveralInjectors(options.revision.clone()))),
         };
         if !checks.overwrite {
-            let selector = format!("{}={}", tag::TAG_LABEL, options.tag);
+            let selector = format!("{}={}", vocab::labels::TAG_LABEL, options.tag);
             let tag_services = self.services(ns, &selector).await?;
             let tag_webhooks = self.mutating_webhooks(&selector).await?;
             if !tag_services.is_empty() || !tag_webhooks.is_empty() {
@@ -246,7 +258,7 @@ impl Client {
             Ok(c) => c,
             Err(e) => return Ok(Err(e.into())),
         };
-        let live_validator = if options.tag == tag::DEFAULT_TAG {
+        let live_validator = if options.tag == vocab::labels::DEFAULT_REVISION {
             self.default_validator().await?
         } else {
             None
@@ -285,9 +297,9 @@ impl Client {
     ) -> Result<Result<Option<(Value, Value)>, TagRefusal>, Error> {
         let selector = format!(
             "{}={},!{}",
-            tag::REVISION_LABEL,
-            tag::DEFAULT_TAG,
-            tag::TAG_LABEL
+            vocab::labels::REVISION_LABEL,
+            vocab::labels::DEFAULT_REVISION,
+            vocab::labels::TAG_LABEL
         );
         let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
         let list = api
@@ -353,7 +365,7 @@ impl Client {
     /// Whether tag `tag_name` has a MutatingWebhookConfiguration or a Service (in
     /// `istio_namespace`).
     pub async fn tag_exists(&self, tag_name: &str, istio_namespace: &str) -> Result<bool, Error> {
-        let selector = format!("{}={tag_name}", tag::TAG_LABEL);
+        let selector = format!("{}={tag_name}", vocab::labels::TAG_LABEL);
         Ok(!self.services(istio_namespace, &selector).await?.is_empty()
             || !self.mutating_webhooks(&selector).await?.is_empty())
     }
@@ -365,7 +377,7 @@ impl Client {
         tag_name: &str,
         istio_namespace: &str,
     ) -> Result<Result<RemovedTag, TagRefusal>, Error> {
-        let selector = format!("{}={tag_name}", tag::TAG_LABEL);
+        let selector = format!("{}={tag_name}", vocab::labels::TAG_LABEL);
         let services = self.services(istio_namespace, &selector).await?;
         let mutating = self.mutating_webhooks(&selector).await?;
         if services.is_empty() && mutating.is_empty() {
@@ -422,8 +434,12 @@ impl Client {
         &self,
         istio_namespace: &str,
     ) -> Result<Vec<TagDescription>, Error> {
-        let webhooks = self.mutating_webhooks(tag::REVISION_LABEL).await?;
-        let services = self.services(istio_namespace, tag::REVISION_LABEL).await?;
+        let webhooks = self
+            .mutating_webhooks(vocab::labels::REVISION_LABEL)
+            .await?;
+        let services = self
+            .services(istio_namespace, vocab::labels::REVISION_LABEL)
+            .await?;
         let labels: Vec<serde_json::Map<String, Value>> = webhooks
             .iter()
             .chain(&services)

@@ -14,13 +14,10 @@
 //! the scope covers; bosun no longer writes them (see `manifest::ownership`).
 
 use std::collections::BTreeMap;
+use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL};
 
-use crate::prune::{COMPONENT_LABEL, PRUNED_KINDS, PrunedKind, selector};
+use crate::prune::{PRUNED_KINDS, PrunedKind, selector};
 use crate::{Client, Error, OwnedObject};
-
-/// The mark on installed-state records of earlier bosun versions (same value as
-/// `manifest::ownership::INSTALLED_STATE_LABEL`).
-pub const INSTALLED_STATE_LABEL: &str = "bosun.io/installed-state";
 
 /// The kinds an installed-state record can have: the IstioOperator custom resource, or the
 /// ConfigMap standing in for it.

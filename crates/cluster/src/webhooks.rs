@@ -51,8 +51,8 @@ impl Client {
                         .and_then(Value::as_str)
                 };
                 if default_deactivated
-                    && label(manifest::tag::REVISION_LABEL) == Some(manifest::tag::DEFAULT_TAG)
-                    && label(manifest::tag::TAG_LABEL).is_none()
+                    && label(vocab::labels::REVISION_LABEL) == Some(vocab::labels::DEFAULT_REVISION)
+                    && label(vocab::labels::TAG_LABEL).is_none()
                 {
                     manifest::tag::deactivate(&mut json);
                 }

@@ -5,11 +5,9 @@
 
 use std::collections::BTreeMap;
 use std::time::Duration;
+use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL, NOT_PRUNED_LABEL};
 
-use cluster::{
-    COMPONENT_LABEL, DeleteOutcome, INSTALLED_STATE_LABEL, Installation, NOT_PRUNED_LABEL,
-    RenderedComponent, UninstallScope, testenv,
-};
+use cluster::{DeleteOutcome, Installation, RenderedComponent, UninstallScope, testenv};
 use serde_json::{Value, json};
 
 fn owner_labels(ns: &str) -> BTreeMap<String, String> {

@@ -83,11 +83,11 @@ pub(crate) async fn decide(
     ) {
         return Ok(needed_only);
     }
-    if revision != manifest::tag::DEFAULT_TAG {
+    if revision != vocab::labels::DEFAULT_REVISION {
         // The `default` revision's injector the tag deactivates: istioctl gives up on more
         // than one.
         let (default_injectors, _) = client
-            .revision_endpoints(manifest::tag::DEFAULT_TAG, &namespace)
+            .revision_endpoints(vocab::labels::DEFAULT_REVISION, &namespace)
             .await?;
         if default_injectors.len() > 1 {
             return Ok(needed_only);
@@ -97,7 +97,7 @@ pub(crate) async fn decide(
     let (options, render) = pipeline::tag::default_tag_setup(merged, &owner_labels, packages);
     let preview = manifest::tag::preview_mutating_webhook(&options, &render)?;
     let mut original = None;
-    if revision == manifest::tag::DEFAULT_TAG {
+    if revision == vocab::labels::DEFAULT_REVISION {
         for object in components.iter_mut().flat_map(|c| c.objects.iter_mut()) {
             if manifest::tag::is_own_injector(object, &revision) {
                 original = Some(object.clone());
@@ -134,8 +134,8 @@ fn is_own_istiod_service(object: &Value, revision: &str, namespace: &str) -> boo
             .pointer("/metadata/namespace")
             .and_then(Value::as_str)
             == Some(namespace)
-        && label(manifest::tag::REVISION_LABEL) == Some(revision)
-        && label(manifest::tag::TAG_LABEL).is_none()
+        && label(vocab::labels::REVISION_LABEL) == Some(revision)
+        && label(vocab::labels::TAG_LABEL).is_none()
         && label("app") == Some("istiod")
 }
 
@@ -181,7 +181,7 @@ impl Install {
                 object.note = Some("the default revision tag".into());
             }
         }
-        if revision != manifest::tag::DEFAULT_TAG
+        if revision != vocab::labels::DEFAULT_REVISION
             && let Ok(Some((live, deactivated))) = client.default_injector_deactivation().await?
         {
             planned.push(cluster::PlannedObject {

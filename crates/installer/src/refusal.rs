@@ -168,7 +168,7 @@ pub async fn refusals(
 fn version_label(object: &Value) -> Option<String> {
     object
         .pointer("/metadata/labels")
-        .and_then(|l| l.get(assess::revisions::VERSION_LABEL))
+        .and_then(|l| l.get(vocab::labels::VERSION_LABEL))
         .and_then(Value::as_str)
         .map(str::to_string)
 }
@@ -182,7 +182,7 @@ fn labelled(crd: &Value, version: &str) -> Value {
             .or_insert_with(|| Value::Object(Default::default()));
         if let Some(labels) = labels.as_object_mut() {
             labels.insert(
-                assess::revisions::VERSION_LABEL.into(),
+                vocab::labels::VERSION_LABEL.into(),
                 Value::String(version.into()),
             );
         }

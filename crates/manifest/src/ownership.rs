@@ -17,31 +17,12 @@
 //! [`INSTALLED_STATE_LABEL`]); uninstall still removes those.
 
 use std::collections::BTreeMap;
+use vocab::labels::{
+    COMPONENT_LABEL, MANAGED_LABEL, MANAGED_VALUE, OWNING_RESOURCE_LABEL,
+    OWNING_RESOURCE_NAMESPACE_LABEL, REVISION_LABEL, VERSION_LABEL,
+};
 
 use serde_json::{Map, Value};
-
-/// `operator.istio.io/managed`: the operator (or istioctl) manages the object.
-pub const MANAGED_LABEL: &str = "operator.istio.io/managed";
-/// `operator.istio.io/version`: the Istio version of the installation.
-pub const VERSION_LABEL: &str = "operator.istio.io/version";
-/// `install.operator.istio.io/owning-resource`: the IstioOperator's `metadata.name`.
-pub const OWNING_RESOURCE_LABEL: &str = "install.operator.istio.io/owning-resource";
-/// `install.operator.istio.io/owning-resource-namespace`: the IstioOperator's namespace.
-pub const OWNING_RESOURCE_NAMESPACE_LABEL: &str =
-    "install.operator.istio.io/owning-resource-namespace";
-/// `install.operator.istio.io/owning-resource-not-pruned`: `"true"` keeps an object from prune
-/// (uninstall still removes it).
-pub const NOT_PRUNED_LABEL: &str = "install.operator.istio.io/owning-resource-not-pruned";
-/// `operator.istio.io/component`: which component (`Base`, `Pilot`, …) an object belongs to.
-pub const COMPONENT_LABEL: &str = "operator.istio.io/component";
-/// `istio.io/rev`: the control plane revision.
-pub const REVISION_LABEL: &str = "istio.io/rev";
-/// istioctl's value of [`MANAGED_LABEL`].
-pub const MANAGED_VALUE: &str = "Reconcile";
-
-/// The mark (`"true"`) earlier bosun versions put on the installed-state records they wrote,
-/// by which uninstall finds and removes them.
-pub const INSTALLED_STATE_LABEL: &str = "bosun.io/installed-state";
 
 /// The labels istioctl's `getOwnerLabels` gives an object of component `component` (its
 /// user-facing name, `iop::component::Component::name`; `None` for the labels every object of

@@ -16,21 +16,14 @@
 //! cluster side (which webhooks exist, applying, deleting) is the `cluster` crate's.
 
 use std::collections::BTreeMap;
+use vocab::labels::{
+    DEACTIVATED_LABEL, DEACTIVATED_VALUE, DEFAULT_REVISION, REVISION_LABEL, TAG_LABEL,
+};
 
 use serde_json::{Map, Value, json};
 
-/// `istio.io/tag`: the tag a webhook or Service belongs to.
-pub const TAG_LABEL: &str = "istio.io/tag";
-/// `istio.io/rev`: the revision (of a control plane, or the one a tag points at).
-pub const REVISION_LABEL: &str = crate::ownership::REVISION_LABEL;
-/// The tag (and revision) name with a meaning of its own: the tag `default` also answers
-/// `istio-injection=enabled` and validates config without an `istio.io/rev` label.
-pub const DEFAULT_TAG: &str = "default";
 /// The ValidatingWebhookConfiguration of the `default` tag.
 pub const DEFAULT_VALIDATOR: &str = "istiod-default-validator";
-/// The label selector istioctl gives a deactivated injector: no namespace or pod carries it.
-pub const DEACTIVATED_LABEL: &str = "istio.io/deactivated";
-pub const DEACTIVATED_VALUE: &str = "never-match";
 /// The end of the name of the webhook (inside a configuration) that injects sidecars.
 const INJECTION_WEBHOOK_SUFFIX: &str = "sidecar-injector.istio.io";
 /// Labels of installer-managed objects contain this; user-made tags drop them so that
@@ -111,7 +104,7 @@ impl Canonical {
             .ok_or(TagError::NoRevision)?
             .as_str()
             .unwrap_or("");
-        let revision = if revision == DEFAULT_TAG {
+        let revision = if revision == DEFAULT_REVISION {
             ""
         } else {
             revision
@@ -163,7 +156,7 @@ pub fn generate(
     render: &dyn TagRender,
 ) -> Result<Vec<Value>, TagError> {
     let mut objects = vec![mutating_webhook(canonical, options, render)?];
-    if options.tag == DEFAULT_TAG {
+    if options.tag == DEFAULT_REVISION {
         // A rendering error here yields no validator at all, as in istioctl (which returns
         // an empty document when the `default` chart fails to render).
         if let Some(validator) = validating_webhook(canonical, options, live_validator, render)? {
@@ -234,7 +227,7 @@ pub fn preview_mutating_webhook(
     render: &dyn TagRender,
 ) -> Result<Value, TagError> {
     let canonical = Canonical {
-        revision: if options.revision == DEFAULT_TAG {
+        revision: if options.revision == DEFAULT_REVISION {
             String::new()
         } else {
             options.revision.clone()
@@ -476,12 +469,12 @@ pub fn default_tag_options(
 ) -> TagOptions {
     let mut custom_labels = owner_labels.clone();
     custom_labels.insert(
-        crate::ownership::NOT_PRUNED_LABEL.to_string(),
+        vocab::labels::NOT_PRUNED_LABEL.to_string(),
         "true".to_string(),
     );
     let namespace = iop::tree::get_path_string(merged, "metadata.namespace");
     TagOptions {
-        tag: DEFAULT_TAG.to_string(),
+        tag: DEFAULT_REVISION.to_string(),
         revision: crate::ownership::revision(merged),
         webhook_name: None,
         auto_inject_namespaces: iop::tree::get_path_bool(

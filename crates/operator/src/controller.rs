@@ -462,7 +462,7 @@ async fn apply(
                 "Paused",
                 format!(
                     "{} is set: nothing is applied or repaired until it is removed",
-                    crate::status::PAUSE_ANNOTATION
+                    vocab::labels::PAUSE_ANNOTATION
                 ),
             )
             .await;

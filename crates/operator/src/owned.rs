@@ -3,15 +3,10 @@
 //! Pure: no I/O (the deletes are in [`crate::prune`]).
 
 use serde_json::Value;
+use vocab::labels::{
+    COMPONENT_LABEL, MANAGED_BY_LABEL, OWNING_RESOURCE_LABEL, OWNING_RESOURCE_NAMESPACE_LABEL,
+};
 
-/// The IstioOperator's name, on every object a reconcile applies (the old operator's label).
-pub const OWNER_NAME_LABEL: &str = "install.operator.istio.io/owning-resource";
-/// The IstioOperator's namespace, on every object a reconcile applies.
-pub const OWNER_NAMESPACE_LABEL: &str = "install.operator.istio.io/owning-resource-namespace";
-/// The component that rendered the object (`Base`, `Pilot`, …), as istioctl labels it.
-pub const COMPONENT_LABEL: &str = "operator.istio.io/component";
-/// Marks objects the operator applied, so one label selector finds all of them.
-pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 pub const MANAGED_BY: &str = "bosun-operator";
 
 /// One kind the operator may apply, watch and prune.
@@ -189,8 +184,8 @@ impl Owner {
     pub fn labels(&self) -> std::collections::BTreeMap<String, String> {
         [
             (MANAGED_BY_LABEL, MANAGED_BY),
-            (OWNER_NAME_LABEL, self.name.as_str()),
-            (OWNER_NAMESPACE_LABEL, self.namespace.as_str()),
+            (OWNING_RESOURCE_LABEL, self.name.as_str()),
+            (OWNING_RESOURCE_NAMESPACE_LABEL, self.namespace.as_str()),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -200,7 +195,7 @@ impl Owner {
     /// The label selector that finds every object this IstioOperator's reconciles applied.
     pub fn selector(&self) -> String {
         format!(
-            "{MANAGED_BY_LABEL}={MANAGED_BY},{OWNER_NAME_LABEL}={},{OWNER_NAMESPACE_LABEL}={}",
+            "{MANAGED_BY_LABEL}={MANAGED_BY},{OWNING_RESOURCE_LABEL}={},{OWNING_RESOURCE_NAMESPACE_LABEL}={}",
             self.name, self.namespace
         )
     }
@@ -211,8 +206,8 @@ impl Owner {
             return None;
         }
         Some(Owner {
-            name: labels.get(OWNER_NAME_LABEL)?.clone(),
-            namespace: labels.get(OWNER_NAMESPACE_LABEL)?.clone(),
+            name: labels.get(OWNING_RESOURCE_LABEL)?.clone(),
+            namespace: labels.get(OWNING_RESOURCE_NAMESPACE_LABEL)?.clone(),
         })
     }
 }
@@ -247,8 +242,11 @@ pub fn label(object: &mut Value, owner: &Owner, component: &str) {
     }
     let labels = labels.as_object_mut().expect("labels is an object");
     labels.insert(MANAGED_BY_LABEL.into(), MANAGED_BY.into());
-    labels.insert(OWNER_NAME_LABEL.into(), owner.name.clone().into());
-    labels.insert(OWNER_NAMESPACE_LABEL.into(), owner.namespace.clone().into());
+    labels.insert(OWNING_RESOURCE_LABEL.into(), owner.name.clone().into());
+    labels.insert(
+        OWNING_RESOURCE_NAMESPACE_LABEL.into(),
+        owner.namespace.clone().into(),
+    );
     if !component.is_empty() {
         labels.insert(COMPONENT_LABEL.into(), component.into());
     }
@@ -278,15 +276,15 @@ mod tests {
         );
         let mut bare = json!({"kind": "ConfigMap"});
         label(&mut bare, &owner, "");
-        assert_eq!(bare["metadata"]["labels"][OWNER_NAME_LABEL], "main");
+        assert_eq!(bare["metadata"]["labels"][OWNING_RESOURCE_LABEL], "main");
         assert!(bare["metadata"]["labels"].get(COMPONENT_LABEL).is_none());
     }
 
     #[test]
     fn unlabelled_or_foreign_objects_have_no_owner() {
         let mut labels = std::collections::BTreeMap::new();
-        labels.insert(OWNER_NAME_LABEL.to_string(), "x".to_string());
-        labels.insert(OWNER_NAMESPACE_LABEL.to_string(), "y".to_string());
+        labels.insert(OWNING_RESOURCE_LABEL.to_string(), "x".to_string());
+        labels.insert(OWNING_RESOURCE_NAMESPACE_LABEL.to_string(), "y".to_string());
         assert_eq!(Owner::of_labels(&labels), None);
     }
 

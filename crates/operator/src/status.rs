@@ -13,10 +13,7 @@
 //! controller writes it with server-side apply, only when it changed).
 
 use serde_json::{Map, Value, json};
-
-/// The annotation that pauses reconciliation (the old Istio operator's): `"true"` stops every
-/// reconcile of the IstioOperator but its uninstall; removing it resumes.
-pub const PAUSE_ANNOTATION: &str = "install.istio.io/ignoreReconcile";
+use vocab::labels::PAUSE_ANNOTATION;
 
 /// Whether an IstioOperator's annotations pause it.
 pub fn is_paused(annotations: Option<&std::collections::BTreeMap<String, String>>) -> bool {

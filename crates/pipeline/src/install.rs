@@ -119,14 +119,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn label_names_agree_between_manifest_and_cluster() {
-        use manifest::ownership as own;
-        assert_eq!(own::COMPONENT_LABEL, cluster::COMPONENT_LABEL);
-        assert_eq!(own::NOT_PRUNED_LABEL, cluster::NOT_PRUNED_LABEL);
-        assert_eq!(own::INSTALLED_STATE_LABEL, cluster::INSTALLED_STATE_LABEL);
-    }
-
-    #[test]
     fn installation_lists_every_component() {
         let merged = serde_json::json!({"metadata": {"namespace": "ns"}, "spec": {"values": {}}});
         let pilot = [
@@ -147,6 +139,9 @@ mod tests {
         );
         assert_eq!(got.components[1].objects.len(), 1);
         assert!(got.components[2].objects.is_empty());
-        assert!(!got.owner_labels.contains_key(cluster::COMPONENT_LABEL));
+        assert!(
+            !got.owner_labels
+                .contains_key(vocab::labels::COMPONENT_LABEL)
+        );
     }
 }
