@@ -1324,6 +1324,25 @@ impl Drop for RestoreCrdVersion {
     }
 }
 
+/// Deletes a MutatingWebhookConfiguration when dropped, even when the test fails (on a thread
+/// of its own, as [`RestoreCrdVersion`]).
+struct DeleteInjector(String);
+
+impl Drop for DeleteInjector {
+    fn drop(&mut self) {
+        let name = self.0.clone();
+        std::thread::spawn(move || {
+            common::run(async move {
+                let client = testenv::client().await;
+                let webhooks: Api<MutatingWebhookConfiguration> = Api::all(client.kube().clone());
+                webhooks.delete(&name, &Default::default()).await.unwrap();
+            })
+        })
+        .join()
+        .unwrap();
+    }
+}
+
 /// The operator refuses what `bosun install` refuses, through the same installer checks: a
 /// generation whose sidecar injector would inject the same pods as another revision's, or
 /// whose CRDs are older than the cluster's, is not applied; the IstioOperator says why
@@ -1389,8 +1408,10 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
     })
     .await;
 
-    // Another revision's injector that injects the pods of namespaces labelled for this one.
+    // Another revision's injector that injects the pods of namespaces labelled for this one
+    // (deleted again even when the test fails: it would overlap this revision's installs).
     let bystander = testenv::unique_name("bystander-injector");
+    let remove_bystander = DeleteInjector(bystander.clone());
     let other = testenv::unique_name("other");
     client
         .apply(
@@ -1403,7 +1424,11 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
                     "clientConfig": {"url": "https://127.0.0.1:1/inject"},
                     "sideEffects": "None", "admissionReviewVersions": ["v1"],
                     "failurePolicy": "Ignore",
-                    "namespaceSelector": {"matchLabels": {"istio.io/rev": revision}},
+                    // Not `istio-injection`: the default revision's injectors answer that,
+                    // and they must not overlap this one (other tests install them).
+                    "namespaceSelector": {"matchExpressions": [
+                        {"key": "istio.io/rev", "operator": "In", "values": [revision]},
+                        {"key": "istio-injection", "operator": "DoesNotExist"}]},
                     "rules": [{"apiGroups": [""], "apiVersions": ["v1"],
                         "operations": ["CREATE"], "resources": ["pods"]}]}]
             })],
@@ -1441,11 +1466,7 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
     assert_eq!(event.type_.as_deref(), Some("Warning"));
 
     // The other injector goes, and the cluster's CRDs are a newer Istio's.
-    let webhooks: Api<MutatingWebhookConfiguration> = Api::all(client.kube().clone());
-    webhooks
-        .delete(&bystander, &Default::default())
-        .await
-        .unwrap();
+    drop(remove_bystander);
     let crd = "wasmplugins.extensions.istio.io";
     let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
     let was = crds
