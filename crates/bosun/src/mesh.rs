@@ -53,7 +53,7 @@ pub fn gke_detection() -> bool {
 }
 
 /// What the pipeline needs to know of a cluster, from the facts it gave.
-pub fn detected(facts: &cluster::ClusterFacts) -> pipeline::Detected {
+pub fn detected(facts: &vocab::ClusterFacts) -> pipeline::Detected {
     pipeline::Detected::from_facts(facts, gke_detection())
 }
 

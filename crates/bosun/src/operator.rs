@@ -171,7 +171,7 @@ fn dump(args: &DeployArgs) -> Result<(), MeshFailure> {
 
 async fn init(args: InitArgs) -> Result<(), MeshFailure> {
     let options = deploy_options(&args.deploy);
-    let component = cluster::Component {
+    let component = vocab::Component {
         name: "Operator".into(),
         display_name: "bosun operator".into(),
         after: Vec::new(),
@@ -279,7 +279,7 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
 
     let name = operator::deploy::OPERATOR_NAME;
     let object =
-        |api_version: &str, kind: &str, namespace: Option<&str>, name: &str| cluster::ObjectRef {
+        |api_version: &str, kind: &str, namespace: Option<&str>, name: &str| vocab::ObjectRef {
             api_version: api_version.into(),
             kind: kind.into(),
             namespace: namespace.map(str::to_string),
@@ -373,7 +373,7 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
 /// bosun's cache if no install package is given.
 fn inline_render(
     manifests: Option<String>,
-    facts: &cluster::ClusterFacts,
+    facts: &vocab::ClusterFacts,
 ) -> operator::render::InlineRender {
     operator::render::InlineRender {
         manifests,
@@ -432,7 +432,7 @@ fn own_executable() -> Result<std::path::PathBuf, MeshFailure> {
 }
 
 /// The cluster facts a render needs, as the render child reads them.
-fn facts_json(facts: &cluster::ClusterFacts) -> Value {
+fn facts_json(facts: &vocab::ClusterFacts) -> Value {
     serde_json::json!({
         "version": serde_json::to_value(&facts.version).unwrap_or(Value::Null),
         "calicoFelix": facts.calico_felix,
@@ -440,8 +440,8 @@ fn facts_json(facts: &cluster::ClusterFacts) -> Value {
     })
 }
 
-fn facts_from_json(json: &Value) -> Result<cluster::ClusterFacts, String> {
-    Ok(cluster::ClusterFacts {
+fn facts_from_json(json: &Value) -> Result<vocab::ClusterFacts, String> {
+    Ok(vocab::ClusterFacts {
         version: serde_json::from_value(json["version"].clone())
             .map_err(|e| format!("the cluster version: {e}"))?,
         calico_felix: Some(json["calicoFelix"].clone()).filter(|v| !v.is_null()),

@@ -10,7 +10,7 @@ use crate::mesh::MeshFailure;
 /// removed object. Returns the pruned objects.
 pub async fn prune(
     client: &cluster::Client,
-    installation: &cluster::Installation,
+    installation: &vocab::Installation,
     installed: &cluster::InstallReport,
 ) -> Result<Vec<cluster::Deleted>, MeshFailure> {
     client

@@ -188,7 +188,7 @@ pub fn render_json(plan: &Plan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cluster::ObjectRef;
+    use vocab::ObjectRef;
 
     fn object(kind: &str, ns: &str, name: &str) -> ObjectRef {
         ObjectRef {

@@ -292,7 +292,7 @@ mod tests {
     #[test]
     fn gateway_deployments_by_name() {
         let owned = |kind: &str, name: &str| cluster::OwnedObject {
-            object: cluster::ObjectRef {
+            object: vocab::ObjectRef {
                 api_version: "apps/v1".into(),
                 kind: kind.into(),
                 namespace: Some("ns".into()),

@@ -157,9 +157,9 @@ pub fn verify_install(args: VerifyArgs) -> Result<(), MeshFailure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cluster::ObjectRef;
     use manifest::diff::Change;
     use serde_json::json;
+    use vocab::ObjectRef;
 
     fn object(kind: &str, ns: Option<&str>, name: &str, presence: Presence) -> VerifiedObject {
         VerifiedObject {

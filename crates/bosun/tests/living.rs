@@ -776,7 +776,7 @@ fn uninstall_purge_leaves_what_it_does_not_own_and_the_collector_removes_pods() 
         succeeded(&purge);
         // Every rendered object is gone (CRDs take a moment: their instances are removed first).
         for object in &rendered {
-            let reference = cluster::ObjectRef {
+            let reference = vocab::ObjectRef {
                 api_version: object.api_version().to_string(),
                 kind: object.kind().to_string(),
                 namespace: (!object.namespace().is_empty()).then(|| object.namespace().to_string()),

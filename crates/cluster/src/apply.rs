@@ -12,26 +12,7 @@ use serde_json::Value;
 
 use crate::snapshot::Snapshot;
 use crate::{Client, Error, FieldConflict};
-
-/// Which object, as a person reads it: `ConfigMap istio-system/istio`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ObjectRef {
-    pub api_version: String,
-    pub kind: String,
-    /// `None` for cluster-scoped objects (and for namespaced ones that name none before the
-    /// kind is resolved).
-    pub namespace: Option<String>,
-    pub name: String,
-}
-
-impl fmt::Display for ObjectRef {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.namespace {
-            Some(ns) => write!(f, "{} {}/{}", self.kind, ns, self.name),
-            None => write!(f, "{} {}", self.kind, self.name),
-        }
-    }
-}
+use vocab::ObjectRef;
 
 /// What an apply did to one object, judged by its `resourceVersion` before and after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

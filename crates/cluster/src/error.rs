@@ -1,7 +1,7 @@
 use std::path::PathBuf;
 
-use crate::ObjectRef;
 use crate::overlap::{Overlap, SelectorError};
+use vocab::ObjectRef;
 
 /// One field that another field manager owns, from a server-side apply conflict.
 #[derive(Debug, Clone, PartialEq, Eq)]

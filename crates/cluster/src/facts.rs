@@ -3,26 +3,12 @@
 //! FelixConfiguration `default`, ConfigMap `kube-system/cilium-config`). Read-only; what follows
 //! from it is `iop::detect`'s business.
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::version::Info;
 use kube::api::{Api, DynamicObject};
 use kube::core::GroupVersionKind;
-use serde_json::Value;
 
-use crate::{Client, Error, ObjectRef};
-
-/// What [`Client::cluster_facts`] read.
-#[derive(Debug, Clone)]
-pub struct ClusterFacts {
-    /// The API server's `/version`.
-    pub version: Info,
-    /// Calico's FelixConfiguration `default` (`projectcalico.org/v3`), when the cluster has it.
-    pub calico_felix: Option<Value>,
-    /// ConfigMap `kube-system/cilium-config`'s data, when the cluster has it.
-    pub cilium_config: Option<BTreeMap<String, String>>,
-}
+use crate::{Client, Error};
+use vocab::{ClusterFacts, ObjectRef};
 
 impl Client {
     /// Reads the facts. Only the version must be readable; the CNI objects count as absent

@@ -23,22 +23,8 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::snapshot::{Read, Snapshot};
-use crate::{Applied, ApplyReport, Client, Error, NotReadyWorkload, ObjectRef, Outcome};
-
-/// One component's objects, as rendered.
-#[derive(Debug, Clone)]
-pub struct Component {
-    /// The component's name as dependencies name it (istioctl's: `Base`, `Pilot`, …). Several
-    /// components may share one (gateways).
-    pub name: String,
-    /// How people call it (`Istio core`, `Istiod`): the progress line's words.
-    pub display_name: String,
-    /// The names of the components that must be installed (and ready, when waiting) before
-    /// this one starts. Those must come earlier in the list handed to [`Client::install`]; a
-    /// name no earlier component has is no reason to wait.
-    pub after: Vec<String>,
-    pub objects: Vec<Value>,
-}
+use crate::{Applied, ApplyReport, Client, Error, NotReadyWorkload, Outcome};
+use vocab::{Component, ObjectRef};
 
 /// How [`Client::install`] applies.
 #[derive(Debug, Clone)]
@@ -53,7 +39,7 @@ pub struct InstallOptions {
     pub readiness_timeout: Option<Duration>,
     /// When waiting, also wait until each Service of type LoadBalancer has an address.
     pub wait_for_load_balancers: bool,
-    /// The installation's owner labels (`cluster::Installation::owner_labels`), when the
+    /// The installation's owner labels (`vocab::Installation::owner_labels`), when the
     /// objects are an installation's: its objects are then read once, by label, before
     /// anything is applied, and [`Client::prune_after_install`] reuses that read (see
     /// [`crate::snapshot`]). `None` reads each kind and namespace the objects go to instead.

@@ -69,16 +69,13 @@ mod wait;
 mod webhooks;
 mod why;
 
-pub use apply::{Applied, ApplyReport, ObjectRef, Outcome};
+pub use apply::{Applied, ApplyReport, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict, ListTarget};
-pub use facts::ClusterFacts;
-pub use install::{Component, ComponentReport, InstallEvent, InstallOptions, InstallReport};
+pub use install::{ComponentReport, InstallEvent, InstallOptions, InstallReport};
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;
-pub use prune::{
-    DeleteOutcome, Deleted, Installation, OwnedObject, PRUNED_KINDS, PrunedKind, RenderedComponent,
-};
+pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use revisions::RevisionObjects;
 pub use uninstall::UninstallScope;

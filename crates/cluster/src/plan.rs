@@ -23,7 +23,8 @@ use manifest::diff::Change;
 use serde_json::Value;
 
 use crate::apply::{Parsed, Target, conflicts};
-use crate::{Client, Component, Error, ObjectRef};
+use crate::{Client, Error};
+use vocab::{Component, ObjectRef};
 
 /// What would happen to one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -17,7 +17,8 @@ use kube::core::GroupVersionKind;
 use serde_json::Value;
 
 use crate::prune::PRUNED_KINDS;
-use crate::{Client, Error, ObjectRef};
+use crate::{Client, Error};
+use vocab::ObjectRef;
 
 /// The install precheck looks ahead to: what it renders.
 #[derive(Debug, Clone, Copy)]

@@ -24,9 +24,9 @@ use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Preconditions};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::discovery::{self, Scope};
-use serde_json::Value;
 
-use crate::{Client, Error, ObjectRef};
+use crate::{Client, Error};
+use vocab::{Installation, ObjectRef};
 
 /// A kind that prune or uninstall deletes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,53 +108,6 @@ impl fmt::Display for OwnedObject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.object.fmt(f)
     }
-}
-
-/// One component of an installation and the objects rendered for it now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenderedComponent {
-    /// istioctl's component name (`Base`, `Pilot`, `IngressGateways`, …): the value of
-    /// [`COMPONENT_LABEL`] on its objects.
-    pub name: String,
-    pub objects: Vec<ObjectRef>,
-}
-
-impl RenderedComponent {
-    /// The component `name` with the rendered objects `objects` (JSON objects; those without a
-    /// kind or name are left out, as nothing in the cluster can match them).
-    pub fn from_objects(name: &str, objects: &[Value]) -> RenderedComponent {
-        let objects = objects
-            .iter()
-            .filter_map(|o| {
-                let field = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("");
-                let (kind, name) = (field("/kind"), field("/metadata/name"));
-                (!kind.is_empty() && !name.is_empty()).then(|| ObjectRef {
-                    api_version: field("/apiVersion").to_string(),
-                    kind: kind.to_string(),
-                    namespace: Some(field("/metadata/namespace"))
-                        .filter(|n| !n.is_empty())
-                        .map(str::to_string),
-                    name: name.to_string(),
-                })
-            })
-            .collect();
-        RenderedComponent {
-            name: name.to_string(),
-            objects,
-        }
-    }
-}
-
-/// What prune compares the cluster with: who the installation is, and what it renders now.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Installation {
-    /// The labels every object of the installation carries (the owner labels without the
-    /// component label): only objects with all of them are candidates.
-    pub owner_labels: BTreeMap<String, String>,
-    /// Every component the installer knows, rendered now or not (a disabled component with no
-    /// objects is how its leftovers get pruned). Objects labelled with a component not in this
-    /// list are left alone.
-    pub components: Vec<RenderedComponent>,
 }
 
 /// An object as listed: what selection looks at.
@@ -508,6 +461,7 @@ impl Client {
 mod tests {
     use super::*;
     use serde_json::json;
+    use vocab::RenderedComponent;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

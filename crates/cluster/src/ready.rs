@@ -27,7 +27,8 @@ use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::Value;
 
-use crate::{Client, Error, ObjectRef};
+use crate::{Client, Error};
+use vocab::ObjectRef;
 
 /// A workload that is not ready, and why (as [`Readiness::NotReady`] says).
 pub type NotReadyWorkload = (ObjectRef, String);

@@ -12,7 +12,8 @@ use serde_json::Value;
 use vocab::labels::COMPONENT_LABEL;
 
 use crate::prune::PRUNED_KINDS;
-use crate::{Client, Error, ObjectRef};
+use crate::{Client, Error};
+use vocab::ObjectRef;
 
 /// One source of [`Client::revision_objects`]: what it reads, for messages.
 struct RevisionSource {

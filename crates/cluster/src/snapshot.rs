@@ -161,7 +161,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ObjectRef;
+    use vocab::ObjectRef;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

@@ -20,7 +20,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{Client, Error, ListTarget, ObjectRef};
+use crate::{Client, Error, ListTarget};
+use vocab::ObjectRef;
 
 /// The checks istioctl's `Generate` makes before a tag is generated.
 #[derive(Debug, Clone, Copy, Default)]

@@ -13,9 +13,10 @@ use serde_json::Value;
 
 use crate::apply::Target;
 use crate::plan::field_changes;
-use crate::{Client, Error, ObjectRef, Readiness, readiness};
+use crate::{Client, Error, Readiness, readiness};
 use kube::api::{Patch, PatchParams};
 use manifest::diff::Change;
+use vocab::ObjectRef;
 
 /// How one rendered object compares with the cluster.
 #[derive(Debug, Clone, PartialEq)]

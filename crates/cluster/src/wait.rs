@@ -31,7 +31,7 @@ impl Client {
         let start = Instant::now();
         loop {
             let crd = api.get_opt(name).await.map_err(|source| Error::Api {
-                object: Box::new(crate::ObjectRef {
+                object: Box::new(vocab::ObjectRef {
                     api_version: "apiextensions.k8s.io/v1".into(),
                     kind: "CustomResourceDefinition".into(),
                     namespace: None,

@@ -6,7 +6,8 @@ use kube::api::{Api, ListParams};
 use serde_json::Value;
 
 use crate::overlap::{self, Overlap};
-use crate::{Client, Error, ObjectRef};
+use crate::{Client, Error};
+use vocab::ObjectRef;
 
 impl Client {
     /// The sidecar-injector webhooks among `rendered` that would inject the same pods as a live

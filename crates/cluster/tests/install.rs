@@ -4,8 +4,10 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use cluster::{Component, Error, InstallEvent, InstallOptions, testenv};
+use cluster::{Error, InstallEvent, InstallOptions, testenv};
+
 use serde_json::{Value, json};
+use vocab::Component;
 
 fn config_map(ns: &str, name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": ns}, "data": {"k": "v"}})
@@ -111,8 +113,9 @@ async fn a_failed_component_skips_its_dependents_and_not_the_others() {
 /// and the prune after the install takes its candidates from it instead of listing again.
 #[tokio::test]
 async fn an_installations_objects_are_read_once_and_its_prune_reuses_the_read() {
-    use cluster::{Installation, Outcome, RenderedComponent};
+    use cluster::Outcome;
     use kube::api::{Api, Patch, PatchParams};
+    use vocab::{Installation, RenderedComponent};
 
     let client = testenv::client().await;
     let ns = testenv::unique_name("snap");

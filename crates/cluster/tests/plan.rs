@@ -160,7 +160,7 @@ async fn plan_covers_new_namespaces_new_kinds_updates_and_conflicts() {
     assert!(!report.ok());
 
     // Deletes: dry-run on the server; the object stays.
-    let config_map_ref = |name: &str| cluster::ObjectRef {
+    let config_map_ref = |name: &str| vocab::ObjectRef {
         api_version: "v1".into(),
         kind: "ConfigMap".into(),
         namespace: Some(ns.clone()),

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL, NOT_PRUNED_LABEL};
 
-use cluster::{DeleteOutcome, Installation, RenderedComponent, UninstallScope, testenv};
+use cluster::{DeleteOutcome, UninstallScope, testenv};
+
 use serde_json::{Value, json};
+use vocab::{Installation, RenderedComponent};
 
 fn owner_labels(ns: &str) -> BTreeMap<String, String> {
     [

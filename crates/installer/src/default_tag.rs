@@ -47,7 +47,7 @@ pub(crate) async fn decide(
     client: &cluster::Client,
     merged: &Value,
     version: &str,
-    components: &mut [cluster::Component],
+    components: &mut [vocab::Component],
     packages: &pipeline::InstallPackages,
 ) -> Result<DefaultTag, Error> {
     let exists = client.default_tag_exists().await;
@@ -185,7 +185,7 @@ impl Install {
             && let Ok(Some((live, deactivated))) = client.default_injector_deactivation().await?
         {
             planned.push(cluster::PlannedObject {
-                object: cluster::ObjectRef {
+                object: vocab::ObjectRef {
                     api_version: "admissionregistration.k8s.io/v1".into(),
                     kind: "MutatingWebhookConfiguration".into(),
                     namespace: None,
@@ -259,7 +259,7 @@ impl Install {
         let mut plan = client
             .plan_install(&self.components, field_manager, force)
             .await?;
-        let doomed: Vec<cluster::ObjectRef> = client
+        let doomed: Vec<vocab::ObjectRef> = client
             .prune_candidates(&self.installation)
             .await?
             .into_iter()

@@ -37,9 +37,9 @@ pub struct Install {
     /// The Istio version of the charts rendered (the owner labels' version).
     pub version: String,
     /// Each component's objects in apply order, carrying istioctl's owner labels.
-    pub components: Vec<cluster::Component>,
+    pub components: Vec<vocab::Component>,
     /// What this install owns: its owner labels and what each component renders (for prune).
-    pub installation: cluster::Installation,
+    pub installation: vocab::Installation,
     /// Whether (and how) the install creates or moves the default revision tag.
     pub default_tag: DefaultTag,
     /// The install packages rendered from (the default tag renders from them too).

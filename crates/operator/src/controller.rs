@@ -311,14 +311,14 @@ fn is_owned_exclusively(object: &Value) -> bool {
 /// (see [`crate::noop`]); `None` as soon as one does not (or does not exist).
 async fn live_if_satisfied(
     client: &cluster::Client,
-    components: &[cluster::Component],
-) -> Result<Option<Vec<Vec<cluster::ObjectRef>>>, Error> {
+    components: &[vocab::Component],
+) -> Result<Option<Vec<Vec<vocab::ObjectRef>>>, Error> {
     let mut out = Vec::new();
     for c in components {
         let mut refs = Vec::new();
         for o in &c.objects {
             let field = |p: &str| o.pointer(p).and_then(Value::as_str).map(str::to_string);
-            let mut object = cluster::ObjectRef {
+            let mut object = vocab::ObjectRef {
                 api_version: field("/apiVersion").unwrap_or_default(),
                 kind: field("/kind").unwrap_or_default(),
                 namespace: field("/metadata/namespace"),
@@ -358,8 +358,8 @@ async fn apply_and_prune(
     iop: &DynamicObject,
     current: Option<Value>,
     rendered: &crate::Rendered,
-    components: &[cluster::Component],
-) -> Result<(Vec<Vec<cluster::ObjectRef>>, usize, usize), Error> {
+    components: &[vocab::Component],
+) -> Result<(Vec<Vec<vocab::ObjectRef>>, usize, usize), Error> {
     let owner = owner_of(iop);
     let generation = iop.meta().generation.unwrap_or(0);
     let options = cluster::InstallOptions {
@@ -515,10 +515,10 @@ async fn apply(
                 Some("HEALTHY" | "RECONCILING")
             )
     });
-    let mut components: Vec<cluster::Component> = rendered
+    let mut components: Vec<vocab::Component> = rendered
         .components
         .iter()
-        .map(|c| cluster::Component {
+        .map(|c| vocab::Component {
             name: c.name.clone(),
             display_name: c.display_name.clone(),
             after: c.after.clone(),
@@ -671,7 +671,7 @@ async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, E
         let heirs = overlaps.partners();
         (overlaps.shared.into_keys().collect::<HashSet<Key>>(), heirs)
     };
-    let keep = |o: &cluster::ObjectRef| {
+    let keep = |o: &vocab::ObjectRef| {
         shared.contains(&Key::new(
             &o.api_version,
             &o.kind,

@@ -39,7 +39,7 @@ pub struct RenderedComponent {
     pub name: String,
     /// How people call it (`Istio core`, `Istiod`).
     pub display_name: String,
-    /// The components (by name) it is installed after (see `cluster::Component::after`).
+    /// The components (by name) it is installed after (see `vocab::Component::after`).
     pub after: Vec<String>,
     /// In apply order.
     pub objects: Vec<Value>,

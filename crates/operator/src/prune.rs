@@ -25,8 +25,8 @@ fn api_resource(k: &OwnedKind) -> ApiResource {
     }
 }
 
-fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> cluster::ObjectRef {
-    cluster::ObjectRef {
+fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> vocab::ObjectRef {
+    vocab::ObjectRef {
         api_version: k.api_version(),
         kind: k.kind.to_string(),
         namespace,
@@ -39,8 +39,8 @@ fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> cluster::
 pub async fn remove_owned(
     client: &cluster::Client,
     owner: &Owner,
-    keep: &(dyn Fn(&cluster::ObjectRef) -> bool + Sync),
-) -> Result<Vec<cluster::ObjectRef>, Error> {
+    keep: &(dyn Fn(&vocab::ObjectRef) -> bool + Sync),
+) -> Result<Vec<vocab::ObjectRef>, Error> {
     let scope = cluster::UninstallScope::ControlPlane {
         labels: owner.labels(),
         components: iop::component::ALL
@@ -94,8 +94,8 @@ async fn delete(
 /// CRD), in order; objects that do not exist are skipped. Returns what it deleted.
 pub async fn delete_objects(
     client: &cluster::Client,
-    objects: &[cluster::ObjectRef],
-) -> Result<Vec<cluster::ObjectRef>, Error> {
+    objects: &[vocab::ObjectRef],
+) -> Result<Vec<vocab::ObjectRef>, Error> {
     const NAMESPACE: OwnedKind = OwnedKind {
         group: "",
         version: "v1",

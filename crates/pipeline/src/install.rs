@@ -22,9 +22,9 @@ pub struct InstallSet {
     /// The Istio version of the charts rendered (the owner labels' version).
     pub version: String,
     /// Each component's objects in apply order, carrying istioctl's owner labels.
-    pub components: Vec<cluster::Component>,
+    pub components: Vec<vocab::Component>,
     /// What this install owns: its owner labels and what each component renders (for prune).
-    pub installation: cluster::Installation,
+    pub installation: vocab::Installation,
 }
 
 /// The rendered install, labelled and ordered for the cluster.
@@ -59,7 +59,7 @@ pub fn cluster_components(
     merged: &Value,
     version: &str,
     which: OwnerLabels,
-) -> Vec<cluster::Component> {
+) -> Vec<vocab::Component> {
     generated
         .components
         .iter()
@@ -75,7 +75,7 @@ pub fn cluster_components(
                     manifest::ownership::set_labels(object, &labels);
                 }
             }
-            cluster::Component {
+            vocab::Component {
                 name: c.component.name.to_string(),
                 display_name: c.component.display_name.to_string(),
                 after: c
@@ -96,7 +96,7 @@ pub fn installation(
     merged: &Value,
     version: &str,
     rendered: &[(&str, &[Value])],
-) -> cluster::Installation {
+) -> vocab::Installation {
     let components = iop::component::ALL
         .iter()
         .map(|c| {
@@ -105,10 +105,10 @@ pub fn installation(
                 .filter(|(name, _)| *name == c.name)
                 .flat_map(|(_, objects)| objects.iter().cloned())
                 .collect::<Vec<_>>();
-            cluster::RenderedComponent::from_objects(c.name, &objects)
+            vocab::RenderedComponent::from_objects(c.name, &objects)
         })
         .collect();
-    cluster::Installation {
+    vocab::Installation {
         owner_labels: manifest::ownership::owner_labels(merged, version, None),
         components,
     }

@@ -18,7 +18,7 @@ pub struct Detected {
 
 impl Detected {
     /// From the facts a cluster gave; `gke_detection` is istioctl's `AUTO_GKE_DETECTION`.
-    pub fn from_facts(facts: &cluster::ClusterFacts, gke_detection: bool) -> Detected {
+    pub fn from_facts(facts: &vocab::ClusterFacts, gke_detection: bool) -> Detected {
         let v = &facts.version;
         Detected {
             settings: iop::detect::platform_settings(&v.git_version, gke_detection),

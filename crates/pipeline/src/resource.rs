@@ -10,7 +10,7 @@ use crate::{Detected, Inputs, InstallPackages};
 pub struct ResourceRender {
     /// In istioctl's component order, each one's objects in apply order with the owner labels
     /// (CRDs left unlabelled: see [`OwnerLabels::NotCrds`]).
-    pub components: Vec<cluster::Component>,
+    pub components: Vec<vocab::Component>,
     /// The CNI, validation and charts' warnings, as a person reads them.
     pub warnings: Vec<String>,
 }
