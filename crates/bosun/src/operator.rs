@@ -505,7 +505,7 @@ impl operator::Render for ChildRender {
             .as_array()
             .ok_or_else(|| failed("an answer without components".into()))?
             .iter()
-            .map(|c| operator::RenderedComponent {
+            .map(|c| vocab::Component {
                 name: c["name"].as_str().unwrap_or("").to_string(),
                 display_name: c["displayName"].as_str().unwrap_or("").to_string(),
                 after: serde_json::from_value(c["after"].clone()).unwrap_or_default(),

@@ -32,23 +32,12 @@ pub mod status;
 
 use serde_json::Value;
 
-/// One rendered component: its objects, ready to apply.
-#[derive(Debug, Clone)]
-pub struct RenderedComponent {
-    /// istioctl's name (`Base`, `Pilot`, `IngressGateways`): the `componentStatus` key.
-    pub name: String,
-    /// How people call it (`Istio core`, `Istiod`).
-    pub display_name: String,
-    /// The components (by name) it is installed after (see `vocab::Component::after`).
-    pub after: Vec<String>,
-    /// In apply order.
-    pub objects: Vec<Value>,
-}
-
 /// A rendered IstioOperator.
 #[derive(Debug, Clone, Default)]
 pub struct Rendered {
-    pub components: Vec<RenderedComponent>,
+    /// In istioctl's component order, each one's objects in apply order with the owner
+    /// labels (CRDs left unlabelled), as `pipeline::resource` renders them.
+    pub components: Vec<vocab::Component>,
     /// The charts' and validation's warnings (logged, not fatal).
     pub warnings: Vec<String>,
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::{Render, RenderError, Rendered, RenderedComponent};
+use crate::{Render, RenderError, Rendered};
 
 /// Renders each IstioOperator with the pipeline library, in this process.
 pub struct InlineRender {
@@ -30,18 +30,8 @@ impl Render for InlineRender {
             pipeline::resource::ResourceError::Invalid(messages) => RenderError::Invalid(messages),
             pipeline::resource::ResourceError::Failed(message) => RenderError::Failed(message),
         })?;
-        let components = rendered
-            .components
-            .into_iter()
-            .map(|c| RenderedComponent {
-                name: c.name,
-                display_name: c.display_name,
-                after: c.after,
-                objects: c.objects,
-            })
-            .collect();
         Ok(Rendered {
-            components,
+            components: rendered.components,
             warnings: rendered.warnings,
         })
     }
