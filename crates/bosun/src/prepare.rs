@@ -11,7 +11,7 @@ use crate::mesh::MeshFailure;
 
 /// The rendered install and a client for the cluster: what install, plan and verify-install
 /// start from. Only reads have gone to the cluster (its version and CNI configuration).
-pub(crate) struct Prepared {
+pub(crate) struct Prepared<'r> {
     pub merged: serde_json::Value,
     /// The Istio version of the charts rendered (the owner labels' version).
     pub version: String,
@@ -19,7 +19,8 @@ pub(crate) struct Prepared {
     pub components: Vec<cluster::Component>,
     /// What this install owns: its owner labels and what each component renders (for prune).
     pub installation: cluster::Installation,
-    pub runtime: tokio::runtime::Runtime,
+    /// The process's runtime (see [`crate::runtime`]), which the client's requests run on.
+    pub runtime: &'r tokio::runtime::Runtime,
     pub client: cluster::Client,
     /// Whether (and how) the install creates or moves the default revision tag.
     pub default_tag: DefaultTag,
@@ -45,22 +46,20 @@ pub(crate) struct DefaultTag {
 }
 
 /// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
-/// the cluster is read), each component's objects in apply order, and makes the cluster client.
-pub(crate) fn prepare(
+/// the cluster is read), each component's objects in apply order, and makes the client for the
+/// cluster `target` names.
+pub(crate) fn prepare<'r>(
     input: &crate::mesh::InputArgs,
     force: bool,
-) -> Result<Prepared, MeshFailure> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    target: &crate::target::ClusterArgs,
+    runtime: &'r crate::runtime::Runtime,
+) -> Result<Prepared<'r>, MeshFailure> {
+    let runtime = runtime.get()?;
     // The cluster is read (its version and CNI, as istioctl reads them) only once the input
     // is known to be valid; the client made for that is the one returned.
     let made = std::cell::RefCell::new(None);
     let detect = || -> Result<pipeline::Detected, String> {
-        let client = runtime
-            .block_on(cluster::Client::from_env())
-            .map_err(|e| e.to_string())?;
+        let client = target.connect(runtime).map_err(|e| e.0)?;
         let facts = runtime
             .block_on(client.cluster_facts())
             .map_err(|e| e.to_string())?;
@@ -77,7 +76,7 @@ pub(crate) fn prepare(
     let merged = rendered.merged;
     let client = match made.into_inner() {
         Some(client) => client,
-        None => runtime.block_on(cluster::Client::from_env())?,
+        None => target.connect(runtime)?,
     };
     let mut components = components;
     let default_tag = runtime.block_on(decide_default_tag(
@@ -200,7 +199,7 @@ fn is_own_istiod_service(object: &serde_json::Value, revision: &str, namespace: 
         && label("app") == Some("istiod")
 }
 
-impl Prepared {
+impl Prepared<'_> {
     /// What the overlap check judges: the rendered objects, plus the default tag's injector
     /// when the install will make it; and whether the live injector of the revision `default`
     /// counts as deactivated (it will be, once the tag exists).

@@ -45,15 +45,6 @@ impl Client {
         Self::from_config(config)
     }
 
-    /// A client found the way kubectl finds one: `$KUBECONFIG`, then `~/.kube/config`, then the
-    /// in-cluster service account.
-    pub async fn from_env() -> Result<Client, Error> {
-        let config = kube::Config::infer()
-            .await
-            .map_err(|e| Error::InferConfig(Box::new(e)))?;
-        Self::from_config(config)
-    }
-
     /// A client for an already built kube-rs configuration.
     pub fn from_config(mut config: kube::Config) -> Result<Client, Error> {
         // The API server records it (audit logs, `kubectl get --raw /metrics` by client), so

@@ -32,8 +32,6 @@ pub enum Error {
         #[source]
         source: kube::config::KubeconfigError,
     },
-    #[error("finding cluster configuration: {0}")]
-    InferConfig(#[source] Box<kube::config::InferConfigError>),
     /// No configuration for the cluster asked for.
     #[error(transparent)]
     Target(#[from] crate::target::TargetError),
