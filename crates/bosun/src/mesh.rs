@@ -60,13 +60,13 @@ pub fn detected(facts: &cluster::ClusterFacts) -> pipeline::Detected {
     pipeline::Detected::from_facts(facts, gke_detection())
 }
 
-/// Reads the cluster `target` names.
+/// Reads the cluster the `cluster` flags name.
 fn detect_cluster(
-    target: &crate::target::ClusterArgs,
+    cluster: &crate::target::ClusterArgs,
     runtime: &crate::runtime::Runtime,
 ) -> Result<pipeline::Detected, MeshFailure> {
     let facts = runtime.get()?.block_on(async {
-        let client = target.client().await?;
+        let client = cluster.client().await?;
         Ok::<_, MeshFailure>(client.cluster_facts().await?)
     })?;
     Ok(detected(&facts))

@@ -47,11 +47,11 @@ pub(crate) struct DefaultTag {
 
 /// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
 /// the cluster is read), each component's objects in apply order, and makes the client for the
-/// cluster `target` names.
+/// cluster the `cluster` flags name.
 pub(crate) fn prepare<'r>(
     input: &crate::mesh::InputArgs,
     force: bool,
-    target: &crate::target::ClusterArgs,
+    cluster: &crate::target::ClusterArgs,
     runtime: &'r crate::runtime::Runtime,
 ) -> Result<Prepared<'r>, MeshFailure> {
     let runtime = runtime.get()?;
@@ -59,7 +59,7 @@ pub(crate) fn prepare<'r>(
     // is known to be valid; the client made for that is the one returned.
     let made = std::cell::RefCell::new(None);
     let detect = || -> Result<pipeline::Detected, String> {
-        let client = target.connect(runtime).map_err(|e| e.0)?;
+        let client = cluster.connect(runtime).map_err(|e| e.0)?;
         let facts = runtime
             .block_on(client.cluster_facts())
             .map_err(|e| e.to_string())?;
@@ -76,7 +76,7 @@ pub(crate) fn prepare<'r>(
     let merged = rendered.merged;
     let client = match made.into_inner() {
         Some(client) => client,
-        None => target.connect(runtime)?,
+        None => cluster.connect(runtime)?,
     };
     let mut components = components;
     let default_tag = runtime.block_on(decide_default_tag(

@@ -85,6 +85,6 @@ pub use prune::{
 };
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use revisions::RevisionObjects;
-pub use target::{Files, Nowhere, Target, TargetError};
+pub use target::{KubeconfigFiles, Searched, Target, TargetError};
 pub use uninstall::{INSTALLED_STATE_LABEL, UninstallScope};
 pub use verify::{Presence, VerifiedObject, VerifyReport};

@@ -37,7 +37,7 @@ pub enum TargetError {
     },
     #[error("merging kubeconfig {files}: {source}")]
     Merge {
-        files: Files,
+        files: KubeconfigFiles,
         #[source]
         source: KubeconfigError,
     },
@@ -48,17 +48,17 @@ pub enum TargetError {
     )]
     ContextNotFound {
         context: String,
-        files: Files,
+        files: KubeconfigFiles,
         available: Vec<String>,
     },
-    #[error("context {context:?} was not found: {nowhere}")]
-    NoKubeconfigForContext { context: String, nowhere: Nowhere },
+    #[error("context {context:?} was not found: {searched}")]
+    NoKubeconfigForContext { context: String, searched: Searched },
     #[error(
         "kubeconfig {files} sets no current-context; pick one with --context ({})",
         known("contexts", available)
     )]
     NoCurrentContext {
-        files: Files,
+        files: KubeconfigFiles,
         available: Vec<String>,
     },
     /// client-go's wording: `cluster "C" was not found for context "X"`.
@@ -66,28 +66,28 @@ pub enum TargetError {
     ClusterNotFound {
         cluster: String,
         context: String,
-        files: Files,
+        files: KubeconfigFiles,
     },
     #[error("kubeconfig {files}, context {context:?}: {}", describe(source))]
     Context {
         context: String,
-        files: Files,
+        files: KubeconfigFiles,
         #[source]
         source: KubeconfigError,
     },
     #[error(
-        "no cluster configuration: {nowhere}, and not running inside a cluster; pass --kubeconfig or set KUBECONFIG"
+        "no cluster configuration: {searched}, and not running inside a cluster; pass --kubeconfig or set KUBECONFIG"
     )]
-    NoConfiguration { nowhere: Nowhere },
+    NoConfiguration { searched: Searched },
     #[error("in-cluster configuration: {0}")]
     InCluster(#[source] kube::config::InClusterError),
 }
 
 /// The kubeconfig files a configuration was read from, as `a, b`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Files(pub Vec<PathBuf>);
+pub struct KubeconfigFiles(pub Vec<PathBuf>);
 
-impl fmt::Display for Files {
+impl fmt::Display for KubeconfigFiles {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, path) in self.0.iter().enumerate() {
             if i > 0 {
@@ -101,7 +101,7 @@ impl fmt::Display for Files {
 
 /// Where kubeconfig files were looked for and none was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Nowhere {
+pub enum Searched {
     /// `KUBECONFIG` listed these files; none exists.
     KubeconfigVariable(Vec<PathBuf>),
     /// `KUBECONFIG` was not set and this file (`~/.kube/config`) does not exist.
@@ -110,20 +110,20 @@ pub enum Nowhere {
     NoHome,
 }
 
-impl fmt::Display for Nowhere {
+impl fmt::Display for Searched {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Nowhere::KubeconfigVariable(paths) => write!(
+            Searched::KubeconfigVariable(paths) => write!(
                 f,
                 "none of the files KUBECONFIG lists exists ({})",
-                Files(paths.clone())
+                KubeconfigFiles(paths.clone())
             ),
-            Nowhere::Home(path) => write!(
+            Searched::Home(path) => write!(
                 f,
                 "KUBECONFIG is not set and {} does not exist",
                 path.display()
             ),
-            Nowhere::NoHome => f.write_str("KUBECONFIG is not set and there is no home directory"),
+            Searched::NoHome => f.write_str("KUBECONFIG is not set and there is no home directory"),
         }
     }
 }
@@ -192,7 +192,7 @@ impl Environment {
 
     /// The kubeconfig files to merge without `--kubeconfig`, in order, and where that
     /// looked.
-    fn candidates(&self) -> (Vec<PathBuf>, Nowhere) {
+    fn candidates(&self) -> (Vec<PathBuf>, Searched) {
         // An empty KUBECONFIG, or one of only separators, counts as unset (client-go's
         // `len(os.Getenv(...)) != 0`, after which empty entries are skipped).
         let listed: Vec<PathBuf> = self
@@ -208,15 +208,15 @@ impl Environment {
                     unique.push(path);
                 }
             }
-            let nowhere = Nowhere::KubeconfigVariable(unique.clone());
-            return (unique, nowhere);
+            let searched = Searched::KubeconfigVariable(unique.clone());
+            return (unique, searched);
         }
         match &self.home {
             Some(home) => {
                 let path = home.join(".kube").join("config");
-                (vec![path.clone()], Nowhere::Home(path))
+                (vec![path.clone()], Searched::Home(path))
             }
-            None => (Vec::new(), Nowhere::NoHome),
+            None => (Vec::new(), Searched::NoHome),
         }
     }
 }
@@ -227,7 +227,7 @@ impl Environment {
 fn read_kubeconfig(
     target: &Target,
     env: &Environment,
-) -> Result<Result<(Kubeconfig, Files), Nowhere>, TargetError> {
+) -> Result<Result<(Kubeconfig, KubeconfigFiles), Searched>, TargetError> {
     let read = |path: &Path| {
         Kubeconfig::read_from(path).map_err(|source| TargetError::Read {
             path: path.to_path_buf(),
@@ -238,9 +238,9 @@ fn read_kubeconfig(
         if !exists(path) {
             return Err(TargetError::KubeconfigMissing { path: path.clone() });
         }
-        return Ok(Ok((read(path)?, Files(vec![path.clone()]))));
+        return Ok(Ok((read(path)?, KubeconfigFiles(vec![path.clone()]))));
     }
-    let (candidates, nowhere) = env.candidates();
+    let (candidates, searched) = env.candidates();
     let mut merged: Option<Kubeconfig> = None;
     let mut files = Vec::new();
     for path in candidates.into_iter().filter(|p| exists(p)) {
@@ -249,12 +249,14 @@ fn read_kubeconfig(
         merged = Some(match merged {
             None => config,
             Some(earlier) => earlier.merge(config).map_err(|source| TargetError::Merge {
-                files: Files(files.clone()),
+                files: KubeconfigFiles(files.clone()),
                 source,
             })?,
         });
     }
-    Ok(merged.map(|config| (config, Files(files))).ok_or(nowhere))
+    Ok(merged
+        .map(|config| (config, KubeconfigFiles(files)))
+        .ok_or(searched))
 }
 
 /// Whether something is at `path`. One that cannot be looked at (no permission on a
@@ -274,15 +276,15 @@ pub(crate) async fn config(
 ) -> Result<kube::Config, TargetError> {
     let (kubeconfig, files) = match read_kubeconfig(target, env)? {
         Ok(found) => found,
-        Err(nowhere) => {
+        Err(searched) => {
             if let Some(context) = &target.context {
                 return Err(TargetError::NoKubeconfigForContext {
                     context: context.clone(),
-                    nowhere,
+                    searched,
                 });
             }
             if !env.in_cluster {
-                return Err(TargetError::NoConfiguration { nowhere });
+                return Err(TargetError::NoConfiguration { searched });
             }
             return kube::Config::incluster().map_err(TargetError::InCluster);
         }
