@@ -18,6 +18,8 @@ pub(crate) const FIELD_MANAGER: &str = "bosun";
 pub struct InstallArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
     /// Proceed even when validation fails, and take over fields that other field managers own
     /// (without it, such conflicts fail the install and name the other managers).
     #[arg(long)]
@@ -94,13 +96,13 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
     )
 }
 
-pub fn install(args: InstallArgs) -> Result<(), MeshFailure> {
+pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
         install,
         runtime,
         client,
     } = {
-        let prepared = crate::prepare::prepare(&args.input, args.force)?;
+        let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
         // Read-only checks, before asking and before the first write.
         if args.precheck {
             crate::precheck::before_install(&prepared)?;

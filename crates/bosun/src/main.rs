@@ -21,8 +21,10 @@ mod progress;
 mod prompt;
 mod release;
 mod revision;
+mod runtime;
 mod schema_fetch;
 mod tag;
+mod target;
 mod translate;
 mod uninstall;
 mod verify;
@@ -337,34 +339,38 @@ fn main() -> ExitCode {
     if one_shot {
         helm::skip_freeing();
     }
+    // The one async runtime, built when the first command that needs it asks.
+    let runtime = runtime::Runtime::default();
     let result = match cli.command {
         Command::Helm {
             command: HelmCommand::Template(args),
         } => helm_template(args),
         Command::Install(args) | Command::Upgrade(args) => {
-            install::install(args).map_err(|e| Failure::input(e.0))
+            install::install(args, &runtime).map_err(|e| Failure::input(e.0))
         }
         Command::Manifest {
             command: ManifestCommand::Generate(args),
-        } => mesh::manifest_generate(args).map_err(|e| Failure::input(e.0)),
+        } => mesh::manifest_generate(args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Manifest {
             command: ManifestCommand::Diff(args),
         } => profile::manifest_diff(args).map_err(|e| Failure::input(e.0)),
         Command::Manifest {
             command: ManifestCommand::Translate(args),
         } => translate::manifest_translate(args).map_err(|e| Failure::input(e.0)),
-        Command::Uninstall(args) => uninstall::uninstall(args).map_err(|e| Failure::input(e.0)),
-        Command::Plan(args) => plan::plan_command(args).map_err(|e| Failure::input(e.0)),
+        Command::Uninstall(args) => {
+            uninstall::uninstall(args, &runtime).map_err(|e| Failure::input(e.0))
+        }
+        Command::Plan(args) => plan::plan_command(args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Operator { command } => {
-            operator::operator(command).map_err(|e| Failure::input(e.0))
+            operator::operator(command, &runtime).map_err(|e| Failure::input(e.0))
         }
         Command::Profile { command } => profile::profile(command).map_err(|e| Failure::input(e.0)),
         Command::VerifyInstall(args) => {
-            verify::verify_install(args).map_err(|e| Failure::input(e.0))
+            verify::verify_install(args, &runtime).map_err(|e| Failure::input(e.0))
         }
         Command::Validate(args) => profile::validate(args).map_err(|e| Failure::input(e.0)),
-        Command::Tag { command } => tag::tag(command).map_err(|e| Failure::input(e.0)),
-        Command::Precheck(args) => match precheck::precheck_command(args) {
+        Command::Tag { command } => tag::tag(command, &runtime).map_err(|e| Failure::input(e.0)),
+        Command::Precheck(args) => match precheck::precheck_command(args, &runtime) {
             Ok(precheck::Outcome::Passed) => Ok(()),
             Ok(precheck::Outcome::Failed) => Err(Failure {
                 code: 1,
@@ -376,7 +382,7 @@ fn main() -> ExitCode {
             }),
         },
         Command::Revision { command } => {
-            revision::revision(command).map_err(|e| Failure::input(e.0))
+            revision::revision(command, &runtime).map_err(|e| Failure::input(e.0))
         }
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
@@ -559,6 +565,70 @@ mod tests {
         let mut out = Vec::new();
         walk(helm, "bosun helm".into(), &mut out);
         out
+    }
+
+    #[test]
+    fn every_cluster_command_takes_kubeconfig_and_context() {
+        let root = Cli::command();
+        let cluster_commands: [&[&str]; 15] = [
+            &["install"],
+            &["upgrade"],
+            &["plan"],
+            &["uninstall"],
+            &["precheck"],
+            &["verify-install"],
+            &["revision", "list"],
+            &["tag", "set"],
+            &["tag", "generate"],
+            &["tag", "list"],
+            &["tag", "remove"],
+            &["operator", "init"],
+            &["operator", "remove"],
+            &["operator", "run"],
+            &["manifest", "generate"],
+        ];
+        for path in cluster_commands {
+            let mut command = &root;
+            for name in path {
+                command = command
+                    .find_subcommand(name)
+                    .unwrap_or_else(|| panic!("{path:?}"));
+            }
+            let flag = |id: &str| {
+                command
+                    .get_arguments()
+                    .find(|a| a.get_id() == id)
+                    .unwrap_or_else(|| panic!("{path:?} has no --{id}"))
+            };
+            assert_eq!(flag("kubeconfig").get_long(), Some("kubeconfig"));
+            assert_eq!(flag("kubeconfig").get_short(), Some('c'), "{path:?}");
+            assert_eq!(flag("context").get_long(), Some("context"));
+        }
+    }
+
+    #[test]
+    fn cluster_flags_name_the_target() {
+        let parsed = |args: &[&str]| {
+            let Command::Tag {
+                command: tag::TagCommand::List(list),
+            } = Cli::try_parse_from(args).expect("parses").command
+            else {
+                panic!("tag list")
+            };
+            list.cluster.target()
+        };
+        assert_eq!(
+            parsed(&["bosun", "tag", "list", "-c", "/k", "--context", "blue"]),
+            cluster::Target {
+                kubeconfig: Some(PathBuf::from("/k")),
+                context: Some("blue".into()),
+            }
+        );
+        // As for kubectl, whose flags default to "": an empty value is no flag.
+        assert_eq!(
+            parsed(&["bosun", "tag", "list", "--kubeconfig=", "--context="]),
+            cluster::Target::default()
+        );
     }
 
     #[test]

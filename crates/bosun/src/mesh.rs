@@ -38,10 +38,13 @@ pub struct GenerateArgs {
     /// Write the manifest to this file instead of stdout.
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
-    /// Read the current cluster for cluster-specific settings, as `install` does: its
-    /// Kubernetes version (charts' `.Capabilities`), GKE's CNI settings, CNI warnings.
+    /// Read the cluster for cluster-specific settings, as `install` does: its Kubernetes
+    /// version (charts' `.Capabilities`), GKE's CNI settings, CNI warnings.
     #[arg(long = "cluster-specific")]
     pub cluster_specific: bool,
+    /// The cluster `--cluster-specific` reads.
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
 /// istioctl's `AUTO_GKE_DETECTION`: on unless set to a false Go bool.
@@ -57,18 +60,15 @@ pub fn detected(facts: &vocab::ClusterFacts) -> pipeline::Detected {
     pipeline::Detected::from_facts(facts, gke_detection())
 }
 
-/// Reads the current cluster (`KUBECONFIG`, …) on a runtime of its own.
-fn detect_current_cluster() -> Result<pipeline::Detected, String> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let facts = runtime
-        .block_on(async {
-            let client = cluster::Client::from_env().await?;
-            client.cluster_facts().await
-        })
-        .map_err(|e| e.to_string())?;
+/// Reads the cluster the `cluster` flags name.
+fn detect_cluster(
+    cluster: &crate::target::ClusterArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<pipeline::Detected, MeshFailure> {
+    let facts = runtime.get()?.block_on(async {
+        let client = cluster.client().await?;
+        Ok::<_, MeshFailure>(client.cluster_facts().await?)
+    })?;
     Ok(detected(&facts))
 }
 
@@ -181,8 +181,11 @@ pub fn render(
     Ok(rendering.result?)
 }
 
-pub fn manifest_generate(args: GenerateArgs) -> Result<(), MeshFailure> {
-    let detect = detect_current_cluster;
+pub fn manifest_generate(
+    args: GenerateArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
+    let detect = || detect_cluster(&args.cluster, runtime).map_err(|e| e.0);
     let detect: Option<Detect<'_>> = args.cluster_specific.then_some(&detect);
     let generated = render(&args.input, &packages(), args.force, detect)?.generated;
     let objects = generated.sorted_objects();

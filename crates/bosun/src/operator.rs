@@ -81,6 +81,8 @@ pub struct InitArgs {
     /// How long the IstioOperator CRD may take to become Established (`30s`, `1m`).
     #[arg(long = "readiness-timeout", default_value = "60s", value_parser = crate::install::parse_duration)]
     pub readiness_timeout: Duration,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
 #[derive(Args, Debug)]
@@ -94,6 +96,8 @@ pub struct RemoveArgs {
     /// Remove the operator even though IstioOperators exist; they and the CRD are kept.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
 #[derive(Args, Debug)]
@@ -120,6 +124,9 @@ pub struct RunArgs {
     /// Where IstioOperators are rendered.
     #[arg(long, value_enum, default_value = "subprocess")]
     pub render: RenderMode,
+    /// The cluster to reconcile in (in its pod, the operator uses its service account).
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
 fn deploy_options(args: &DeployArgs) -> operator::deploy::DeployOptions {
@@ -135,29 +142,19 @@ fn deploy_options(args: &DeployArgs) -> operator::deploy::DeployOptions {
     }
 }
 
-pub fn operator(command: OperatorCommand) -> Result<(), MeshFailure> {
+/// The operator commands; those that talk to the cluster run on `runtime`, whose blocking
+/// pool is what `run`'s renders need (see [`crate::runtime`]).
+pub fn operator(
+    command: OperatorCommand,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
     match command {
         OperatorCommand::Dump(args) => dump(&args),
-        OperatorCommand::Init(args) => runtime()?.block_on(init(args)),
-        OperatorCommand::Remove(args) => runtime()?.block_on(remove(args)),
-        OperatorCommand::Run(args) => runtime()?.block_on(run(args)),
+        OperatorCommand::Init(args) => runtime.get()?.block_on(init(args)),
+        OperatorCommand::Remove(args) => runtime.get()?.block_on(remove(args)),
+        OperatorCommand::Run(args) => runtime.get()?.block_on(run(args)),
         OperatorCommand::RenderChild => render_child(),
     }
-}
-
-// One thread drives everything (the controller's work is I/O; rendering goes to tokio's
-// blocking pool), which keeps the idle operator small.
-fn runtime() -> Result<tokio::runtime::Runtime, MeshFailure> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        // One blocking thread (renders, one at a time), kept for good: a new thread per
-        // render would leave its allocator heap behind each time (mimalloc abandons a
-        // finished thread's pages that another thread still frees into), and the operator's
-        // memory would creep up with every reconcile (BENCHMARKS.md).
-        .max_blocking_threads(1)
-        .thread_keep_alive(Duration::from_secs(24 * 3600))
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))
 }
 
 fn dump(args: &DeployArgs) -> Result<(), MeshFailure> {
@@ -177,7 +174,7 @@ async fn init(args: InitArgs) -> Result<(), MeshFailure> {
         after: Vec::new(),
         objects: operator::deploy::operator_objects(&options),
     };
-    let client = cluster::Client::from_env().await?;
+    let client = args.cluster.client().await?;
     let install = cluster::InstallOptions {
         field_manager: FIELD_MANAGER.into(),
         force: false,
@@ -231,7 +228,7 @@ const PROTECTED_NAMESPACES: [&str; 5] = [
 
 async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
     use kube::api::{Api, DynamicObject, ListParams};
-    let client = cluster::Client::from_env().await?;
+    let client = args.cluster.client().await?;
     let ns = args.operator_namespace.as_str();
 
     // IstioOperators left behind would lose their controller: their finalizers could never
@@ -393,7 +390,7 @@ fn default_identity() -> String {
 }
 
 async fn run(args: RunArgs) -> Result<(), MeshFailure> {
-    let client = cluster::Client::from_env().await?;
+    let client = args.cluster.client().await?;
     let lease = args.lease_namespace.as_deref().map(|ns| {
         let identity = args.identity.clone().unwrap_or_else(default_identity);
         operator::lease::LeaseOptions::new(ns, operator::deploy::LEASE_NAME, &identity)

@@ -25,6 +25,8 @@ pub enum Format {
 pub struct PlanArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
     /// Proceed even when validation fails, and plan as `install --force` would apply (taking
     /// over fields other field managers own).
     #[arg(long)]
@@ -35,8 +37,8 @@ pub struct PlanArgs {
 }
 
 /// `bosun plan`: renders as install does, checks webhooks as install does, prints the plan.
-pub fn plan_command(args: PlanArgs) -> Result<(), MeshFailure> {
-    let prepared = crate::prepare::prepare(&args.input, args.force)?;
+pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
+    let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
     prepared.check_webhook_overlaps(args.force)?;
     let plan = prepared.plan(args.force)?;
     crate::mesh::write_stdout(&match args.output {

@@ -37,6 +37,8 @@ pub enum Format {
 pub struct PrecheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
     /// The namespace Istio is installed into (`--set values.global.istioNamespace=NS`): where
     /// the namespaced permissions are checked.
     #[arg(short = 'i', long = "istioNamespace")]
@@ -128,12 +130,15 @@ fn json_value(findings: &[&Finding], version: &str) -> serde_json::Value {
 }
 
 /// `bosun precheck`. `Ok(Failed)` is exit 1; errors are exit 2 (see the module docs).
-pub fn precheck_command(args: PrecheckArgs) -> Result<Outcome, MeshFailure> {
+pub fn precheck_command(
+    args: PrecheckArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<Outcome, MeshFailure> {
     let mut input = args.input.clone();
     if let Some(ns) = &args.istio_namespace {
         input.set.push(format!("values.global.istioNamespace={ns}"));
     }
-    let prepared = crate::prepare::prepare(&input, args.force)?;
+    let prepared = crate::prepare::prepare(&input, args.force, &args.cluster, runtime)?;
     let findings = findings(&prepared, args.from_version.as_deref())?;
     let shown: Vec<&Finding> = findings
         .iter()

@@ -12,29 +12,28 @@ use crate::mesh::MeshFailure;
 /// The rendered install and a client for the cluster: what install, plan and verify-install
 /// start from. Only reads have gone to the cluster (its version and CNI configuration, what
 /// the default tag's decision reads).
-pub(crate) struct Prepared {
+pub(crate) struct Prepared<'r> {
     pub install: installer::Install,
-    pub runtime: tokio::runtime::Runtime,
+    /// The process's runtime (see [`crate::runtime`]), which the client's requests run on.
+    pub runtime: &'r tokio::runtime::Runtime,
     pub client: cluster::Client,
 }
 
 /// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
-/// the cluster is read), each component's objects in apply order, and makes the cluster client.
-pub(crate) fn prepare(
+/// the cluster is read), each component's objects in apply order, and makes the client for the
+/// cluster the `cluster` flags name.
+pub(crate) fn prepare<'r>(
     input: &crate::mesh::InputArgs,
     force: bool,
-) -> Result<Prepared, MeshFailure> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    cluster: &crate::target::ClusterArgs,
+    runtime: &'r crate::runtime::Runtime,
+) -> Result<Prepared<'r>, MeshFailure> {
+    let runtime = runtime.get()?;
     // The cluster is read (its version and CNI, as istioctl reads them) only once the input
     // is known to be valid; the client made for that is the one returned.
     let made = std::cell::RefCell::new(None);
     let detect = || -> Result<pipeline::Detected, String> {
-        let client = runtime
-            .block_on(cluster::Client::from_env())
-            .map_err(|e| e.to_string())?;
+        let client = cluster.connect(runtime).map_err(|e| e.0)?;
         let facts = runtime
             .block_on(client.cluster_facts())
             .map_err(|e| e.to_string())?;
@@ -45,7 +44,7 @@ pub(crate) fn prepare(
     let rendered = crate::mesh::render(input, &packages, force, Some(&detect))?;
     let client = match made.into_inner() {
         Some(client) => client,
-        None => runtime.block_on(cluster::Client::from_env())?,
+        None => cluster.connect(runtime)?,
     };
     let install = runtime.block_on(installer::Install::prepare(
         &client,
@@ -61,7 +60,7 @@ pub(crate) fn prepare(
     })
 }
 
-impl Prepared {
+impl Prepared<'_> {
     /// Refuses (or with `force` warns about) rendered sidecar injectors that would inject the
     /// same pods as a live injector of another revision, as istioctl's `CheckWebhooks` does.
     /// Only reads the cluster.

@@ -33,19 +33,20 @@ pub enum Format {
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "table")]
     pub output: Format,
 }
 
-pub fn revision(command: RevisionCommand) -> Result<(), MeshFailure> {
+pub fn revision(
+    command: RevisionCommand,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
     let RevisionCommand::List(args) = command;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
-    let inventory = runtime.block_on(async {
-        let client = cluster::Client::from_env().await?;
+    let inventory = runtime.get()?.block_on(async {
+        let client = args.cluster.client().await?;
         Ok::<_, MeshFailure>(client.revisions().await?)
     })?;
     crate::mesh::write_stdout(&match args.output {

@@ -57,6 +57,8 @@ pub struct SetArgs {
     /// Istio system namespace.
     #[arg(short = 'i', long = "istioNamespace", default_value = "istio-system")]
     pub istio_namespace: String,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
@@ -75,6 +77,8 @@ pub struct ListArgs {
     /// Istio system namespace.
     #[arg(short = 'i', long = "istioNamespace", default_value = "istio-system")]
     pub istio_namespace: String,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
 #[derive(Args, Debug)]
@@ -87,21 +91,17 @@ pub struct RemoveArgs {
     /// Istio system namespace.
     #[arg(short = 'i', long = "istioNamespace", default_value = "istio-system")]
     pub istio_namespace: String,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime, MeshFailure> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))
-}
-
-pub fn tag(command: TagCommand) -> Result<(), MeshFailure> {
+pub fn tag(command: TagCommand, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
+    let runtime = runtime.get()?;
     match command {
-        TagCommand::Set(args) => set(args, false),
-        TagCommand::Generate(args) => set(args, true),
-        TagCommand::List(args) => list(args),
-        TagCommand::Remove(args) => remove(args),
+        TagCommand::Set(args) => set(args, false, runtime),
+        TagCommand::Generate(args) => set(args, true, runtime),
+        TagCommand::List(args) => list(args, runtime),
+        TagCommand::Remove(args) => remove(args, runtime),
     }
 }
 
@@ -115,9 +115,12 @@ fn documents(objects: &[Value]) -> String {
 }
 
 /// `tag set` and `tag generate` (istioctl's `setTag`).
-fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
-    let runtime = runtime()?;
-    let client = runtime.block_on(cluster::Client::from_env())?;
+fn set(
+    args: SetArgs,
+    generate_only: bool,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<(), MeshFailure> {
+    let client = args.cluster.connect(runtime)?;
     let manifests = args.manifests.clone().unwrap_or_default();
     let packages = crate::mesh::packages();
     // A package given on the command line is checked now, not by the first render.
@@ -185,9 +188,8 @@ fn set(args: SetArgs, generate_only: bool) -> Result<(), MeshFailure> {
 }
 
 /// `tag list` (istioctl's `listTags`): a table, or JSON/YAML of `{tag, revision, namespaces}`.
-fn list(args: ListArgs) -> Result<(), MeshFailure> {
-    let runtime = runtime()?;
-    let client = runtime.block_on(cluster::Client::from_env())?;
+fn list(args: ListArgs, runtime: &tokio::runtime::Runtime) -> Result<(), MeshFailure> {
+    let client = args.cluster.connect(runtime)?;
     let rows = runtime.block_on(client.tag_descriptions(&args.istio_namespace))?;
     if rows.is_empty() {
         return crate::mesh::write_stdout("No Istio revision tags found.\n");
@@ -284,9 +286,8 @@ fn go_escape(json: &str) -> String {
 }
 
 /// `tag remove` (istioctl's `removeTag`).
-fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
-    let runtime = runtime()?;
-    let client = runtime.block_on(cluster::Client::from_env())?;
+fn remove(args: RemoveArgs, runtime: &tokio::runtime::Runtime) -> Result<(), MeshFailure> {
+    let client = args.cluster.connect(runtime)?;
     let namespaces = runtime.block_on(client.namespaces_with_tag(&args.tag))?;
     // istioctl looks the tag up first: a tag that does not exist is an error before any
     // question.

@@ -38,6 +38,8 @@ const PURGE_WITH_REVISION_OR_OPERATOR_SPECIFIED_WARNING: &str = "Purge uninstall
 pub struct UninstallArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
     /// Delete all Istio related resources for all versions, CRDs included.
     #[arg(long)]
     pub purge: bool,
@@ -180,7 +182,10 @@ fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
     Ok(cluster::UninstallScope::ControlPlane { labels, components })
 }
 
-pub fn uninstall(args: UninstallArgs) -> Result<(), MeshFailure> {
+pub fn uninstall(
+    args: UninstallArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
     let revision = revision_flag(&args.input);
     if revision.is_none() && args.input.filenames.is_empty() && !args.purge {
         return Err(MeshFailure(
@@ -195,12 +200,9 @@ pub fn uninstall(args: UninstallArgs) -> Result<(), MeshFailure> {
         );
     }
     let scope = scope(&args)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| MeshFailure(format!("starting the async runtime: {e}")))?;
+    let runtime = runtime.get()?;
     let (client, candidates) = runtime.block_on(async {
-        let client = cluster::Client::from_env().await?;
+        let client = args.cluster.client().await?;
         let candidates = client.uninstall_candidates(&scope).await?;
         Ok::<_, MeshFailure>((client, candidates))
     })?;
@@ -212,7 +214,7 @@ pub fn uninstall(args: UninstallArgs) -> Result<(), MeshFailure> {
         let _ = writeln!(stdout, "{NO_RESOURCES_REMOVED_WARNING}");
         return Ok(());
     }
-    check_in_use(&runtime, &client, &scope, &candidates, args.force)?;
+    check_in_use(runtime, &client, &scope, &candidates, args.force)?;
     if args.purge {
         let _ = writeln!(stdout, "{ALL_RESOURCES_REMOVED_WARNING}");
     }

@@ -14,6 +14,8 @@ use crate::mesh::{InputArgs, MeshFailure};
 pub struct VerifyArgs {
     #[command(flatten)]
     pub input: InputArgs,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
     /// Proceed even when validation of the inputs fails.
     #[arg(long)]
     pub force: bool,
@@ -135,8 +137,11 @@ pub fn render_json(report: &VerifyReport) -> String {
     text
 }
 
-pub fn verify_install(args: VerifyArgs) -> Result<(), MeshFailure> {
-    let prepared = crate::prepare::prepare(&args.input, args.force)?;
+pub fn verify_install(
+    args: VerifyArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
+    let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
     let objects: Vec<serde_json::Value> = prepared.install.objects().cloned().collect();
     let report = prepared.runtime.block_on(
         prepared

@@ -2,7 +2,7 @@ use std::path::Path;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
-use crate::Error;
+use crate::{Error, Target};
 
 /// What bosun calls itself in requests: `bosun/<version>`.
 pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
@@ -33,12 +33,15 @@ impl Client {
         Self::from_config(config)
     }
 
-    /// A client found the way kubectl finds one: `$KUBECONFIG`, then `~/.kube/config`, then the
-    /// in-cluster service account.
-    pub async fn from_env() -> Result<Client, Error> {
-        let config = kube::Config::infer()
-            .await
-            .map_err(|e| Error::InferConfig(Box::new(e)))?;
+    /// A client for `target`, found as kubectl finds one (see [`Target`]): the
+    /// `--kubeconfig` file, else the files `KUBECONFIG` lists, else `~/.kube/config`, with
+    /// `--context` or the current context; else the in-cluster service account.
+    pub async fn connect(target: &Target) -> Result<Client, Error> {
+        let mut config =
+            crate::target::config(target, &crate::target::Environment::current()).await?;
+        // kube-rs's own inference applies these (impersonation and URL overrides, a debugging
+        // aid read from KUBE_RS_DEBUG_* variables); so does bosun, as it did through it.
+        config.apply_debug_overrides();
         Self::from_config(config)
     }
 

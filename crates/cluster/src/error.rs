@@ -32,8 +32,9 @@ pub enum Error {
         #[source]
         source: kube::config::KubeconfigError,
     },
-    #[error("finding cluster configuration: {0}")]
-    InferConfig(#[source] Box<kube::config::InferConfigError>),
+    /// No configuration for the cluster asked for.
+    #[error(transparent)]
+    Target(#[from] crate::target::TargetError),
     #[error("creating the cluster client: {0}")]
     Connect(#[source] kube::Error),
     /// istioctl's wording: `fail to get Kubernetes version`.

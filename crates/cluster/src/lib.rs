@@ -3,8 +3,10 @@
 //! checks. Other crates render; this one talks to the API server and must not render.
 //!
 //! What exists so far:
-//! - [`Client`]: a connection built from a kubeconfig file ([`Client::from_kubeconfig`]) or the
-//!   usual inference ([`Client::from_env`]: `KUBECONFIG`, `~/.kube/config`, in-cluster).
+//! - [`Client`]: a connection to the cluster a [`Target`] names, found as kubectl finds it
+//!   ([`Client::connect`]: `--kubeconfig`, else `KUBECONFIG`'s files merged, else
+//!   `~/.kube/config`, with `--context` or the current context; else in-cluster), or to the
+//!   current context of one kubeconfig file ([`Client::from_kubeconfig`], for tests).
 //! - [`Client::apply`]: server-side apply of arbitrary objects (any kind the server serves,
 //!   custom resources included), resolved through discovery, with a per-object
 //!   [`Outcome`] (created / configured / unchanged) and field-manager conflicts as a typed
@@ -61,6 +63,7 @@ mod ready;
 mod revisions;
 mod snapshot;
 pub mod tags;
+mod target;
 #[cfg(feature = "testenv")]
 pub mod testenv;
 mod uninstall;
@@ -78,5 +81,6 @@ pub use precheck::PrecheckInstall;
 pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use revisions::RevisionObjects;
+pub use target::{KubeconfigFiles, Searched, Target, TargetError};
 pub use uninstall::UninstallScope;
 pub use verify::{Presence, VerifiedObject, VerifyReport};
