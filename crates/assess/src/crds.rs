@@ -21,10 +21,10 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use vocab::labels::{HELM_VERSION_LABEL, VERSION_LABEL};
 
 use serde::Serialize;
 use serde_json::Value;
+use vocab::labels::{HELM_VERSION_LABEL, VERSION_LABEL};
 
 use crate::version::Version;
 

@@ -31,12 +31,12 @@
 //! plane.
 
 use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 use vocab::labels::{
     COMPONENT_LABEL, DEFAULT_REVISION, HELM_VERSION_LABEL, INJECTION_LABEL, REVISION_LABEL,
     SIDECAR_STATUS_ANNOTATION, TAG_LABEL, VERSION_LABEL,
 };
-
-use serde::{Deserialize, Serialize};
 
 /// What the cluster crate reads: one object's identity, labels and annotations.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

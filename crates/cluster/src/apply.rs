@@ -2,17 +2,16 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::core::{ApiResource, GroupVersionKind, Status};
-use kube::discovery::{self, ApiCapabilities, Discovery, Scope};
+use kube::discovery::{self, Discovery, Scope};
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::snapshot::Snapshot;
 use crate::{Client, Error, FieldConflict};
-use vocab::ObjectRef;
 
 /// What an apply did to one object, judged by its `resourceVersion` before and after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,11 +97,6 @@ type KindIn = (String, String, String, Option<String>);
 
 /// How many server-side applies one [`Client::apply`] has in flight at once.
 const PATCHES_IN_FLIGHT: usize = 8;
-
-/// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
-/// kept, so a kind that appears later (a CRD just established) is looked up again.
-pub(crate) type DiscoveryCache =
-    Arc<Mutex<HashMap<GroupVersionKind, (ApiResource, ApiCapabilities)>>>;
 
 pub(crate) struct Parsed {
     pub(crate) gvk: GroupVersionKind,

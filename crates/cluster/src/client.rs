@@ -1,8 +1,17 @@
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::discovery::ApiCapabilities;
 
 use crate::{Error, Target};
+
+/// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
+/// kept, so a kind that appears later (a CRD just established) is looked up again.
+pub(crate) type DiscoveryCache =
+    Arc<Mutex<HashMap<GroupVersionKind, (ApiResource, ApiCapabilities)>>>;
 
 /// What bosun calls itself in requests: `bosun/<version>`.
 pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
@@ -12,7 +21,7 @@ pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
 #[derive(Clone)]
 pub struct Client {
     pub(crate) kube: kube::Client,
-    pub(crate) discovery: crate::apply::DiscoveryCache,
+    pub(crate) discovery: DiscoveryCache,
 }
 
 impl Client {

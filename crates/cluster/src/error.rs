@@ -1,7 +1,8 @@
 use std::path::PathBuf;
 
-use crate::overlap::{Overlap, SelectorError};
 use vocab::ObjectRef;
+
+use crate::overlap::{Overlap, SelectorError};
 
 /// One field that another field manager owns, from a server-side apply conflict.
 #[derive(Debug, Clone, PartialEq, Eq)]

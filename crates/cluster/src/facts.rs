@@ -6,9 +6,9 @@
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject};
 use kube::core::GroupVersionKind;
+use vocab::{ClusterFacts, ObjectRef};
 
 use crate::{Client, Error};
-use vocab::{ClusterFacts, ObjectRef};
 
 impl Client {
     /// Reads the facts. Only the version must be readable; the CNI objects count as absent

@@ -21,10 +21,10 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ObjectMeta, PostParams};
 use serde_json::Value;
 use tokio::sync::watch;
+use vocab::{Component, ObjectRef};
 
 use crate::snapshot::{Read, Snapshot};
 use crate::{Applied, ApplyReport, Client, Error, NotReadyWorkload, Outcome};
-use vocab::{Component, ObjectRef};
 
 /// How [`Client::install`] applies.
 #[derive(Debug, Clone)]

@@ -55,6 +55,7 @@ mod client;
 mod error;
 mod facts;
 mod install;
+mod listed;
 pub mod overlap;
 mod plan;
 mod precheck;

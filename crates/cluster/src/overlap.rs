@@ -32,9 +32,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use vocab::labels::{DEACTIVATED_LABEL, DEACTIVATED_VALUE, NAMESPACE_NAME_LABEL};
 
 use serde_json::Value;
+use vocab::labels::{DEACTIVATED_LABEL, DEACTIVATED_VALUE, NAMESPACE_NAME_LABEL};
 
 /// Labels as a sorted map (the order people read them in).
 pub type Labels = BTreeMap<String, String>;

@@ -21,10 +21,10 @@ use kube::core::GroupVersionKind;
 use kube::discovery::Scope;
 use manifest::diff::Change;
 use serde_json::Value;
+use vocab::{Component, ObjectRef};
 
 use crate::apply::{Parsed, Target, conflicts};
 use crate::{Client, Error};
-use vocab::{Component, ObjectRef};
 
 /// What would happen to one object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

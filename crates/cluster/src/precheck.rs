@@ -15,10 +15,10 @@ use k8s_openapi::api::core::v1::Service;
 use kube::api::{Api, PostParams};
 use kube::core::GroupVersionKind;
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::prune::PRUNED_KINDS;
 use crate::{Client, Error};
-use vocab::ObjectRef;
 
 /// The install precheck looks ahead to: what it renders.
 #[derive(Debug, Clone, Copy)]

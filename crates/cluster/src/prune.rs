@@ -18,15 +18,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use vocab::labels::{COMPONENT_LABEL, NOT_PRUNED_LABEL};
 
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Preconditions};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::discovery::{self, Scope};
-
-use crate::{Client, Error};
+use vocab::labels::{COMPONENT_LABEL, NOT_PRUNED_LABEL};
 use vocab::{Installation, ObjectRef};
+
+use crate::listed::{Listed, selector};
+use crate::{Client, Error};
 
 /// A kind that prune or uninstall deletes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,16 +111,6 @@ impl fmt::Display for OwnedObject {
     }
 }
 
-/// An object as listed: what selection looks at.
-#[derive(Debug, Clone)]
-pub(crate) struct Listed {
-    pub object: ObjectRef,
-    pub namespaced: bool,
-    pub labels: BTreeMap<String, String>,
-    pub uid: Option<String>,
-    pub resource_version: Option<String>,
-}
-
 /// istioctl's object hash: kind, namespace (none for cluster-scoped kinds), name.
 type Identity = (String, Option<String>, String);
 
@@ -175,21 +166,6 @@ pub(crate) fn prune_selection(
             })
         })
         .collect()
-}
-
-/// A label selector: each `labels` pair equal, each of `exists` present, and `key in (values)`
-/// for `within`.
-pub(crate) fn selector(
-    labels: &BTreeMap<String, String>,
-    exists: &[&str],
-    within: Option<(&str, &[String])>,
-) -> String {
-    let mut parts: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    parts.extend(exists.iter().map(|k| k.to_string()));
-    if let Some((key, values)) = within {
-        parts.push(format!("{key} in ({})", values.join(",")));
-    }
-    parts.join(",")
 }
 
 /// What deleting one object did.
@@ -368,7 +344,7 @@ impl Client {
             } else {
                 while let Some(l) = fresh.next_if(|l| {
                     l.object.kind == k.kind
-                        && crate::snapshot::group_of(&l.object.api_version) == k.group
+                        && crate::listed::group_of(&l.object.api_version) == k.group
                 }) {
                     listed.push(l);
                 }

@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 use kube::api::{Api, DynamicObject};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::{Client, Error};
-use vocab::ObjectRef;
 
 /// A workload that is not ready, and why (as [`Readiness::NotReady`] says).
 pub type NotReadyWorkload = (ObjectRef, String);

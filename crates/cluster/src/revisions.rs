@@ -9,11 +9,11 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::core::GroupVersionKind;
 use serde_json::Value;
+use vocab::ObjectRef;
 use vocab::labels::COMPONENT_LABEL;
 
 use crate::prune::PRUNED_KINDS;
 use crate::{Client, Error};
-use vocab::ObjectRef;
 
 /// One source of [`Client::revision_objects`]: what it reads, for messages.
 struct RevisionSource {

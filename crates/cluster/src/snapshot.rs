@@ -10,11 +10,11 @@
 //! one-second `Retry-After`, while a paginated list without a selector is served from etcd.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use vocab::labels::COMPONENT_LABEL;
 
 use futures::{StreamExt, TryStreamExt};
+use vocab::labels::COMPONENT_LABEL;
 
-use crate::prune::{Listed, selector};
+use crate::listed::{Listed, group_of, selector};
 use crate::{Client, Error};
 
 /// A kind as the snapshot keys it: (group, kind). Versions do not matter: every version of a
@@ -45,10 +45,6 @@ pub(crate) enum Read {
 /// component label (the same rule as the selector the lists use).
 pub(crate) fn carries(labels: &BTreeMap<String, String>, owner: &BTreeMap<String, String>) -> bool {
     labels.contains_key(COMPONENT_LABEL) && owner.iter().all(|(k, v)| labels.get(k) == Some(v))
-}
-
-pub(crate) fn group_of(api_version: &str) -> &str {
-    api_version.split_once('/').map_or("", |(g, _)| g)
 }
 
 impl Snapshot {

@@ -19,9 +19,9 @@ use manifest::tag::{self, Canonical, TagDescription, TagOptions, TagRender};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::{Client, Error, ListTarget};
-use vocab::ObjectRef;
 
 /// The checks istioctl's `Generate` makes before a tag is generated.
 #[derive(Debug, Clone, Copy, Default)]

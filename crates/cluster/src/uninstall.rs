@@ -14,9 +14,11 @@
 //! the scope covers; bosun no longer writes them (see `manifest::ownership`).
 
 use std::collections::BTreeMap;
+
 use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL};
 
-use crate::prune::{PRUNED_KINDS, PrunedKind, selector};
+use crate::listed::selector;
+use crate::prune::{PRUNED_KINDS, PrunedKind};
 use crate::{Client, Error, OwnedObject};
 
 /// The kinds an installed-state record can have: the IstioOperator custom resource, or the

@@ -10,13 +10,13 @@
 //! [`crate::readiness`] of the live object.
 
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::apply::Target;
 use crate::plan::field_changes;
 use crate::{Client, Error, Readiness, readiness};
 use kube::api::{Patch, PatchParams};
 use manifest::diff::Change;
-use vocab::ObjectRef;
 
 /// How one rendered object compares with the cluster.
 #[derive(Debug, Clone, PartialEq)]

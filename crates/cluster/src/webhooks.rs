@@ -4,10 +4,10 @@
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use kube::api::{Api, ListParams};
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::overlap::{self, Overlap};
 use crate::{Client, Error};
-use vocab::ObjectRef;
 
 impl Client {
     /// The sidecar-injector webhooks among `rendered` that would inject the same pods as a live

@@ -11,9 +11,9 @@
 use kube::api::{Api, ListParams};
 use kube::core::DynamicObject;
 use serde_json::Value;
+use vocab::ObjectRef;
 
 use crate::Client;
-use vocab::ObjectRef;
 
 fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
     v.pointer(pointer).and_then(Value::as_str).unwrap_or("")

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeMap;
 use std::time::Duration;
-use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL, NOT_PRUNED_LABEL};
 
 use cluster::{DeleteOutcome, UninstallScope, testenv};
 
 use serde_json::{Value, json};
+use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL, NOT_PRUNED_LABEL};
 use vocab::{Installation, RenderedComponent};
 
 fn owner_labels(ns: &str) -> BTreeMap<String, String> {

@@ -17,12 +17,12 @@
 //! [`INSTALLED_STATE_LABEL`]); uninstall still removes those.
 
 use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
 use vocab::labels::{
     COMPONENT_LABEL, MANAGED_LABEL, MANAGED_VALUE, OWNING_RESOURCE_LABEL,
     OWNING_RESOURCE_NAMESPACE_LABEL, REVISION_LABEL, VERSION_LABEL,
 };
-
-use serde_json::{Map, Value};
 
 /// The labels istioctl's `getOwnerLabels` gives an object of component `component` (its
 /// user-facing name, `iop::component::Component::name`; `None` for the labels every object of

@@ -16,11 +16,11 @@
 //! cluster side (which webhooks exist, applying, deleting) is the `cluster` crate's.
 
 use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
 use vocab::labels::{
     DEACTIVATED_LABEL, DEACTIVATED_VALUE, DEFAULT_REVISION, REVISION_LABEL, TAG_LABEL,
 };
-
-use serde_json::{Map, Value, json};
 
 /// The ValidatingWebhookConfiguration of the `default` tag.
 pub const DEFAULT_VALIDATOR: &str = "istiod-default-validator";
