@@ -11,9 +11,6 @@ use clap::Args;
 
 use crate::mesh::{InputArgs, MeshFailure};
 
-/// The field manager of every object bosun applies.
-pub(crate) const FIELD_MANAGER: &str = "bosun";
-
 #[derive(Args, Debug)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -38,7 +35,7 @@ pub struct InstallArgs {
     pub wait_for_load_balancers: bool,
     /// How long each component's workloads may take to become ready, and each
     /// CustomResourceDefinition to become Established (Go duration: `300s`, `5m`, `1m30s`).
-    #[arg(long = "readiness-timeout", default_value = "300s", value_parser = parse_duration)]
+    #[arg(long = "readiness-timeout", default_value = "300s", value_parser = crate::duration::parse_duration)]
     pub readiness_timeout: Duration,
     /// Change nothing: server-side dry-run every object (`dryRun=All`) and print what would
     /// happen to each (created, configured, unchanged).
@@ -54,36 +51,6 @@ pub struct InstallArgs {
     /// Output format of --plan and --dry-run (`json`: the plan as one JSON document).
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: crate::plan::Format,
-}
-
-/// A Go-style duration: one or more `<number><unit>` with units `h`, `m`, `s`, `ms`.
-pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("invalid duration {text:?} (examples: 300s, 5m, 1m30s)");
-    let mut total = Duration::ZERO;
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(bad)?;
-        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let seconds = match &rest[..unit_len] {
-            "h" => 3600.0,
-            "m" => 60.0,
-            "s" => 1.0,
-            "ms" => 0.001,
-            _ => return Err(bad()),
-        };
-        total += Duration::from_secs_f64(number * seconds);
-        rest = &rest[unit_len..];
-    }
-    Ok(total)
 }
 
 fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
@@ -110,7 +77,13 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         prepared.check_webhook_overlaps(args.force)?;
         prepared.check_crd_downgrades(args.force)?;
         if args.dry_run || args.plan {
-            return crate::plan::install_without_writing(&prepared, &args);
+            return crate::plan::install_without_writing(
+                &prepared,
+                args.force,
+                args.output,
+                args.plan,
+                args.dry_run,
+            );
         }
         prepared
     };
@@ -124,7 +97,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         confirm(&profile, &names)?;
     }
     let options = cluster::InstallOptions {
-        field_manager: FIELD_MANAGER.to_string(),
+        field_manager: installer::FIELD_MANAGER.to_string(),
         force: args.force,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
@@ -148,7 +121,10 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
             never = ticker => never,
         };
         let pruned = crate::owned::prune(&client, &install.installation, &report).await?;
-        let tag = match install.apply_default_tag(&client, FIELD_MANAGER).await? {
+        let tag = match install
+            .apply_default_tag(&client, installer::FIELD_MANAGER)
+            .await?
+        {
             installer::DefaultTagOutcome::NotNeeded => None,
             installer::DefaultTagOutcome::Applied(report) => Some(report),
             installer::DefaultTagOutcome::Skipped(refusal) => {
@@ -200,20 +176,4 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         }
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_go_durations() {
-        assert_eq!(parse_duration("300s"), Ok(Duration::from_secs(300)));
-        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
-        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert!(parse_duration("5").is_err());
-        assert!(parse_duration("5x").is_err());
-        assert!(parse_duration("").is_err());
-    }
 }

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 mod completion;
+mod duration;
 mod install;
 mod mesh;
 mod operator;

@@ -14,7 +14,6 @@ use serde_json::Value;
 use crate::mesh::MeshFailure;
 
 /// The field manager of the operator's own install (`operator init`).
-const FIELD_MANAGER: &str = "bosun";
 
 #[derive(Subcommand)]
 pub enum OperatorCommand {
@@ -79,7 +78,7 @@ pub struct InitArgs {
     #[command(flatten)]
     pub deploy: DeployArgs,
     /// How long the IstioOperator CRD may take to become Established (`30s`, `1m`).
-    #[arg(long = "readiness-timeout", default_value = "60s", value_parser = crate::install::parse_duration)]
+    #[arg(long = "readiness-timeout", default_value = "60s", value_parser = crate::duration::parse_duration)]
     pub readiness_timeout: Duration,
     #[command(flatten)]
     pub cluster: crate::target::ClusterArgs,
@@ -119,7 +118,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub identity: Option<String>,
     /// How long CRDs may take to become Established.
-    #[arg(long = "crd-timeout", default_value = "60s", value_parser = crate::install::parse_duration)]
+    #[arg(long = "crd-timeout", default_value = "60s", value_parser = crate::duration::parse_duration)]
     pub crd_timeout: Duration,
     /// Where IstioOperators are rendered.
     #[arg(long, value_enum, default_value = "subprocess")]
@@ -176,7 +175,7 @@ async fn init(args: InitArgs) -> Result<(), MeshFailure> {
     };
     let client = args.cluster.client().await?;
     let install = cluster::InstallOptions {
-        field_manager: FIELD_MANAGER.into(),
+        field_manager: installer::FIELD_MANAGER.into(),
         force: false,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: None,

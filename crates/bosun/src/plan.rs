@@ -51,16 +51,19 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
 /// when the install would (conflicts with other field managers), as kubectl's does.
 pub fn install_without_writing(
     prepared: &crate::prepare::Prepared,
-    args: &crate::install::InstallArgs,
+    force: bool,
+    output: Format,
+    as_plan: bool,
+    dry_run: bool,
 ) -> Result<(), MeshFailure> {
-    let plan = prepared.plan(args.force)?;
-    crate::mesh::write_stdout(&match (args.output, args.plan) {
+    let plan = prepared.plan(force)?;
+    crate::mesh::write_stdout(&match (output, as_plan) {
         (Format::Json, _) => render_json(&plan),
         (_, true) => render_plan(&plan),
         (_, false) => render_dry_run(&plan),
     })?;
     match plan.count(Action::Conflict) {
-        n if n > 0 && args.dry_run => Err(MeshFailure(format!(
+        n if n > 0 && dry_run => Err(MeshFailure(format!(
             "the install would fail: {n} object(s) have fields other field managers own (see above); pass --force to take them over"
         ))),
         _ => Ok(()),

@@ -96,7 +96,7 @@ impl Prepared<'_> {
     pub fn plan(&self, force: bool) -> Result<cluster::Plan, MeshFailure> {
         Ok(self.runtime.block_on(self.install.plan(
             &self.client,
-            crate::install::FIELD_MANAGER,
+            installer::FIELD_MANAGER,
             force,
         ))?)
     }

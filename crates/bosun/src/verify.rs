@@ -143,11 +143,9 @@ pub fn verify_install(
 ) -> Result<(), MeshFailure> {
     let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
     let objects: Vec<serde_json::Value> = prepared.install.objects().cloned().collect();
-    let report = prepared.runtime.block_on(
-        prepared
-            .client
-            .verify(&objects, crate::install::FIELD_MANAGER),
-    )?;
+    let report = prepared
+        .runtime
+        .block_on(prepared.client.verify(&objects, installer::FIELD_MANAGER))?;
     let (text, problems) = render(&report);
     crate::mesh::write_stdout(&match args.output {
         crate::plan::Format::Text => text,

@@ -26,6 +26,10 @@ mod refusal;
 use serde_json::Value;
 
 pub use default_tag::{DefaultTag, DefaultTagOutcome};
+
+/// The field manager of every object `bosun install` (and `bosun operator init`) applies; the
+/// operator applies as its own (`operator::controller::FIELD_MANAGER`).
+pub const FIELD_MANAGER: &str = "bosun";
 pub use error::Error;
 pub use refusal::{Refusal, crd_downgrades, refusals, webhook_overlaps};
 
