@@ -71,7 +71,7 @@ pub(crate) async fn decide(
         .collect();
     let own_services: Vec<String> = objects
         .iter()
-        .filter(|o| is_own_istiod_service(o, &revision, &namespace))
+        .filter(|o| manifest::tag::is_own_istiod_service(o, &revision, &namespace))
         .map(|o| name(o))
         .collect();
     let (live_injectors, live_services) = client.revision_endpoints(&revision, &namespace).await?;
@@ -118,25 +118,6 @@ fn name(object: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string()
-}
-
-/// A revision's istiod Service, as istioctl's tag code finds it (`istio.io/rev=R`, no
-/// `istio.io/tag`, `app=istiod`, in the Istio namespace).
-fn is_own_istiod_service(object: &Value, revision: &str, namespace: &str) -> bool {
-    let label = |name: &str| {
-        object
-            .pointer("/metadata/labels")
-            .and_then(|l| l.get(name))
-            .and_then(Value::as_str)
-    };
-    object["kind"] == "Service"
-        && object
-            .pointer("/metadata/namespace")
-            .and_then(Value::as_str)
-            == Some(namespace)
-        && label(vocab::labels::REVISION_LABEL) == Some(revision)
-        && label(vocab::labels::TAG_LABEL).is_none()
-        && label("app") == Some("istiod")
 }
 
 impl Install {

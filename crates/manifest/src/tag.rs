@@ -432,15 +432,32 @@ pub fn default_tag_needed(merged: &Value, default_tag_exists: bool) -> bool {
 /// Whether `object` is a revision's own sidecar injector for `revision` (a
 /// MutatingWebhookConfiguration labelled `istio.io/rev=<revision>` and not `istio.io/tag`).
 pub fn is_own_injector(object: &Value, revision: &str) -> bool {
-    let label = |name: &str| {
-        object
-            .pointer("/metadata/labels")
-            .and_then(|l| l.get(name))
+    is_revisions_own(object, "MutatingWebhookConfiguration", revision)
+}
+
+/// A revision's istiod Service, as istioctl's tag code finds it (`istio.io/rev=<revision>`, no
+/// `istio.io/tag`, `app=istiod`, in the Istio namespace `namespace`).
+pub fn is_own_istiod_service(object: &Value, revision: &str, namespace: &str) -> bool {
+    is_revisions_own(object, "Service", revision)
+        && object
+            .pointer("/metadata/namespace")
             .and_then(Value::as_str)
-    };
-    object["kind"] == "MutatingWebhookConfiguration"
-        && label(REVISION_LABEL) == Some(revision)
-        && label(TAG_LABEL).is_none()
+            == Some(namespace)
+        && label(object, "app") == Some("istiod")
+}
+
+/// An object of `kind` that belongs to `revision` itself rather than to a tag pointing at it.
+fn is_revisions_own(object: &Value, kind: &str, revision: &str) -> bool {
+    object["kind"] == kind
+        && label(object, REVISION_LABEL) == Some(revision)
+        && label(object, TAG_LABEL).is_none()
+}
+
+fn label<'a>(object: &'a Value, name: &str) -> Option<&'a str> {
+    object
+        .pointer("/metadata/labels")
+        .and_then(|l| l.get(name))
+        .and_then(Value::as_str)
 }
 
 /// Whether generating the default tag will succeed once an install has applied its objects:
