@@ -442,9 +442,17 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
     let chart = helm::chart::load_path(&chart_dir).map_err(|e| Failure::input(e.to_string()))?;
     let mut value_files = Vec::new();
     for path in &args.values {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Failure::input(format!("open {}: {}", path.display(), io_error_text(&e)))
-        })?;
+        // helm reads `-` (spaces around it allowed) from stdin, and names it `-` in errors.
+        let text = if path.to_str().is_some_and(|p| p.trim() == "-") {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+                .map_err(|e| Failure::input(format!("read stdin: {}", io_error_text(&e))))?;
+            text
+        } else {
+            std::fs::read_to_string(path).map_err(|e| {
+                Failure::input(format!("open {}: {}", path.display(), io_error_text(&e)))
+            })?
+        };
         value_files.push((path.display().to_string(), text));
     }
     let options = helm::template::TemplateOptions {
