@@ -168,12 +168,25 @@ impl SourceMap {
         }
     }
 
-    /// The origin of `path`, or of its nearest recorded ancestor (a value the merge created
-    /// inside something a layer set, or a default, is attributed to what set its parent).
+    /// The origin of `path`; else, when something was recorded under it, the first such
+    /// record (a key that only a `--set` flag under it created, such as the misspelt
+    /// `components.pilott` of `--set components.pilott.enabled=true`: files record every key
+    /// they write, flags only the leaf); else that of its nearest recorded ancestor (a value the
+    /// merge created inside something a layer set, or a default, is attributed to what set its
+    /// parent).
     pub fn lookup(&self, path: &[PathSeg]) -> Option<&Origin> {
-        (0..=path.len())
-            .rev()
-            .find_map(|n| self.records.get(&path[..n]))
+        self.records.get(path).or_else(|| {
+            self.records
+                .range(path.to_vec()..)
+                .take_while(|(p, _)| p.starts_with(path))
+                .map(|(_, o)| o)
+                .next()
+                .or_else(|| {
+                    (0..path.len())
+                        .rev()
+                        .find_map(|n| self.records.get(&path[..n]))
+                })
+        })
     }
 
     /// Records for `to` what is recorded for `from` and under it (for values the merge copies,
@@ -298,6 +311,30 @@ mod tests {
         );
         assert!(sm.get(&path("spec.values.global.x")).is_none());
         assert_eq!(at_in(&sm, "spec.other").as_deref(), Some("my.yaml:1:1"));
+    }
+
+    #[test]
+    fn a_key_only_a_set_flag_created_is_the_flags() {
+        let mut sm = SourceMap::new();
+        let profile = "spec:\n  components:\n    pilot:\n      enabled: true\n";
+        sm.push(Layer::profile("default", "profiles/default.yaml", profile).unwrap());
+        sm.push(Layer::set_flag(
+            "components.pilott.enabled=true",
+            path("spec.components.pilott.enabled"),
+        ));
+        let at = |p: &str| sm.lookup(&path(p)).map(|o| o.to_string());
+        assert_eq!(
+            at("spec.components.pilott").as_deref(),
+            Some("--set components.pilott.enabled=true")
+        );
+        assert_eq!(
+            at("spec.components.pilot").as_deref(),
+            Some("profiles/default.yaml:3:5 (profile default)")
+        );
+        assert_eq!(
+            at("spec.components.pilot.k8s").as_deref(),
+            Some("profiles/default.yaml:3:5 (profile default)")
+        );
     }
 
     #[test]
