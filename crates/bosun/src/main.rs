@@ -491,7 +491,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         .stdout
         .write_to(&mut stdout)
         .and_then(|()| stdout.flush())
-        .map_err(|e| Failure::input(format!("writing output: {e}")));
+        .map_err(|e| Failure::input(mesh::output_error(e)));
     // The process ends next (`exit_now`): the rendered files and the chart are left to it.
     std::mem::forget(output);
     std::mem::forget(chart);

@@ -207,8 +207,7 @@ pub fn manifest_generate(
             let mut file = std::fs::File::create(path).map_err(|e| failure("open", e))?;
             write(&mut file).map_err(|e| failure("write", e))
         }
-        None => write(&mut std::io::stdout().lock())
-            .map_err(|e| MeshFailure(format!("writing output: {e}"))),
+        None => write(&mut std::io::stdout().lock()).map_err(|e| MeshFailure(output_error(e))),
     };
     // The process ends after printing: freeing the objects' trees (megabytes of small nodes
     // for Istio's CRDs) would only cost time.
@@ -221,5 +220,22 @@ pub fn write_stdout(text: &str) -> Result<(), MeshFailure> {
     stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
-        .map_err(|e| MeshFailure(format!("writing output: {e}")))
+        .map_err(|e| MeshFailure(output_error(e)))
+}
+
+/// What to say when printing on stdout failed: `writing output: …`. A closed pipe (`bosun … |
+/// head`) instead ends the process as istioctl and helm (Go programs) end: killed by SIGPIPE,
+/// saying nothing, so the shell sees status 141 as it does for them. Rust ignores SIGPIPE, so
+/// bosun sees the closed pipe as an error of the write instead.
+pub(crate) fn output_error(e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        // SAFETY: restoring a signal's default action and raising it take no pointers; _exit
+        // is only reached if the signal did not end the process.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            libc::raise(libc::SIGPIPE);
+            libc::_exit(141);
+        }
+    }
+    format!("writing output: {e}")
 }

@@ -7,7 +7,8 @@
 //!   `BOSUN_PROFILE_ORACLE` names). Istio removed the command in 1.24, so the pinned istioctl
 //!   has none;
 //! - `manifest diff` (tests/cases/manifest-diff/NAME/{a.yaml,b.yaml,args,expected});
-//! - `validate` (tests/cases/validate/NAME.yaml → NAME.expected: stdout, stderr, exit status).
+//! - `validate` (tests/cases/validate/NAME.yaml → NAME.expected: stdout, stderr, exit status);
+//! - output into a pipe closed early (`bosun … | head`).
 //!
 //! `BOSUN_ISTIO` may point at an already fetched Istio module (its `manifests/` is used).
 
@@ -229,4 +230,28 @@ fn validate_cases() {
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `bosun manifest generate | head -1`: when the reader closes the pipe, bosun ends as istioctl
+/// (a Go program) does, killed by SIGPIPE with nothing on stderr, not with an error message.
+#[test]
+fn a_closed_pipe_ends_bosun_quietly_by_sigpipe() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let istio = fetched("BOSUN_ISTIO", "fetch-istio").expect("scripts/fetch-istio");
+    let manifests = istio.join("manifests");
+    // The demo profile's manifest is far larger than a pipe holds, so bosun is still writing
+    // when the pipe closes.
+    let mut child = bosun()
+        .args(["manifest", "generate", "--set", "profile=demo", "-d"])
+        .arg(&manifests)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(13), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
