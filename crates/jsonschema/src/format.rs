@@ -474,7 +474,7 @@ fn email(s: &str) -> Result<(), String> {
 }
 
 fn date(s: &str) -> Result<(), String> {
-    gotime::time::check_parse("2006-01-02", s)
+    gotime::time::check_parse("2006-01-02", s).map_err(|e| e.to_string())
 }
 
 fn time(text: &str) -> Result<(), String> {

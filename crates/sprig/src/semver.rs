@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 use std::sync::LazyLock;
 
-use gotemplate::{ArgType, Field, Func, FuncError, FuncMap, IntKind, Object, Value};
+use gotemplate::{ArgType, Field, Func, FuncError, FuncMap, IntKind, MarshalError, Object, Value};
 use regex::Regex;
 
 use super::{def, s};
@@ -447,11 +447,11 @@ impl Object for VersionObject {
 
     /// `Version.MarshalJSON`: its `String()` as a JSON string (the characters a version may
     /// hold need no escaping).
-    fn marshal_json(&self) -> Option<Result<String, String>> {
+    fn marshal_json(&self) -> Option<Result<String, MarshalError>> {
         Some(Ok(format!("\"{}\"", self.string())))
     }
 
-    fn marshal_text(&self) -> Option<Result<String, String>> {
+    fn marshal_text(&self) -> Option<Result<String, MarshalError>> {
         Some(Ok(self.string()))
     }
 
