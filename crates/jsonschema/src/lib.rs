@@ -86,7 +86,7 @@ impl Loader {
     /// Helm's `SchemeURLLoader`: the document at `url` by its scheme; the error is the
     /// loader's own text (the library adds `failing loading "URL": `).
     fn load(&mut self, url: &str) -> Result<Value, String> {
-        let u = gourl::parse(url)?;
+        let u = gourl::parse(url).map_err(|e| e.to_string())?;
         match u.scheme.as_str() {
             "file" => {
                 let path = &u.path;
