@@ -305,7 +305,7 @@ impl Parser<'_> {
             return Ok(Value::Nil);
         }
         let (value, used) = goyaml::json_read::from_json_prefix(&self.chars[self.pos..])
-            .map_err(|e| Stop::Error(StrvalsError(e)))?;
+            .map_err(|e| Stop::Error(StrvalsError(e.to_string())))?;
         self.pos += used;
         self.empty_val();
         Ok(value)

@@ -146,14 +146,14 @@ fn unmarshal_json(bytes: &[u8]) -> Result<Value, String> {
             }
             Ok(v)
         }
-        Err(e) if e == "unexpected end of JSON input" => {
+        Err(goyaml::json_read::JsonError::UnexpectedEnd) => {
             if text.chars().all(white) {
                 Err("EOF".into())
             } else {
                 Err("unexpected EOF".into())
             }
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.to_string()),
     }
 }
 
