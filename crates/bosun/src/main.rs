@@ -460,7 +460,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         output_dir: args.output_dir,
         use_release_name: args.release_name,
         skip_schema_validation: args.skip_schema_validation,
-        schema_http: Some(schema_fetch::fetch),
+        schema_http: Some(|url| schema_fetch::fetch(url).map_err(Into::into)),
     };
     let output = helm::template::template(&chart, &options).map_err(template_failure)?;
     let mut stderr = std::io::stderr().lock();

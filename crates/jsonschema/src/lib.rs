@@ -52,10 +52,33 @@ use gotemplate::{Map, Value};
 #[error("{0}")]
 pub struct SchemaError(pub String);
 
-/// GETs an `http:`/`https:` URL for a schema `$ref` and returns the body. Errors are the whole
-/// text Helm's loader gives (`HTTP request to URL returned status 404 (Not Found)`,
-/// `HTTP request failed for URL: ...`); the body is decoded as JSON here.
-pub type FetchUrl = fn(&str) -> Result<Vec<u8>, String>;
+/// GETs an `http:`/`https:` URL for a schema `$ref` and returns the body; the body is decoded
+/// as JSON here.
+pub type FetchUrl = fn(&str) -> Result<Vec<u8>, FetchError>;
+
+/// Why a fetcher could not GET a schema: the whole text Helm's loader gives (`HTTP request to
+/// URL returned status 404 (Not Found)`, `HTTP request failed for URL: ...`), which the library
+/// prints after `failing loading "URL": `. Only the fetcher (the caller's HTTP client) knows
+/// the failure, so the text is all there is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FetchError {
+    pub message: String,
+}
+
+impl FetchError {
+    pub fn new(message: impl Into<String>) -> FetchError {
+        FetchError {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<String> for FetchError {
+    fn from(message: String) -> FetchError {
+        FetchError::new(message)
+    }
+}
 
 /// Where the documents schema `$ref`s name come from, for one render: what was loaded (each
 /// document is loaded once), and what loading logged.
@@ -102,7 +125,7 @@ impl Loader {
             }
             "http" | "https" if self.http.is_some() => {
                 let fetch = self.http.expect("checked");
-                unmarshal_json(&fetch(url)?)
+                unmarshal_json(&fetch(url).map_err(|e| e.message)?)
             }
             "urn" => {
                 if self.warned.insert(url.to_string()) {
@@ -298,15 +321,15 @@ mod tests {
 
     static FETCHES: AtomicUsize = AtomicUsize::new(0);
 
-    fn fetch_defs(url: &str) -> Result<Vec<u8>, String> {
+    fn fetch_defs(url: &str) -> Result<Vec<u8>, FetchError> {
         FETCHES.fetch_add(1, Ordering::SeqCst);
         match url {
             "https://schemas.example/defs.json" => {
                 Ok(br#"{"$defs": {"port": {"type": "integer", "maximum": 65535}}}"#.to_vec())
             }
-            _ => Err(format!(
+            _ => Err(FetchError::new(format!(
                 "HTTP request to {url} returned status 404 (Not Found)"
-            )),
+            ))),
         }
     }
 
