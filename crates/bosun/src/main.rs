@@ -447,7 +447,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         set: args.set,
         set_string: args.set_string,
         set_file: args.set_file,
-        read_file: Some(read_value_file),
+        read_file: Some(|path| read_value_file(path).map_err(Into::into)),
         show_only: args.show_only,
         kube_version: args.kube_version,
         api_versions: args.api_versions,
@@ -487,7 +487,6 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
 /// here, as Helm prints them as it goes.
 fn template_failure(e: helm::template::TemplateError) -> Failure {
     match e {
-        helm::template::TemplateError::Input(message) => Failure::input(message),
         helm::template::TemplateError::Render(e) => Failure {
             message: e.0,
             render_hint: true,
@@ -500,6 +499,7 @@ fn template_failure(e: helm::template::TemplateError) -> Failure {
             }
             template_failure(*error)
         }
+        other => Failure::input(other.to_string()),
     }
 }
 

@@ -61,7 +61,8 @@ pub fn render_chart_ahead(
         .map_err(|e| RenderError::Values(e.to_string()))?;
     let kube_version = match kube_version {
         Some(v) => v.clone(),
-        None => KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::Values)?,
+        None => KubeVersion::parse(ISTIOCTL_KUBE_VERSION)
+            .map_err(|e| RenderError::Values(e.to_string()))?,
     };
     let capabilities = Capabilities {
         kube_version: Rc::new(kube_version),
