@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use iop::merge::ReadProfileError;
+
 /// Locates the pinned release's `manifests/` directory when it is first needed. The caller
 /// decides how (the CLI fetches it into its cache; the operator's image has it built in).
 pub type LocateDefault = Arc<dyn Fn() -> Result<PathBuf, String> + Send + Sync>;
@@ -47,9 +49,11 @@ impl InstallPackages {
         &self,
         install_package_path: &str,
         profile: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, ReadProfileError> {
         let rel = format!("profiles/{profile}.yaml");
-        let dir = self.dir(install_package_path)?;
+        let dir = self
+            .dir(install_package_path)
+            .map_err(|message| ReadProfileError::Package { message })?;
         let builtin = install_package_path.is_empty();
         if !go_valid_fs_path(&rel) {
             let why = if builtin {
@@ -57,15 +61,18 @@ impl InstallPackages {
             } else {
                 "invalid argument"
             };
-            return Err(format!("open {rel}: {why}"));
+            return Err(ReadProfileError::Open {
+                path: rel,
+                reason: why.to_string(),
+            });
         }
         std::fs::read_to_string(dir.join(&rel)).map_err(|e| {
-            let why = if builtin && e.kind() == std::io::ErrorKind::NotFound {
+            let reason = if builtin && e.kind() == std::io::ErrorKind::NotFound {
                 "file does not exist".to_string()
             } else {
                 io_error_text(&e)
             };
-            format!("open {rel}: {why}")
+            ReadProfileError::Open { path: rel, reason }
         })
     }
 
@@ -194,7 +201,12 @@ mod tests {
         assert_eq!(packages.dir("/x").unwrap(), PathBuf::from("/x"));
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
         assert_eq!(packages.dir("").unwrap_err(), "offline");
-        assert_eq!(packages.read_profile("", "default").unwrap_err(), "offline");
+        assert_eq!(
+            packages.read_profile("", "default").unwrap_err(),
+            ReadProfileError::Package {
+                message: "offline".into()
+            }
+        );
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }
