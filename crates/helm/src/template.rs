@@ -160,10 +160,10 @@ pub enum TemplateError {
     NoReadFile,
     /// `--name-template` does not parse.
     #[error(transparent)]
-    NameTemplateParse(gotemplate::ParseError),
+    NameTemplateParse(Box<gotemplate::ParseError>),
     /// `--name-template` fails to execute.
     #[error(transparent)]
-    NameTemplateExec(gotemplate::ExecError),
+    NameTemplateExec(Box<gotemplate::ExecError>),
     #[error("release name check failed: {0}")]
     ReleaseName(#[source] ReleaseNameError),
     /// The chart's `type` is not `application` (a library chart).
@@ -263,9 +263,9 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
 pub fn name_from_template(text: &str) -> Result<String, TemplateError> {
     let mut set = gotemplate::Templates::new(sprig::sprig_funcs());
     set.parse("name-template", text)
-        .map_err(TemplateError::NameTemplateParse)?;
+        .map_err(|e| TemplateError::NameTemplateParse(Box::new(e)))?;
     set.execute("name-template", Value::Nil)
-        .map_err(TemplateError::NameTemplateExec)
+        .map_err(|e| TemplateError::NameTemplateExec(Box::new(e)))
 }
 
 /// Helm's `ValidateReleaseName`, worded as `helm install`'s name check.
