@@ -29,6 +29,8 @@ pub struct ReadFileError {
     pub message: String,
 }
 
+/// A reader words its own failure (only it knows the OS error); it hands the text over with
+/// `Into::into`.
 impl From<String> for ReadFileError {
     fn from(message: String) -> ReadFileError {
         ReadFileError { message }

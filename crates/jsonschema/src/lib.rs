@@ -74,6 +74,8 @@ impl FetchError {
     }
 }
 
+/// The fetcher is the CLI's, which does not depend on this crate: it hands its text over with
+/// `Into::into` inside `helm::template::TemplateOptions::schema_http`.
 impl From<String> for FetchError {
     fn from(message: String) -> FetchError {
         FetchError::new(message)

@@ -22,6 +22,7 @@ pub struct LocateError {
     pub message: String,
 }
 
+/// A locator words its own failure; it hands the text over with `Into::into`.
 impl From<String> for LocateError {
     fn from(message: String) -> LocateError {
         LocateError { message }
