@@ -435,15 +435,29 @@ impl KubernetesVersion {
     }
 }
 
+/// Why precheck cannot run where istioctl's cannot either, in istioctl's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrecheckError {
+    /// The API server's version reads as no version.
+    #[error("could not parse Kubernetes version {git_version:?}")]
+    KubernetesVersion { git_version: String },
+    /// `--from-version` is not `MAJOR.MINOR`.
+    #[error("invalid version {from}, expected format like '1.0'")]
+    FromVersionFormat { from: String },
+    #[error("expected major version 1, got {from}")]
+    FromVersionMajor { from: String },
+    #[error("minor version is not a number: {minor}")]
+    FromVersionMinor { minor: String },
+}
+
 /// IST0142 when the API server is older than [`MIN_KUBERNETES_MINOR`] (the message names its
 /// `gitVersion`, as istioctl's does); an error when no version can be read from it.
-pub fn kubernetes_version(version: &KubernetesVersion) -> Result<Option<Finding>, String> {
-    let v = version.compared().ok_or_else(|| {
-        format!(
-            "could not parse Kubernetes version {:?}",
-            version.git_version
-        )
-    })?;
+pub fn kubernetes_version(version: &KubernetesVersion) -> Result<Option<Finding>, PrecheckError> {
+    let v = version
+        .compared()
+        .ok_or_else(|| PrecheckError::KubernetesVersion {
+            git_version: version.git_version.clone(),
+        })?;
     if v.major() > 1 || v.minor() >= MIN_KUBERNETES_MINOR {
         return Ok(None);
     }
@@ -692,16 +706,20 @@ pub fn skipped(check: &str, error: &str) -> Finding {
 
 /// istioctl's `--from-version` check: IST0169 when `from` is 1.21 or older and the Service
 /// `istio-system/zipkin` exists. An error when `from` is not `1.<minor>`, in istioctl's words.
-pub fn from_version(from: &str, zipkin_exists: bool) -> Result<Vec<Finding>, String> {
+pub fn from_version(from: &str, zipkin_exists: bool) -> Result<Vec<Finding>, PrecheckError> {
     let (major, minor) = from
         .split_once('.')
-        .ok_or_else(|| format!("invalid version {from}, expected format like '1.0'"))?;
+        .ok_or_else(|| PrecheckError::FromVersionFormat {
+            from: from.to_string(),
+        })?;
     if major != "1" {
-        return Err(format!("expected major version 1, got {from}"));
+        return Err(PrecheckError::FromVersionMajor {
+            from: from.to_string(),
+        });
     }
-    let minor: i64 = minor
-        .parse()
-        .map_err(|_| format!("minor version is not a number: {minor}"))?;
+    let minor: i64 = minor.parse().map_err(|_| PrecheckError::FromVersionMinor {
+        minor: minor.to_string(),
+    })?;
     if minor > 21 || !zipkin_exists {
         return Ok(Vec::new());
     }
@@ -732,7 +750,7 @@ pub struct Facts {
 
 /// Every finding for `facts`, sorted (see [`sort_findings`]). An error only where istioctl
 /// fails too: an unreadable Kubernetes version or `--from-version`.
-pub fn precheck(facts: &Facts) -> Result<Vec<Finding>, String> {
+pub fn precheck(facts: &Facts) -> Result<Vec<Finding>, PrecheckError> {
     let mut out = Vec::new();
     out.extend(kubernetes_version(&facts.kubernetes_version)?);
     out.extend(permissions(&facts.access));
@@ -867,6 +885,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn from_version_errors_keep_what_was_given() {
+        assert_eq!(
+            from_version("2.0", false).unwrap_err(),
+            PrecheckError::FromVersionMajor { from: "2.0".into() }
+        );
+        assert_eq!(
+            from_version("1.x", false).unwrap_err().to_string(),
+            "minor version is not a number: x"
+        );
+        assert_eq!(
+            from_version("1", false).unwrap_err().to_string(),
+            "invalid version 1, expected format like '1.0'"
+        );
+    }
+
     /// Every case in `tests/cases/assess/precheck`: the facts precheck read (see [`facts`]
     /// above for the keys) and either the expected `findings` (each `code`, `level`, `origin`,
     /// `message`, `fix`; a `fix` left out is not compared) and `exit` (and `exit_fail_on_warning`),
@@ -889,7 +923,7 @@ mod tests {
             let got = precheck(&facts(&case));
             if let Some(want) = case.get("error").and_then(Value::as_str) {
                 match got {
-                    Err(e) if e == want => {}
+                    Err(e) if e.to_string() == want => {}
                     other => failures.push(format!("{name}: want error {want:?}, got {other:?}")),
                 }
                 continue;

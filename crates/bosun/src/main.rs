@@ -462,7 +462,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         set: args.set,
         set_string: args.set_string,
         set_file: args.set_file,
-        read_file: Some(read_value_file),
+        read_file: Some(|path| read_value_file(path).map_err(Into::into)),
         show_only: args.show_only,
         kube_version: args.kube_version,
         api_versions: args.api_versions,
@@ -475,7 +475,7 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
         output_dir: args.output_dir,
         use_release_name: args.release_name,
         skip_schema_validation: args.skip_schema_validation,
-        schema_http: Some(schema_fetch::fetch),
+        schema_http: Some(|url| schema_fetch::fetch(url).map_err(Into::into)),
     };
     let output = helm::template::template(&chart, &options).map_err(template_failure)?;
     let mut stderr = std::io::stderr().lock();
@@ -502,7 +502,6 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
 /// here, as Helm prints them as it goes.
 fn template_failure(e: helm::template::TemplateError) -> Failure {
     match e {
-        helm::template::TemplateError::Input(message) => Failure::input(message),
         helm::template::TemplateError::Render(e) => Failure {
             message: e.0,
             render_hint: true,
@@ -515,6 +514,7 @@ fn template_failure(e: helm::template::TemplateError) -> Failure {
             }
             template_failure(*error)
         }
+        other => Failure::input(other.to_string()),
     }
 }
 

@@ -87,7 +87,9 @@ impl<E: std::fmt::Display> From<E> for MeshFailure {
 
 /// The install packages, with the pinned release fetched into bosun's cache on first use.
 pub fn packages() -> pipeline::InstallPackages {
-    pipeline::InstallPackages::new(std::sync::Arc::new(crate::release::manifests_dir))
+    pipeline::InstallPackages::new(std::sync::Arc::new(|| {
+        crate::release::manifests_dir().map_err(Into::into)
+    }))
 }
 
 /// Reads the `-f` inputs (stdin for `-`).
@@ -176,6 +178,10 @@ pub fn render(
     detect: Option<Detect<'_>>,
 ) -> Result<pipeline::Rendered, MeshFailure> {
     let inputs = inputs(input)?;
+    let detect = detect.map(|d| move || d().map_err(pipeline::DetectError::new));
+    let detect = detect
+        .as_ref()
+        .map(|d| d as &dyn Fn() -> Result<pipeline::Detected, pipeline::DetectError>);
     let rendering = pipeline::render(&inputs, packages, force, detect);
     print_diagnostics(&rendering.diagnostics);
     Ok(rendering.result?)

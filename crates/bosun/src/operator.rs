@@ -373,7 +373,7 @@ fn inline_render(
 ) -> operator::render::InlineRender {
     operator::render::InlineRender {
         manifests,
-        locate: Arc::new(crate::release::manifests_dir),
+        locate: Arc::new(|| crate::release::manifests_dir().map_err(Into::into)),
         detected: crate::mesh::detected(facts),
     }
 }

@@ -90,7 +90,7 @@ pub(crate) fn findings(
     let facts = prepared
         .runtime
         .block_on(prepared.client.precheck_facts(Some(install), from_version))?;
-    assess::precheck::precheck(&facts).map_err(MeshFailure)
+    assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))
 }
 
 /// istioctl's closing error, with its page for Istio `version`.

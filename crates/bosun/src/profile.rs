@@ -170,7 +170,7 @@ fn layered_profile(
             |path: &Path| -> Result<serde_json::Map<String, serde_json::Value>, MeshFailure> {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| fail(format!("open {}: {}", path.display(), io_error_text(&e))))?;
-                iop::merge::map_from_yaml(&text).map_err(fail)
+                iop::merge::map_from_yaml(&text).map_err(|e| fail(e.to_string()))
             };
         let top = read_file(Path::new(operand))?;
         if Path::new(operand)

@@ -250,6 +250,18 @@ pub struct NumberNode {
     pub text: Box<str>,
 }
 
+/// Why a number literal is not one (Go's `newNumber`), in Go's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    #[error("illegal number syntax: {}", strconv::quote(.text))]
+    Syntax { text: String },
+    #[error("integer overflow: {}", strconv::quote(.text))]
+    Overflow { text: String },
+    /// Go's `strconv.UnquoteChar` refused the literal; its message is Go's.
+    #[error("{message}")]
+    CharConstant { message: String },
+}
+
 const TWO_63: f64 = 9_223_372_036_854_775_808.0;
 const TWO_64: f64 = 18_446_744_073_709_551_616.0;
 
@@ -260,7 +272,7 @@ impl NumberNode {
         text: &str,
         char_constant: bool,
         complex: bool,
-    ) -> Result<NumberNode, String> {
+    ) -> Result<NumberNode, NumberError> {
         let mut n = NumberNode {
             pos,
             is_int: false,
@@ -274,8 +286,10 @@ impl NumberNode {
             text: text.into(),
         };
         if char_constant {
-            let r = strconv::unquote_char_constant(text)
-                .map_err(|e| e.unwrap_or_else(|| "invalid syntax".to_string()))?;
+            let r =
+                strconv::unquote_char_constant(text).map_err(|e| NumberError::CharConstant {
+                    message: e.unwrap_or_else(|| "invalid syntax".to_string()),
+                })?;
             n.int64 = i64::from(r);
             n.uint64 = u64::from(r);
             n.float64 = f64::from(r);
@@ -285,8 +299,8 @@ impl NumberNode {
             return Ok(n);
         }
         if complex {
-            let (re, im) = parse_complex(text)
-                .ok_or_else(|| format!("illegal number syntax: {}", strconv::quote(text)))?;
+            let (re, im) =
+                parse_complex(text).ok_or_else(|| NumberError::Syntax { text: text.into() })?;
             n.is_complex = true;
             n.complex128 = (re, im);
             n.simplify_complex();
@@ -323,14 +337,14 @@ impl NumberNode {
         } else if let Some(f) = strconv::parse_float(text) {
             // Parsed as a float but looks like an integer: too big for an integer type.
             if !text.contains(['.', 'e', 'E', 'p', 'P']) {
-                return Err(format!("integer overflow: {}", strconv::quote(text)));
+                return Err(NumberError::Overflow { text: text.into() });
             }
             n.is_float = true;
             n.float64 = f;
             n.set_integers_from_float();
         }
         if !n.is_int && !n.is_uint && !n.is_float {
-            return Err(format!("illegal number syntax: {}", strconv::quote(text)));
+            return Err(NumberError::Syntax { text: text.into() });
         }
         Ok(n)
     }
@@ -503,7 +517,7 @@ mod tests {
 
     fn num(text: &str) -> Result<NumberNode, String> {
         let complex = text.ends_with('i') && text[1..].contains(['+', '-']);
-        NumberNode::new(0, text, text.starts_with('\''), complex)
+        NumberNode::new(0, text, text.starts_with('\''), complex).map_err(|e| e.to_string())
     }
 
     /// Go's parse_test.go numberTests: which interpretations each literal has.
@@ -708,6 +722,10 @@ mod tests {
             "malformed character constant: 'ab'"
         );
         assert_eq!(num("'\\q'").unwrap_err(), "invalid syntax");
+        assert_eq!(
+            NumberNode::new(0, "089", false, false).err(),
+            Some(NumberError::Overflow { text: "089".into() })
+        );
         let c = NumberNode::new(0, "1+2i", false, true).unwrap();
         assert!(c.is_complex && !c.is_float);
         assert_eq!(c.complex128, (1.0, 2.0));

@@ -12,7 +12,7 @@
 use std::rc::Rc;
 
 use crate::fmt;
-use crate::funcs::{ArgType, Context, Func, FuncError, FuncMap};
+use crate::funcs::{ArgError, ArgType, Context, Func, FuncError, FuncMap};
 use crate::value::{IntKind, List, Value};
 
 type R = Result<Value, FuncError>;
@@ -366,13 +366,16 @@ pub fn call(ctx: &mut dyn Context, name: &str, func: &Value, args: &[Value]) -> 
 }
 
 /// Go's `prepareArg`: `value` for a parameter of type `ty`, converting between integer types.
-pub fn prepare_arg(value: Value, ty: ArgType) -> Result<Value, String> {
+pub fn prepare_arg(value: Value, ty: ArgType) -> Result<Value, ArgError> {
     if ty == ArgType::Reflect {
         return Ok(value);
     }
     if value.is_nil() {
         if !ty.can_be_nil() {
-            return Err(format!("value is nil; should be of type {}", ty.go_name()));
+            return Err(ArgError::new(format!(
+                "value is nil; should be of type {}",
+                ty.go_name()
+            )));
         }
         return Ok(Value::Nil);
     }
@@ -392,11 +395,11 @@ pub fn prepare_arg(value: Value, ty: ArgType) -> Result<Value, String> {
     if ok {
         Ok(value)
     } else {
-        Err(format!(
+        Err(ArgError::new(format!(
             "value has type {}; should be {}",
             value.type_name(),
             ty.go_name()
-        ))
+        )))
     }
 }
 

@@ -920,7 +920,7 @@ impl<'t> State<'t> {
     }
 
     fn validate(&self, v: Value, ty: ArgType) -> R<Value> {
-        convert_arg(ty, v).map_err(|m| self.error(m))
+        convert_arg(ty, v).map_err(|e| self.error(e.message))
     }
 
     /// An argument for a parameter of type `ty`: computed values are checked, literals are

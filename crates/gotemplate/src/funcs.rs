@@ -205,12 +205,15 @@ impl fmt::Debug for Func {
 /// Go's `validateType` for a computed (non-literal) argument: convert `value` to `ty` or say why
 /// it cannot be, in Go's words. No value becomes the parameter's zero value where Go allows nil;
 /// a nil `interface{}` (a YAML `null` reached through a field) fits only `interface{}` parameters.
-pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
+pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, ArgError> {
     if value.is_invalid() {
         return match ty {
             ArgType::Reflect => Ok(Value::Invalid),
             t if t.can_be_nil() => Ok(Value::Nil),
-            t => Err(format!("invalid value; expected {}", t.go_name())),
+            t => Err(ArgError::new(format!(
+                "invalid value; expected {}",
+                t.go_name()
+            ))),
         };
     }
     let ok = match (ty, &value) {
@@ -240,10 +243,26 @@ pub fn convert_arg(ty: ArgType, value: Value) -> Result<Value, String> {
         Value::Nil => "interface {}".to_string(),
         other => other.type_name(),
     };
-    Err(format!(
+    Err(ArgError::new(format!(
         "wrong type for value; expected {}; got {got}",
         ty.go_name()
-    ))
+    )))
+}
+
+/// Why an argument does not fit its parameter's type, in Go's words (`wrong type for value;
+/// expected string; got int`); callers add where (`arg 0: `, the executor's location).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ArgError {
+    pub message: String,
+}
+
+impl ArgError {
+    pub fn new(message: impl Into<String>) -> ArgError {
+        ArgError {
+            message: message.into(),
+        }
+    }
 }
 
 /// The methods of named map types (Helm's `common.Values`): the method `name` of `map` as a

@@ -23,10 +23,10 @@ pub mod text;
 pub mod value;
 
 pub use error::{ExecError, ExecErrorKind, Location, ParseError};
-pub use funcs::{ArgType, Context, Func, FuncError, FuncMap, MapMethods, TextError};
+pub use funcs::{ArgError, ArgType, Context, Func, FuncError, FuncMap, MapMethods, TextError};
 pub use template::{DetachedParser, MissingKey, Parsed, Templates};
 pub use text::Str;
-pub use value::{Field, IntKind, List, Map, MapSource, Object, Value};
+pub use value::{Field, IntKind, List, Map, MapSource, MarshalError, Object, Value};
 
 /// The hash maps of names (functions, templates): foldhash instead of SipHash, whose cost
 /// showed in every parse and call that looks a name up. Seeded per process.

@@ -713,7 +713,7 @@ impl<'a> Parser<'a, '_> {
                     token.typ == ItemType::CharConstant,
                     token.typ == ItemType::Complex,
                 )
-                .map_err(|e| self.errorf(e))?;
+                .map_err(|e| self.errorf(e.to_string()))?;
                 Operand::Number(Box::new(n))
             }
             ItemType::LeftParen => {

@@ -402,6 +402,19 @@ impl Field {
     }
 }
 
+/// The error an [`Object`]'s `MarshalJSON` or `MarshalText` returned. Each type that has
+/// those methods fails in its own way (`time.Time`'s range checks), so the error is the type's
+/// own, kept whole; it prints as Go's error's text, which the encoders wrap in their own words.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct MarshalError(Box<dyn std::error::Error + Send + Sync>);
+
+impl MarshalError {
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> MarshalError {
+        MarshalError(error.into())
+    }
+}
+
 /// A Go struct, pointer or named type exposed to templates: fields by name, methods by name.
 ///
 /// The executor resolves `.Name` on an object by trying a method first, then a field, as Go does.
@@ -490,13 +503,13 @@ pub trait Object {
         None
     }
 
-    /// Go's `json.Marshaler`: the JSON text `MarshalJSON` returns, or its error's text.
-    fn marshal_json(&self) -> Option<Result<String, String>> {
+    /// Go's `json.Marshaler`: the JSON text `MarshalJSON` returns, or its error.
+    fn marshal_json(&self) -> Option<Result<String, MarshalError>> {
         None
     }
 
-    /// Go's `encoding.TextMarshaler`: the text `MarshalText` returns, or its error's text.
-    fn marshal_text(&self) -> Option<Result<String, String>> {
+    /// Go's `encoding.TextMarshaler`: the text `MarshalText` returns, or its error.
+    fn marshal_text(&self) -> Option<Result<String, MarshalError>> {
         None
     }
 

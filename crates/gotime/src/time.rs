@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use gotemplate::fmt::quote;
-use gotemplate::{ArgType, Func, IntKind, Object, Value};
+use gotemplate::{ArgType, Func, IntKind, MarshalError, Object, Value};
 
 const STR: ArgType = ArgType::String;
 const INT: ArgType = ArgType::Int(IntKind::Int);
@@ -362,14 +362,14 @@ impl Time {
 
     /// `t.MarshalJSON()`: RFC 3339 with nanoseconds, quoted, refused (as Go's
     /// `appendStrictRFC3339` refuses it) where that text would not be RFC 3339.
-    pub fn marshal_json(&self) -> Result<String, String> {
+    pub fn marshal_json(&self) -> Result<String, MarshalJsonError> {
         if !(0..=9999).contains(&self.civil().year) {
-            return Err("Time.MarshalJSON: year outside of range [0,9999]".into());
+            return Err(MarshalJsonError::Year);
         }
         // The zone is written in whole minutes; its hours must fit RFC 3339's two digits.
         let offset = self.zone().offset;
         if offset != 0 && (offset / 60).abs() / 60 >= 24 {
-            return Err("Time.MarshalJSON: timezone hour outside of range [0,23]".into());
+            return Err(MarshalJsonError::ZoneHour);
         }
         Ok(format!("\"{}\"", self.rfc3339_nano()))
     }
@@ -773,25 +773,59 @@ pub fn format(t: &Time, layout: &str) -> String {
     out
 }
 
-/// Go's `time.ParseError` text.
+/// Go's `time.ParseError`: the layout and value parsed, the element of each where parsing
+/// stopped, and a message when the failure is not a mismatch (`: day out of range`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub layout: String,
+    pub value: String,
+    pub layout_elem: String,
+    pub value_elem: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.message.is_empty() {
+            write!(
+                f,
+                "parsing time {} as {}: cannot parse {} as {}",
+                quote(&self.value),
+                quote(&self.layout),
+                quote(&self.value_elem),
+                quote(&self.layout_elem)
+            )
+        } else {
+            write!(f, "parsing time {}{}", quote(&self.value), self.message)
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 fn parse_error(
     layout: &str,
     value: &str,
     elem_layout: &str,
     elem_value: &str,
     msg: &str,
-) -> String {
-    if msg.is_empty() {
-        format!(
-            "parsing time {} as {}: cannot parse {} as {}",
-            quote(value),
-            quote(layout),
-            quote(elem_value),
-            quote(elem_layout)
-        )
-    } else {
-        format!("parsing time {}{msg}", quote(value))
+) -> ParseError {
+    ParseError {
+        layout: layout.into(),
+        value: value.into(),
+        layout_elem: elem_layout.into(),
+        value_elem: elem_value.into(),
+        message: msg.into(),
     }
+}
+
+/// Why `Time.MarshalJSON` refused a time: RFC 3339 cannot write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum MarshalJsonError {
+    #[error("Time.MarshalJSON: year outside of range [0,9999]")]
+    Year,
+    #[error("Time.MarshalJSON: timezone hour outside of range [0,23]")]
+    ZoneHour,
 }
 
 fn is_digit(s: &[u8], i: usize) -> bool {
@@ -919,17 +953,17 @@ fn parse_zone_name(value: &str) -> Option<usize> {
 
 /// `time.ParseInLocation(layout, value, Local)`.
 /// Go's `time.Parse(layout, value)` for its error only (JSON Schema's `date` format).
-pub fn check_parse(layout: &str, value: &str) -> Result<(), String> {
+pub fn check_parse(layout: &str, value: &str) -> Result<(), ParseError> {
     parse(layout, value).map(|_| ())
 }
 
-pub fn parse(layout: &str, value: &str) -> Result<Time, String> {
+pub fn parse(layout: &str, value: &str) -> Result<Time, ParseError> {
     parse_in(layout, value, local())
 }
 
 /// `time.ParseInLocation(layout, value, loc)`: a value without a zone is a wall time in `loc`;
 /// an offset that `loc` has at that instant gives `loc`, another offset an unnamed fixed zone.
-pub fn parse_in(layout: &str, value: &str, loc: Rc<Location>) -> Result<Time, String> {
+pub fn parse_in(layout: &str, value: &str, loc: Rc<Location>) -> Result<Time, ParseError> {
     let (alayout, avalue) = (layout, value);
     let mut layout = layout;
     let mut value = value;
@@ -1303,9 +1337,9 @@ pub fn duration_string(d: i64) -> String {
     crate::format_duration(d)
 }
 
-/// `time.ParseDuration`, its error as Go words it.
-pub fn parse_duration(text: &str) -> Result<i64, String> {
-    crate::parse_duration(text).map_err(|e| e.to_string())
+/// `time.ParseDuration`.
+pub fn parse_duration(text: &str) -> Result<i64, crate::DurationError> {
+    crate::parse_duration(text)
 }
 
 impl Object for Time {
@@ -1412,8 +1446,8 @@ impl Object for Time {
         Some(Time::go_string(self))
     }
 
-    fn marshal_json(&self) -> Option<Result<String, String>> {
-        Some(Time::marshal_json(self))
+    fn marshal_json(&self) -> Option<Result<String, MarshalError>> {
+        Some(Time::marshal_json(self).map_err(MarshalError::new))
     }
 }
 
@@ -1483,7 +1517,31 @@ mod tests {
         assert!(
             parse_duration("1d")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown unit \"d\"")
+        );
+    }
+
+    #[test]
+    fn parse_error_keeps_where_parsing_stopped() {
+        let e = parse("2006-01-02", "2020-1x-01").err().unwrap();
+        assert_eq!(
+            (e.layout.as_str(), e.value.as_str()),
+            ("2006-01-02", "2020-1x-01")
+        );
+        assert_eq!(
+            (e.layout_elem.as_str(), e.value_elem.as_str()),
+            ("01", "1x-01")
+        );
+        assert_eq!(
+            e.to_string(),
+            "parsing time \"2020-1x-01\" as \"2006-01-02\": cannot parse \"1x-01\" as \"01\""
+        );
+        let e = parse("2006-01-02", "2020-02-30").err().unwrap();
+        assert_eq!(e.message, ": day out of range");
+        assert_eq!(
+            e.to_string(),
+            "parsing time \"2020-02-30\": day out of range"
         );
     }
 
@@ -1524,6 +1582,7 @@ mod tests {
         assert!(
             json("2020-01-01T00:00:00+24:00")
                 .unwrap_err()
+                .to_string()
                 .contains("timezone hour")
         );
         let t = parse("2006-01-02", "9999-12-31")
@@ -1532,12 +1591,14 @@ mod tests {
         assert!(
             t.marshal_json()
                 .unwrap_err()
+                .to_string()
                 .contains("year outside of range")
         );
         let t = parse("2006-01-02", "0000-01-01").unwrap().add(-NANOS);
         assert!(
             t.marshal_json()
                 .unwrap_err()
+                .to_string()
                 .contains("year outside of range")
         );
     }

@@ -77,8 +77,27 @@ pub fn escape(text: &str, mode: Mode) -> String {
     out
 }
 
-/// Go's `unescape` (errors in Go's words).
-pub fn unescape(text: &str, mode: Mode) -> Result<String, String> {
+/// Why Go's `unescape` refused a string: its `EscapeError` or `InvalidHostError`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnescapeError {
+    /// The escape as written (`%zz`, or what is left of one at the end).
+    #[error("invalid URL escape {}", quote(.0))]
+    Escape(String),
+    /// The character a host name may not hold.
+    #[error("invalid character {} in host name", quote(.0))]
+    InvalidHost(String),
+}
+
+/// Go's `*url.Error` from `url.Parse`: the URL (or the part of it) that failed and Go's reason.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("parse {}: {message}", quote(.url))]
+pub struct ParseError {
+    pub url: String,
+    pub message: String,
+}
+
+/// Go's `unescape`.
+pub fn unescape(text: &str, mode: Mode) -> Result<String, UnescapeError> {
     let b = text.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -90,16 +109,15 @@ pub fn unescape(text: &str, mode: Mode) -> Result<String, String> {
                     || !b[i + 2].is_ascii_hexdigit()
                 {
                     let end = (i + 3).min(b.len());
-                    return Err(format!(
-                        "invalid URL escape {}",
-                        quote(&String::from_utf8_lossy(&b[i..end]))
+                    return Err(UnescapeError::Escape(
+                        String::from_utf8_lossy(&b[i..end]).into_owned(),
                     ));
                 }
                 let v = u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap_or(0);
                 if mode == Mode::Host && v < 0x80 && &text[i..i + 3] != "%25" {
                     // Go allows only %-encoded non-ASCII (and %25) in hosts.
                     if (u8::from_str_radix(&text[i + 1..i + 2], 16).unwrap_or(0)) < 8 {
-                        return Err(format!("invalid URL escape {}", quote(&text[i..i + 3])));
+                        return Err(UnescapeError::Escape(text[i..i + 3].to_string()));
                     }
                 }
                 out.push(v);
@@ -107,10 +125,7 @@ pub fn unescape(text: &str, mode: Mode) -> Result<String, String> {
             }
             c => {
                 if mode == Mode::Host && c < 0x80 && should_escape(c, mode) {
-                    return Err(format!(
-                        "invalid character {} in host name",
-                        quote(&(c as char).to_string())
-                    ));
+                    return Err(UnescapeError::InvalidHost((c as char).to_string()));
                 }
                 out.push(c);
                 i += 1;
@@ -126,7 +141,7 @@ pub fn path_escape(text: &str) -> String {
 }
 
 /// `url.PathUnescape`.
-pub fn path_unescape(text: &str) -> Result<String, String> {
+pub fn path_unescape(text: &str) -> Result<String, UnescapeError> {
     unescape(text, Mode::PathSegment)
 }
 
@@ -171,7 +186,7 @@ fn parse_host(host: &str) -> Result<String, String> {
             return Err(format!("invalid port {} after host", quote(port)));
         }
     }
-    unescape(host, Mode::Host)
+    unescape(host, Mode::Host).map_err(|e| e.to_string())
 }
 
 fn valid_userinfo(s: &str) -> bool {
@@ -216,22 +231,28 @@ fn parse_authority(authority: &str) -> Result<(User, String), String> {
         return Err("net/url: invalid userinfo".to_string());
     }
     let user = match info.split_once(':') {
-        None => (unescape(info, Mode::UserPassword)?, None),
+        None => (
+            unescape(info, Mode::UserPassword).map_err(|e| e.to_string())?,
+            None,
+        ),
         Some((u, p)) => (
-            unescape(u, Mode::UserPassword)?,
-            Some(unescape(p, Mode::UserPassword)?),
+            unescape(u, Mode::UserPassword).map_err(|e| e.to_string())?,
+            Some(unescape(p, Mode::UserPassword).map_err(|e| e.to_string())?),
         ),
     };
     Ok((Some(user), host))
 }
 
 /// Go's `url.Parse`; errors are `parse "URL": MESSAGE`.
-pub fn parse(raw: &str) -> Result<Url, String> {
+pub fn parse(raw: &str) -> Result<Url, ParseError> {
     let (u, frag) = match raw.split_once('#') {
         Some((u, f)) => (u, Some(f)),
         None => (raw, None),
     };
-    let wrap = |at: &str, e: String| format!("parse {}: {e}", quote(at));
+    let wrap = |at: &str, message: String| ParseError {
+        url: at.to_string(),
+        message,
+    };
     let mut url = parse_main(u).map_err(|e| wrap(u, e))?;
     if let Some(f) = frag.filter(|f| !f.is_empty()) {
         url.set_fragment(f).map_err(|e| wrap(raw, e))?;
@@ -339,7 +360,7 @@ pub fn user_string(user: &(String, Option<String>)) -> String {
 impl Url {
     /// `setPath`: the decoded path, and the written form when it is not the default one.
     fn set_path(&mut self, p: &str) -> Result<(), String> {
-        self.path = unescape(p, Mode::Path)?;
+        self.path = unescape(p, Mode::Path).map_err(|e| e.to_string())?;
         self.raw_path = if escape(&self.path, Mode::Path) == p {
             String::new()
         } else {
@@ -349,7 +370,7 @@ impl Url {
     }
 
     fn set_fragment(&mut self, f: &str) -> Result<(), String> {
-        self.fragment = unescape(f, Mode::Fragment)?;
+        self.fragment = unescape(f, Mode::Fragment).map_err(|e| e.to_string())?;
         self.raw_fragment = if escape(&self.fragment, Mode::Fragment) == f {
             String::new()
         } else {
@@ -588,12 +609,17 @@ mod tests {
         assert!(u.omit_host);
         assert_eq!(u.to_string(), "file:/tmp/x.json");
         assert_eq!(
-            parse("http://h:x/").unwrap_err(),
+            parse("http://h:x/").unwrap_err().to_string(),
             "parse \"http://h:x/\": invalid port \":x\" after host"
         );
         assert_eq!(
-            parse("a%zz").unwrap_err(),
+            parse("a%zz").unwrap_err().to_string(),
             "parse \"a%zz\": invalid URL escape \"%zz\""
+        );
+        let e = parse("x#a%zz").unwrap_err();
+        assert_eq!(
+            (e.url.as_str(), e.message.as_str()),
+            ("x#a%zz", "invalid URL escape \"%zz\"")
         );
     }
 
@@ -603,5 +629,13 @@ mod tests {
         assert_eq!(path_escape("a b/c?d;e,f"), "a%20b%2Fc%3Fd%3Be%2Cf");
         assert_eq!(path_escape("~0é"), "~0%C3%A9");
         assert_eq!(path_unescape("a%2Fb").unwrap(), "a/b");
+        assert_eq!(
+            path_unescape("a%2").unwrap_err(),
+            UnescapeError::Escape("%2".into())
+        );
+        assert_eq!(
+            path_unescape("a%2").unwrap_err().to_string(),
+            "invalid URL escape \"%2\""
+        );
     }
 }

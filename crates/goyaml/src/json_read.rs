@@ -30,9 +30,26 @@ struct Parser<'a> {
     depth: usize,
 }
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, JsonError>;
 
-const EOF: &str = "unexpected end of JSON input";
+/// Why `encoding/json` refused the text, in its words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JsonError {
+    /// Go's `json.SyntaxError` for a character where none may be.
+    #[error("{message}")]
+    Syntax { message: String },
+    /// Go's `json.SyntaxError` for input that ends inside a value (a `json.Decoder` reports
+    /// this one as `EOF` or `unexpected EOF` instead).
+    #[error("unexpected end of JSON input")]
+    UnexpectedEnd,
+    /// Go's `json.UnmarshalTypeError` for a number too large for a float64.
+    #[error("json: cannot unmarshal number {number} into Go value of type float64")]
+    NumberRange { number: String },
+}
+
+fn eof() -> JsonError {
+    JsonError::UnexpectedEnd
+}
 
 impl Parser<'_> {
     fn peek(&self) -> Option<char> {
@@ -49,19 +66,21 @@ impl Parser<'_> {
         }
     }
 
-    fn bad(&self, c: char, context: &str) -> String {
-        format!("invalid character {} {context}", quote_char(c))
+    fn bad(&self, c: char, context: &str) -> JsonError {
+        JsonError::Syntax {
+            message: format!("invalid character {} {context}", quote_char(c)),
+        }
     }
 
     fn next_or_eof(&mut self) -> R<char> {
-        let c = self.peek().ok_or(EOF)?;
+        let c = self.peek().ok_or_else(eof)?;
         self.pos += c.len_utf8();
         Ok(c)
     }
 
     fn value(&mut self) -> R<Value> {
         self.skip_ws();
-        let c = self.peek().ok_or(EOF)?;
+        let c = self.peek().ok_or_else(eof)?;
         match c {
             '{' | '[' => {
                 self.depth += 1;
@@ -120,7 +139,7 @@ impl Parser<'_> {
             match self.peek() {
                 Some('0'..='9') => {}
                 Some(c) => return Err(self.bad(c, "in numeric literal")),
-                None => return Err(EOF.into()),
+                None => return Err(eof()),
             }
         }
         if self.peek() == Some('0') {
@@ -133,7 +152,7 @@ impl Parser<'_> {
             if self.digits() == 0 {
                 return Err(match self.peek() {
                     Some(c) => self.bad(c, "after decimal point in numeric literal"),
-                    None => EOF.into(),
+                    None => eof(),
                 });
             }
         }
@@ -145,16 +164,16 @@ impl Parser<'_> {
             if self.digits() == 0 {
                 return Err(match self.peek() {
                     Some(c) => self.bad(c, "in exponent of numeric literal"),
-                    None => EOF.into(),
+                    None => eof(),
                 });
             }
         }
         let text = &self.text[start..self.pos];
-        let f: f64 = text.parse().map_err(|_| EOF.to_string())?;
+        let f: f64 = text.parse().map_err(|_| eof())?;
         if f.is_infinite() {
-            return Err(format!(
-                "json: cannot unmarshal number {text} into Go value of type float64"
-            ));
+            return Err(JsonError::NumberRange {
+                number: text.to_string(),
+            });
         }
         Ok(Value::Float(f))
     }
@@ -271,8 +290,8 @@ impl Parser<'_> {
     }
 }
 
-/// `json.Unmarshal(text, &interface{})`: the value, or Go's error text.
-pub fn from_json(text: &str) -> Result<Value, String> {
+/// `json.Unmarshal(text, &interface{})`.
+pub fn from_json(text: &str) -> Result<Value, JsonError> {
     let mut p = Parser {
         text,
         pos: 0,
@@ -288,7 +307,7 @@ pub fn from_json(text: &str) -> Result<Value, String> {
 
 /// `json.Decoder.Decode` of the first value of `text` (what follows it is left alone): the
 /// value and how many bytes it took (Go's `InputOffset`).
-pub fn from_json_str_prefix(text: &str) -> Result<(Value, usize), String> {
+pub fn from_json_str_prefix(text: &str) -> Result<(Value, usize), JsonError> {
     let mut p = Parser {
         text,
         pos: 0,
@@ -299,7 +318,7 @@ pub fn from_json_str_prefix(text: &str) -> Result<(Value, usize), String> {
 }
 
 /// [`from_json_str_prefix`] over characters; how many characters it took.
-pub fn from_json_prefix(chars: &[char]) -> Result<(Value, usize), String> {
+pub fn from_json_prefix(chars: &[char]) -> Result<(Value, usize), JsonError> {
     let text: String = chars.iter().collect();
     let (v, used) = from_json_str_prefix(&text)?;
     Ok((v, text[..used].chars().count()))
@@ -313,5 +332,33 @@ pub fn json_kind(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::List(_) => "array",
         _ => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_what_go_says() {
+        assert_eq!(
+            from_json("1e999").unwrap_err(),
+            JsonError::NumberRange {
+                number: "1e999".into()
+            }
+        );
+        assert_eq!(
+            from_json("1e999").unwrap_err().to_string(),
+            "json: cannot unmarshal number 1e999 into Go value of type float64"
+        );
+        assert_eq!(from_json("[1,").unwrap_err(), JsonError::UnexpectedEnd);
+        assert_eq!(
+            from_json("[1,").unwrap_err().to_string(),
+            "unexpected end of JSON input"
+        );
+        assert_eq!(
+            from_json("{} x").unwrap_err().to_string(),
+            "invalid character 'x' after top-level value"
+        );
     }
 }

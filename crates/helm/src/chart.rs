@@ -22,10 +22,14 @@ pub enum ChartError {
     Invalid(String),
     #[error("Chart.yaml file is missing")]
     MissingChartYaml,
+    /// The archive is not one Helm can use (its own words).
     #[error("{0}")]
     Archive(String),
-    #[error("{0}")]
-    Ignore(String),
+    /// The archive could not be read (not gzip, a broken tar).
+    #[error(transparent)]
+    ArchiveRead(std::io::Error),
+    #[error(transparent)]
+    Ignore(#[from] crate::ignore::IgnoreError),
     #[error("error unpacking subchart {name} in {parent}: {source}")]
     Subchart {
         name: String,
@@ -642,7 +646,7 @@ pub fn load_path(path: &Path) -> Result<Chart, ChartError> {
 /// Loads a chart from the bytes of a gzipped tar archive: Helm's layout, one top-level
 /// directory (the chart's name) holding the chart's files.
 pub fn load_archive(data: &[u8]) -> Result<Chart, ChartError> {
-    let archive_error = |e: std::io::Error| ChartError::Archive(e.to_string());
+    let archive_error = ChartError::ArchiveRead;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(data));
     let mut files = Vec::new();
     for entry in archive.entries().map_err(archive_error)? {
@@ -687,7 +691,7 @@ pub fn load_dir(dir: &Path) -> Result<Chart, ChartError> {
             path: ignore_file.clone(),
             source,
         })?;
-        crate::ignore::Rules::parse(&text).map_err(|e| ChartError::Ignore(e.to_string()))?
+        crate::ignore::Rules::parse(&text)?
     } else {
         crate::ignore::Rules::default()
     };
@@ -817,7 +821,7 @@ mod tests {
     fn bad_archives_are_errors() {
         assert!(matches!(
             load_archive(b"not gzip"),
-            Err(ChartError::Archive(_))
+            Err(ChartError::ArchiveRead(_))
         ));
         let no_chart = archive(&[("demo/values.yaml", "a: 1\n")]);
         assert!(matches!(

@@ -20,22 +20,26 @@ use crate::chart::{Chart, Dependency};
 use crate::log::LogLine;
 use crate::values::{self, ValuesError};
 
+/// The dependencies Chart.yaml names that `charts/` does not hold, in Chart.yaml's order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("found in Chart.yaml, but missing in charts/ directory: {}", .names.join(", "))]
+pub struct MissingDependencies {
+    pub names: Vec<String>,
+}
+
 /// Helm's `CheckDependencies`: every dependency of Chart.yaml must be in `charts/`.
-pub fn check_dependencies(chart: &Chart) -> Result<(), String> {
-    let missing: Vec<&str> = chart
+pub fn check_dependencies(chart: &Chart) -> Result<(), MissingDependencies> {
+    let names: Vec<String> = chart
         .metadata
         .dependencies
         .iter()
         .filter(|d| !chart.dependencies.iter().any(|c| c.metadata.name == d.name))
-        .map(|d| d.name.as_str())
+        .map(|d| d.name.clone())
         .collect();
-    if missing.is_empty() {
+    if names.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "found in Chart.yaml, but missing in charts/ directory: {}",
-            missing.join(", ")
-        ))
+        Err(MissingDependencies { names })
     }
 }
 
@@ -304,9 +308,10 @@ mod tests {
             "apiVersion: v2\nname: p\nversion: 1.0.0\ndependencies:\n- name: a\n- name: b\n";
         let c = chart(&[("Chart.yaml", parent)]);
         assert_eq!(
-            check_dependencies(&c).unwrap_err(),
+            check_dependencies(&c).unwrap_err().to_string(),
             "found in Chart.yaml, but missing in charts/ directory: a, b"
         );
+        assert_eq!(check_dependencies(&c).unwrap_err().names, ["a", "b"]);
     }
 
     #[test]

@@ -180,7 +180,8 @@ fn register_yaml_json(map: &mut FuncMap, memo: &goyaml::YamlMemo) {
     map.insert("mustToYaml", must_to_yaml);
     // Sprig's `mustFromJson` (Helm replaces only `fromJson`): any JSON value, or the error.
     let must_from_json = Func::new(vec![ArgType::String], None, "interface {}", |_, args| {
-        goyaml::json_read::from_json(args[0].as_str().unwrap_or_default()).map_err(FuncError::new)
+        goyaml::json_read::from_json(args[0].as_str().unwrap_or_default())
+            .map_err(|e| FuncError::new(e.to_string()))
     });
     map.insert("mustFromJson", must_from_json);
     let mut to_json = Func::new(vec![ArgType::Any], None, "string", |_, args| {
@@ -253,7 +254,7 @@ fn register_yaml_json(map: &mut FuncMap, memo: &goyaml::YamlMemo) {
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                     goyaml::json_read::json_kind(&other)
                 ),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             };
             out.insert("Error", Value::from(err));
             Ok(Value::Map(out))
@@ -270,7 +271,7 @@ fn register_yaml_json(map: &mut FuncMap, memo: &goyaml::YamlMemo) {
                     "json: cannot unmarshal {} into Go value of type []interface {{}}",
                     goyaml::json_read::json_kind(&other)
                 ),
-                Err(e) => e,
+                Err(e) => e.to_string(),
             };
             Ok(Value::List(List::new(vec![Value::from(err)])))
         });

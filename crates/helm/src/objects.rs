@@ -78,6 +78,13 @@ pub const DEFAULT_API_VERSIONS: &[&str] = &[
     "apiextensions.k8s.io/v1",
 ];
 
+/// A `--kube-version` that is not a semantic version (Helm's words, the text as given).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid kube version {text:?}: Invalid Semantic Version")]
+pub struct KubeVersionError {
+    pub text: String,
+}
+
 /// `common.KubeVersion`: `{Version, normalizedVersion, Major, Minor}`; `{{ . }}` prints its
 /// pointer's `String()` (the normalized version: no pre-release or build suffix), `%v` prints
 /// the struct.
@@ -90,7 +97,7 @@ pub struct KubeVersion {
 
 impl KubeVersion {
     /// Parses `v1.35.0` / `1.35` the way Helm's `--kube-version` does (a leading `v` added).
-    pub fn parse(text: &str) -> Result<KubeVersion, String> {
+    pub fn parse(text: &str) -> Result<KubeVersion, KubeVersionError> {
         let trimmed = text.strip_prefix('v').unwrap_or(text);
         let mut parts = trimmed.splitn(3, '.');
         let major = parts.next().unwrap_or_default();
@@ -99,9 +106,9 @@ impl KubeVersion {
         let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         let patch_core = patch.split(['-', '+']).next().unwrap_or_default();
         if !numeric(major) || !numeric(minor) || !numeric(patch_core) {
-            return Err(format!(
-                "invalid kube version {text:?}: Invalid Semantic Version"
-            ));
+            return Err(KubeVersionError {
+                text: text.to_string(),
+            });
         }
         Ok(KubeVersion {
             version: format!("v{major}.{minor}.{patch}"),

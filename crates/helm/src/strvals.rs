@@ -6,6 +6,8 @@
 
 use gotemplate::{List, Map, Value};
 
+use crate::template::ReadFileError;
+
 /// Helm's limits: list indexes and key nesting depth.
 const MAX_INDEX: i64 = 65536;
 const MAX_NESTED_NAME_LEVEL: usize = 30;
@@ -33,7 +35,7 @@ pub fn parse_into(text: &str, dest: &Map, typing: Typing) -> Result<(), StrvalsE
 pub fn parse_into_with(
     text: &str,
     dest: &Map,
-    read: &dyn Fn(&str) -> Result<Value, String>,
+    read: &dyn Fn(&str) -> Result<Value, ReadFileError>,
 ) -> Result<(), StrvalsError> {
     run_parser(text, dest, read, false)
 }
@@ -48,7 +50,7 @@ pub fn parse_json_into(text: &str, dest: &Map) -> Result<(), StrvalsError> {
 fn run_parser(
     text: &str,
     dest: &Map,
-    read: &dyn Fn(&str) -> Result<Value, String>,
+    read: &dyn Fn(&str) -> Result<Value, ReadFileError>,
     json: bool,
 ) -> Result<(), StrvalsError> {
     let mut parser = Parser {
@@ -271,7 +273,7 @@ fn fail<T>(msg: impl Into<String>) -> Result<T, Stop> {
 struct Parser<'r> {
     chars: Vec<char>,
     pos: usize,
-    read: &'r dyn Fn(&str) -> Result<Value, String>,
+    read: &'r dyn Fn(&str) -> Result<Value, ReadFileError>,
     /// `--set-json`: values are JSON documents.
     json: bool,
 }
@@ -305,14 +307,14 @@ impl Parser<'_> {
             return Ok(Value::Nil);
         }
         let (value, used) = goyaml::json_read::from_json_prefix(&self.chars[self.pos..])
-            .map_err(|e| Stop::Error(StrvalsError(e)))?;
+            .map_err(|e| Stop::Error(StrvalsError(e.to_string())))?;
         self.pos += used;
         self.empty_val();
         Ok(value)
     }
 
     fn value(&self, raw: &str) -> Result<Value, Stop> {
-        (self.read)(raw).map_err(|e| Stop::Error(StrvalsError(e)))
+        (self.read)(raw).map_err(|e| Stop::Error(StrvalsError(e.message)))
     }
 
     fn next(&mut self) -> Option<char> {

@@ -18,8 +18,58 @@ use crate::values;
 use crate::values_schema;
 use goyaml as yaml;
 
-/// Reads a file named in a flag; errors are Go-worded messages.
-pub type ReadFile = fn(&str) -> Result<String, String>;
+/// Reads a file named in a flag.
+pub type ReadFile = fn(&str) -> Result<String, ReadFileError>;
+
+/// Why the caller could not read a file named in a flag, in Go's words (`open PATH: no such
+/// file or directory`); the caller did the I/O, so its text is all there is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ReadFileError {
+    pub message: String,
+}
+
+/// A reader words its own failure (only it knows the OS error); it hands the text over with
+/// `Into::into`.
+impl From<String> for ReadFileError {
+    fn from(message: String) -> ReadFileError {
+        ReadFileError { message }
+    }
+}
+
+/// Which flag of the `--set` family a [`TemplateError::Set`] comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetFlag {
+    Set,
+    SetString,
+    SetFile,
+    SetLiteral,
+}
+
+impl SetFlag {
+    pub fn name(self) -> &'static str {
+        match self {
+            SetFlag::Set => "--set",
+            SetFlag::SetString => "--set-string",
+            SetFlag::SetFile => "--set-file",
+            SetFlag::SetLiteral => "--set-literal",
+        }
+    }
+}
+
+/// Why `helm install`'s name check refuses a release name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReleaseNameError {
+    #[error("no name provided")]
+    Empty,
+    #[error(
+        "release name {0:?}: invalid release name, must match regex {RELEASE_NAME_REGEX} and the length must not be longer than 53"
+    )]
+    Invalid(String),
+}
+
+const RELEASE_NAME_REGEX: &str =
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 
 /// The flags of `helm template` that decide what is rendered.
 #[derive(Clone, Debug, Default)]
@@ -83,9 +133,65 @@ pub struct OutputFile {
 /// Why `helm template` failed. Helm adds a hint about `--debug` after rendering failures only.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TemplateError {
-    /// Reading values or flags failed.
-    #[error("{0}")]
-    Input(String),
+    /// A `-f` values file is not YAML Helm can read (`LoadValues` has named the stage).
+    #[error("failed to parse {name}: {source}")]
+    ValuesFile {
+        name: String,
+        #[source]
+        source: yaml::YamlError,
+    },
+    /// A `--set-json` flag of the `{...}` form that is not one JSON object.
+    #[error("failed parsing --set-json data JSON: {flag}")]
+    SetJsonObject { flag: String },
+    /// A `--set-json` flag of the `KEY=JSON` form that does not parse (Helm drops its reason).
+    #[error("failed parsing --set-json data {flag}")]
+    SetJson {
+        flag: String,
+        #[source]
+        source: strvals::StrvalsError,
+    },
+    /// A flag of the `--set` family that does not parse.
+    #[error("failed parsing {} data: {source}", .flag.name())]
+    Set {
+        flag: SetFlag,
+        #[source]
+        source: strvals::StrvalsError,
+    },
+    /// `--set-file` given to a caller that supplied no [`ReadFile`].
+    #[error("--set-file given without a way to read files")]
+    NoReadFile,
+    /// `--name-template` does not parse.
+    #[error(transparent)]
+    NameTemplateParse(Box<gotemplate::ParseError>),
+    /// `--name-template` fails to execute.
+    #[error(transparent)]
+    NameTemplateExec(Box<gotemplate::ExecError>),
+    #[error("release name check failed: {0}")]
+    ReleaseName(#[source] ReleaseNameError),
+    /// The chart's `type` is not `application` (a library chart).
+    #[error("{chart_type} charts are not installable")]
+    NotInstallable { chart_type: String },
+    #[error(
+        "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {0}"
+    )]
+    Dependencies(#[source] deps::MissingDependencies),
+    /// Resolving dependencies or coalescing values failed.
+    #[error(transparent)]
+    Values(#[from] values::ValuesError),
+    #[error(
+        "values don't meet the specifications of the schema(s) in the following chart(s):\n{0}"
+    )]
+    Schema(#[source] jsonschema::SchemaError),
+    #[error(transparent)]
+    KubeVersion(#[from] objects::KubeVersionError),
+    /// A `--show-only` path or glob that matches no rendered template.
+    #[error("could not find template {pattern} in chart")]
+    ShowOnly { pattern: String },
+    /// The chart's `kubeVersion` range excludes the Kubernetes version rendered for.
+    #[error(
+        "chart requires kubeVersion: {required} which is incompatible with Kubernetes {version}"
+    )]
+    KubeVersionIncompatible { required: String, version: String },
     /// Rendering the chart failed.
     #[error("{0}")]
     Render(#[from] RenderError),
@@ -114,9 +220,9 @@ pub struct TemplateOutput {
 pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
     let base = Map::new();
     for (name, text) in &options.value_files {
-        let layer = yaml::values_from_yaml(text).map_err(|e| {
-            // `LoadValues` has named the stage already ("cannot unmarshal yaml document").
-            TemplateError::Input(format!("failed to parse {name}: {e}"))
+        let layer = yaml::values_from_yaml(text).map_err(|source| TemplateError::ValuesFile {
+            name: name.clone(),
+            source,
         })?;
         values::merge_into(&base, &layer);
     }
@@ -126,35 +232,30 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
             match goyaml::json_read::from_json(trimmed) {
                 Ok(Value::Map(m)) => values::merge_into(&base, &m),
                 _ => {
-                    return Err(TemplateError::Input(format!(
-                        "failed parsing --set-json data JSON: {flag}"
-                    )));
+                    return Err(TemplateError::SetJsonObject { flag: flag.clone() });
                 }
             }
         } else {
-            strvals::parse_json_into(flag, &base).map_err(|_| {
-                TemplateError::Input(format!("failed parsing --set-json data {flag}"))
+            strvals::parse_json_into(flag, &base).map_err(|source| TemplateError::SetJson {
+                flag: flag.clone(),
+                source,
             })?;
         }
     }
+    let set = |flag: SetFlag| move |source| TemplateError::Set { flag, source };
     for flag in &options.set {
-        strvals::parse_into(flag, &base, Typing::Inferred)
-            .map_err(|e| TemplateError::Input(format!("failed parsing --set data: {e}")))?;
+        strvals::parse_into(flag, &base, Typing::Inferred).map_err(set(SetFlag::Set))?;
     }
     for flag in &options.set_string {
-        strvals::parse_into(flag, &base, Typing::Strings)
-            .map_err(|e| TemplateError::Input(format!("failed parsing --set-string data: {e}")))?;
+        strvals::parse_into(flag, &base, Typing::Strings).map_err(set(SetFlag::SetString))?;
     }
     for flag in &options.set_file {
-        let read = options.read_file.ok_or_else(|| {
-            TemplateError::Input("--set-file given without a way to read files".to_string())
-        })?;
+        let read = options.read_file.ok_or(TemplateError::NoReadFile)?;
         strvals::parse_into_with(flag, &base, &|path| read(path).map(Value::from))
-            .map_err(|e| TemplateError::Input(format!("failed parsing --set-file data: {e}")))?;
+            .map_err(set(SetFlag::SetFile))?;
     }
     for flag in &options.set_literal {
-        strvals::parse_literal_into(flag, &base)
-            .map_err(|e| TemplateError::Input(format!("failed parsing --set-literal data: {e}")))?;
+        strvals::parse_literal_into(flag, &base).map_err(set(SetFlag::SetLiteral))?;
     }
     Ok(base)
 }
@@ -164,9 +265,9 @@ pub fn user_values(options: &TemplateOptions) -> Result<Map, TemplateError> {
 pub fn name_from_template(text: &str) -> Result<String, TemplateError> {
     let mut set = gotemplate::Templates::new(sprig::sprig_funcs());
     set.parse("name-template", text)
-        .map_err(|e| TemplateError::Input(e.to_string()))?;
+        .map_err(|e| TemplateError::NameTemplateParse(Box::new(e)))?;
     set.execute("name-template", Value::Nil)
-        .map_err(|e| TemplateError::Input(e.to_string()))
+        .map_err(|e| TemplateError::NameTemplateExec(Box::new(e)))
 }
 
 /// Helm's `ValidateReleaseName`, worded as `helm install`'s name check.
@@ -181,18 +282,13 @@ pub fn validate_release_name(name: &str) -> Result<(), TemplateError> {
                 && b.iter().all(|c| ok(c) || *c == b'-')
         });
     let why = if name.is_empty() {
-        "no name provided".to_string()
+        ReleaseNameError::Empty
     } else if !valid {
-        format!(
-            "release name {name:?}: invalid release name, must match regex {} and the length must not be longer than 53",
-            r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-        )
+        ReleaseNameError::Invalid(name.to_string())
     } else {
         return Ok(());
     };
-    Err(TemplateError::Input(format!(
-        "release name check failed: {why}"
-    )))
+    Err(TemplateError::ReleaseName(why))
 }
 
 /// Renders `chart` as `helm template RELEASE CHART [flags]` prints it.
@@ -217,31 +313,22 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
     }
     let user = user_values(options)?;
     if !matches!(chart.metadata.chart_type.as_str(), "" | "application") {
-        return Err(TemplateError::Input(format!(
-            "{} charts are not installable",
-            chart.metadata.chart_type
-        )));
+        return Err(TemplateError::NotInstallable {
+            chart_type: chart.metadata.chart_type.clone(),
+        });
     }
-    deps::check_dependencies(chart).map_err(|e| {
-        TemplateError::Input(format!(
-            "an error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: {e}"
-        ))
-    })?;
+    deps::check_dependencies(chart).map_err(TemplateError::Dependencies)?;
     validate_release_name(&options.release_name)?;
     let mut chart = chart.clone();
-    let mut warnings = deps::process_dependencies(&mut chart, &user)
-        .map_err(|e| TemplateError::Input(e.to_string()))?;
-    let (coalesced, coalesce_warnings) =
-        values::coalesce_chart(&chart, &user).map_err(|e| TemplateError::Input(e.to_string()))?;
+    let mut warnings = deps::process_dependencies(&mut chart, &user)?;
+    let (coalesced, coalesce_warnings) = values::coalesce_chart(&chart, &user)?;
     warnings.extend(coalesce_warnings.into_iter().map(crate::log::LogLine::info));
     if !options.skip_schema_validation {
         let mut loader = jsonschema::Loader::new(options.schema_http);
         let result = values_schema::validate_chart(&chart, &coalesced, &mut loader);
         warnings.append(&mut values_schema::urn_warnings(&mut loader));
         if let Err(e) = result {
-            let error = TemplateError::Input(format!(
-                "values don't meet the specifications of the schema(s) in the following chart(s):\n{e}"
-            ));
+            let error = TemplateError::Schema(e);
             return Err(if warnings.is_empty() {
                 error
             } else {
@@ -253,17 +340,17 @@ pub fn template(chart: &Chart, options: &TemplateOptions) -> Result<TemplateOutp
         }
     }
     let kube_version = match &options.kube_version {
-        Some(text) => KubeVersion::parse(text).map_err(TemplateError::Input)?,
-        None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).map_err(TemplateError::Input)?,
+        Some(text) => KubeVersion::parse(text)?,
+        None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION)?,
     };
     let required = &chart.metadata.kube_version;
     if !required.is_empty()
         && !sprig::semver::semver_compare(required, &kube_version.version).unwrap_or(false)
     {
-        return Err(TemplateError::Input(format!(
-            "chart requires kubeVersion: {required} which is incompatible with Kubernetes {}",
-            kube_version.version
-        )));
+        return Err(TemplateError::KubeVersionIncompatible {
+            required: required.clone(),
+            version: kube_version.version,
+        });
     }
     let mut api_versions: Vec<String> = objects::DEFAULT_API_VERSIONS
         .iter()
@@ -529,9 +616,9 @@ fn show_only(all: &str, patterns: &[String]) -> Result<String, TemplateError> {
             }
         }
         if !found {
-            return Err(TemplateError::Input(format!(
-                "could not find template {pattern} in chart"
-            )));
+            return Err(TemplateError::ShowOnly {
+                pattern: pattern.clone(),
+            });
         }
     }
     Ok(out)
@@ -651,5 +738,51 @@ mod tests {
         assert!(glob_match("templates/?.yaml", "templates/x.yaml"));
         assert!(glob_match("templates/[a-z].yaml", "templates/x.yaml"));
         assert!(!glob_match("templates/[^x].yaml", "templates/x.yaml"));
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::*;
+
+    #[test]
+    fn input_errors_keep_the_flag_and_say_what_helm_says() {
+        let options = TemplateOptions {
+            set_string: vec!["a[x]=1".into()],
+            ..TemplateOptions::default()
+        };
+        let e = user_values(&options).err().unwrap();
+        assert!(matches!(
+            &e,
+            TemplateError::Set {
+                flag: SetFlag::SetString,
+                ..
+            }
+        ));
+        assert!(
+            e.to_string()
+                .starts_with("failed parsing --set-string data: "),
+            "{e}"
+        );
+        let options = TemplateOptions {
+            set_file: vec!["a=/missing".into()],
+            read_file: Some(|path| Err(format!("open {path}: no such file or directory").into())),
+            ..TemplateOptions::default()
+        };
+        assert_eq!(
+            user_values(&options).err().unwrap().to_string(),
+            "failed parsing --set-file data: open /missing: no such file or directory"
+        );
+        let options = TemplateOptions {
+            value_files: vec![("v.yaml".into(), "a: [".into())],
+            ..TemplateOptions::default()
+        };
+        let e = user_values(&options).err().unwrap();
+        assert!(matches!(&e, TemplateError::ValuesFile { name, .. } if name == "v.yaml"));
+        assert!(e.to_string().starts_with("failed to parse v.yaml: "), "{e}");
+        assert_eq!(
+            validate_release_name("A").unwrap_err().to_string(),
+            "release name check failed: release name \"A\": invalid release name, must match regex ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ and the length must not be longer than 53"
+        );
     }
 }

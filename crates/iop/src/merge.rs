@@ -21,8 +21,34 @@ pub struct InputFile {
 }
 
 /// Reads `profiles/NAME.yaml` from the install package at the given path ("" for the built-in
-/// charts); on failure returns Go's wording of the I/O error (`open profiles/x.yaml: …`).
-pub type ReadProfile<'a> = &'a dyn Fn(&str, &str) -> Result<String, String>;
+/// charts).
+pub type ReadProfile<'a> = &'a dyn Fn(&str, &str) -> Result<String, ReadProfileError>;
+
+/// Why a [`ReadProfile`] could not read a profile, in istioctl's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadProfileError {
+    /// Go's `fs.PathError` from the package's `fs.FS`: `open profiles/x.yaml: file does not
+    /// exist` (the reason is Go's wording of the OS error).
+    #[error("open {path}: {reason}")]
+    Open { path: String, reason: String },
+    /// The install package itself could not be located (the locator's words).
+    #[error("{message}")]
+    Package { message: String },
+}
+
+/// Why a document is not an IstioOperator map (istioctl's `values.MapFromYaml`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MapFromYamlError {
+    #[error(transparent)]
+    Yaml(goyaml::YamlError),
+    #[error(transparent)]
+    NotJson(#[from] goyaml::json_value::NotJson),
+    /// The document is a scalar or a list (its JSON type named as Go names it).
+    #[error(
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {json_type} into Go value of type values.Map"
+    )]
+    NotMap { json_type: String },
+}
 
 /// Why the inputs could not be merged. Messages are istioctl's; the CLI prefixes them with
 /// `merge inputs: ` as istioctl does.
@@ -30,16 +56,28 @@ pub type ReadProfile<'a> = &'a dyn Fn(&str, &str) -> Result<String, String>;
 pub enum MergeError {
     #[error("stdin is only allowed as the last filename")]
     StdinNotLast,
-    #[error("unable to parse file: {message}")]
-    SplitFile { file: String, message: String },
+    #[error("unable to parse file: {source}")]
+    SplitFile {
+        file: String,
+        #[source]
+        source: MapFromYamlError,
+    },
     #[error("contains multiple IstioOperator CRs, only one per file is supported")]
     MultipleIstioOperators { file: String },
     #[error("{message}")]
     Yaml { file: String, message: String },
-    #[error("profile {name:?} not found: {message}")]
-    ProfileNotFound { name: String, message: String },
-    #[error("{file}: {message}")]
-    Profile { file: String, message: String },
+    #[error("profile {name:?} not found: {source}")]
+    ProfileNotFound {
+        name: String,
+        #[source]
+        source: ReadProfileError,
+    },
+    #[error("{file}: {source}")]
+    Profile {
+        file: String,
+        #[source]
+        source: MapFromYamlError,
+    },
     #[error("{0}")]
     Set(#[from] TreeError),
 }
@@ -56,15 +94,14 @@ fn user_config_base() -> Value {
 
 /// Parses one document as istioctl's `values.MapFromYaml` does (the first document; a null
 /// or empty one is an empty map).
-pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
-    let v = goyaml::from_yaml(text).map_err(|e| e.message)?;
-    match goyaml::json_value::to_json_value(&v).map_err(|e| e.to_string())? {
+pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, MapFromYamlError> {
+    let v = goyaml::from_yaml(text).map_err(MapFromYamlError::Yaml)?;
+    match goyaml::json_value::to_json_value(&v)? {
         Value::Object(m) => Ok(m),
         Value::Null => Ok(Map::new()),
-        other => Err(format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type values.Map",
-            tree::json_type(&other)
-        )),
+        other => Err(MapFromYamlError::NotMap {
+            json_type: tree::json_type(&other).to_string(),
+        }),
     }
 }
 
@@ -73,9 +110,9 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, String> {
 fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
     let mut objects = 0;
     for part in split_yaml_documents(&file.text) {
-        let doc = map_from_yaml(part).map_err(|message| MergeError::SplitFile {
+        let doc = map_from_yaml(part).map_err(|source| MergeError::SplitFile {
             file: file.name.clone(),
-            message,
+            source,
         })?;
         if doc
             .get("kind")
@@ -135,13 +172,13 @@ pub fn read_profile(
     };
     let load = |name: &str| -> Result<Map<String, Value>, MergeError> {
         let text =
-            read(install_package_path, name).map_err(|message| MergeError::ProfileNotFound {
+            read(install_package_path, name).map_err(|source| MergeError::ProfileNotFound {
                 name: name.to_string(),
-                message,
+                source,
             })?;
-        map_from_yaml(&text).map_err(|message| MergeError::Profile {
+        map_from_yaml(&text).map_err(|source| MergeError::Profile {
             file: format!("profiles/{name}.yaml"),
-            message,
+            source,
         })
     };
     let mut base = load("default")?;
@@ -173,8 +210,9 @@ pub fn merge_inputs_traced_detected(
     read: ReadProfile<'_>,
 ) -> Result<(Value, SourceMap), MergeError> {
     // Each profile file is read once: the merge and the positions both need it.
-    let texts: RefCell<HashMap<(String, String), Result<String, String>>> = Default::default();
-    let read = |path: &str, name: &str| -> Result<String, String> {
+    let texts: RefCell<HashMap<(String, String), Result<String, ReadProfileError>>> =
+        Default::default();
+    let read = |path: &str, name: &str| -> Result<String, ReadProfileError> {
         let key = (path.to_string(), name.to_string());
         if let Some(text) = texts.borrow().get(&key) {
             return text.clone();
@@ -335,9 +373,9 @@ fn layer(
             return Err(MergeError::StdinNotLast);
         }
         check_single_object(file)?;
-        let mut m = map_from_yaml(&file.text).map_err(|message| MergeError::Yaml {
+        let mut m = map_from_yaml(&file.text).map_err(|e| MergeError::Yaml {
             file: file.name.clone(),
-            message,
+            message: e.to_string(),
         })?;
         // istioctl's "special hack to allow an empty spec".
         if m.get("spec").is_some_and(Value::is_null) {
@@ -476,6 +514,40 @@ pub fn normalize_floats(v: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profile_errors_keep_the_profile_and_the_reason() {
+        let read = |_: &str, _: &str| Ok("- a".to_string());
+        let e = read_profile("", "default", &read).unwrap_err();
+        assert!(
+            matches!(&e, MergeError::Profile { file, source: MapFromYamlError::NotMap { .. } } if file == "profiles/default.yaml"),
+            "{e:?}"
+        );
+        let read = |_: &str, name: &str| -> Result<String, ReadProfileError> {
+            Err(ReadProfileError::Open {
+                path: format!("profiles/{name}.yaml"),
+                reason: "file does not exist".into(),
+            })
+        };
+        let e = read_profile("", "nope", &read).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "profile \"default\" not found: open profiles/default.yaml: file does not exist"
+        );
+        assert!(
+            matches!(e, MergeError::ProfileNotFound { name, source: ReadProfileError::Open { .. } } if name == "default")
+        );
+        assert_eq!(
+            map_from_yaml("- a").unwrap_err(),
+            MapFromYamlError::NotMap {
+                json_type: "array".into()
+            }
+        );
+        assert_eq!(
+            map_from_yaml("- a").unwrap_err().to_string(),
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array into Go value of type values.Map"
+        );
+    }
 
     /// istioctl's values maps are shared with the base where the profile has none, so the
     /// translation's spec.meshConfig survives re-applying the user's values.meshConfig; where

@@ -26,8 +26,8 @@ pub enum ProfileError {
     /// `--config-path` names nothing there; the message is istioctl's `GetPathContext`'s.
     #[error("{0}")]
     ConfigPath(String),
-    #[error("{0}")]
-    Encode(String),
+    #[error(transparent)]
+    Encode(goyaml::YamlError),
 }
 
 /// `profile dump -o`.
@@ -314,13 +314,11 @@ fn go_flag_value(v: &Value) -> String {
 
 /// `sigs.k8s.io/yaml.Marshal`.
 pub fn to_yaml(v: &Value) -> Result<String, ProfileError> {
-    goyaml::to_yaml(&goyaml::json_value::from_json_value(v))
-        .map_err(|e| ProfileError::Encode(e.message))
+    goyaml::to_yaml(&goyaml::json_value::from_json_value(v)).map_err(ProfileError::Encode)
 }
 
 fn to_json(v: &Value) -> Result<String, ProfileError> {
-    goyaml::to_json(&goyaml::json_value::from_json_value(v))
-        .map_err(|e| ProfileError::Encode(e.message))
+    goyaml::to_json(&goyaml::json_value::from_json_value(v)).map_err(ProfileError::Encode)
 }
 
 /// `profile dump --explain`: every value of the dump (or of the `--config-path` subtree) as a

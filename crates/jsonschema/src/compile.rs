@@ -258,7 +258,7 @@ fn split(s: &str) -> (&str, &str) {
 }
 
 /// The library's `ParseURLError`.
-fn parse_url_error(url: &str, e: &str) -> String {
+fn parse_url_error(url: &str, e: &dyn std::fmt::Display) -> String {
     format!("error in parsing {}: {e}", quote(url))
 }
 

@@ -474,7 +474,7 @@ fn email(s: &str) -> Result<(), String> {
 }
 
 fn date(s: &str) -> Result<(), String> {
-    gotime::time::check_parse("2006-01-02", s)
+    gotime::time::check_parse("2006-01-02", s).map_err(|e| e.to_string())
 }
 
 fn time(text: &str) -> Result<(), String> {
@@ -564,7 +564,7 @@ fn date_time(s: &str) -> Result<(), String> {
 
 /// The library's `parseURL`: Go's `url.Parse`, plus a check of IPv6 hosts.
 fn parse_url(s: &str) -> Result<gourl::Url, String> {
-    let u = gourl::parse(s)?;
+    let u = gourl::parse(s).map_err(|e| e.to_string())?;
     let host = gourl::hostname(&u.host);
     if host.contains(':') {
         if !u.host.contains('[') || !u.host.contains(']') {

@@ -52,10 +52,35 @@ use gotemplate::{Map, Value};
 #[error("{0}")]
 pub struct SchemaError(pub String);
 
-/// GETs an `http:`/`https:` URL for a schema `$ref` and returns the body. Errors are the whole
-/// text Helm's loader gives (`HTTP request to URL returned status 404 (Not Found)`,
-/// `HTTP request failed for URL: ...`); the body is decoded as JSON here.
-pub type FetchUrl = fn(&str) -> Result<Vec<u8>, String>;
+/// GETs an `http:`/`https:` URL for a schema `$ref` and returns the body; the body is decoded
+/// as JSON here.
+pub type FetchUrl = fn(&str) -> Result<Vec<u8>, FetchError>;
+
+/// Why a fetcher could not GET a schema: the whole text Helm's loader gives (`HTTP request to
+/// URL returned status 404 (Not Found)`, `HTTP request failed for URL: ...`), which the library
+/// prints after `failing loading "URL": `. Only the fetcher (the caller's HTTP client) knows
+/// the failure, so the text is all there is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FetchError {
+    pub message: String,
+}
+
+impl FetchError {
+    pub fn new(message: impl Into<String>) -> FetchError {
+        FetchError {
+            message: message.into(),
+        }
+    }
+}
+
+/// The fetcher is the CLI's, which does not depend on this crate: it hands its text over with
+/// `Into::into` inside `helm::template::TemplateOptions::schema_http`.
+impl From<String> for FetchError {
+    fn from(message: String) -> FetchError {
+        FetchError::new(message)
+    }
+}
 
 /// Where the documents schema `$ref`s name come from, for one render: what was loaded (each
 /// document is loaded once), and what loading logged.
@@ -86,7 +111,7 @@ impl Loader {
     /// Helm's `SchemeURLLoader`: the document at `url` by its scheme; the error is the
     /// loader's own text (the library adds `failing loading "URL": `).
     fn load(&mut self, url: &str) -> Result<Value, String> {
-        let u = gourl::parse(url)?;
+        let u = gourl::parse(url).map_err(|e| e.to_string())?;
         match u.scheme.as_str() {
             "file" => {
                 let path = &u.path;
@@ -102,7 +127,7 @@ impl Loader {
             }
             "http" | "https" if self.http.is_some() => {
                 let fetch = self.http.expect("checked");
-                unmarshal_json(&fetch(url)?)
+                unmarshal_json(&fetch(url).map_err(|e| e.message)?)
             }
             "urn" => {
                 if self.warned.insert(url.to_string()) {
@@ -146,14 +171,14 @@ fn unmarshal_json(bytes: &[u8]) -> Result<Value, String> {
             }
             Ok(v)
         }
-        Err(e) if e == "unexpected end of JSON input" => {
+        Err(goyaml::json_read::JsonError::UnexpectedEnd) => {
             if text.chars().all(white) {
                 Err("EOF".into())
             } else {
                 Err("unexpected EOF".into())
             }
         }
-        Err(e) => Err(e),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -298,15 +323,15 @@ mod tests {
 
     static FETCHES: AtomicUsize = AtomicUsize::new(0);
 
-    fn fetch_defs(url: &str) -> Result<Vec<u8>, String> {
+    fn fetch_defs(url: &str) -> Result<Vec<u8>, FetchError> {
         FETCHES.fetch_add(1, Ordering::SeqCst);
         match url {
             "https://schemas.example/defs.json" => {
                 Ok(br#"{"$defs": {"port": {"type": "integer", "maximum": 65535}}}"#.to_vec())
             }
-            _ => Err(format!(
+            _ => Err(FetchError::new(format!(
                 "HTTP request to {url} returned status 404 (Not Found)"
-            )),
+            ))),
         }
     }
 

@@ -12,7 +12,21 @@ use crate::render::{self, RenderError};
 
 /// Loads `charts/DIR` of the install package at the given path ("" for the default one). The
 /// caller does the I/O; it is called from the rendering threads.
-pub type LoadChart<'a> = &'a (dyn Fn(&str, &str) -> Result<Chart, String> + Sync);
+pub type LoadChart<'a> = &'a (dyn Fn(&str, &str) -> Result<Chart, LoadChartError> + Sync);
+
+/// Why a [`LoadChart`] could not load a chart.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadChartError {
+    /// The install package has no `charts/DIR` (istioctl's words).
+    #[error("component does not exist")]
+    NoComponent,
+    /// The install package itself could not be located; how it is located is the caller's
+    /// (a download cache, an image's directory), and so is this error.
+    #[error(transparent)]
+    Package(Box<dyn std::error::Error + Send + Sync>),
+    #[error(transparent)]
+    Chart(#[from] helm::chart::ChartError),
+}
 
 /// The objects of one component (all its instances, for gateways).
 #[derive(Debug, Clone)]
@@ -44,7 +58,7 @@ impl Generated {
 }
 
 /// Why generation failed; messages are istioctl's.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
     #[error("get component {component}: {source}")]
     Component {
@@ -54,7 +68,7 @@ pub enum GenerateError {
     #[error("{0}")]
     Values(#[from] iop::tree::TreeError),
     #[error("helm render: load chart: {0}")]
-    LoadChart(String),
+    LoadChart(#[source] LoadChartError),
     #[error("helm render: {0}")]
     Render(#[from] RenderError),
     #[error("post processing: {0}")]

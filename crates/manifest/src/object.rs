@@ -115,12 +115,17 @@ impl PartialEq for Object {
 /// Why a rendered document is not an object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ObjectError {
-    #[error("{0}")]
-    Yaml(String),
+    #[error(transparent)]
+    Yaml(goyaml::YamlError),
+    /// The document is a scalar or a list (its JSON type named as Go names it).
+    #[error(
+        "error unmarshaling JSON: json: cannot unmarshal {json_type} into Go value of type map[string]interface {{}}"
+    )]
+    NotMap { json_type: String },
     #[error("Object 'Kind' is missing in '{0}'")]
     MissingKind(String),
-    #[error("{0}")]
-    NotJson(String),
+    #[error(transparent)]
+    NotJson(#[from] goyaml::json_value::NotJson),
 }
 
 impl Object {
@@ -199,9 +204,8 @@ impl Object {
                 Ok(json) => json,
                 Err(_) => {
                     // The general path, for its exact error.
-                    let v = goyaml::from_yaml(text).map_err(|e| ObjectError::Yaml(e.message))?;
-                    goyaml::json_value::to_json_value(&v)
-                        .map_err(|e| ObjectError::NotJson(e.to_string()))?
+                    let v = goyaml::from_yaml(text).map_err(ObjectError::Yaml)?;
+                    goyaml::json_value::to_json_value(&v)?
                 }
             },
         };
@@ -231,10 +235,9 @@ impl Object {
                         .unwrap_or_default(),
                 )),
             },
-            other => Err(ObjectError::Yaml(format!(
-                "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                iop::tree::json_type(other)
-            ))),
+            other => Err(ObjectError::NotMap {
+                json_type: iop::tree::json_type(other).to_string(),
+            }),
         }
     }
 
@@ -346,4 +349,28 @@ pub fn integers_to_int64(v: &mut Value) {
 pub fn integers_as_int64(mut v: Value) -> Value {
     integers_to_int64(&mut v);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_that_is_no_object_says_so_in_go_words() {
+        let e = Object::from_yaml("- a\n").err().unwrap();
+        assert_eq!(
+            e,
+            ObjectError::NotMap {
+                json_type: "array".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "error unmarshaling JSON: json: cannot unmarshal array into Go value of type map[string]interface {}"
+        );
+        assert!(matches!(
+            Object::from_yaml("a: [\n").err().unwrap(),
+            ObjectError::Yaml(_)
+        ));
+    }
 }

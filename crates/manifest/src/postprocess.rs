@@ -10,12 +10,13 @@ use crate::overlay::OverlayPatch;
 use crate::smp::ObjectKind;
 
 /// Why post-processing failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PostProcessError {
-    #[error("patch: {0}")]
-    Patch(String),
-    #[error("{0}")]
-    Overlay(String),
+    /// A `k8s` setting's strategic merge patch failed (printed as istioctl's Go code words it).
+    #[error("patch: {}", .0.go_message())]
+    Patch(#[source] crate::smp::SmpError),
+    #[error("{}", .0.go_message())]
+    Overlay(#[source] crate::overlay::OverlayError),
     #[error("{0}")]
     Object(#[from] crate::object::ObjectError),
 }
@@ -186,7 +187,7 @@ pub fn post_process(
         let kind = object_kind(&objects[i]);
         for (patch, is_pdb) in patches {
             value = crate::smp::strategic_merge(&kind, &value, &patch)
-                .map_err(|e| PostProcessError::Patch(e.go_message()))?;
+                .map_err(PostProcessError::Patch)?;
             if is_pdb {
                 value = only_one_pdb_bound(value);
             }
@@ -210,7 +211,7 @@ pub fn post_process(
                 // istioctl collects the errors of single patches and then drops them, so a
                 // patch whose path does not resolve is skipped silently; so is it here.
                 let patched = crate::overlay::apply_overlay(obj.value(), &patches)
-                    .map_err(|e| PostProcessError::Overlay(e.go_message().to_string()))?;
+                    .map_err(PostProcessError::Overlay)?;
                 *obj = Object::new(crate::object::integers_as_int64(patched.object));
             }
         }

@@ -25,7 +25,9 @@ pub enum RenderError {
     #[error("{0}")]
     Object(#[from] ObjectError),
     #[error("converting values: {0}")]
-    Values(String),
+    Values(#[source] helm::values::ValuesError),
+    #[error("converting values: {0}")]
+    KubeVersion(#[source] helm::objects::KubeVersionError),
 }
 
 /// What a chart rendered: its objects in istioctl's order, and the chart's warnings.
@@ -57,11 +59,10 @@ pub fn render_chart_ahead(
     ahead: Option<&goyaml::Ahead>,
 ) -> Result<Rendered, RenderError> {
     let user = goyaml::json_value::from_json_map(values);
-    let (coalesced, _) = helm::values::coalesce_chart(chart, &user)
-        .map_err(|e| RenderError::Values(e.to_string()))?;
+    let (coalesced, _) = helm::values::coalesce_chart(chart, &user).map_err(RenderError::Values)?;
     let kube_version = match kube_version {
         Some(v) => v.clone(),
-        None => KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::Values)?,
+        None => KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::KubeVersion)?,
     };
     let capabilities = Capabilities {
         kube_version: Rc::new(kube_version),

@@ -43,9 +43,31 @@ pub enum TagError {
     NoValidatingWebhook,
     #[error("could not find Service tag in manifests")]
     NoService,
-    #[error("{0}")]
-    Render(String),
+    #[error(transparent)]
+    Render(#[from] TagRenderError),
 }
+
+/// Why a [`TagRender`] could not render: the renderer's own error, kept whole (the renderer is
+/// the caller's, so its error type is too).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(transparent)]
+pub struct TagRenderError(std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl TagRenderError {
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> TagRenderError {
+        TagRenderError(error.into().into())
+    }
+}
+
+/// Two failures are the same when they say the same: tag errors (and the refusals that carry
+/// them) compare by what they print.
+impl PartialEq for TagRenderError {
+    fn eq(&self, other: &TagRenderError) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for TagRenderError {}
 
 /// What to generate (istioctl's `GenerateOptions`, less what only decides the checks).
 #[derive(Debug, Clone, Default)]
@@ -135,7 +157,7 @@ impl Canonical {
 /// `--set` flags (`render.GenerateManifest`) and a chart with plain values (`helm.Render`).
 pub trait TagRender {
     /// The objects of the IstioOperator these istioctl `--set` flags make.
-    fn render_flags(&self, flags: &[String]) -> Result<Vec<Value>, String>;
+    fn render_flags(&self, flags: &[String]) -> Result<Vec<Value>, TagRenderError>;
     /// The objects of the install package's chart `charts/DIR`, released as `istio` into
     /// `namespace`, with these values (coalesced with the chart's own).
     fn render_chart(
@@ -143,7 +165,7 @@ pub trait TagRender {
         dir: &str,
         namespace: &str,
         values: &Map<String, Value>,
-    ) -> Result<Vec<Value>, String>;
+    ) -> Result<Vec<Value>, TagRenderError>;
 }
 
 /// The objects of a tag: the MutatingWebhookConfiguration, for `default` the validator, and
@@ -192,7 +214,7 @@ fn mutating_webhook(
             canonical.reinvocation_policy
         ));
     }
-    let rendered = render.render_flags(&flags).map_err(TagError::Render)?;
+    let rendered = render.render_flags(&flags)?;
     let mut webhook = rendered
         .into_iter()
         .find(|o| {
@@ -327,7 +349,7 @@ fn service(options: &TagOptions, render: &dyn TagRender) -> Result<Value, TagErr
         format!("values.revisionTags.[0]={}", options.tag),
         format!("values.global.istioNamespace={}", options.istio_namespace),
     ];
-    let rendered = render.render_flags(&flags).map_err(TagError::Render)?;
+    let rendered = render.render_flags(&flags)?;
     let mut service = rendered
         .into_iter()
         .find(|o| {

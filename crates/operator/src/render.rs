@@ -28,7 +28,7 @@ impl Render for InlineRender {
         )
         .map_err(|e| match e {
             pipeline::resource::ResourceError::Invalid(messages) => RenderError::Invalid(messages),
-            pipeline::resource::ResourceError::Failed(message) => RenderError::Failed(message),
+            pipeline::resource::ResourceError::Failed(e) => RenderError::Failed(e.to_string()),
         })?;
         Ok(Rendered {
             components: rendered.components,

@@ -34,7 +34,7 @@ pub fn install_set(
     which: OwnerLabels,
 ) -> Result<InstallSet, Error> {
     let merged = &rendered.merged;
-    let version = packages.istio_version(merged).map_err(Error::Package)?;
+    let version = packages.istio_version(merged)?;
     let components = cluster_components(&rendered.generated, merged, &version, which);
     let by_name: Vec<(&str, &[Value])> = rendered
         .generated

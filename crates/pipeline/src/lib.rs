@@ -25,8 +25,8 @@ pub mod resource;
 pub mod tag;
 mod validate;
 
-pub use package::{InstallPackages, LocateDefault, io_error_text};
-pub use render::{Detected, Rendered, Rendering, generate, migrate, render};
+pub use package::{InstallPackages, LocateDefault, LocateError, io_error_text};
+pub use render::{DetectError, Detected, Rendered, Rendering, generate, migrate, render};
 pub use validate::{Diagnostic, Validated, diagnostics, merge_and_validate, merge_inputs};
 
 /// Why the pipeline stopped. The texts are istioctl's (the CLI adds `Error: `).
@@ -35,16 +35,16 @@ pub enum Error {
     /// The inputs could not be layered (a file that is not YAML, an unknown profile, a bad
     /// `--set`).
     #[error("merge inputs: {0}")]
-    Merge(String),
+    Merge(#[source] iop::merge::MergeError),
     /// Validation found errors (they are in the diagnostics) and `force` was not given.
     #[error("{summary}; fix it, or pass --force to proceed")]
     Invalid { summary: String },
-    /// Reading what the cluster says about itself failed (the caller's words).
-    #[error("{0}")]
-    Detect(String),
-    /// The install package could not be found or read.
-    #[error("{0}")]
-    Package(String),
+    /// Reading what the cluster says about itself failed.
+    #[error(transparent)]
+    Detect(#[from] DetectError),
+    /// The install package could not be located.
+    #[error(transparent)]
+    Package(#[from] LocateError),
     /// Rendering the charts failed.
     #[error(transparent)]
     Generate(#[from] manifest::generate::GenerateError),
@@ -86,6 +86,30 @@ impl Inputs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unlocated_package_fails_the_merge_with_its_profile_and_the_locator_words() {
+        let packages = InstallPackages::new(std::sync::Arc::new(|| {
+            Err(LocateError::from("no release cached".to_string()))
+        }));
+        let e = merge_inputs(&[], &[], &packages).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "merge inputs: profile \"default\" not found: no release cached"
+        );
+        assert!(matches!(
+            e,
+            Error::Merge(iop::merge::MergeError::ProfileNotFound {
+                source: iop::merge::ReadProfileError::Package { .. },
+                ..
+            })
+        ));
+        let e = packages.chart_loader()("", "base").err().unwrap();
+        assert!(matches!(e, manifest::generate::LoadChartError::Package(_)));
+        assert_eq!(e.to_string(), "no release cached");
+        let e = packages.chart_loader()("/nowhere", "base").err().unwrap();
+        assert_eq!(e.to_string(), "component does not exist");
+    }
 
     #[test]
     fn manifests_and_revision_are_set_flags_in_disguise() {

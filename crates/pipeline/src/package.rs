@@ -5,9 +5,29 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use iop::merge::ReadProfileError;
+use manifest::generate::LoadChartError;
+
 /// Locates the pinned release's `manifests/` directory when it is first needed. The caller
 /// decides how (the CLI fetches it into its cache; the operator's image has it built in).
-pub type LocateDefault = Arc<dyn Fn() -> Result<PathBuf, String> + Send + Sync>;
+pub type LocateDefault = Arc<dyn Fn() -> Result<PathBuf, LocateError> + Send + Sync>;
+
+/// Why the pinned release could not be located, in the locator's words. Kept as text: the
+/// error is remembered for the life of an [`InstallPackages`] and handed to every caller that
+/// needs the package, and the locator's failures (a download, a missing directory) are the
+/// caller's to word.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct LocateError {
+    pub message: String,
+}
+
+/// A locator words its own failure; it hands the text over with `Into::into`.
+impl From<String> for LocateError {
+    fn from(message: String) -> LocateError {
+        LocateError { message }
+    }
+}
 
 /// Where charts and profiles come from: the path an IstioOperator names, or the pinned
 /// release's copy when it names none.
@@ -15,7 +35,7 @@ pub type LocateDefault = Arc<dyn Fn() -> Result<PathBuf, String> + Send + Sync>;
 pub struct InstallPackages {
     locate: LocateDefault,
     /// The pinned release's `manifests/`, located on first use.
-    default_dir: Arc<OnceLock<Result<PathBuf, String>>>,
+    default_dir: Arc<OnceLock<Result<PathBuf, LocateError>>>,
 }
 
 impl InstallPackages {
@@ -28,14 +48,14 @@ impl InstallPackages {
 
     /// The directory of the install package at `install_package_path` (the pinned release's
     /// when empty).
-    pub fn dir(&self, install_package_path: &str) -> Result<PathBuf, String> {
+    pub fn dir(&self, install_package_path: &str) -> Result<PathBuf, LocateError> {
         if !install_package_path.is_empty() {
             return Ok(PathBuf::from(install_package_path));
         }
         self.default_dir().clone()
     }
 
-    fn default_dir(&self) -> &Result<PathBuf, String> {
+    fn default_dir(&self) -> &Result<PathBuf, LocateError> {
         self.default_dir.get_or_init(|| (self.locate)())
     }
 
@@ -47,9 +67,11 @@ impl InstallPackages {
         &self,
         install_package_path: &str,
         profile: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, ReadProfileError> {
         let rel = format!("profiles/{profile}.yaml");
-        let dir = self.dir(install_package_path)?;
+        let dir = self
+            .dir(install_package_path)
+            .map_err(|e| ReadProfileError::Package { message: e.message })?;
         let builtin = install_package_path.is_empty();
         if !go_valid_fs_path(&rel) {
             let why = if builtin {
@@ -57,15 +79,18 @@ impl InstallPackages {
             } else {
                 "invalid argument"
             };
-            return Err(format!("open {rel}: {why}"));
+            return Err(ReadProfileError::Open {
+                path: rel,
+                reason: why.to_string(),
+            });
         }
         std::fs::read_to_string(dir.join(&rel)).map_err(|e| {
-            let why = if builtin && e.kind() == std::io::ErrorKind::NotFound {
+            let reason = if builtin && e.kind() == std::io::ErrorKind::NotFound {
                 "file does not exist".to_string()
             } else {
                 io_error_text(&e)
             };
-            format!("open {rel}: {why}")
+            ReadProfileError::Open { path: rel, reason }
         })
     }
 
@@ -75,10 +100,13 @@ impl InstallPackages {
     /// it is never needed, and the operator's image has no cache to fetch into.
     pub fn chart_loader(
         &self,
-    ) -> impl Fn(&str, &str) -> Result<helm::chart::Chart, String> + Sync + '_ {
+    ) -> impl Fn(&str, &str) -> Result<helm::chart::Chart, LoadChartError> + Sync + '_ {
         move |path: &str, chart_dir: &str| {
             if path.is_empty() {
-                let dir = self.default_dir().clone()?;
+                let dir = self
+                    .default_dir()
+                    .clone()
+                    .map_err(|e| LoadChartError::Package(Box::new(e)))?;
                 load_chart_dir(&dir, chart_dir)
             } else {
                 load_chart_dir(Path::new(path), chart_dir)
@@ -90,7 +118,7 @@ impl InstallPackages {
     /// `spec.installPackagePath`, else the pinned release): the `VERSION` file next to its
     /// `manifests/` directory, else the base chart's `appVersion`, else `unknown` (what an
     /// unstamped istioctl build writes). Only values that are valid label values are taken.
-    pub fn istio_version(&self, merged: &serde_json::Value) -> Result<String, String> {
+    pub fn istio_version(&self, merged: &serde_json::Value) -> Result<String, LocateError> {
         let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
         let dir = self.dir(&path)?;
         Ok(version_of_package(&dir).unwrap_or_else(|| "unknown".to_string()))
@@ -106,12 +134,12 @@ fn go_valid_fs_path(name: &str) -> bool {
 }
 
 /// Loads `charts/CHART_DIR` of the install package in `root`. Thread-safe: it shares nothing.
-fn load_chart_dir(root: &Path, chart_dir: &str) -> Result<helm::chart::Chart, String> {
+fn load_chart_dir(root: &Path, chart_dir: &str) -> Result<helm::chart::Chart, LoadChartError> {
     let dir = root.join("charts").join(chart_dir);
     if !dir.is_dir() {
-        return Err("component does not exist".to_string());
+        return Err(LoadChartError::NoComponent);
     }
-    helm::chart::load_dir(&dir).map_err(|e| e.to_string())
+    Ok(helm::chart::load_dir(&dir)?)
 }
 
 fn version_of_package(manifests: &Path) -> Option<String> {
@@ -189,12 +217,17 @@ mod tests {
         let counted = calls.clone();
         let packages = InstallPackages::new(Arc::new(move || {
             counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Err("offline".to_string())
+            Err("offline".to_string().into())
         }));
         assert_eq!(packages.dir("/x").unwrap(), PathBuf::from("/x"));
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 0);
-        assert_eq!(packages.dir("").unwrap_err(), "offline");
-        assert_eq!(packages.read_profile("", "default").unwrap_err(), "offline");
+        assert_eq!(packages.dir("").unwrap_err().to_string(), "offline");
+        assert_eq!(
+            packages.read_profile("", "default").unwrap_err(),
+            ReadProfileError::Package {
+                message: "offline".into()
+            }
+        );
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }

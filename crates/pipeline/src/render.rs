@@ -48,7 +48,7 @@ impl Detected {
         } else {
             let read = |path: &str, profile: &str| packages.read_profile(path, profile);
             iop::merge::merge_inputs_detected(files, flags, &self.settings, &read)
-                .map_err(|e| Error::Merge(e.to_string()))?
+                .map_err(Error::Merge)?
         };
         let enabled = |c: &str| iop::detect::component_enabled(&merged, c);
         let warnings =
@@ -73,6 +73,18 @@ pub struct Rendering {
     pub result: Result<Rendered, Error>,
 }
 
+/// Why the caller could not read what the cluster says about itself: its own error, kept whole
+/// (how it asks, and so how that fails, is the caller's).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct DetectError(Box<dyn std::error::Error + Send + Sync>);
+
+impl DetectError {
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> DetectError {
+        DetectError(error.into())
+    }
+}
+
 /// The inputs merged, validated and rendered, as `manifest generate` renders them. Validation
 /// errors fail, or with `force` are told and passed over, as istioctl does. With `detect`, the
 /// cluster is read once the input is known to be valid (or forced), so that bad input fails
@@ -81,7 +93,7 @@ pub fn render(
     inputs: &Inputs,
     packages: &InstallPackages,
     force: bool,
-    detect: Option<&dyn Fn() -> Result<Detected, String>>,
+    detect: Option<&dyn Fn() -> Result<Detected, DetectError>>,
 ) -> Rendering {
     let mut diagnostics = Vec::new();
     let result = match detect {
@@ -102,7 +114,7 @@ fn render_detected(
     inputs: &Inputs,
     packages: &InstallPackages,
     force: bool,
-    detect: &dyn Fn() -> Result<Detected, String>,
+    detect: &dyn Fn() -> Result<Detected, DetectError>,
     out: &mut Vec<Diagnostic>,
 ) -> Result<Rendered, Error> {
     let files = &inputs.files;
@@ -112,7 +124,7 @@ fn render_detected(
     let proceed = report.errors.is_empty() || force;
     let mut detected = None;
     if proceed {
-        let d = detect().map_err(Error::Detect)?;
+        let d = detect()?;
         let cni_warnings;
         (merged, cni_warnings) = d.apply(merged, files, &flags, packages)?;
         out.extend(cni_warnings.into_iter().map(Diagnostic::Notice));

@@ -16,14 +16,14 @@ pub struct ResourceRender {
 }
 
 /// Why a resource did not render.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ResourceError {
     /// The spec is at fault (it does not merge or does not validate): each problem.
     #[error("the IstioOperator is invalid: {}", .0.join("; "))]
     Invalid(Vec<String>),
     /// Rendering failed for another reason (charts missing, a template failed).
-    #[error("{0}")]
-    Failed(String),
+    #[error(transparent)]
+    Failed(#[from] crate::Error),
 }
 
 /// Renders `iop` (apiVersion, kind, metadata, spec) for the cluster `detected` describes,
@@ -51,7 +51,6 @@ pub fn render_resource(
     };
     let flags = inputs.flags();
     let invalid = |e: crate::Error| ResourceError::Invalid(vec![e.to_string()]);
-    let failed = |e: String| ResourceError::Failed(e);
     // A merge failure (an unknown profile, a malformed field) is the spec's fault too.
     let validated = crate::merge_and_validate(&inputs.files, &flags, packages).map_err(invalid)?;
     let report = validated.report;
@@ -63,12 +62,13 @@ pub fn render_resource(
     let (merged, cni_warnings) = detected
         .apply(validated.merged, &inputs.files, &flags, packages)
         .map_err(invalid)?;
-    let generated = crate::generate(&merged, Some(&detected.kube_version), packages)
-        .map_err(|e| failed(e.to_string()))?;
+    let generated = crate::generate(&merged, Some(&detected.kube_version), packages)?;
     let mut warnings = cni_warnings;
     warnings.extend(report.warnings.iter().map(issue_text));
     warnings.extend(generated.warnings.iter().cloned());
-    let version = packages.istio_version(&merged).map_err(failed)?;
+    let version = packages
+        .istio_version(&merged)
+        .map_err(crate::Error::Package)?;
     let components = cluster_components(&generated, &merged, &version, OwnerLabels::NotCrds);
     Ok(ResourceRender {
         components,

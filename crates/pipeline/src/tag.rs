@@ -5,7 +5,18 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use manifest::tag::TagRenderError;
+
 use crate::InstallPackages;
+
+/// Why [`ChartRender`] refused to render a tag's objects itself (its other failures are the
+/// pipeline's, passed on as they are).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChartRenderError {
+    /// The IstioOperator the tag's flags make does not validate: its first error.
+    #[error("rendering the tag's objects: {message}")]
+    Invalid { message: String },
+}
 
 /// Renders for `manifest::tag` with the pipeline `manifest generate` uses, from the install
 /// package the tag options name (the pinned release when none).
@@ -18,14 +29,16 @@ fn objects_json(objects: Vec<manifest::object::Object>) -> Vec<Value> {
 }
 
 impl manifest::tag::TagRender for ChartRender<'_> {
-    fn render_flags(&self, flags: &[String]) -> Result<Vec<Value>, String> {
+    fn render_flags(&self, flags: &[String]) -> Result<Vec<Value>, TagRenderError> {
         let validated =
-            crate::merge_and_validate(&[], flags, self.packages).map_err(|e| e.to_string())?;
+            crate::merge_and_validate(&[], flags, self.packages).map_err(TagRenderError::new)?;
         if let Some(first) = validated.report.errors.first() {
-            return Err(format!("rendering the tag's objects: {}", first.message));
+            return Err(TagRenderError::new(ChartRenderError::Invalid {
+                message: first.message.clone(),
+            }));
         }
         let generated =
-            crate::generate(&validated.merged, None, self.packages).map_err(|e| e.to_string())?;
+            crate::generate(&validated.merged, None, self.packages).map_err(TagRenderError::new)?;
         Ok(generated
             .components
             .into_iter()
@@ -38,11 +51,11 @@ impl manifest::tag::TagRender for ChartRender<'_> {
         dir: &str,
         namespace: &str,
         values: &Map<String, Value>,
-    ) -> Result<Vec<Value>, String> {
+    ) -> Result<Vec<Value>, TagRenderError> {
         let load = self.packages.chart_loader();
-        let chart = load("", dir)?;
+        let chart = load("", dir).map_err(TagRenderError::new)?;
         let rendered = manifest::render::render_chart(&chart, values, namespace, None)
-            .map_err(|e| e.to_string())?;
+            .map_err(TagRenderError::new)?;
         Ok(objects_json(rendered.objects))
     }
 }

@@ -47,7 +47,7 @@ pub fn merge_inputs(
     packages: &InstallPackages,
 ) -> Result<(Value, iop::source::SourceMap), Error> {
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    iop::merge::merge_inputs_traced(files, flags, &read).map_err(|e| Error::Merge(e.to_string()))
+    iop::merge::merge_inputs_traced(files, flags, &read).map_err(Error::Merge)
 }
 
 /// The inputs layered over their profile and `--set` flags, and the validation report of the

@@ -92,7 +92,7 @@ pub(super) fn register(map: &mut FuncMap) {
     for name in ["mustDateModify", "must_date_modify"] {
         def(map, name, &[STR, TIME], None, "time.Time", true, |_, a| {
             let t = time_arg(&a[1])?;
-            let d = parse_duration(s(&a, 0)).map_err(FuncError::new)?;
+            let d = parse_duration(s(&a, 0)).map_err(|e| FuncError::new(e.to_string()))?;
             Ok(t.add(d).to_value())
         });
     }
@@ -158,7 +158,7 @@ pub(super) fn register(map: &mut FuncMap) {
         |_, a| {
             parse(s(&a, 0), s(&a, 1))
                 .map(|t| t.to_value())
-                .map_err(FuncError::new)
+                .map_err(|e| FuncError::new(e.to_string()))
         },
     );
     def(map, "unixEpoch", &[TIME], None, "string", false, |_, a| {
@@ -219,7 +219,9 @@ pub(super) fn parse_toml_datetime(
             Rc::new(Location::fixed(name, off))
         }
     };
-    parse_in(layout, value, loc).map(|t| t.to_value())
+    parse_in(layout, value, loc)
+        .map(|t| t.to_value())
+        .map_err(|e| e.to_string())
 }
 
 /// BurntSushi/toml's encoding of a `time.Time` (its `eElement`): RFC 3339 with nanoseconds, or,

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 use std::sync::LazyLock;
 
-use gotemplate::{ArgType, Field, Func, FuncError, FuncMap, IntKind, Object, Value};
+use gotemplate::{ArgType, Field, Func, FuncError, FuncMap, IntKind, MarshalError, Object, Value};
 use regex::Regex;
 
 use super::{def, s};
@@ -337,10 +337,26 @@ pub fn is_valid_version(text: &str) -> bool {
     parse_version(text).is_ok()
 }
 
+/// Why `semverCompare` could not compare: which argument Masterminds/semver refused, and its
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    #[error("{message}")]
+    Constraint { constraint: String, message: String },
+    #[error("{message}")]
+    Version { version: String, message: String },
+}
+
 /// Sprig's `semverCompare CONSTRAINT VERSION`.
-pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, String> {
-    let ors = parse_constraints(constraint)?;
-    let v = parse_version(version)?;
+pub fn semver_compare(constraint: &str, version: &str) -> Result<bool, CompareError> {
+    let ors = parse_constraints(constraint).map_err(|message| CompareError::Constraint {
+        constraint: constraint.to_string(),
+        message,
+    })?;
+    let v = parse_version(version).map_err(|message| CompareError::Version {
+        version: version.to_string(),
+        message,
+    })?;
     Ok(ors.iter().any(|ands| ands.iter().all(|c| check(&v, c))))
 }
 
@@ -447,11 +463,11 @@ impl Object for VersionObject {
 
     /// `Version.MarshalJSON`: its `String()` as a JSON string (the characters a version may
     /// hold need no escaping).
-    fn marshal_json(&self) -> Option<Result<String, String>> {
+    fn marshal_json(&self) -> Option<Result<String, MarshalError>> {
         Some(Ok(format!("\"{}\"", self.string())))
     }
 
-    fn marshal_text(&self) -> Option<Result<String, String>> {
+    fn marshal_text(&self) -> Option<Result<String, MarshalError>> {
         Some(Ok(self.string()))
     }
 
@@ -501,7 +517,27 @@ pub(super) fn register(map: &mut FuncMap) {
         |_, a| {
             semver_compare(s(&a, 0), s(&a, 1))
                 .map(Value::Bool)
-                .map_err(FuncError::new)
+                .map_err(|e| FuncError::new(e.to_string()))
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_error_names_the_argument() {
+        let e = semver_compare(">= 1.0", "x.y").unwrap_err();
+        assert!(matches!(&e, CompareError::Version { version, .. } if version == "x.y"));
+        assert_eq!(e.to_string(), parse_version("x.y").err().unwrap());
+        let e = semver_compare("~> 1.0, ~> 2.0 foo", "1.0.0").unwrap_err();
+        assert!(
+            matches!(&e, CompareError::Constraint { constraint, .. } if constraint.ends_with("foo"))
+        );
+        assert_eq!(
+            e.to_string(),
+            parse_constraints("~> 1.0, ~> 2.0 foo").err().unwrap()
+        );
+    }
 }

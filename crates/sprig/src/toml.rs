@@ -50,7 +50,7 @@ fn shape(v: &Value) -> Shape {
         Value::Object(o) if o.type_name() == "time.Time" => Shape::Time(v.clone()),
         Value::Object(o) => {
             if let Some(text) = o.marshal_text() {
-                Shape::Text(text)
+                Shape::Text(text.map_err(|e| e.to_string()))
             } else if let Some(inner) = o.as_value() {
                 shape(&inner)
             } else if let Some(fields) = o.fields() {
