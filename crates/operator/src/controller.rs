@@ -476,7 +476,7 @@ async fn apply(
     let render = ctx.render.clone();
     let rendered = tokio::task::spawn_blocking(move || render.render(&input))
         .await
-        .map_err(|e| Error::Io(format!("the render task failed: {e}")))?;
+        .map_err(Error::RenderTask)?;
     let rendered = match rendered {
         Ok(rendered) => rendered,
         Err(RenderError::Invalid(messages)) => {
@@ -791,7 +791,10 @@ pub async fn run(
     let metrics = Arc::new(Metrics::default());
     let bound = crate::metrics::serve(options.metrics_addr, metrics.clone())
         .await
-        .map_err(|e| Error::Io(format!("serving metrics on {}: {e}", options.metrics_addr)))?;
+        .map_err(|source| Error::Metrics {
+            addr: options.metrics_addr,
+            source,
+        })?;
     log(
         "info",
         "serving /metrics /healthz /readyz",
@@ -801,11 +804,7 @@ pub async fn run(
     client
         .wait_crd_established(CRD_NAME, options.crd_timeout)
         .await
-        .map_err(|e| {
-            Error::Invalid(format!(
-                "{e}; install it with `bosun operator init` (or apply `bosun operator dump`)"
-            ))
-        })?;
+        .map_err(Error::NoCrd)?;
     metrics.set_ready(true);
 
     let mut holding = None;
@@ -945,9 +944,7 @@ pub async fn run(
         })
         .await;
     if lost.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(Error::Invalid(
-            "lost the leader Lease; exiting so that a restart competes for it again".into(),
-        ));
+        return Err(Error::LostLease);
     }
     if let (Some(holding), Some(lease_options)) = (holding, &options.lease) {
         // Stopped by a signal while leading: no more renewals, then hand the Lease on.

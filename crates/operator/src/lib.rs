@@ -76,8 +76,24 @@ pub enum Error {
     /// The installer's checks before applying could not run.
     #[error("checking before applying: {0}")]
     Installer(#[from] installer::Error),
-    #[error("{0}")]
-    Invalid(String),
-    #[error("{0}")]
-    Io(String),
+    /// The render ran on the blocking pool and did not come back (it panicked).
+    #[error("the render task failed: {0}")]
+    RenderTask(#[source] tokio::task::JoinError),
+    /// The metrics and health endpoints could not listen.
+    #[error("serving metrics on {addr}: {source}")]
+    Metrics {
+        addr: std::net::SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The IstioOperator CRD is not served, so there is nothing to watch.
+    #[error("{0}; install it with `bosun operator init` (or apply `bosun operator dump`)")]
+    NoCrd(#[source] cluster::Error),
+    /// Another replica holds the leader Lease now: this one exits, and its restart competes
+    /// for the Lease again.
+    #[error("lost the leader Lease; exiting so that a restart competes for it again")]
+    LostLease,
+    /// `operator remove` was asked to delete an object of a kind the operator never deletes.
+    #[error("{0}: not a kind the operator deletes")]
+    NotDeletable(vocab::ObjectRef),
 }

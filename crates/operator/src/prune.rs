@@ -110,9 +110,8 @@ pub async fn delete_objects(
         let kind = if object.kind == "Namespace" && object.api_version == "v1" {
             &NAMESPACE
         } else {
-            crate::owned::owned_kind(&object.api_version, &object.kind).ok_or_else(|| {
-                Error::Invalid(format!("{object}: not a kind the operator deletes"))
-            })?
+            crate::owned::owned_kind(&object.api_version, &object.kind)
+                .ok_or_else(|| Error::NotDeletable(object.clone()))?
         };
         let ar = api_resource(kind);
         let api: Api<DynamicObject> = match &object.namespace {
