@@ -1,7 +1,5 @@
-use crate::Refusal;
-
-/// Why the installer could not decide, check, plan or write. A [`Refusal`] is not one of these:
-/// it is a finding about the cluster that the caller decides about (see [`crate::Refusal`]).
+/// Why the installer could not decide, check, plan or write. A [`crate::Refusal`] is not one of
+/// these: it is a finding about the cluster that the caller decides about.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A request to the cluster failed.
@@ -24,7 +22,4 @@ pub enum Error {
     /// The default revision tag's objects could not be applied.
     #[error("failed deploying webhooks: {0}")]
     DeployWebhooks(#[source] cluster::Error),
-    /// A refusal the caller chose to fail on.
-    #[error(transparent)]
-    Refused(#[from] Refusal),
 }
