@@ -564,24 +564,15 @@ async fn apply(
     wake_partners(&ctx, &owner, overlaps.partners());
     let overlap_lines = overlaps.lines();
 
-    if !settled {
-        let applying = Status::applying(generation, overlap_lines.clone());
-        current = write_status(&ctx, &api, &iop, current, &applying).await?;
-    }
     let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
     let fingerprint = crate::noop::fingerprint(&objects);
     let same_render =
         ctx.last_applied.lock().expect("last_applied").get(&owner) == Some(&fingerprint);
-    let unchanged = if same_render {
-        live_if_satisfied(&ctx.client, &components).await?
-    } else {
-        None
-    };
-    let skipped = unchanged.is_some();
     // What the installer refuses (another revision's injectors that would inject the same
-    // pods, newer CRDs) is checked for each new render: a render already applied was checked
-    // when it was, and drift repair only puts it back.
-    if !skipped && !same_render {
+    // pods, newer CRDs) is checked for each new render, before anything is written: a render
+    // already applied was checked when it was, and drift repair only puts it back. While it
+    // stays refused, the status is the same each time, so a recheck writes nothing.
+    if !same_render {
         let refusals = installer::refusals(&ctx.client, &objects).await?;
         if !refusals.is_empty() {
             let findings: Vec<String> = refusals.iter().map(installer::Refusal::findings).collect();
@@ -600,6 +591,16 @@ async fn apply(
             return Ok(Action::requeue(crate::status::REFUSED_RECHECK));
         }
     }
+    if !settled {
+        let applying = Status::applying(generation, overlap_lines.clone());
+        current = write_status(&ctx, &api, &iop, current, &applying).await?;
+    }
+    let unchanged = if same_render {
+        live_if_satisfied(&ctx.client, &components).await?
+    } else {
+        None
+    };
+    let skipped = unchanged.is_some();
     let (applied, changed, pruned) = match unchanged {
         Some(applied) => {
             ctx.metrics.apply_skipped();
