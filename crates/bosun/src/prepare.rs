@@ -46,13 +46,7 @@ pub(crate) fn prepare<'r>(
         Some(client) => client,
         None => cluster.connect(runtime)?,
     };
-    let install = runtime.block_on(installer::Install::prepare(
-        &client,
-        rendered,
-        packages,
-        pipeline::install::OwnerLabels::All,
-        true,
-    ))?;
+    let install = runtime.block_on(installer::Install::prepare(&client, rendered, packages))?;
     Ok(Prepared {
         install,
         runtime,

@@ -26,12 +26,12 @@ mod refusal;
 use serde_json::Value;
 
 pub use default_tag::{DefaultTag, DefaultTagOutcome};
+pub use error::Error;
+pub use refusal::{Refusal, crd_downgrades, refusals, webhook_overlaps};
 
 /// The field manager of every object `bosun install` (and `bosun operator init`) applies; the
 /// operator applies as its own (`operator::controller::FIELD_MANAGER`).
 pub const FIELD_MANAGER: &str = "bosun";
-pub use error::Error;
-pub use refusal::{Refusal, crd_downgrades, refusals, webhook_overlaps};
 
 /// A rendered install, ready for one cluster: what `install`, `plan` and `verify-install`
 /// start from, and what the operator applies.
@@ -51,27 +51,26 @@ pub struct Install {
 }
 
 impl Install {
-    /// The rendered install for `client`'s cluster: the pipeline's install set, labelled as
-    /// `labels` says, and the default revision tag's decision (which only reads the cluster).
-    /// `default_tag: false` leaves the tag alone (the operator does not make one).
+    /// The rendered install for `client`'s cluster: the pipeline's install set, every object
+    /// with istioctl's owner labels, and the default revision tag's decision (which only
+    /// reads the cluster).
     pub async fn prepare(
         client: &cluster::Client,
         rendered: pipeline::Rendered,
         packages: pipeline::InstallPackages,
-        labels: pipeline::install::OwnerLabels,
-        default_tag: bool,
     ) -> Result<Install, Error> {
         let pipeline::install::InstallSet {
             version,
             mut components,
             installation,
-        } = pipeline::install::install_set(&rendered, &packages, labels)?;
+        } = pipeline::install::install_set(
+            &rendered,
+            &packages,
+            pipeline::install::OwnerLabels::All,
+        )?;
         let merged = rendered.merged;
-        let default_tag = if default_tag {
-            default_tag::decide(client, &merged, &version, &mut components, &packages).await?
-        } else {
-            DefaultTag::default()
-        };
+        let default_tag =
+            default_tag::decide(client, &merged, &version, &mut components, &packages).await?;
         Ok(Install {
             merged,
             version,

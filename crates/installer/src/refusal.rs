@@ -93,7 +93,7 @@ impl Install {
 
     /// [`crd_downgrades`] for this install.
     pub async fn crd_downgrades(&self, client: &cluster::Client) -> Result<Option<Refusal>, Error> {
-        let rendered: Vec<Value> = self.objects().cloned().collect();
+        let rendered: Vec<&Value> = self.objects().collect();
         crd_downgrades(client, &rendered).await
     }
 }
@@ -115,22 +115,22 @@ pub async fn webhook_overlaps(
 /// Rendered CustomResourceDefinitions that would replace newer live ones (`assess::crds`:
 /// their Istio versions, and API versions they would stop serving). A rendered CRD without
 /// the owner labels' version (the operator leaves CRDs unlabelled) is judged at the version
-/// the install's other objects carry, which is what it is.
+/// the install's other objects carry, which is what it is. Only the CRDs are copied.
 pub async fn crd_downgrades(
     client: &cluster::Client,
-    rendered: &[Value],
+    rendered: &[&Value],
 ) -> Result<Option<Refusal>, Error> {
-    let is_crd = |o: &&Value| o["kind"] == "CustomResourceDefinition";
+    let is_crd = |o: &&&Value| o["kind"] == "CustomResourceDefinition";
     let version = rendered
         .iter()
         .filter(|o| !is_crd(o))
-        .find_map(version_label);
+        .find_map(|o| version_label(o));
     let crds: Vec<Value> = rendered
         .iter()
         .filter(is_crd)
         .map(|crd| match (&version, version_label(crd)) {
             (Some(version), None) => labelled(crd, version),
-            _ => crd.clone(),
+            _ => (*crd).clone(),
         })
         .collect();
     let downgrades = client.crd_downgrades(&crds).await?;
@@ -138,30 +138,18 @@ pub async fn crd_downgrades(
 }
 
 /// Every refusal of an install that makes no default tag (the operator's), overlaps first.
-/// Only the webhook configurations and CRDs among `rendered` are looked at (and copied).
+/// Only the webhook configurations and CRDs among `rendered` are copied.
 pub async fn refusals(
     client: &cluster::Client,
     rendered: &[&Value],
 ) -> Result<Vec<Refusal>, Error> {
-    let of_kind = |kind: &str| -> Vec<Value> {
-        rendered
-            .iter()
-            .filter(|o| o["kind"] == kind)
-            .map(|o| (*o).clone())
-            .collect()
-    };
-    let overlaps =
-        webhook_overlaps(client, &of_kind("MutatingWebhookConfiguration"), false).await?;
-    let mut crds = of_kind("CustomResourceDefinition");
-    // The version the install's other objects carry, for CRDs without one (see
-    // [`crd_downgrades`]).
-    crds.extend(
-        rendered
-            .iter()
-            .find(|o| o["kind"] != "CustomResourceDefinition" && version_label(o).is_some())
-            .map(|o| (*o).clone()),
-    );
-    let downgrades = crd_downgrades(client, &crds).await?;
+    let injectors: Vec<Value> = rendered
+        .iter()
+        .filter(|o| o["kind"] == "MutatingWebhookConfiguration")
+        .map(|o| (*o).clone())
+        .collect();
+    let overlaps = webhook_overlaps(client, &injectors, false).await?;
+    let downgrades = crd_downgrades(client, rendered).await?;
     Ok(overlaps.into_iter().chain(downgrades).collect())
 }
 
