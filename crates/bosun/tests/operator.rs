@@ -32,7 +32,7 @@ use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 /// Held for reading by every test that talks to the API server, for writing by the one that
@@ -1299,33 +1299,8 @@ async fn istio_operators_rendering_the_same_object_do_not_fight() {
     assert!(accounts.get_opt(reader).await.unwrap().is_none());
 }
 
-/// Puts a CRD's version label back as it was when dropped, even when the test fails (a fresh
+/// Deletes a MutatingWebhookConfiguration when dropped, even when the test fails (a fresh
 /// runtime on a thread of its own: the test's may be the one unwinding).
-struct RestoreCrdVersion {
-    crd: String,
-    was: Option<String>,
-}
-
-impl Drop for RestoreCrdVersion {
-    fn drop(&mut self) {
-        let (crd, was) = (self.crd.clone(), self.was.clone());
-        std::thread::spawn(move || {
-            common::run(async move {
-                let client = testenv::client().await;
-                let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
-                let patch = json!({"metadata": {"labels": {"operator.istio.io/version": was}}});
-                crds.patch(&crd, &PatchParams::default(), &Patch::Merge(&patch))
-                    .await
-                    .unwrap();
-            })
-        })
-        .join()
-        .unwrap();
-    }
-}
-
-/// Deletes a MutatingWebhookConfiguration when dropped, even when the test fails (on a thread
-/// of its own, as [`RestoreCrdVersion`]).
 struct DeleteInjector(String);
 
 impl Drop for DeleteInjector {
@@ -1343,15 +1318,108 @@ impl Drop for DeleteInjector {
     }
 }
 
+/// An IstioOperator of a revision of its own whose generations the refusal tests apply: each
+/// sets an environment variable of istiod's to the generation's number, so each renders anew
+/// and the live istiod says which generation was applied last.
+struct Generations {
+    api: Api<DynamicObject>,
+    deployments: Api<Deployment>,
+    spec: Value,
+    istiod: String,
+}
+
+impl Generations {
+    fn new(client: &cluster::Client, ns: &str, istio_ns: &str, revision: &str) -> Generations {
+        let mut spec = iop("refuse", ns, istio_ns, json!({}));
+        spec["spec"]["revision"] = revision.into();
+        Generations {
+            api: Api::namespaced_with(client.kube().clone(), ns, &common::operator::iop_resource()),
+            deployments: Api::namespaced(client.kube().clone(), istio_ns),
+            spec,
+            istiod: format!("istiod-{revision}"),
+        }
+    }
+
+    async fn apply(&self, n: u32) {
+        let mut spec = self.spec.clone();
+        spec["spec"]["values"]["pilot"] = json!({"env": {"BOSUN_TEST_GENERATION": n.to_string()}});
+        self.api
+            .patch(
+                "refuse",
+                &PatchParams::apply("bosun-tests").force(),
+                &Patch::Apply(&spec),
+            )
+            .await
+            .unwrap();
+    }
+
+    /// The generation the live istiod was applied from.
+    async fn applied(&self) -> Option<String> {
+        let d = self.deployments.get_opt(&self.istiod).await.unwrap()?;
+        d.spec?.template.spec?.containers[0]
+            .env
+            .as_ref()?
+            .iter()
+            .find(|e| e.name == "BOSUN_TEST_GENERATION")?
+            .value
+            .clone()
+    }
+
+    async fn wait_applied(&self, operator: &Operator, n: u32) {
+        wait_for(&format!("generation {n} applied"), operator, || async {
+            (self.applied().await == Some(n.to_string())).then_some(())
+        })
+        .await;
+    }
+
+    /// Waits until generation `n` is refused; checks what the status says and that the live
+    /// istiod is still `last_applied`'s; returns the status message.
+    async fn wait_refused(&self, operator: &Operator, n: u32, last_applied: u32) -> String {
+        let status = wait_for(&format!("generation {n} refused"), operator, || async {
+            let s = status_of(&self.api.get("refuse").await.unwrap());
+            (s["observedGeneration"] == n && s["status"] == "ACTION_REQUIRED").then_some(s)
+        })
+        .await;
+        let reconciled = condition(&status, "Reconciled");
+        assert_eq!(reconciled["status"], "False", "{status}");
+        assert_eq!(reconciled["reason"], "Refused", "{status}");
+        assert_eq!(condition(&status, "Ready")["reason"], "Refused", "{status}");
+        let message = status["message"].as_str().unwrap().to_string();
+        assert!(
+            message.contains(&format!(
+                "refused to apply generation {n}, so nothing was applied"
+            )) && !message.contains("--force"),
+            "{status}"
+        );
+        assert_eq!(self.applied().await, Some(last_applied.to_string()));
+        message
+    }
+
+    async fn delete(&self, operator: &Operator) {
+        self.api
+            .delete("refuse", &Default::default())
+            .await
+            .unwrap();
+        wait_for("IstioOperator gone", operator, || async {
+            self.api
+                .get_opt("refuse")
+                .await
+                .unwrap()
+                .is_none()
+                .then_some(())
+        })
+        .await;
+    }
+}
+
 /// The operator refuses what `bosun install` refuses, through the same installer checks: a
-/// generation whose sidecar injector would inject the same pods as another revision's, or
-/// whose CRDs are older than the cluster's, is not applied; the IstioOperator says why
-/// (ACTION_REQUIRED, `Reconciled` False with reason `Refused`, a Warning event), and the
-/// next generation applies once the cluster no longer conflicts. Holds the API server
-/// exclusively: it makes a shared CRD look newer, which every other install would refuse.
+/// generation whose sidecar injector would inject the same pods as another revision's is not
+/// applied; the IstioOperator says why (ACTION_REQUIRED, `Reconciled` False with reason
+/// `Refused`, a Warning event), and the next generation applies once the other injector is
+/// gone.
 #[tokio::test]
-async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
-    let _api_server = API_SERVER.write().await;
+async fn operator_refuses_an_injector_that_overlaps_another_revisions() {
+    let _api_server = API_SERVER.read().await;
     init_once();
     let ns = testenv::unique_name("iop-refuse");
     let istio_ns = testenv::unique_name("istio-oprefuse");
@@ -1359,54 +1427,9 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
     create_namespace(&ns).await;
     let operator = Operator::start(&ns, &[]);
     let client = testenv::client().await;
-    let api = iops(&ns).await;
-    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
-    let istiod = format!("istiod-{revision}");
-    // Each generation sets an environment variable of istiod's, so each renders anew.
-    let generation = |n: u32| {
-        let mut spec = iop("refuse", &ns, &istio_ns, json!({}));
-        spec["spec"]["revision"] = revision.clone().into();
-        spec["spec"]["values"]["pilot"] = json!({"env": {"BOSUN_TEST_GENERATION": n.to_string()}});
-        spec
-    };
-    let istiod_generation = || async {
-        deployments.get_opt(&istiod).await.unwrap().and_then(|d| {
-            d.spec?.template.spec?.containers[0]
-                .env
-                .as_ref()?
-                .iter()
-                .find(|e| e.name == "BOSUN_TEST_GENERATION")?
-                .value
-                .clone()
-        })
-    };
-    let refused = |generation: i64| {
-        let api = api.clone();
-        async move {
-            let s = status_of(&api.get("refuse").await.unwrap());
-            (s["observedGeneration"] == generation && s["status"] == "ACTION_REQUIRED").then_some(s)
-        }
-    };
-    let apply_generation = |n: u32| {
-        let api = api.clone();
-        let spec = generation(n);
-        async move {
-            api.patch(
-                "refuse",
-                &PatchParams::apply("bosun-tests").force(),
-                &Patch::Apply(&spec),
-            )
-            .await
-            .unwrap();
-        }
-    };
-
-    // Generation 1 applies: nothing conflicts.
-    apply_generation(1).await;
-    wait_for("generation 1 applied", &operator, || async {
-        (istiod_generation().await.as_deref() == Some("1")).then_some(())
-    })
-    .await;
+    let iop = Generations::new(&client, &ns, &istio_ns, &revision);
+    iop.apply(1).await;
+    iop.wait_applied(&operator, 1).await;
 
     // Another revision's injector that injects the pods of namespaces labelled for this one
     // (deleted again even when the test fails: it would overlap this revision's installs).
@@ -1437,22 +1460,13 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
         )
         .await
         .unwrap();
-    apply_generation(2).await;
-    let status = wait_for("generation 2 refused", &operator, || refused(2)).await;
-    let reconciled = condition(&status, "Reconciled");
-    assert_eq!(reconciled["status"], "False", "{status}");
-    assert_eq!(reconciled["reason"], "Refused", "{status}");
-    assert_eq!(condition(&status, "Ready")["reason"], "Refused", "{status}");
-    let message = status["message"].as_str().unwrap();
+    iop.apply(2).await;
+    let message = iop.wait_refused(&operator, 2, 1).await;
     assert!(
-        message.contains("refused to apply generation 2, so nothing was applied")
-            && message
-                .contains("would inject sidecars into the same pods as one of another revision")
-            && message.contains(&format!("MutatingWebhookConfiguration {bystander}"))
-            && !message.contains("--force"),
-        "{status}"
+        message.contains("would inject sidecars into the same pods as one of another revision")
+            && message.contains(&format!("MutatingWebhookConfiguration {bystander}")),
+        "{message}"
     );
-    assert_eq!(istiod_generation().await.as_deref(), Some("1"));
     let events: Api<k8s_openapi::api::events::v1::Event> =
         Api::namespaced(client.kube().clone(), &ns);
     let event = wait_for("a Warning event", &operator, || async {
@@ -1465,58 +1479,70 @@ async fn operator_refuses_overlapping_injectors_and_crd_downgrades() {
     .await;
     assert_eq!(event.type_.as_deref(), Some("Warning"));
 
-    // The other injector goes, and the cluster's CRDs are a newer Istio's.
     drop(remove_bystander);
-    let crd = "wasmplugins.extensions.istio.io";
-    let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
-    let was = crds
-        .get(crd)
-        .await
-        .unwrap()
-        .metadata
-        .labels
-        .unwrap_or_default()
-        .get("operator.istio.io/version")
-        .cloned();
-    let restore = RestoreCrdVersion {
-        crd: crd.into(),
-        was,
-    };
-    let newer = json!({"metadata": {"labels": {"operator.istio.io/version": "99.0"}}});
-    crds.patch(crd, &PatchParams::default(), &Patch::Merge(&newer))
+    iop.apply(3).await;
+    iop.wait_applied(&operator, 3).await;
+    iop.delete(&operator).await;
+}
+
+/// The operator refuses to replace CRDs with older ones, as `bosun install` does: on a control
+/// plane of its own (its CRDs are made to look like a newer Istio's, which every other test's
+/// install would refuse), a generation is refused with nothing applied while they do, and the
+/// next generation applies once they no longer do.
+#[tokio::test]
+async fn operator_refuses_to_replace_newer_crds() {
+    let server = testenv::Private::start("op-crds");
+    let kubeconfig = server.kubeconfig();
+    let out = common::bosun_at(
+        kubeconfig,
+        &[
+            "operator",
+            "init",
+            "--operator-namespace",
+            "bosun-operator-tests",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let client = cluster::Client::from_kubeconfig(kubeconfig).await.unwrap();
+    let ns = "iop-crds";
+    client
+        .apply(
+            &[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})],
+            "bosun-tests",
+            false,
+        )
         .await
         .unwrap();
-    apply_generation(3).await;
-    let status = wait_for("generation 3 refused", &operator, || refused(3)).await;
-    let message = status["message"].as_str().unwrap();
+    let operator = Operator::start_with(kubeconfig, ns, &[]);
+    let iop = Generations::new(&client, ns, "istio-crds", "crds");
+    iop.apply(1).await;
+    iop.wait_applied(&operator, 1).await;
+
+    let crd = "wasmplugins.extensions.istio.io";
+    let crds: Api<CustomResourceDefinition> = Api::all(client.kube().clone());
+    let version =
+        |v: Option<&str>| json!({"metadata": {"labels": {"operator.istio.io/version": v}}});
+    crds.patch(
+        crd,
+        &PatchParams::default(),
+        &Patch::Merge(&version(Some("99.0"))),
+    )
+    .await
+    .unwrap();
+    iop.apply(2).await;
+    let message = iop.wait_refused(&operator, 2, 1).await;
     assert!(
         message.contains(
             "the install would replace a CustomResourceDefinition with older one (a downgrade): "
         ) && message.contains(&format!("{crd}: in the cluster from Istio 99.0"))
             && !message.contains("would inject sidecars"),
-        "{status}"
+        "{message}"
     );
-    assert_eq!(condition(&status, "Reconciled")["reason"], "Refused");
-    assert_eq!(istiod_generation().await.as_deref(), Some("1"));
 
-    // The CRDs back as they were: the next generation applies.
-    drop(restore);
-    apply_generation(4).await;
-    wait_for("generation 4 applied", &operator, || async {
-        (istiod_generation().await.as_deref() == Some("4")).then_some(())
-    })
-    .await;
-    let status = wait_for("generation 4 reconciled", &operator, || async {
-        let s = status_of(&api.get("refuse").await.unwrap());
-        (s["observedGeneration"] == 4 && condition(&s, "Reconciled")["status"] == "True")
-            .then_some(s)
-    })
-    .await;
-    assert_ne!(status["status"], "ACTION_REQUIRED", "{status}");
-
-    api.delete("refuse", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", &operator, || async {
-        api.get_opt("refuse").await.unwrap().is_none().then_some(())
-    })
-    .await;
+    crds.patch(crd, &PatchParams::default(), &Patch::Merge(&version(None)))
+        .await
+        .unwrap();
+    iop.apply(3).await;
+    iop.wait_applied(&operator, 3).await;
+    iop.delete(&operator).await;
 }
