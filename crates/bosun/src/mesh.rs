@@ -160,7 +160,7 @@ pub(crate) fn print_diagnostics(diagnostics: &[pipeline::Diagnostic]) {
 pub(crate) fn print_report(
     report: &iop::validate::Report,
     files: &[iop::merge::InputFile],
-    merged: &serde_json::Value,
+    merged: &iop::IstioOperator,
     packages: &pipeline::InstallPackages,
     errors: bool,
 ) {

@@ -136,8 +136,9 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
     let layered = iop::merge::layer_inputs(&files, &flags, &read)?;
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
+    let merged = iop::IstioOperator::from_tree(merged);
     // istioctl dumped with validation forced: problems are reported, the dump still printed.
-    let report = iop::validate::validate(&merged, &sources);
+    let report = iop::validate::validate(merged.tree(), &sources);
     mesh::print_report(&report, &files, &merged, &packages, false);
     if !report.errors.is_empty() {
         let mut as_warnings = report.clone();

@@ -45,7 +45,7 @@ pub enum DefaultTagOutcome {
 /// injector deactivated, as the tag leaves it. Only reads the cluster.
 pub(crate) async fn decide(
     client: &cluster::Client,
-    merged: &Value,
+    merged: &iop::IstioOperator,
     version: &str,
     components: &mut [vocab::Component],
     packages: &pipeline::InstallPackages,
@@ -58,11 +58,8 @@ pub(crate) async fn decide(
         needed: true,
         ..DefaultTag::default()
     };
-    let revision = manifest::ownership::revision(merged);
-    let mut namespace = iop::tree::get_path_string(merged, "metadata.namespace");
-    if namespace.is_empty() {
-        namespace = "istio-system".to_string();
-    }
+    let revision = merged.revision_or_default();
+    let namespace = merged.istio_namespace();
     let objects: Vec<&Value> = components.iter().flat_map(|c| c.objects.iter()).collect();
     let own_injectors: Vec<String> = objects
         .iter()
@@ -148,7 +145,7 @@ impl Install {
                     .find(|o| manifest::tag::is_own_injector(o, &revision))
             })
             .ok_or_else(|| Error::NoInjector {
-                revision: revision.clone(),
+                revision: revision.to_string(),
             })?;
         let canonical = manifest::tag::Canonical::from_injector(own_injector)?;
         let (options, render) =
