@@ -91,7 +91,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     if !args.yes {
         let profile = install.merged.profile();
         let names: Vec<&str> = components.iter().map(|c| c.display_name.as_str()).collect();
-        confirm(&profile, &names)?;
+        confirm(profile, &names)?;
     }
     let options = cluster::InstallOptions {
         field_manager: installer::FIELD_MANAGER.to_string(),

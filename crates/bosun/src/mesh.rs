@@ -184,7 +184,34 @@ pub fn render(
         .map(|d| d as &dyn Fn() -> Result<pipeline::Detected, pipeline::DetectError>);
     let rendering = pipeline::render(&inputs, packages, force, detect);
     print_diagnostics(&rendering.diagnostics);
-    Ok(rendering.result?)
+    rendering
+        .result
+        .map_err(|e| pipeline_failure(e, &inputs.files))
+}
+
+/// A pipeline failure in istioctl's words; a YAML syntax error in an input file also points at
+/// where the parser stopped (file:line:col, the line, a caret), as every other input error does.
+pub(crate) fn pipeline_failure(e: pipeline::Error, files: &[iop::merge::InputFile]) -> MeshFailure {
+    let location = match &e {
+        pipeline::Error::Merge(m) => m.location(),
+        _ => None,
+    };
+    with_pointer(e.to_string(), location, files)
+}
+
+/// `message`, and when `location` names an input file, that place in it.
+pub(crate) fn with_pointer(
+    mut message: String,
+    location: Option<(&str, usize, usize)>,
+    files: &[iop::merge::InputFile],
+) -> MeshFailure {
+    if let Some((file, line, col)) = location
+        && let Some(input) = files.iter().find(|f| f.name == file)
+    {
+        message.push('\n');
+        message.push_str(iop::source::pointer(file, &input.text, line, col).trim_end());
+    }
+    MeshFailure(message)
 }
 
 pub fn manifest_generate(

@@ -134,7 +134,8 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     let mut flags = mesh::set_flags(&args.input);
     flags.extend(args.profile.iter().map(|p| format!("profile={p}")));
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let layered = iop::merge::layer_inputs(&files, &flags, &read)?;
+    let layered = iop::merge::layer_inputs(&files, &flags, &read)
+        .map_err(|e| mesh::with_pointer(e.to_string(), e.location(), &files))?;
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
     let merged = iop::IstioOperator::from_tree(merged);
     // istioctl dumped with validation forced: problems are reported, the dump still printed.
@@ -308,7 +309,8 @@ pub fn validate(args: ValidateArgs) -> Result<(), MeshFailure> {
     let files = mesh::read_inputs(&args.input.filenames)?;
     let flags = mesh::set_flags(&args.input);
     let pipeline::Validated { merged, report } =
-        pipeline::merge_and_validate(&files, &flags, &packages)?;
+        pipeline::merge_and_validate(&files, &flags, &packages)
+            .map_err(|e| mesh::pipeline_failure(e, &files))?;
     mesh::print_report(&report, &files, &merged, &packages, true);
     let names: Vec<String> = args
         .input

@@ -63,15 +63,15 @@ pub(crate) async fn decide(
     let objects: Vec<&Value> = components.iter().flat_map(|c| c.objects.iter()).collect();
     let own_injectors: Vec<String> = objects
         .iter()
-        .filter(|o| manifest::tag::is_own_injector(o, &revision))
+        .filter(|o| manifest::tag::is_own_injector(o, revision))
         .map(|o| name(o))
         .collect();
     let own_services: Vec<String> = objects
         .iter()
-        .filter(|o| manifest::tag::is_own_istiod_service(o, &revision, &namespace))
+        .filter(|o| manifest::tag::is_own_istiod_service(o, revision, namespace))
         .map(|o| name(o))
         .collect();
-    let (live_injectors, live_services) = client.revision_endpoints(&revision, &namespace).await?;
+    let (live_injectors, live_services) = client.revision_endpoints(revision, namespace).await?;
     if !manifest::tag::default_tag_will_generate(
         &live_injectors,
         &own_injectors,
@@ -84,7 +84,7 @@ pub(crate) async fn decide(
         // The `default` revision's injector the tag deactivates: istioctl gives up on more
         // than one.
         let (default_injectors, _) = client
-            .revision_endpoints(vocab::labels::DEFAULT_REVISION, &namespace)
+            .revision_endpoints(vocab::labels::DEFAULT_REVISION, namespace)
             .await?;
         if default_injectors.len() > 1 {
             return Ok(needed_only);
@@ -96,7 +96,7 @@ pub(crate) async fn decide(
     let mut original = None;
     if revision == vocab::labels::DEFAULT_REVISION {
         for object in components.iter_mut().flat_map(|c| c.objects.iter_mut()) {
-            if manifest::tag::is_own_injector(object, &revision) {
+            if manifest::tag::is_own_injector(object, revision) {
                 original = Some(object.clone());
                 manifest::tag::deactivate(object);
             }
@@ -142,7 +142,7 @@ impl Install {
             .as_ref()
             .or_else(|| {
                 self.objects()
-                    .find(|o| manifest::tag::is_own_injector(o, &revision))
+                    .find(|o| manifest::tag::is_own_injector(o, revision))
             })
             .ok_or_else(|| Error::NoInjector {
                 revision: revision.to_string(),
