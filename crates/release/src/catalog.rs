@@ -337,9 +337,23 @@ impl Unknown {
             ),
             Unknown::Release => format!("Istio release {request} is not in bosun's catalog"),
             Unknown::Minor => format!("Istio minor {request} is not in bosun's catalog"),
-            Unknown::Module => format!(
-                "istio.io/istio module version {request} is not in bosun's catalog (bosun needs its go.sum hash to verify it)"
-            ),
+            Unknown::Module => {
+                // `v1.30.3`: a release named as a Go module version (which Istio's are not).
+                let release = request
+                    .strip_prefix('v')
+                    .and_then(ReleaseVersion::parse)
+                    .filter(|v| v.major > 0)
+                    .map(|_| {
+                        format!(
+                            "; an Istio release is named without the v: {}",
+                            &request[1..]
+                        )
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "istio.io/istio module version {request} is not in bosun's catalog (bosun needs its go.sum hash to verify it){release}"
+                )
+            }
         }
     }
 }

@@ -88,6 +88,11 @@ fn an_unknown_version_lists_every_known_one() {
         e.starts_with("istio.io/istio module version v0.0.1 is not in bosun's catalog (bosun needs its go.sum hash to verify it); known releases: 1.9 (1.9.0, 1.9.9);"),
         "{e}"
     );
+    let e = fixture().resolve("v1.10.2").unwrap_err().to_string();
+    assert!(
+        e.starts_with("istio.io/istio module version v1.10.2 is not in bosun's catalog (bosun needs its go.sum hash to verify it); an Istio release is named without the v: 1.10.2; known releases:"),
+        "{e}"
+    );
     let e = fixture().resolve("latest").unwrap_err().to_string();
     assert!(
         e.starts_with("\"latest\" is not an Istio version: give a release (1.30.3), a minor (1.30) or an istio.io/istio module version (v0.0.0-…); known releases:"),
