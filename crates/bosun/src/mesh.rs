@@ -319,3 +319,61 @@ pub(crate) fn output_error(e: std::io::Error) -> String {
     }
     format!("writing output: {e}")
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    /// Every command that renders or installs takes `--version` and `--mirror`, and refuses
+    /// `--version` with `--manifests` (issue 31).
+    #[test]
+    fn every_rendering_command_takes_a_version() {
+        let commands: [&[&str]; 12] = [
+            &["manifest", "generate"],
+            &["manifest", "translate"],
+            &["install"],
+            &["upgrade"],
+            &["plan"],
+            &["verify-install"],
+            &["precheck"],
+            &["profile", "dump"],
+            &["profile", "diff"],
+            &["profile", "list"],
+            &["validate"],
+            &["uninstall"],
+        ];
+        let root = crate::Cli::command();
+        for path in commands {
+            let mut command = &root;
+            for name in path {
+                command = command
+                    .find_subcommand(name)
+                    .unwrap_or_else(|| panic!("{path:?}"));
+            }
+            for flag in ["version", "mirror"] {
+                assert!(
+                    command.get_arguments().any(|a| a.get_long() == Some(flag)),
+                    "{path:?} has no --{flag}"
+                );
+            }
+            let mut args = vec!["bosun"];
+            args.extend_from_slice(path);
+            args.extend(["--version", "1.30", "--manifests", "/x"]);
+            let e = crate::Cli::try_parse_from(&args).err().map(|e| e.kind());
+            assert_eq!(
+                e,
+                Some(clap::error::ErrorKind::ArgumentConflict),
+                "{args:?}"
+            );
+            let mut args = vec!["bosun"];
+            args.extend_from_slice(path);
+            args.extend(["--mirror", "/srv/istio"]);
+            let e = crate::Cli::try_parse_from(&args).err().map(|e| e.kind());
+            assert_eq!(
+                e,
+                Some(clap::error::ErrorKind::MissingRequiredArgument),
+                "{args:?}: --mirror without --version"
+            );
+        }
+    }
+}
