@@ -197,6 +197,21 @@ fn a_module_zip_with_another_hash_is_refused() {
         )
     );
     assert!(!cache.join(format!("istio-{PREVIOUS}")).exists());
+
+    // The proxy down: the error names it (and Go's fallback, which fails against it too).
+    let url = server.url.clone();
+    drop(server);
+    let out = bosun(
+        &cache,
+        &[("GOPROXY", url.as_str())],
+        &["profile", "list", "--version", PREVIOUS],
+    );
+    assert!(!out.status.success());
+    let want = format!(
+        "Error: could not fetch istio.io/istio@{PREVIOUS}: from the module proxy: GET {url}/istio.io/istio/@v/{PREVIOUS}.zip: Connection Failed: "
+    );
+    assert!(stderr(&out).starts_with(&want), "{}", stderr(&out));
+    assert!(!cache.join(format!("istio-{PREVIOUS}")).exists());
 }
 
 /// A gzipped tar laid out as Istio's release archive `istio-<version>-linux-amd64.tar.gz`,

@@ -23,7 +23,7 @@ pub enum FetchError {
         status: u16,
         text: String,
     },
-    #[error("GET {url}: {source}")]
+    #[error("GET {url}: {}", transport_text(source))]
     Transport {
         url: String,
         #[source]
@@ -43,6 +43,14 @@ pub enum FetchError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// What went wrong in a transport error, without the URL that ureq's own text repeats.
+fn transport_text(t: &ureq::Transport) -> String {
+    match t.message() {
+        Some(message) => format!("{}: {message}", t.kind()),
+        None => t.kind().to_string(),
+    }
 }
 
 impl FetchError {
@@ -166,8 +174,13 @@ pub fn go_mod_download(cache_root: &Path, module: &str, version: &str) -> Result
         .output()
         .map_err(GoError::Run)?;
     if !out.status.success() {
+        // With -json, go says why in the JSON's Error field; stderr may be empty.
+        let json_error = serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .and_then(|v| v.get("Error")?.as_str().map(str::to_string));
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
         return Err(GoError::Failed {
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            stderr: json_error.filter(|_| stderr.is_empty()).unwrap_or(stderr),
         });
     }
     let info: serde_json::Value =
