@@ -177,18 +177,30 @@ fn checksum_files() {
 }
 
 /// Go wrote `<version>.ziphash` (the go.sum hash it computed) beside each module zip it
-/// downloaded: bosun's hash of the zip must be Go's. The zips are there once
-/// `scripts/fetch-istio` (and `--previous`) ran, as CI's oracles need.
+/// downloaded: bosun's hash of the zip must be Go's. The zips are in Go's module cache under
+/// bosun's once `scripts/fetch-istio` and `scripts/fetch-istio --previous` ran (they are run
+/// here, as the other tests run the scripts that fetch their oracles).
 #[test]
 fn module_hash_is_gos() {
-    let cache = std::env::var_os("BOSUN_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/bosun"))
-        });
-    let Some(dir) = cache.map(|c| c.join("gomod/cache/download/istio.io/istio/@v")) else {
-        return;
-    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut fetched = None;
+    for flag in [&[][..], &["--previous"]] {
+        let out = std::process::Command::new(root.join("scripts/fetch-istio"))
+            .args(flag)
+            .output()
+            .expect("running scripts/fetch-istio");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        fetched = Some(std::path::PathBuf::from(
+            String::from_utf8_lossy(&out.stdout).trim(),
+        ));
+    }
+    // scripts/fetch-istio prints $BOSUN_CACHE/istio-<version>; Go's module cache is beside it.
+    let cache = fetched.unwrap().parent().unwrap().to_path_buf();
+    let dir = cache.join("gomod/cache/download/istio.io/istio/@v");
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         let path = entry.path();
@@ -215,10 +227,9 @@ fn module_hash_is_gos() {
         );
         checked += 1;
     }
-    if checked == 0 {
-        eprintln!(
-            "no istio.io/istio module zip in {}: run scripts/fetch-istio",
-            dir.display()
-        );
-    }
+    assert!(
+        checked >= 2,
+        "{} holds {checked} module zips, want the pin's and the previous one",
+        dir.display()
+    );
 }
