@@ -150,7 +150,7 @@ fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
         return Ok(cluster::UninstallScope::Purge);
     }
     let files = crate::mesh::read_inputs(&args.input.filenames)?;
-    let flags = crate::mesh::set_flags(&args.input);
+    let flags = crate::mesh::set_flags(&args.input, &files)?;
     let packages = crate::mesh::packages();
     let (merged, _) = pipeline::merge_inputs(&files, &flags, &packages)?;
     let mut labels = BTreeMap::new();
@@ -266,6 +266,7 @@ mod tests {
             filenames: Vec::new(),
             set: set.iter().map(|s| s.to_string()).collect(),
             manifests: None,
+            package: Default::default(),
             revision: revision.map(str::to_string),
         }
     }
