@@ -631,6 +631,7 @@ mod tests {
             cluster::Target {
                 kubeconfig: Some(PathBuf::from("/k")),
                 context: Some("blue".into()),
+                ..cluster::Target::default()
             }
         );
         // As for kubectl, whose flags default to "": an empty value is no flag.

@@ -253,7 +253,12 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
             })
             .collect(),
         Err(kube::Error::Api(s)) if s.code == 404 => Vec::new(),
-        Err(e) => return Err(MeshFailure(format!("listing IstioOperators: {e}"))),
+        Err(e) => {
+            return Err(MeshFailure(format!(
+                "listing IstioOperators: {}",
+                cluster::describe(&e)
+            )));
+        }
     };
     if !existing.is_empty() && !args.force {
         return Err(MeshFailure(format!(
@@ -299,7 +304,12 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
     let all_bindings = bindings
         .list(&ListParams::default().labels(&selector))
         .await
-        .map_err(|e| MeshFailure(format!("listing the operator's RoleBindings: {e}")))?
+        .map_err(|e| {
+            MeshFailure(format!(
+                "listing the operator's RoleBindings: {}",
+                cluster::describe(&e)
+            ))
+        })?
         .items;
     let mut other_operators = false;
     for b in &all_bindings {
@@ -332,7 +342,7 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
     let ours = namespaces
         .get_opt(ns)
         .await
-        .map_err(|e| MeshFailure(format!("reading namespace {ns}: {e}")))?
+        .map_err(|e| MeshFailure(format!("reading namespace {ns}: {}", cluster::describe(&e))))?
         .is_some_and(|n| {
             n.metadata
                 .labels

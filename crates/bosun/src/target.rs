@@ -8,7 +8,7 @@ use clap::builder::TypedValueParser;
 
 use crate::mesh::MeshFailure;
 
-#[derive(Args, Clone, Debug, Default)]
+#[derive(Args, Clone, Debug)]
 pub struct ClusterArgs {
     /// Kubernetes configuration file (default: the files $KUBECONFIG lists, else
     /// ~/.kube/config, else the in-cluster service account).
@@ -25,6 +25,34 @@ pub struct ClusterArgs {
     /// Kubernetes configuration context (default: the kubeconfig's current-context).
     #[arg(long = "context", value_name = "NAME")]
     pub context: Option<String>,
+    /// How long to wait for the API server to answer each request, connecting included, as
+    /// kubectl's flag: a duration (10s, 1m, 1h30m) or whole seconds; 0 is no limit. It also
+    /// bounds an exec credential plugin. Waits for readiness have their own timeouts; each
+    /// request inside them is bounded by this one.
+    #[arg(long = "request-timeout", value_name = "DURATION", default_value = "30s", value_parser = request_timeout)]
+    pub request_timeout: cluster::RequestTimeout,
+}
+
+/// kubectl's `--request-timeout` (client-go's `ParseTimeout`): whole seconds, else a Go
+/// duration; zero is no limit. A negative one, which kubectl takes as no limit too, is
+/// refused as the mistake it likely is.
+fn request_timeout(text: &str) -> Result<cluster::RequestTimeout, String> {
+    let invalid = || {
+        format!(
+            "invalid timeout {text:?}: give whole seconds, or a number with a unit (1s, 2m, 3h); 0 is no limit"
+        )
+    };
+    let nanos: i64 = match text.parse::<i64>() {
+        Ok(secs) => secs.checked_mul(1_000_000_000).ok_or_else(invalid)?,
+        Err(_) => gotime::parse_duration(text).map_err(|_| invalid())?,
+    };
+    match nanos {
+        0 => Ok(cluster::RequestTimeout::NONE),
+        n if n < 0 => Err(invalid()),
+        n => Ok(cluster::RequestTimeout(Some(
+            std::time::Duration::from_nanos(n as u64),
+        ))),
+    }
 }
 
 impl ClusterArgs {
@@ -37,6 +65,7 @@ impl ClusterArgs {
                 .clone()
                 .filter(|p| !p.as_os_str().is_empty()),
             context: self.context.clone().filter(|c| !c.is_empty()),
+            request_timeout: self.request_timeout,
         }
     }
 
@@ -51,5 +80,35 @@ impl ClusterArgs {
         runtime: &tokio::runtime::Runtime,
     ) -> Result<cluster::Client, MeshFailure> {
         runtime.block_on(self.client())
+    }
+}
+
+impl Default for ClusterArgs {
+    fn default() -> ClusterArgs {
+        ClusterArgs {
+            kubeconfig: None,
+            context: None,
+            request_timeout: cluster::RequestTimeout::DEFAULT,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn request_timeout_reads_as_kubectl_reads_it() {
+        let after = |secs: f64| Ok(cluster::RequestTimeout(Some(Duration::from_secs_f64(secs))));
+        assert_eq!(request_timeout("10"), after(10.0));
+        assert_eq!(request_timeout("10s"), after(10.0));
+        assert_eq!(request_timeout("1m30s"), after(90.0));
+        assert_eq!(request_timeout("1.5s"), after(1.5));
+        assert_eq!(request_timeout("0"), Ok(cluster::RequestTimeout::NONE));
+        assert_eq!(request_timeout("0s"), Ok(cluster::RequestTimeout::NONE));
+        for bad in ["", "ten", "10x", "-1", "-5s"] {
+            assert!(request_timeout(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -6,6 +6,7 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::discovery::ApiCapabilities;
 
+use crate::timeout::{BoundLayer, ExecPluginTimeout, RequestTimeout};
 use crate::{Error, Target};
 
 /// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
@@ -42,20 +43,31 @@ impl Client {
         Self::from_config(config)
     }
 
-    /// A client for `target`, found as kubectl finds one (see [`Target`]): the
+    /// A client for `target`, found as kubectl finds it (see [`Target`]): the
     /// `--kubeconfig` file, else the files `KUBECONFIG` lists, else `~/.kube/config`, with
-    /// `--context` or the current context; else the in-cluster service account.
+    /// `--context` or the current context; else the in-cluster service account. Its requests
+    /// are bounded by the target's [`RequestTimeout`].
     pub async fn connect(target: &Target) -> Result<Client, Error> {
         let mut config =
             crate::target::config(target, &crate::target::Environment::current()).await?;
         // kube-rs's own inference applies these (impersonation and URL overrides, a debugging
         // aid read from KUBE_RS_DEBUG_* variables); so does bosun, as it did through it.
         config.apply_debug_overrides();
-        Self::from_config(config)
+        Self::from_config_bounded(config, target.request_timeout)
     }
 
-    /// A client for an already built kube-rs configuration.
-    pub fn from_config(mut config: kube::Config) -> Result<Client, Error> {
+    /// A client for an already built kube-rs configuration, with the default bound on each
+    /// request ([`RequestTimeout::DEFAULT`]).
+    pub fn from_config(config: kube::Config) -> Result<Client, Error> {
+        Self::from_config_bounded(config, RequestTimeout::DEFAULT)
+    }
+
+    /// A client for an already built kube-rs configuration whose requests wait at most
+    /// `timeout` for an answer (see [`crate::timeout`](RequestTimeout) for what that covers).
+    pub fn from_config_bounded(
+        mut config: kube::Config,
+        timeout: RequestTimeout,
+    ) -> Result<Client, Error> {
         // The API server records it (audit logs, `kubectl get --raw /metrics` by client), so
         // people can tell bosun's requests from others'.
         if !config
@@ -68,7 +80,56 @@ impl Client {
                 http::HeaderValue::from_static(USER_AGENT),
             ));
         }
-        let kube = kube::Client::try_from(config).map_err(Error::Connect)?;
+        config.connect_timeout = Some(timeout.connect());
+        // kube-rs's read timeout is a bound on every read of a connection, which would end a
+        // quiet watch too; the layer below bounds the wait for headers instead. Writes keep
+        // kube-rs's own bound.
+        config.read_timeout = None;
+        let layer = BoundLayer {
+            server: server_text(&config.cluster_url),
+            timeout,
+        };
+        let exec = config.auth_info.exec.as_ref().map(|exec| {
+            std::iter::once(exec.command.clone().unwrap_or_default())
+                .chain(exec.args.clone().unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
+        let server = layer.server.clone();
+        let build = move || {
+            kube::client::ClientBuilder::try_from(config)
+                .map(|builder| builder.with_layer(&layer).build())
+        };
+        let kube = match (exec, timeout.0) {
+            // kube-rs runs the exec credential plugin while it builds the client, and waits
+            // for it without a bound; it is waited for here on a thread of its own. If it
+            // never ends, the thread and the plugin are left behind: a command ends the
+            // process when it fails, which ends the thread (the plugin, in its own process,
+            // ends when it ends, as when kubectl is interrupted).
+            (Some(command), Some(limit)) => {
+                let runtime = tokio::runtime::Handle::try_current().ok();
+                let (sender, receiver) = std::sync::mpsc::channel();
+                std::thread::Builder::new()
+                    .name("exec-credential".into())
+                    .spawn(move || {
+                        let _entered = runtime.as_ref().map(|r| r.enter());
+                        let _ = sender.send(build());
+                    })
+                    .map_err(Error::ExecThread)?;
+                match receiver.recv_timeout(limit) {
+                    Ok(built) => built,
+                    Err(_) => {
+                        return Err(Error::ExecPluginTimeout(ExecPluginTimeout {
+                            command,
+                            server,
+                            after: limit,
+                        }));
+                    }
+                }
+            }
+            _ => build(),
+        }
+        .map_err(Error::Connect)?;
         Ok(Client {
             kube,
             discovery: Default::default(),
@@ -83,6 +144,16 @@ impl Client {
     /// The namespace that namespaced objects without one go to (the kubeconfig context's).
     pub fn default_namespace(&self) -> &str {
         self.kube.default_namespace()
+    }
+}
+
+/// The server's URL as the kubeconfig gives it: `https://10.0.0.1:6443` (a URI prints a `/`
+/// after it).
+fn server_text(url: &http::Uri) -> String {
+    let text = url.to_string();
+    match text.strip_suffix('/') {
+        Some(bare) if url.path() == "/" => bare.to_string(),
+        _ => text,
     }
 }
 

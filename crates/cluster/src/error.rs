@@ -3,6 +3,7 @@ use std::path::PathBuf;
 use vocab::ObjectRef;
 
 use crate::overlap::{Overlap, SelectorError};
+use crate::timeout::describe;
 
 /// One field that another field manager owns, from a server-side apply conflict.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,10 +37,15 @@ pub enum Error {
     /// No configuration for the cluster asked for.
     #[error(transparent)]
     Target(#[from] crate::target::TargetError),
-    #[error("creating the cluster client: {0}")]
+    #[error("creating the cluster client: {}", describe(.0))]
     Connect(#[source] kube::Error),
+    /// The exec credential plugin did not finish in time.
+    #[error(transparent)]
+    ExecPluginTimeout(crate::timeout::ExecPluginTimeout),
+    #[error("starting a thread for the exec credential plugin: {0}")]
+    ExecThread(#[source] std::io::Error),
     /// istioctl's wording: `fail to get Kubernetes version`.
-    #[error("fail to get Kubernetes version: {0}")]
+    #[error("fail to get Kubernetes version: {}", describe(.0))]
     Version(#[source] kube::Error),
     #[error("object #{index}: {reason}")]
     InvalidObject { index: usize, reason: String },
@@ -49,7 +55,7 @@ pub enum Error {
         api_version: String,
         kind: String,
     },
-    #[error("{object}: discovery of {api_version} failed: {source}")]
+    #[error("{object}: discovery of {api_version} failed: {}", describe(source))]
     Discovery {
         object: Box<ObjectRef>,
         api_version: String,
@@ -66,7 +72,7 @@ pub enum Error {
         object: Box<ObjectRef>,
         conflicts: Vec<FieldConflict>,
     },
-    #[error("{object}: {action}: {source}")]
+    #[error("{object}: {action}: {}", describe(source))]
     Api {
         object: Box<ObjectRef>,
         action: &'static str,
@@ -117,7 +123,7 @@ pub enum Error {
     Install { failures: Vec<(String, Error)> },
     #[error("{component} is installed after {after}, which comes later in the list")]
     InstallOrder { component: String, after: String },
-    #[error("listing {} ({}) labelled {}: {source}", target.kind, target.api_version, target.selector)]
+    #[error("listing {} ({}) labelled {}: {}", target.kind, target.api_version, target.selector, describe(source))]
     List {
         target: Box<ListTarget>,
         #[source]

@@ -67,6 +67,7 @@ pub mod tags;
 mod target;
 #[cfg(feature = "testenv")]
 pub mod testenv;
+mod timeout;
 mod uninstall;
 mod verify;
 mod wait;
@@ -83,5 +84,6 @@ pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use revisions::RevisionObjects;
 pub use target::{KubeconfigFiles, Searched, Target, TargetError};
+pub use timeout::{ExecPluginTimeout, RequestError, RequestTimeout, describe};
 pub use uninstall::UninstallScope;
 pub use verify::{Presence, VerifiedObject, VerifyReport};

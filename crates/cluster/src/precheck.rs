@@ -206,7 +206,7 @@ impl Client {
                     facts.from_version = Some((from.to_string(), false));
                     facts.skipped.push((
                         "Service istio-system/zipkin (--from-version)".into(),
-                        e.to_string(),
+                        crate::describe(&e),
                     ));
                 }
             }

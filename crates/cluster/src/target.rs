@@ -14,14 +14,19 @@ use std::path::{Path, PathBuf};
 
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
-/// The cluster a command is pointed at: kubectl's `--kubeconfig` and `--context`. The default
-/// (neither) is what kubectl uses without flags.
+use crate::timeout::RequestTimeout;
+
+/// The cluster a command is pointed at: kubectl's `--kubeconfig`, `--context` and
+/// `--request-timeout`. The default (none) is what kubectl uses without flags, but for the
+/// bound on each request ([`RequestTimeout::DEFAULT`]; kubectl has none).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Target {
     /// A kubeconfig file that replaces `KUBECONFIG` and `~/.kube/config`; it must exist.
     pub kubeconfig: Option<PathBuf>,
     /// The context to use instead of the kubeconfig's `current-context`.
     pub context: Option<String>,
+    /// How long each request waits for the API server's answer.
+    pub request_timeout: RequestTimeout,
 }
 
 /// Why no configuration for the [`Target`] could be made. Each is one line.
@@ -426,6 +431,7 @@ mod tests {
         let flag = |context: Option<&str>| Target {
             kubeconfig: Some(path.clone()),
             context: context.map(str::to_string),
+            ..Target::default()
         };
         let current = resolve(&flag(None), &no_env()).expect("current context");
         assert_eq!(server(&current), "https://red.example:6443/");
@@ -442,6 +448,7 @@ mod tests {
         let target = Target {
             kubeconfig: Some(path.clone()),
             context: Some("green".into()),
+            ..Target::default()
         };
         let error = resolve(&target, &no_env()).expect_err("no context green");
         assert_eq!(
@@ -460,6 +467,7 @@ mod tests {
         let target = Target {
             kubeconfig: Some(path.clone()),
             context: None,
+            ..Target::default()
         };
         // Even with a usable KUBECONFIG: the flag replaces it.
         let env = Environment {
@@ -490,6 +498,7 @@ mod tests {
         let target = Target {
             kubeconfig: Some(flag),
             context: None,
+            ..Target::default()
         };
         assert_eq!(
             server(&resolve(&target, &env).expect("the flag's")),
@@ -655,6 +664,7 @@ mod tests {
         let flag = |path: &Path| Target {
             kubeconfig: Some(path.to_path_buf()),
             context: None,
+            ..Target::default()
         };
         assert_eq!(
             resolve(&flag(&no_current), &no_env())
@@ -704,6 +714,7 @@ mod tests {
         let directory = Target {
             kubeconfig: Some(dir.0.clone()),
             context: None,
+            ..Target::default()
         };
         assert_eq!(
             resolve(&directory, &no_env())

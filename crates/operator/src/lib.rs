@@ -65,7 +65,7 @@ pub trait Render: Send + Sync + 'static {
 pub enum Error {
     #[error(transparent)]
     Cluster(#[from] cluster::Error),
-    #[error("{action}: {source}")]
+    #[error("{action}: {}", cluster::describe(source))]
     Kube {
         action: String,
         #[source]
