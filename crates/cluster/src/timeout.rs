@@ -209,7 +209,12 @@ fn cause_text(causes: &[&(dyn std::error::Error + 'static)]) -> String {
             Some(at) => text[..at].to_string(),
             None => text,
         };
-        let text = lowercase_first(text);
+        // Each part's own words start lower case: `…: connection refused`.
+        let text = text
+            .split(": ")
+            .map(|part| lowercase_first(part.to_string()))
+            .collect::<Vec<_>>()
+            .join(": ");
         // Each layer often repeats its source's text after its own.
         if let Some(last) = parts.last_mut() {
             if last.ends_with(&text) {
