@@ -612,6 +612,11 @@ mod tests {
             assert_eq!(flag("kubeconfig").get_long(), Some("kubeconfig"));
             assert_eq!(flag("kubeconfig").get_short(), Some('c'), "{path:?}");
             assert_eq!(flag("context").get_long(), Some("context"));
+            assert_eq!(
+                flag("request_timeout").get_long(),
+                Some("request-timeout"),
+                "{path:?}"
+            );
         }
     }
 
@@ -633,6 +638,14 @@ mod tests {
                 context: Some("blue".into()),
                 ..cluster::Target::default()
             }
+        );
+        assert_eq!(
+            parsed(&["bosun", "tag", "list", "--request-timeout", "0"]).request_timeout,
+            cluster::RequestTimeout::NONE
+        );
+        assert_eq!(
+            parsed(&["bosun", "tag", "list"]).request_timeout,
+            cluster::RequestTimeout::DEFAULT
         );
         // As for kubectl, whose flags default to "": an empty value is no flag.
         assert_eq!(
