@@ -183,6 +183,60 @@ fn an_exec_plugin_that_hangs_is_named() {
     within(took, 2, 15);
 }
 
+/// A listener on 127.0.0.1 that reads each request's head, hands it on, and never answers.
+fn listening() -> (u16, std::sync::mpsc::Receiver<String>) {
+    use std::io::Read;
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port on 127.0.0.1");
+    let port = listener.local_addr().expect("its address").port();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held: Vec<TcpStream> = Vec::new();
+        for mut stream in listener.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let _ = sender.send(String::from_utf8_lossy(&head).into_owned());
+            held.push(stream);
+        }
+    });
+    (port, receiver)
+}
+
+/// The bound on the plugin must not break one that answers: its token is what bosun sends.
+#[test]
+fn an_exec_plugin_that_answers_gives_the_credentials() {
+    let dir = TempDir::new("exec-ok");
+    let plugin = dir.0.join("plugin");
+    std::fs::write(
+        &plugin,
+        "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"from-the-plugin\"}}'\n",
+    )
+    .expect("writing the plugin");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755))
+            .expect("making it executable");
+    }
+    let (port, heads) = listening();
+    let server = format!("http://127.0.0.1:{port}");
+    let config = kubeconfig(&dir.0, &server, Some((&plugin.to_string_lossy(), &[])));
+    let (out, _) = revision_list(&dir.0, &config, &["--request-timeout", "2s"]);
+    fails_saying(
+        &out,
+        &[&format!("the API server {server} did not answer within 2s")],
+    );
+    let head = heads
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a request");
+    assert!(
+        head.to_lowercase()
+            .contains("authorization: bearer from-the-plugin"),
+        "{head}"
+    );
+}
+
 #[test]
 fn a_closed_port_is_named_with_the_cause() {
     let dir = TempDir::new("closed");
