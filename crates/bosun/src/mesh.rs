@@ -260,30 +260,49 @@ pub fn render(
     print_diagnostics(&rendering.diagnostics);
     rendering
         .result
-        .map_err(|e| pipeline_failure(e, &inputs.files))
+        .map_err(|e| pipeline_failure(e, &inputs.files, packages))
 }
 
-/// A pipeline failure in istioctl's words; a YAML syntax error in an input file also points at
-/// where the parser stopped (file:line:col, the line, a caret), as every other input error does.
-pub(crate) fn pipeline_failure(e: pipeline::Error, files: &[iop::merge::InputFile]) -> MeshFailure {
-    let location = match &e {
-        pipeline::Error::Merge(m) => m.location(),
-        _ => None,
-    };
-    with_pointer(e.to_string(), location, files)
-}
-
-/// `message`, and when `location` names an input file, that place in it.
-pub(crate) fn with_pointer(
-    mut message: String,
-    location: Option<(&str, usize, usize)>,
+/// A pipeline failure in istioctl's words, then what istioctl leaves out (see
+/// [`merge_failure`]).
+pub(crate) fn pipeline_failure(
+    e: pipeline::Error,
     files: &[iop::merge::InputFile],
+    packages: &pipeline::InstallPackages,
 ) -> MeshFailure {
-    if let Some((file, line, col)) = location
+    match &e {
+        pipeline::Error::Merge(m) => explained(e.to_string(), m, files, packages),
+        _ => MeshFailure(e.to_string()),
+    }
+}
+
+/// A merge failure in istioctl's words (`message`), then, on lines of their own, what istioctl
+/// leaves out: where a YAML syntax error in an input file stopped (file:line:col, the line, a
+/// caret, as every other input error shows it), and for a profile that is not there, the ones
+/// that are (or why the install package has none).
+pub(crate) fn explained(
+    mut message: String,
+    e: &iop::merge::MergeError,
+    files: &[iop::merge::InputFile],
+    packages: &pipeline::InstallPackages,
+) -> MeshFailure {
+    if let Some((file, line, col)) = e.location()
         && let Some(input) = files.iter().find(|f| f.name == file)
     {
         message.push('\n');
         message.push_str(iop::source::pointer(file, &input.text, line, col).trim_end());
+    }
+    if let iop::merge::MergeError::ProfileNotFound {
+        install_package_path,
+        ..
+    } = e
+    {
+        let hint = match packages.profile_names(install_package_path) {
+            Ok(names) if names.is_empty() => "the install package has no profiles".to_string(),
+            Ok(names) => format!("the profiles are: {}", names.join(", ")),
+            Err(why) => why.to_string(),
+        };
+        message.push_str(&format!("\n  {hint}"));
     }
     MeshFailure(message)
 }

@@ -80,6 +80,8 @@ pub enum MergeError {
     #[error("profile {name:?} not found: {source}")]
     ProfileNotFound {
         name: String,
+        /// The install package it was looked for in ("" for the pinned release).
+        install_package_path: String,
         #[source]
         source: ReadProfileError,
     },
@@ -231,6 +233,7 @@ pub fn read_profile(
         let text =
             read(install_package_path, name).map_err(|source| MergeError::ProfileNotFound {
                 name: name.to_string(),
+                install_package_path: install_package_path.to_string(),
                 source,
             })?;
         map_from_yaml(&text).map_err(|source| MergeError::Profile {
@@ -594,7 +597,7 @@ mod tests {
             "profile \"default\" not found: open profiles/default.yaml: file does not exist"
         );
         assert!(
-            matches!(e, MergeError::ProfileNotFound { name, source: ReadProfileError::Open { .. } } if name == "default")
+            matches!(e, MergeError::ProfileNotFound { name, source: ReadProfileError::Open { .. }, .. } if name == "default")
         );
         assert_eq!(
             map_from_yaml("- a").unwrap_err(),
