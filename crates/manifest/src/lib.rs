@@ -29,6 +29,7 @@ pub mod postprocess;
 pub mod render;
 pub mod runtime;
 pub mod smp;
+pub mod remote_secret;
 pub mod tag;
 
 pub use overlay::{Overlaid, OverlayError, OverlayPatch, apply_overlay};
