@@ -21,6 +21,7 @@ mod profile;
 mod progress;
 mod prompt;
 mod release;
+mod remote_secret;
 mod revision;
 mod runtime;
 mod schema_fetch;
@@ -102,6 +103,11 @@ enum Command {
     /// Print bosun's version and the Istio release it installs by default, as `istioctl
     /// version --remote=false`.
     Version(version::VersionArgs),
+    /// Create a Secret with credentials that let another cluster's istiod read this cluster's
+    /// API server, as `istioctl create-remote-secret`: the reader service account's long-lived
+    /// token (created when missing) in a kubeconfig, printed for `kubectl apply` on the other
+    /// cluster.
+    CreateRemoteSecret(remote_secret::RemoteSecretArgs),
     /// Print the shell completion script for bash, zsh, fish (and more), as `istioctl
     /// completion`.
     Completion(completion::CompletionArgs),
@@ -385,6 +391,9 @@ fn main() -> ExitCode {
         Command::Revision { command } => {
             revision::revision(command, &runtime).map_err(|e| Failure::input(e.0))
         }
+        Command::CreateRemoteSecret(args) => {
+            remote_secret::create_remote_secret(args, &runtime).map_err(|e| Failure::input(e.0))
+        }
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
             completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
@@ -579,7 +588,7 @@ mod tests {
     #[test]
     fn every_cluster_command_takes_kubeconfig_and_context() {
         let root = Cli::command();
-        let cluster_commands: [&[&str]; 15] = [
+        let cluster_commands: [&[&str]; 16] = [
             &["install"],
             &["upgrade"],
             &["plan"],
@@ -595,6 +604,7 @@ mod tests {
             &["operator", "remove"],
             &["operator", "run"],
             &["manifest", "generate"],
+            &["create-remote-secret"],
         ];
         for path in cluster_commands {
             let mut command = &root;
