@@ -177,14 +177,15 @@ impl Client {
                 _ => {}
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
-            current = self.secret(&namespace, &name).await?.ok_or_else(|| {
-                Error::Timeout {
+            current = self
+                .secret(&namespace, &name)
+                .await?
+                .ok_or_else(|| Error::Timeout {
                     what: format!("Secret {namespace}/{name}"),
                     condition: "filled by the token controller",
                     waited: started.elapsed(),
                     last: Some("it was deleted meanwhile".into()),
-                }
-            })?;
+                })?;
         }
     }
 }

@@ -10,7 +10,9 @@
 
 use std::time::Duration;
 
-use manifest::remote_secret::{self as objects, DEFAULT_NAMESPACE, Options, READER_SERVICE_ACCOUNT};
+use manifest::remote_secret::{
+    self as objects, DEFAULT_NAMESPACE, Options, READER_SERVICE_ACCOUNT,
+};
 use serde_json::Value;
 
 use crate::{Error, FIELD_MANAGER};
@@ -99,12 +101,13 @@ pub async fn create_remote_secret(
     }
     let chosen_token = match &options.token_secret {
         Some(secret_name) => {
-            let secret = client.secret(&namespace, secret_name).await?.ok_or_else(|| {
-                Error::TokenSecretNotFound {
+            let secret = client
+                .secret(&namespace, secret_name)
+                .await?
+                .ok_or_else(|| Error::TokenSecretNotFound {
                     namespace: namespace.clone(),
                     name: secret_name.clone(),
-                }
-            })?;
+                })?;
             let json = serde_json::to_value(&secret).unwrap_or_default();
             if !objects::references_service_account(&json, &service_account) {
                 return Err(Error::TokenSecretOfAnother {

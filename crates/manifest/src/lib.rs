@@ -26,10 +26,10 @@ pub mod order;
 pub mod overlay;
 pub mod ownership;
 pub mod postprocess;
+pub mod remote_secret;
 pub mod render;
 pub mod runtime;
 pub mod smp;
-pub mod remote_secret;
 pub mod tag;
 
 pub use overlay::{Overlaid, OverlayError, OverlayPatch, apply_overlay};

@@ -376,7 +376,13 @@ mod tests {
 
     #[test]
     fn names_must_be_dns_1123_labels() {
-        for good in ["a", "east", "c0", "d14d0660-ed8f-4b4b-8973-f9c272f01e07", &"a".repeat(63)] {
+        for good in [
+            "a",
+            "east",
+            "c0",
+            "d14d0660-ed8f-4b4b-8973-f9c272f01e07",
+            &"a".repeat(63),
+        ] {
             assert_eq!(validate_name(good), Ok(()), "{good}");
         }
         for bad in ["", "Bad", "a_b", "-a", "a-", "a.b", &"a".repeat(64), "é"] {
@@ -436,7 +442,11 @@ mod tests {
             Err(OptionsError::PluginConfig("a".into()))
         );
         assert_eq!(
-            Auth::parse(Some("plugin"), Some("gcp"), &["a=b,c=d=e".into(), "f=".into()]),
+            Auth::parse(
+                Some("plugin"),
+                Some("gcp"),
+                &["a=b,c=d=e".into(), "f=".into()]
+            ),
             Ok(Auth::Plugin {
                 name: "gcp".into(),
                 config: [("a", "b"), ("c", "d=e"), ("f", "")]
@@ -448,7 +458,10 @@ mod tests {
 
     #[test]
     fn each_type_names_its_secret_key_and_service_account() {
-        assert_eq!(SecretType::Remote.secret_name("c0"), "istio-remote-secret-c0");
+        assert_eq!(
+            SecretType::Remote.secret_name("c0"),
+            "istio-remote-secret-c0"
+        );
         assert_eq!(SecretType::Remote.key("c0"), "c0");
         assert_eq!(SecretType::Config.secret_name("c0"), "istio-kubeconfig");
         assert_eq!(SecretType::Config.key("c0"), "config");
@@ -468,8 +481,14 @@ mod tests {
             options(SecretType::Remote, None).service_account(),
             "istio-reader-service-account"
         );
-        assert_eq!(options(SecretType::Config, None).service_account(), "istiod");
-        assert_eq!(options(SecretType::Config, Some("x")).service_account(), "x");
+        assert_eq!(
+            options(SecretType::Config, None).service_account(),
+            "istiod"
+        );
+        assert_eq!(
+            options(SecretType::Config, Some("x")).service_account(),
+            "x"
+        );
         // An empty flag is no flag, as for istioctl's string flags.
         assert_eq!(
             options(SecretType::Remote, Some("")).service_account(),
@@ -609,6 +628,10 @@ stringData:
             "ServiceAccount",
             "istio-reader-service-account"
         ));
-        assert!(!is_reader_object("Pilot", "Role", "istio-reader-clusterrole-x"));
+        assert!(!is_reader_object(
+            "Pilot",
+            "Role",
+            "istio-reader-clusterrole-x"
+        ));
     }
 }
