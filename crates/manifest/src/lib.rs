@@ -1,7 +1,9 @@
 //! Rendered Kubernetes objects and what istioctl does to them after Helm: the `k8s` settings of
 //! each component applied as strategic merge patches ([`smp`]), `overlays` patches
 //! ([`overlay`]), istioctl's output order and YAML form, object-level diffs, and the ownership
-//! labels and installed-state record that `install` adds ([`ownership`]).
+//! labels and installed-state record that `install` adds ([`ownership`]); and the objects
+//! istioctl builds itself rather than renders: revision tags ([`tag`]) and remote secrets
+//! ([`remote_secret`]: `create-remote-secret`'s kubeconfig, Secret and printed form).
 //!
 //! Pure logic: it renders through the `helm` crate from charts already loaded by the caller and
 //! must not talk to a cluster.
