@@ -12,6 +12,11 @@
 //! After the default case, istioctl is run again on bosun's token Secret and must print
 //! exactly what bosun printed, token included (each finds the other's Secret).
 //!
+//! Cases: the defaults; `--type config`; `--server`, `--tls-server-name` and `--context`;
+//! `--auth-type plugin`; a namespace that does not exist (created, with the reader service
+//! account and cluster role rendered from the charts); and no `-n` with a context that sets a
+//! namespace.
+//!
 //! Bad input cases run bosun alone and require an error naming the problem and no change to
 //! the cluster at all.
 
@@ -248,6 +253,29 @@ struct Parity<'a> {
     prepare: Option<&'a [&'a str]>,
     /// The objects the case must make (bosun and istioctl alike).
     made: &'a [&'a str],
+    /// Run with a copy of the kubeconfig whose context sets this namespace.
+    context_namespace: Option<&'a str>,
+}
+
+/// A copy of `kubeconfig` (one context, as `scripts/testenv` writes it) whose context sets
+/// `namespace`.
+fn with_context_namespace(kubeconfig: &Path, namespace: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(kubeconfig).unwrap();
+    assert_eq!(
+        text.matches("\n  context:\n").count(),
+        1,
+        "one context:\n{text}"
+    );
+    let copy = kubeconfig.with_file_name(format!("kubeconfig-remote-secret-{namespace}"));
+    std::fs::write(
+        &copy,
+        text.replace(
+            "\n  context:\n",
+            &format!("\n  context:\n    namespace: {namespace}\n"),
+        ),
+    )
+    .unwrap();
+    copy
 }
 
 #[test]
@@ -280,12 +308,19 @@ fn remote_secrets_are_istioctls() {
         );
         succeeded(&install);
 
+        // The kubeconfig's one context, named on the command line in one case.
+        let context = std::fs::read_to_string(kubeconfig)
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("current-context: ").map(str::to_string))
+            .expect("the living kubeconfig's current-context");
         let cases = [
             Parity {
                 name: "defaults (the kube-system UID as name)",
                 args: &[],
                 ns: ISTIO_NS,
                 prepare: None,
+                context_namespace: None,
                 made: &[
                     "Secret istio-system/istio-reader-service-account-istio-remote-secret-token",
                 ],
@@ -295,6 +330,7 @@ fn remote_secrets_are_istioctls() {
                 args: &["--type", "config", "--name", "east"],
                 ns: ISTIO_NS,
                 prepare: None,
+                context_namespace: None,
                 made: &["Secret istio-system/istiod-istio-remote-secret-token"],
             },
             Parity {
@@ -306,9 +342,12 @@ fn remote_secrets_are_istioctls() {
                     "https://east.example:6443",
                     "--tls-server-name",
                     "east.example",
+                    "--context",
+                    &context,
                 ],
                 ns: ISTIO_NS,
                 prepare: None,
+                context_namespace: None,
                 made: &[
                     "Secret istio-system/istio-reader-service-account-istio-remote-secret-token",
                 ],
@@ -328,6 +367,7 @@ fn remote_secrets_are_istioctls() {
                 ],
                 ns: ISTIO_NS,
                 prepare: Some(&["--name", "east"]),
+                context_namespace: None,
                 made: &[],
             },
             Parity {
@@ -335,6 +375,7 @@ fn remote_secrets_are_istioctls() {
                 args: &["--name", "east", "-n", NEW_NS],
                 ns: NEW_NS,
                 prepare: None,
+                context_namespace: None,
                 made: &[
                     "Namespace remote-secret-new",
                     "ServiceAccount remote-secret-new/istio-reader-service-account",
@@ -343,9 +384,26 @@ fn remote_secrets_are_istioctls() {
                     "ClusterRoleBinding istio-reader-clusterrole-remote-secret-new",
                 ],
             },
+            // No -n: the namespace the kubeconfig's context sets.
+            Parity {
+                name: "the context's namespace",
+                args: &["--name", "east"],
+                ns: NEW_NS,
+                prepare: None,
+                context_namespace: Some(NEW_NS),
+                made: &[
+                    "Namespace remote-secret-new",
+                    "ServiceAccount remote-secret-new/istio-reader-service-account",
+                    "Secret remote-secret-new/istio-reader-service-account-istio-remote-secret-token",
+                ],
+            },
         ];
         let mut failures = Vec::new();
         for case in &cases {
+            let copied = case
+                .context_namespace
+                .map(|ns| with_context_namespace(kubeconfig, ns));
+            let kubeconfig = copied.as_deref().unwrap_or(kubeconfig);
             let start = snapshot(&kube, case.ns).await;
             if let Some(prepare) = case.prepare {
                 succeeded(&run_tool(&istioctl, kubeconfig, prepare));
@@ -421,6 +479,9 @@ fn remote_secrets_are_istioctls() {
             }
             let end = snapshot(&kube, case.ns).await;
             undo(&kube, &changes(&start, &end)).await;
+            if let Some(copy) = &copied {
+                let _ = std::fs::remove_file(copy);
+            }
         }
 
         // With a plugin, bosun waits for the token controller where istioctl fails.
