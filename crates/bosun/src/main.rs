@@ -12,6 +12,7 @@ mod completion;
 mod duration;
 mod install;
 mod mesh;
+mod mesh_ca;
 mod operator;
 mod owned;
 mod plan;
@@ -108,9 +109,23 @@ enum Command {
     /// token (created when missing) in a kubeconfig, printed for `kubectl apply` on the other
     /// cluster.
     CreateRemoteSecret(remote_secret::RemoteSecretArgs),
+    /// Multi-cluster meshes (issue 32).
+    Mesh {
+        #[command(subcommand)]
+        command: MeshCommand,
+    },
     /// Print the shell completion script for bash, zsh, fish (and more), as `istioctl
     /// completion`.
     Completion(completion::CompletionArgs),
+}
+
+#[derive(Subcommand)]
+enum MeshCommand {
+    /// Make a shared root of trust: a root CA and one intermediate CA per cluster, written as
+    /// Istio's cert tooling writes them (DIR/root-cert.pem, DIR/root-key.pem,
+    /// DIR/<cluster>/{ca-cert,ca-key,cert-chain,root-cert}.pem) for each cluster's `cacerts`
+    /// Secret. Keys are made in process and never printed.
+    Ca(mesh_ca::CaArgs),
 }
 
 #[derive(Subcommand)]
@@ -394,6 +409,9 @@ fn main() -> ExitCode {
         Command::CreateRemoteSecret(args) => {
             remote_secret::create_remote_secret(args, &runtime).map_err(|e| Failure::input(e.0))
         }
+        Command::Mesh {
+            command: MeshCommand::Ca(args),
+        } => mesh_ca::mesh_ca(args).map_err(|e| Failure::input(e.0)),
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
             completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
