@@ -126,6 +126,10 @@ enum MeshCommand {
     /// DIR/<cluster>/{ca-cert,ca-key,cert-chain,root-cert}.pem) for each cluster's `cacerts`
     /// Secret. Keys are made in process and never printed.
     Ca(mesh_ca::CaArgs),
+    /// Create or update a cluster's `cacerts` Secret (istiod's CA, read when istiod starts:
+    /// run this before installing) from a directory `mesh ca` wrote. Refuses to replace a
+    /// `cacerts` of another root unless --force.
+    Cacerts(mesh_ca::CacertsArgs),
 }
 
 #[derive(Subcommand)]
@@ -412,6 +416,9 @@ fn main() -> ExitCode {
         Command::Mesh {
             command: MeshCommand::Ca(args),
         } => mesh_ca::mesh_ca(args).map_err(|e| Failure::input(e.0)),
+        Command::Mesh {
+            command: MeshCommand::Cacerts(args),
+        } => mesh_ca::mesh_cacerts(args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
             completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
@@ -606,7 +613,7 @@ mod tests {
     #[test]
     fn every_cluster_command_takes_kubeconfig_and_context() {
         let root = Cli::command();
-        let cluster_commands: [&[&str]; 16] = [
+        let cluster_commands: [&[&str]; 17] = [
             &["install"],
             &["upgrade"],
             &["plan"],
@@ -623,6 +630,7 @@ mod tests {
             &["operator", "run"],
             &["manifest", "generate"],
             &["create-remote-secret"],
+            &["mesh", "cacerts"],
         ];
         for path in cluster_commands {
             let mut command = &root;

@@ -131,3 +131,64 @@ pub fn mesh_ca(args: CaArgs) -> Result<(), MeshFailure> {
     }
     Ok(())
 }
+
+#[derive(Args, Debug)]
+pub struct CacertsArgs {
+    /// A cluster's directory from `bosun mesh ca` (or Istio's Makefiles): ca-cert.pem,
+    /// ca-key.pem, cert-chain.pem and root-cert.pem.
+    #[arg(long = "dir", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// The namespace of istiod (and of the Secret).
+    #[arg(short = 'n', long = "namespace", default_value = "istio-system")]
+    pub namespace: String,
+    /// Replace a `cacerts` that holds another root CA.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub cluster: crate::target::ClusterArgs,
+}
+
+/// `bosun mesh cacerts`: the cluster's `cacerts` Secret from a directory of CA files.
+pub fn mesh_cacerts(
+    args: CacertsArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
+    let mut files = Vec::new();
+    for name in cacerts::FILES {
+        let path = args.dir.join(name);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            MeshFailure(format!(
+                "reading {}: {}",
+                path.display(),
+                crate::io_error_text(&e)
+            ))
+        })?;
+        if !text.contains("-----BEGIN ") {
+            return Err(MeshFailure(format!(
+                "{} holds no PEM block",
+                path.display()
+            )));
+        }
+        files.push((name, text));
+    }
+    let files: Vec<(&str, &str)> = files.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let runtime = runtime.get()?;
+    let client = args.cluster.connect(runtime)?;
+    let outcome = runtime.block_on(installer::cacerts::apply_cacerts(
+        &client,
+        &args.namespace,
+        &files,
+        args.force,
+    ))?;
+    let said = match outcome {
+        installer::cacerts::CacertsOutcome::Created => "created",
+        installer::cacerts::CacertsOutcome::Updated => "updated (same root)",
+        installer::cacerts::CacertsOutcome::Replaced => "replaced (another root, --force)",
+    };
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "Secret {}/cacerts {said}",
+        args.namespace
+    );
+    Ok(())
+}

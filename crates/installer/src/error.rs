@@ -50,4 +50,9 @@ pub enum Error {
         manifest::remote_secret::READER_SERVICE_ACCOUNT
     )]
     NoReaderServiceAccount,
+    /// `cacerts` of another root is in the cluster.
+    #[error(
+        "Secret {namespace}/cacerts holds another root CA: replacing it would cut this cluster off from every cluster that trusts the old one; pass --force to replace it"
+    )]
+    ForeignRoot { namespace: String },
 }

@@ -202,6 +202,49 @@ pub fn cluster_ca(
     })
 }
 
+/// The name of the Secret istiod reads its CA from.
+pub const SECRET_NAME: &str = "cacerts";
+/// The files of a `cacerts` Secret, by name; `ca-key.pem` is the one private key.
+pub const FILES: [&str; 4] = [
+    "ca-cert.pem",
+    "ca-key.pem",
+    "cert-chain.pem",
+    "root-cert.pem",
+];
+
+/// The `cacerts` Secret of `namespace` holding `files` (name, PEM text), as `kubectl create
+/// secret generic cacerts --from-file=…` makes it.
+pub fn secret(namespace: &str, files: &[(&str, &str)]) -> serde_json::Value {
+    let data: serde_json::Map<String, serde_json::Value> = files
+        .iter()
+        .map(|(name, text)| {
+            (
+                name.to_string(),
+                goyaml::json_value::b64_encode(text.as_bytes()).into(),
+            )
+        })
+        .collect();
+    serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": SECRET_NAME, "namespace": namespace},
+        "type": "Opaque",
+        "data": data,
+    })
+}
+
+/// Whether two `root-cert.pem` texts hold the same certificates (line ends and blank lines
+/// aside).
+pub fn same_root(a: &str, b: &str) -> bool {
+    let lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
+    };
+    lines(a) == lines(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +273,21 @@ mod tests {
         assert!(!debug.contains("PRIVATE KEY"), "{debug}");
         let west = cluster_ca(&root, "west", KeyType::P256, 1_800_000_000).unwrap();
         assert_ne!(west.ca_key, east.ca_key);
+        assert!(same_root(
+            &west.root_cert,
+            &east.root_cert.replace('\n', "\r\n")
+        ));
+        let other = super::root(KeyType::P256, 1_800_000_000).unwrap();
+        assert!(!same_root(&other.cert_pem, &east.root_cert));
+        let secret = secret("istio-system", &east.files());
+        assert_eq!(secret["metadata"]["name"], "cacerts");
+        assert_eq!(
+            secret["data"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .collect::<Vec<_>>(),
+            FILES.iter().collect::<Vec<_>>()
+        );
     }
 }

@@ -1,6 +1,14 @@
-//! `bosun create-remote-secret` against `istioctl create-remote-secret` on the living cluster
-//! (`scripts/testenv up --living`): the token Secret both make is filled by
-//! kube-controller-manager's token controller, which only the living cluster runs.
+//! Multi-cluster pieces on the living cluster (`scripts/testenv up --living`), around one
+//! shared install: a shared root of trust (`mesh ca`, `mesh cacerts`) that istiod really
+//! uses, and `bosun create-remote-secret` against `istioctl create-remote-secret` (the token
+//! Secret both make is filled by kube-controller-manager's token controller, which only the
+//! living cluster runs).
+//!
+//! The root of trust: `mesh ca` writes a root and two intermediates, `mesh cacerts` creates
+//! `istio-system/cacerts` from one before the install, and istiod, once running, publishes
+//! that root in every namespace's `istio-ca-root-cert` ConfigMap. Then `mesh cacerts` with
+//! another root is refused and leaves the Secret as it was, the same root's other
+//! intermediate is accepted, and `--force` replaces it.
 //!
 //! One minimal install (with the images built for the living cluster) is shared by every case.
 //! Each parity case runs istioctl (`BOSUN_ISTIOCTL`, else `scripts/fetch-istioctl`), records
@@ -29,7 +37,7 @@ use std::time::Duration;
 
 use cluster::testenv;
 use common::{stderr, stdout, succeeded, text};
-use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
 use kube::Api;
 use kube::api::{DeleteParams, ListParams};
@@ -224,6 +232,9 @@ async fn undo(kube: &kube::Client, changes: &BTreeMap<String, Value>) {
 /// Removes what an earlier run may have left: the token Secrets create-remote-secret makes in
 /// istio-system, this file's namespaces and their reader cluster roles.
 async fn clean(kube: &kube::Client) {
+    let _ = Api::<Secret>::namespaced(kube.clone(), ISTIO_NS)
+        .delete("cacerts", &DeleteParams::default())
+        .await;
     let mut left = BTreeMap::new();
     for (key, value) in snapshot(kube, ISTIO_NS).await {
         if key.starts_with("Secret ") && key.ends_with("-istio-remote-secret-token") {
@@ -279,7 +290,7 @@ fn with_context_namespace(kubeconfig: &Path, namespace: &str) -> std::path::Path
 }
 
 #[test]
-fn remote_secrets_are_istioctls() {
+fn shared_root_and_remote_secrets() {
     let istioctl = common::fetched("BOSUN_ISTIOCTL", "fetch-istioctl");
     let bosun = Path::new(env!("CARGO_BIN_EXE_bosun"));
     let kubeconfig = testenv::living_kubeconfig();
@@ -291,6 +302,39 @@ fn remote_secrets_are_istioctls() {
             &["uninstall", "--purge", "-y"],
         ));
         clean(&kube).await;
+        // The shared root of trust, in place before istiod starts.
+        let ca = std::env::temp_dir().join(format!("bosun-living-ca-{}", std::process::id()));
+        let other = ca.join("other");
+        let _ = std::fs::remove_dir_all(&ca);
+        let ca_dir = |p: &Path| p.to_str().unwrap().to_string();
+        succeeded(&common::bosun_at(
+            kubeconfig,
+            &[
+                "mesh",
+                "ca",
+                "--cluster",
+                "east",
+                "--cluster",
+                "west",
+                "--out",
+                &ca_dir(&ca),
+            ],
+        ));
+        succeeded(&common::bosun_at(
+            kubeconfig,
+            &["mesh", "ca", "--cluster", "east", "--out", &ca_dir(&other)],
+        ));
+        let cacerts = |dir: &Path, force: bool| {
+            let dir = ca_dir(dir);
+            let mut args = vec!["mesh", "cacerts", "--dir", dir.as_str()];
+            if force {
+                args.push("--force");
+            }
+            common::bosun_at(kubeconfig, &args)
+        };
+        let created = cacerts(&ca.join("east"), false);
+        succeeded(&created);
+        assert_eq!(stdout(&created), "Secret istio-system/cacerts created\n");
         let hub = format!("hub={}", living.hub);
         let tag = format!("tag={}", living.tag);
         let install = common::bosun_at(
@@ -307,6 +351,60 @@ fn remote_secrets_are_istioctls() {
             ],
         );
         succeeded(&install);
+
+        let root = std::fs::read_to_string(ca.join("root-cert.pem")).unwrap();
+        let published = testkit::wait_until(
+            "istiod's istio-ca-root-cert in namespace default",
+            Duration::from_secs(60),
+            Duration::from_millis(500),
+            || async {
+                Api::<ConfigMap>::namespaced(kube.clone(), "default")
+                    .get_opt("istio-ca-root-cert")
+                    .await
+                    .unwrap()
+                    .and_then(|cm| cm.data?.get("root-cert.pem").cloned())
+            },
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            manifest::cacerts::same_root(&published, &root),
+            "istiod publishes another root:\n{published}\nnot\n{root}"
+        );
+        let live_cacerts = || async {
+            Api::<Secret>::namespaced(kube.clone(), ISTIO_NS)
+                .get("cacerts")
+                .await
+                .unwrap()
+                .data
+                .unwrap()
+        };
+        let before = live_cacerts().await;
+        let refused = cacerts(&other.join("east"), false);
+        assert!(!refused.status.success(), "{}", text(&refused));
+        assert!(
+            stderr(&refused).contains("Secret istio-system/cacerts holds another root CA"),
+            "{}",
+            text(&refused)
+        );
+        assert_eq!(
+            live_cacerts().await,
+            before,
+            "a refused cacerts was written"
+        );
+        let same_root = cacerts(&ca.join("west"), false);
+        succeeded(&same_root);
+        assert!(stdout(&same_root).contains("updated (same root)"));
+        let forced = cacerts(&other.join("east"), true);
+        succeeded(&forced);
+        assert!(stdout(&forced).contains("replaced"));
+        let replaced = live_cacerts().await;
+        let other_root = std::fs::read_to_string(other.join("root-cert.pem")).unwrap();
+        assert!(manifest::cacerts::same_root(
+            &String::from_utf8_lossy(&replaced["root-cert.pem"].0),
+            &other_root
+        ));
+        let _ = std::fs::remove_dir_all(&ca);
 
         // The kubeconfig's one context, named on the command line in one case.
         let context = std::fs::read_to_string(kubeconfig)
