@@ -89,12 +89,9 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     };
     let components = &install.components;
     if !args.yes {
-        let mut profile = iop::tree::get_path_string(&install.merged, "spec.profile");
-        if profile.is_empty() {
-            profile = "default".to_string();
-        }
+        let profile = install.merged.profile();
         let names: Vec<&str> = components.iter().map(|c| c.display_name.as_str()).collect();
-        confirm(&profile, &names)?;
+        confirm(profile, &names)?;
     }
     let options = cluster::InstallOptions {
         field_manager: installer::FIELD_MANAGER.to_string(),

@@ -23,9 +23,80 @@ pub struct InputArgs {
     /// The install package (charts and profiles) directory; the pinned release by default.
     #[arg(short = 'd', long = "manifests", alias = "charts")]
     pub manifests: Option<String>,
+    #[command(flatten)]
+    pub package: VersionFlags,
     /// Control plane revision (`--set revision=REV`).
     #[arg(short = 'r', long = "revision")]
     pub revision: Option<String>,
+}
+
+/// `--version` and `--mirror`: an Istio version's install package instead of the pinned one.
+#[derive(Args, Clone, Debug, Default)]
+pub struct VersionFlags {
+    /// The Istio version to render: a release (1.30.3), a minor (1.30: its newest known
+    /// patch) or an istio.io/istio module version; fetched, verified and cached on first use,
+    /// offline after (`bosun version --list` shows them). Not with --manifests.
+    #[arg(long = "version", value_name = "VERSION", conflicts_with = "manifests")]
+    pub version: Option<String>,
+    /// Where release archives come from: an HTTP(S) base URL or a directory laid out as
+    /// Istio's release downloads (VERSION/istio-VERSION-linux-amd64.tar.gz and its .sha256);
+    /// default $BOSUN_ISTIO_MIRROR, else https://github.com/istio/istio/releases/download.
+    #[arg(long = "mirror", value_name = "URL|DIR", requires = "version")]
+    pub mirror: Option<String>,
+}
+
+impl VersionFlags {
+    /// The install package directory: `manifests` as given, else `--version`'s package
+    /// (fetched into the cache on first use), else none (the pinned release).
+    pub fn package(&self, manifests: Option<&str>) -> Result<Option<String>, MeshFailure> {
+        match (&self.version, manifests) {
+            (Some(_), Some(_)) => Err(MeshFailure(
+                "--version and --manifests both name the install package; give one".to_string(),
+            )),
+            (Some(version), None) => crate::release::version_dir(version, self.mirror.as_deref())
+                .map(|dir| Some(dir.display().to_string()))
+                .map_err(MeshFailure),
+            (None, m) => Ok(m.map(str::to_string)),
+        }
+    }
+}
+
+/// The install package the flags name, refusing `--version` with an install package named
+/// elsewhere (`--set installPackagePath=…`, `spec.installPackagePath` in a file): the two
+/// would disagree on the version.
+fn package(
+    input: &InputArgs,
+    files: &[iop::merge::InputFile],
+) -> Result<Option<String>, MeshFailure> {
+    if input.package.version.is_some() {
+        let set = input.set.iter().find(|s| {
+            s.split_once('=')
+                .is_some_and(|(k, _)| k.trim().trim_start_matches("spec.") == "installPackagePath")
+        });
+        if let Some(set) = set {
+            return Err(MeshFailure(format!(
+                "--version and --set {set} both name the install package; give one"
+            )));
+        }
+        for file in files {
+            let names_one = iop::merge::split_yaml_documents(&file.text)
+                .into_iter()
+                .filter_map(|doc| iop::merge::map_from_yaml(doc).ok())
+                .any(|map| {
+                    map.get("spec")
+                        .and_then(|spec| spec.get("installPackagePath"))
+                        .and_then(|p| p.as_str())
+                        .is_some_and(|p| !p.is_empty())
+                });
+            if names_one {
+                return Err(MeshFailure(format!(
+                    "--version and spec.installPackagePath in {} both name the install package; give one",
+                    file.name
+                )));
+            }
+        }
+    }
+    input.package.package(input.manifests.as_deref())
 }
 
 #[derive(Args, Debug)]
@@ -126,25 +197,28 @@ pub(crate) fn read_input_files(names: &[String]) -> Result<Vec<iop::merge::Input
 
 /// The flags' inputs as the pipeline takes them, the files read.
 pub(crate) fn inputs(input: &InputArgs) -> Result<pipeline::Inputs, MeshFailure> {
+    let files = read_inputs(&input.filenames)?;
     Ok(pipeline::Inputs {
-        files: read_inputs(&input.filenames)?,
-        ..flag_inputs(input)
+        manifests: package(input, &files)?,
+        files,
+        set: input.set.clone(),
+        revision: input.revision.clone(),
     })
 }
 
-/// The flags' inputs without the files.
-fn flag_inputs(input: &InputArgs) -> pipeline::Inputs {
-    pipeline::Inputs {
+/// istioctl's flag aliases: `--manifests` and `--revision` are `--set` flags in disguise
+/// (and `--version` is `--manifests` with its package's directory).
+pub(crate) fn set_flags(
+    input: &InputArgs,
+    files: &[iop::merge::InputFile],
+) -> Result<Vec<String>, MeshFailure> {
+    let inputs = pipeline::Inputs {
         files: Vec::new(),
         set: input.set.clone(),
-        manifests: input.manifests.clone(),
+        manifests: package(input, files)?,
         revision: input.revision.clone(),
-    }
-}
-
-/// istioctl's flag aliases: `--manifests` and `--revision` are `--set` flags in disguise.
-pub(crate) fn set_flags(input: &InputArgs) -> Vec<String> {
-    flag_inputs(input).flags()
+    };
+    Ok(inputs.flags())
 }
 
 /// Tells the pipeline's diagnostics on stderr.
@@ -160,7 +234,7 @@ pub(crate) fn print_diagnostics(diagnostics: &[pipeline::Diagnostic]) {
 pub(crate) fn print_report(
     report: &iop::validate::Report,
     files: &[iop::merge::InputFile],
-    merged: &serde_json::Value,
+    merged: &iop::IstioOperator,
     packages: &pipeline::InstallPackages,
     errors: bool,
 ) {
@@ -184,7 +258,34 @@ pub fn render(
         .map(|d| d as &dyn Fn() -> Result<pipeline::Detected, pipeline::DetectError>);
     let rendering = pipeline::render(&inputs, packages, force, detect);
     print_diagnostics(&rendering.diagnostics);
-    Ok(rendering.result?)
+    rendering
+        .result
+        .map_err(|e| pipeline_failure(e, &inputs.files))
+}
+
+/// A pipeline failure in istioctl's words; a YAML syntax error in an input file also points at
+/// where the parser stopped (file:line:col, the line, a caret), as every other input error does.
+pub(crate) fn pipeline_failure(e: pipeline::Error, files: &[iop::merge::InputFile]) -> MeshFailure {
+    let location = match &e {
+        pipeline::Error::Merge(m) => m.location(),
+        _ => None,
+    };
+    with_pointer(e.to_string(), location, files)
+}
+
+/// `message`, and when `location` names an input file, that place in it.
+pub(crate) fn with_pointer(
+    mut message: String,
+    location: Option<(&str, usize, usize)>,
+    files: &[iop::merge::InputFile],
+) -> MeshFailure {
+    if let Some((file, line, col)) = location
+        && let Some(input) = files.iter().find(|f| f.name == file)
+    {
+        message.push('\n');
+        message.push_str(iop::source::pointer(file, &input.text, line, col).trim_end());
+    }
+    MeshFailure(message)
 }
 
 pub fn manifest_generate(
@@ -244,4 +345,62 @@ pub(crate) fn output_error(e: std::io::Error) -> String {
         }
     }
     format!("writing output: {e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    /// Every command that renders or installs takes `--version` and `--mirror`, and refuses
+    /// `--version` with `--manifests` (issue 31).
+    #[test]
+    fn every_rendering_command_takes_a_version() {
+        let commands: [&[&str]; 12] = [
+            &["manifest", "generate"],
+            &["manifest", "translate"],
+            &["install"],
+            &["upgrade"],
+            &["plan"],
+            &["verify-install"],
+            &["precheck"],
+            &["profile", "dump"],
+            &["profile", "diff"],
+            &["profile", "list"],
+            &["validate"],
+            &["uninstall"],
+        ];
+        let root = crate::Cli::command();
+        for path in commands {
+            let mut command = &root;
+            for name in path {
+                command = command
+                    .find_subcommand(name)
+                    .unwrap_or_else(|| panic!("{path:?}"));
+            }
+            for flag in ["version", "mirror"] {
+                assert!(
+                    command.get_arguments().any(|a| a.get_long() == Some(flag)),
+                    "{path:?} has no --{flag}"
+                );
+            }
+            let mut args = vec!["bosun"];
+            args.extend_from_slice(path);
+            args.extend(["--version", "1.30", "--manifests", "/x"]);
+            let e = crate::Cli::try_parse_from(&args).err().map(|e| e.kind());
+            assert_eq!(
+                e,
+                Some(clap::error::ErrorKind::ArgumentConflict),
+                "{args:?}"
+            );
+            let mut args = vec!["bosun"];
+            args.extend_from_slice(path);
+            args.extend(["--mirror", "/srv/istio"]);
+            let e = crate::Cli::try_parse_from(&args).err().map(|e| e.kind());
+            assert_eq!(
+                e,
+                Some(clap::error::ErrorKind::MissingRequiredArgument),
+                "{args:?}: --mirror without --version"
+            );
+        }
+    }
 }

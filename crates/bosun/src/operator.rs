@@ -158,7 +158,7 @@ pub fn operator(
 
 fn dump(args: &DeployArgs) -> Result<(), MeshFailure> {
     let objects: Vec<manifest::object::Object> =
-        operator::deploy::operator_objects(&deploy_options(args))
+        operator::deploy::dump_objects(&deploy_options(args))
             .into_iter()
             .map(manifest::object::Object::new)
             .collect();

@@ -83,7 +83,7 @@ pub(crate) fn findings(
     let revision = prepared.install.revision();
     let install = cluster::PrecheckInstall {
         rendered: &rendered,
-        revision: &revision,
+        revision,
         version: &prepared.install.version,
         default_deactivated,
     };

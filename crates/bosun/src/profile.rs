@@ -27,6 +27,8 @@ pub struct ListArgs {
     /// The install package (charts and profiles) directory; the pinned release by default.
     #[arg(short = 'd', long = "manifests", alias = "charts")]
     manifests: Option<String>,
+    #[command(flatten)]
+    package: mesh::VersionFlags,
     /// None: taken only to refuse them as istioctl did.
     #[arg(hide = true)]
     extra: Vec<String>,
@@ -61,6 +63,8 @@ pub struct ProfileDiffArgs {
     /// The install package (charts and profiles) directory; the pinned release by default.
     #[arg(short = 'd', long = "manifests", alias = "charts")]
     manifests: Option<String>,
+    #[command(flatten)]
+    package: mesh::VersionFlags,
 }
 
 #[derive(Args)]
@@ -91,8 +95,11 @@ pub fn profile(command: ProfileCommand) -> Result<(), MeshFailure> {
     }
 }
 
-fn package_dir(manifests: Option<&str>) -> Result<PathBuf, MeshFailure> {
-    match manifests {
+fn package_dir(
+    manifests: Option<&str>,
+    package: &mesh::VersionFlags,
+) -> Result<PathBuf, MeshFailure> {
+    match package.package(manifests)? {
         Some(m) => Ok(PathBuf::from(m)),
         None => crate::release::manifests_dir().map_err(MeshFailure),
     }
@@ -106,7 +113,7 @@ fn list(args: ListArgs) -> Result<(), MeshFailure> {
             args.extra.len()
         )));
     }
-    let dir = package_dir(args.manifests.as_deref())?.join("profiles");
+    let dir = package_dir(args.manifests.as_deref(), &args.package)?.join("profiles");
     let entries = std::fs::read_dir(&dir)
         .map_err(|e| MeshFailure(format!("open {}: {}", dir.display(), io_error_text(&e))))?;
     let files = entries
@@ -131,13 +138,15 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     let format: iop::profile::Format = args.output.parse()?;
     let packages = mesh::packages();
     let files = mesh::read_input_files(&args.input.filenames).map_err(MeshFailure)?;
-    let mut flags = mesh::set_flags(&args.input);
+    let mut flags = mesh::set_flags(&args.input, &files)?;
     flags.extend(args.profile.iter().map(|p| format!("profile={p}")));
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let layered = iop::merge::layer_inputs(&files, &flags, &read)?;
+    let layered = iop::merge::layer_inputs(&files, &flags, &read)
+        .map_err(|e| mesh::with_pointer(e.to_string(), e.location(), &files))?;
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
+    let merged = iop::IstioOperator::from_tree(merged);
     // istioctl dumped with validation forced: problems are reported, the dump still printed.
-    let report = iop::validate::validate(&merged, &sources);
+    let report = iop::validate::validate(merged.tree(), &sources);
     mesh::print_report(&report, &files, &merged, &packages, false);
     if !report.errors.is_empty() {
         let mut as_warnings = report.clone();
@@ -203,7 +212,8 @@ fn diff(args: ProfileDiffArgs) -> Result<(), MeshFailure> {
         return Err(MeshFailure("diff requires two profiles".to_string()));
     }
     let packages = mesh::packages();
-    let m = args.manifests.as_deref();
+    let m = args.package.package(args.manifests.as_deref())?;
+    let m = m.as_deref();
     let a = layered_profile(&args.profiles[0], m, &packages)?;
     let b = layered_profile(&args.profiles[1], m, &packages)?;
     let (out, differ) = iop::profile::diff(&a, &b)?;
@@ -305,9 +315,10 @@ pub fn validate(args: ValidateArgs) -> Result<(), MeshFailure> {
     }
     let packages = mesh::packages();
     let files = mesh::read_inputs(&args.input.filenames)?;
-    let flags = mesh::set_flags(&args.input);
+    let flags = mesh::set_flags(&args.input, &files)?;
     let pipeline::Validated { merged, report } =
-        pipeline::merge_and_validate(&files, &flags, &packages)?;
+        pipeline::merge_and_validate(&files, &flags, &packages)
+            .map_err(|e| mesh::pipeline_failure(e, &files))?;
     mesh::print_report(&report, &files, &merged, &packages, true);
     let names: Vec<String> = args
         .input

@@ -150,27 +150,24 @@ fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
         return Ok(cluster::UninstallScope::Purge);
     }
     let files = crate::mesh::read_inputs(&args.input.filenames)?;
-    let flags = crate::mesh::set_flags(&args.input);
+    let flags = crate::mesh::set_flags(&args.input, &files)?;
     let packages = crate::mesh::packages();
-    let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    let merged = iop::merge::merge_inputs(&files, &flags, &read)
-        .map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    let (merged, _) = pipeline::merge_inputs(&files, &flags, &packages)?;
     let mut labels = BTreeMap::new();
     let revision = match revision_flag(&args.input) {
         Some(r) => r,
-        None => manifest::ownership::revision(&merged),
+        None => merged.revision_or_default().to_string(),
     };
     labels.insert(vocab::labels::REVISION_LABEL.to_string(), revision);
-    for (path, label) in [
-        ("metadata.name", vocab::labels::OWNING_RESOURCE_LABEL),
+    for (value, label) in [
+        (merged.name(), vocab::labels::OWNING_RESOURCE_LABEL),
         (
-            "metadata.namespace",
+            merged.namespace(),
             vocab::labels::OWNING_RESOURCE_NAMESPACE_LABEL,
         ),
     ] {
-        let value = iop::tree::get_path_string(&merged, path);
-        if !value.is_empty() {
-            labels.insert(label.to_string(), value);
+        if let Some(value) = value {
+            labels.insert(label.to_string(), value.to_string());
         }
     }
     // istioctl never uninstalls Base by revision or file: CRDs and shared roles stay.
@@ -269,6 +266,7 @@ mod tests {
             filenames: Vec::new(),
             set: set.iter().map(|s| s.to_string()).collect(),
             manifests: None,
+            package: Default::default(),
             revision: revision.map(str::to_string),
         }
     }

@@ -6,11 +6,11 @@
 //!
 //! `BOSUN_ISTIOCTL` and `BOSUN_ISTIO` may point at already fetched copies.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
+use common::manifests::{first_difference, objects};
 use common::{fetched, parity_cases};
 
 struct Run {
@@ -32,72 +32,6 @@ fn run(bin: &Path, args: &[String], manifests: &Path) -> Run {
         ok: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// The objects of a manifest by identity (a multi-map: duplicates are kept in order).
-fn objects(text: &str) -> Result<BTreeMap<String, Vec<serde_json::Value>>, String> {
-    let docs = goyaml::documents(text).map_err(|e| e.message)?;
-    let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
-    for doc in docs {
-        let v = goyaml::json_value::to_json_value(&doc).map_err(|e| e.to_string())?;
-        if v.is_null() {
-            continue;
-        }
-        let s = |p: &str| {
-            v.pointer(p)
-                .and_then(|x| x.as_str())
-                .unwrap_or("")
-                .to_string()
-        };
-        let key = format!(
-            "{} {} {}/{}",
-            s("/apiVersion"),
-            s("/kind"),
-            s("/metadata/namespace"),
-            s("/metadata/name")
-        );
-        out.entry(key).or_default().push(v);
-    }
-    Ok(out)
-}
-
-/// The first path where two JSON values differ.
-fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
-    use serde_json::Value::*;
-    match (a, b) {
-        (Object(x), Object(y)) => {
-            let only_in_y = y.keys().filter(|k| !x.contains_key(*k));
-            for k in x.keys().chain(only_in_y) {
-                let p = format!("{path}.{k}");
-                match (x.get(k), y.get(k)) {
-                    (Some(va), Some(vb)) => {
-                        if let Some(d) = first_difference(va, vb, &p) {
-                            return Some(d);
-                        }
-                    }
-                    (va, vb) => return Some(format!("{p}: istioctl {va:?}, bosun {vb:?}")),
-                }
-            }
-            None
-        }
-        (Array(x), Array(y)) if x.len() == y.len() => x
-            .iter()
-            .zip(y)
-            .enumerate()
-            .find_map(|(i, (va, vb))| first_difference(va, vb, &format!("{path}[{i}]"))),
-        _ if a == b => None,
-        _ => {
-            let short = |v: &serde_json::Value| {
-                let t = v.to_string();
-                if t.len() > 200 {
-                    format!("{}…", &t[..t.floor_char_boundary(200)])
-                } else {
-                    t
-                }
-            };
-            Some(format!("{path}: istioctl {}, bosun {}", short(a), short(b)))
-        }
     }
 }
 

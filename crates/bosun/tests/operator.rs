@@ -85,6 +85,7 @@ fn dump_prints_the_operator_install_as_yaml() {
         kinds,
         [
             "Namespace",
+            "Namespace",
             "CustomResourceDefinition",
             "ServiceAccount",
             "ClusterRole",
@@ -97,7 +98,11 @@ fn dump_prints_the_operator_install_as_yaml() {
             "Service"
         ]
     );
-    let crd = objects[1].value();
+    // The operator's namespace, and the Istio namespace its RoleBinding goes to (so that the
+    // dump applies on a fresh cluster).
+    let names: Vec<&str> = objects[..2].iter().map(|o| o.name()).collect();
+    assert_eq!(names, ["ops", "istio-system"]);
+    let crd = objects[2].value();
     assert_eq!(crd["metadata"]["name"], "istiooperators.install.istio.io");
     assert_eq!(crd["spec"]["scope"], "Namespaced");
     let version = &crd["spec"]["versions"][0];
@@ -108,7 +113,7 @@ fn dump_prints_the_operator_install_as_yaml() {
         operator::crd::non_structural_nodes(schema),
         Vec::<String>::new()
     );
-    let deployment = objects[9].value();
+    let deployment = objects[10].value();
     assert_eq!(deployment["metadata"]["namespace"], "ops");
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
     assert_eq!(container["image"], "example.com/mesh/operator:9.9");

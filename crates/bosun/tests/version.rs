@@ -117,3 +117,126 @@ fn unknown_output_format_is_refused() {
     );
     assert!(out.stdout.is_empty(), "{}", text(&out));
 }
+
+/// `bosun version --list ARGS` with bosun's cache at `cache`.
+fn list(cache: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args(["version", "--list"])
+        .args(args)
+        .env("BOSUN_CACHE", cache)
+        .env_remove("BOSUN_CATALOG")
+        .output()
+        .expect("running bosun")
+}
+
+#[test]
+fn list_shows_the_catalog_and_what_is_cached() {
+    let cache = std::env::temp_dir().join(format!("bosun-version-list-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    std::fs::create_dir_all(cache.join("istio-1.30.3/manifests/profiles")).unwrap();
+    // A leftover without profiles is not a cached package.
+    std::fs::create_dir_all(cache.join("istio-1.30.2/manifests")).unwrap();
+
+    let out = list(&cache, &["-o", "json"]);
+    succeeded(&out);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let minors: Vec<&str> = v["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["minor"].as_str().unwrap())
+        .collect();
+    assert_eq!(minors, ["1.28", "1.29", "1.30", "1.31"]);
+    let r130 = &v["releases"][2];
+    assert_eq!(r130["status"], "supported");
+    assert_eq!(r130["kubernetes"]["min"], "1.32");
+    let cached: Vec<(&str, bool)> = r130["patches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["version"].as_str().unwrap(),
+                p["cached"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cached,
+        [
+            ("1.30.0", false),
+            ("1.30.1", false),
+            ("1.30.2", false),
+            ("1.30.3", true)
+        ]
+    );
+    assert_eq!(v["releases"][0]["status"], "end-of-life");
+    assert_eq!(v["modules"][0]["version"], pin("ISTIO_VERSION"));
+    assert_eq!(v["modules"][0]["default"], true);
+    assert_eq!(v["modules"][0]["cached"], false);
+
+    let yaml = list(&cache, &["-o", "yaml"]);
+    succeeded(&yaml);
+    let from_yaml =
+        goyaml::json_value::to_json_value(&goyaml::documents(&stdout(&yaml)).unwrap()[0]).unwrap();
+    assert_eq!(from_yaml, v);
+
+    let table = list(&cache, &[]);
+    succeeded(&table);
+    let table = stdout(&table);
+    let lines: Vec<Vec<&str>> = table
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        lines[0],
+        [
+            "VERSION",
+            "ISTIO",
+            "STATUS",
+            "END",
+            "OF",
+            "LIFE",
+            "KUBERNETES",
+            "CACHED"
+        ]
+    );
+    // Releases newest first, then the module versions.
+    assert_eq!(lines[1][0], "1.31.0-beta.1");
+    assert!(
+        lines.contains(&vec![
+            "1.30.3",
+            "1.30",
+            "supported",
+            "2027-02",
+            "1.32+",
+            "yes"
+        ]),
+        "{table}"
+    );
+    assert!(
+        lines.contains(&vec![
+            "1.30.2",
+            "1.30",
+            "supported",
+            "2027-02",
+            "1.32+",
+            "no"
+        ]),
+        "{table}"
+    );
+    let pinned = pin("ISTIO_VERSION");
+    assert!(
+        lines.contains(&vec![
+            pinned.as_str(),
+            "1.31",
+            "module",
+            "(default)",
+            "-",
+            "-",
+            "no"
+        ]),
+        "{table}"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
+}

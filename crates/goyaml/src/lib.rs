@@ -63,7 +63,8 @@ pub use memo::YamlMemo;
 pub use positions::{Mark, PathSeg, Position, Shape};
 
 /// A YAML error, with the message Helm would print (go-yaml's text, wrapped as
-/// `sigs.k8s.io/yaml` wraps it) and the 1-based line and column when go-yaml names a line.
+/// `sigs.k8s.io/yaml` wraps it) and, for a syntax error, the 1-based line and column where the
+/// parser stopped (to point at: go-yaml's message often names the line before it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct YamlError {

@@ -69,14 +69,15 @@ impl Fail {
         } else {
             e.problem.as_str()
         };
-        if line != 0 {
-            Fail {
-                message: format!("yaml: line {line}: {msg}"),
-                line: Some(line),
-                column: Some(e.problem_mark.column + 1),
-            }
+        let message = if line != 0 {
+            format!("yaml: line {line}: {msg}")
         } else {
-            Fail::yaml(msg)
+            format!("yaml: {msg}")
+        };
+        Fail {
+            message,
+            line: Some(e.problem_mark.line + 1),
+            column: Some(e.problem_mark.column + 1),
         }
     }
 

@@ -45,7 +45,7 @@ pub enum DefaultTagOutcome {
 /// injector deactivated, as the tag leaves it. Only reads the cluster.
 pub(crate) async fn decide(
     client: &cluster::Client,
-    merged: &Value,
+    merged: &iop::IstioOperator,
     version: &str,
     components: &mut [vocab::Component],
     packages: &pipeline::InstallPackages,
@@ -58,23 +58,20 @@ pub(crate) async fn decide(
         needed: true,
         ..DefaultTag::default()
     };
-    let revision = manifest::ownership::revision(merged);
-    let mut namespace = iop::tree::get_path_string(merged, "metadata.namespace");
-    if namespace.is_empty() {
-        namespace = "istio-system".to_string();
-    }
+    let revision = merged.revision_or_default();
+    let namespace = merged.istio_namespace();
     let objects: Vec<&Value> = components.iter().flat_map(|c| c.objects.iter()).collect();
     let own_injectors: Vec<String> = objects
         .iter()
-        .filter(|o| manifest::tag::is_own_injector(o, &revision))
+        .filter(|o| manifest::tag::is_own_injector(o, revision))
         .map(|o| name(o))
         .collect();
     let own_services: Vec<String> = objects
         .iter()
-        .filter(|o| manifest::tag::is_own_istiod_service(o, &revision, &namespace))
+        .filter(|o| manifest::tag::is_own_istiod_service(o, revision, namespace))
         .map(|o| name(o))
         .collect();
-    let (live_injectors, live_services) = client.revision_endpoints(&revision, &namespace).await?;
+    let (live_injectors, live_services) = client.revision_endpoints(revision, namespace).await?;
     if !manifest::tag::default_tag_will_generate(
         &live_injectors,
         &own_injectors,
@@ -87,7 +84,7 @@ pub(crate) async fn decide(
         // The `default` revision's injector the tag deactivates: istioctl gives up on more
         // than one.
         let (default_injectors, _) = client
-            .revision_endpoints(vocab::labels::DEFAULT_REVISION, &namespace)
+            .revision_endpoints(vocab::labels::DEFAULT_REVISION, namespace)
             .await?;
         if default_injectors.len() > 1 {
             return Ok(needed_only);
@@ -99,7 +96,7 @@ pub(crate) async fn decide(
     let mut original = None;
     if revision == vocab::labels::DEFAULT_REVISION {
         for object in components.iter_mut().flat_map(|c| c.objects.iter_mut()) {
-            if manifest::tag::is_own_injector(object, &revision) {
+            if manifest::tag::is_own_injector(object, revision) {
                 original = Some(object.clone());
                 manifest::tag::deactivate(object);
             }
@@ -145,10 +142,10 @@ impl Install {
             .as_ref()
             .or_else(|| {
                 self.objects()
-                    .find(|o| manifest::tag::is_own_injector(o, &revision))
+                    .find(|o| manifest::tag::is_own_injector(o, revision))
             })
             .ok_or_else(|| Error::NoInjector {
-                revision: revision.clone(),
+                revision: revision.to_string(),
             })?;
         let canonical = manifest::tag::Canonical::from_injector(own_injector)?;
         let (options, render) =

@@ -45,7 +45,7 @@ pub const FIELD_MANAGER: &str = "bosun";
 /// start from, and what the operator applies.
 pub struct Install {
     /// The merged, validated IstioOperator.
-    pub merged: Value,
+    pub merged: iop::IstioOperator,
     /// The Istio version of the charts rendered (the owner labels' version).
     pub version: String,
     /// Each component's objects in apply order, carrying istioctl's owner labels.
@@ -95,7 +95,7 @@ impl Install {
     }
 
     /// The control plane revision the install makes (`default` when it names none).
-    pub fn revision(&self) -> String {
-        manifest::ownership::revision(&self.merged)
+    pub fn revision(&self) -> &str {
+        self.merged.revision_or_default()
     }
 }

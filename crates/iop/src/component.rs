@@ -252,7 +252,7 @@ impl Component {
                 namespace = default_namespace.clone();
             }
             if namespace.is_empty() {
-                namespace = "istio-system".to_string();
+                namespace = vocab::DEFAULT_ISTIO_NAMESPACE.to_string();
             }
             let label = match m.get("label") {
                 Some(Value::Object(l)) => l.clone(),

@@ -48,6 +48,10 @@ pub enum MapFromYamlError {
         "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {json_type} into Go value of type values.Map"
     )]
     NotMap { json_type: String },
+    /// The document is an object without a `kind` (Kubernetes' unstructured decoder, with the
+    /// document as Go's `encoding/json` writes it).
+    #[error("error unmarshaling JSON: while decoding JSON: Object 'Kind' is missing in '{json}'")]
+    MissingKind { json: String },
 }
 
 /// Why the inputs could not be merged. Messages are istioctl's; the CLI prefixes them with
@@ -61,11 +65,18 @@ pub enum MergeError {
         file: String,
         #[source]
         source: MapFromYamlError,
+        /// Where in the file the YAML parser stopped (1-based line and column).
+        at: Option<(usize, usize)>,
     },
     #[error("contains multiple IstioOperator CRs, only one per file is supported")]
     MultipleIstioOperators { file: String },
     #[error("{message}")]
-    Yaml { file: String, message: String },
+    Yaml {
+        file: String,
+        message: String,
+        /// Where in the file the YAML parser stopped (1-based line and column).
+        at: Option<(usize, usize)>,
+    },
     #[error("profile {name:?} not found: {source}")]
     ProfileNotFound {
         name: String,
@@ -80,6 +91,41 @@ pub enum MergeError {
     },
     #[error("{0}")]
     Set(#[from] TreeError),
+}
+
+impl MergeError {
+    /// The file, line and column a YAML syntax error points at, for showing the line with a
+    /// caret (istioctl's message names no file and only go-yaml's idea of the line).
+    pub fn location(&self) -> Option<(&str, usize, usize)> {
+        match self {
+            MergeError::SplitFile {
+                file,
+                at: Some((line, col)),
+                ..
+            }
+            | MergeError::Yaml {
+                file,
+                at: Some((line, col)),
+                ..
+            } => Some((file, *line, *col)),
+            _ => None,
+        }
+    }
+}
+
+/// Where a YAML error in `part` (a slice of `text`) stopped, as a position in `text`.
+fn position_in(text: &str, part: &str, e: &goyaml::YamlError) -> Option<(usize, usize)> {
+    let (line, col) = (e.line?, e.column?);
+    let offset = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let before = text.get(..offset)?;
+    Some((before.matches('\n').count() + line, col))
+}
+
+fn yaml_position(source: &MapFromYamlError) -> Option<&goyaml::YamlError> {
+    match source {
+        MapFromYamlError::Yaml(e) => Some(e),
+        _ => None,
+    }
 }
 
 /// The skeleton every merge starts from.
@@ -105,21 +151,32 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, MapFromYamlError>
     }
 }
 
-/// istioctl's `checkNoMultipleIOPs`: the file split at `---` lines, each part read as an
-/// object; more than one object with a kind is refused.
+/// istioctl's `checkNoMultipleIOPs`: the file split at `---` lines, each part read as a
+/// Kubernetes object (an empty part is none; an object must have a `kind`); more than one
+/// object is refused.
 fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
     let mut objects = 0;
     for part in split_yaml_documents(&file.text) {
-        let doc = map_from_yaml(part).map_err(|source| MergeError::SplitFile {
+        let fail = |source: MapFromYamlError| MergeError::SplitFile {
             file: file.name.clone(),
+            at: yaml_position(&source).and_then(|e| position_in(&file.text, part, e)),
             source,
-        })?;
-        if doc
+        };
+        let doc = map_from_yaml(part).map_err(fail)?;
+        let has_kind = doc
             .get("kind")
             .and_then(Value::as_str)
-            .is_some_and(|k| !k.is_empty())
-        {
+            .is_some_and(|k| !k.is_empty());
+        if has_kind {
             objects += 1;
+            continue;
+        }
+        // map_from_yaml read it, so it parses; a part that is only comments or `null` is no
+        // object at all.
+        let yaml = goyaml::from_yaml(part).map_err(|e| fail(MapFromYamlError::Yaml(e)))?;
+        if !matches!(yaml, gotemplate::Value::Nil | gotemplate::Value::Invalid) {
+            let json = goyaml::to_json(&yaml).map_err(|e| fail(MapFromYamlError::Yaml(e)))?;
+            return Err(fail(MapFromYamlError::MissingKind { json }));
         }
     }
     if objects > 1 {
@@ -245,6 +302,7 @@ pub fn merge_inputs_traced_detected(
     for file in files {
         let layer = Layer::file(&file.name, &file.text).map_err(|e| MergeError::Yaml {
             file: file.name.clone(),
+            at: position_in(&file.text, &file.text, &e.source),
             message: e.source.message,
         })?;
         sources.push(layer);
@@ -375,6 +433,7 @@ fn layer(
         check_single_object(file)?;
         let mut m = map_from_yaml(&file.text).map_err(|e| MergeError::Yaml {
             file: file.name.clone(),
+            at: yaml_position(&e).and_then(|y| position_in(&file.text, &file.text, y)),
             message: e.to_string(),
         })?;
         // istioctl's "special hack to allow an empty spec".
@@ -558,7 +617,7 @@ mod tests {
         let read = |_: &str, _: &str| Ok(profile.to_string());
         let file = InputFile {
             name: "in.yaml".into(),
-            text: "spec:\n  meshConfig:\n    trustDomain: spec.example\n  values:\n    meshConfig:\n      trustDomain: values.example\n    global:\n      hub: user\n".into(),
+            text: "kind: IstioOperator\nspec:\n  meshConfig:\n    trustDomain: spec.example\n  values:\n    meshConfig:\n      trustDomain: values.example\n    global:\n      hub: user\n".into(),
         };
         let merged = merge_inputs(&[file], &["hub=flag".to_string()], &read).unwrap();
         assert_eq!(

@@ -57,6 +57,26 @@ impl fmt::Display for Origin {
     }
 }
 
+/// Points at line `line`, column `col` (1-based) of `file`, whose text is `text`: the location,
+/// the line, and a caret under the column (as every input error shows it). A line past the
+/// end (a YAML error at the end of the file) shows the location alone.
+pub fn pointer(file: &str, text: &str, line: usize, col: usize) -> String {
+    let gutter = line.to_string();
+    let pad = " ".repeat(gutter.len());
+    let mut out = format!("{pad}--> {file}:{line}:{col}\n");
+    let Some(src) = text.lines().nth(line.saturating_sub(1)) else {
+        return out;
+    };
+    // The caret goes under the column's character; tabs keep their width by being copied.
+    let lead: String = src
+        .chars()
+        .take(col.saturating_sub(1))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    out.push_str(&format!("{pad} |\n{gutter} | {src}\n{pad} | {lead}^\n"));
+    out
+}
+
 /// A file that could not be read as YAML.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: {source}")]

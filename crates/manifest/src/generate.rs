@@ -4,6 +4,7 @@
 
 use helm::chart::Chart;
 use helm::objects::KubeVersion;
+use iop::IstioOperator;
 use iop::component::{self, Component, ComponentSpec};
 use serde_json::Value;
 
@@ -82,7 +83,7 @@ pub enum GenerateError {
 /// the output does not depend on scheduling.
 /// `kube_version` is the cluster's when there is one (`.Capabilities.KubeVersion`).
 pub fn generate(
-    merged: &Value,
+    merged: &IstioOperator,
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
 ) -> Result<Generated, GenerateError> {
@@ -94,7 +95,7 @@ pub fn generate(
 /// wait, the one rendering the cheaper components, so that it does not slow the costliest
 /// (the critical path, which renders on the calling thread and starts at once).
 pub fn generate_printable<R: Send>(
-    merged: &Value,
+    merged: &IstioOperator,
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
     beside: impl FnOnce() -> R + Send,
@@ -103,14 +104,14 @@ pub fn generate_printable<R: Send>(
 }
 
 fn generate_beside<R: Send>(
-    merged: &Value,
+    merged: &IstioOperator,
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
     keep_yaml: bool,
     beside: impl FnOnce() -> R + Send,
 ) -> (Result<Generated, GenerateError>, R) {
-    let merged = with_unvalidated_values(merged);
-    let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
+    let install_package_path = merged.install_package_path().unwrap_or_default();
+    let merged = with_unvalidated_values(merged.tree());
     let mut work: Vec<(&'static Component, Vec<ComponentSpec>)> = Vec::new();
     for comp in component::ALL {
         match comp.instances(&merged) {
@@ -131,7 +132,7 @@ fn generate_beside<R: Send>(
     type Done = Result<(Vec<Object>, Vec<String>), GenerateError>;
     let render_component = |comp: &'static Component, specs: &[ComponentSpec]| -> Done {
         let chart =
-            load_chart(&install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
+            load_chart(install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
         let mut objects = Vec::new();
         let mut warnings = Vec::new();
         for spec in specs {
@@ -287,12 +288,12 @@ pub struct Migration {
 /// values and plain Helm rendering, in istioctl's component order. Nothing is post-processed;
 /// compare with [`generate`] to see what istioctl adds on top of Helm.
 pub fn migrate(
-    merged: &Value,
+    merged: &IstioOperator,
     kube_version: Option<&KubeVersion>,
     load_chart: LoadChart<'_>,
 ) -> Result<Vec<Migration>, GenerateError> {
-    let merged = with_unvalidated_values(merged);
-    let install_package_path = iop::tree::get_path_string(&merged, "spec.installPackagePath");
+    let install_package_path = merged.install_package_path().unwrap_or_default();
+    let merged = with_unvalidated_values(merged.tree());
     let mut out = Vec::new();
     for comp in component::ALL {
         let specs = comp
@@ -305,7 +306,7 @@ pub fn migrate(
             continue;
         }
         let chart =
-            load_chart(&install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
+            load_chart(install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
         for spec in specs {
             let values_tree = iop::translate::component_values(comp, &spec, &merged)?;
             let values = iop::tree::get_path_map(&values_tree, "spec.values").cloned();

@@ -18,6 +18,7 @@
 
 use std::collections::BTreeMap;
 
+use iop::IstioOperator;
 use serde_json::{Map, Value};
 use vocab::labels::{
     COMPONENT_LABEL, MANAGED_LABEL, MANAGED_VALUE, OWNING_RESOURCE_LABEL,
@@ -28,36 +29,30 @@ use vocab::labels::{
 /// user-facing name, `iop::component::Component::name`; `None` for the labels every object of
 /// the installation shares) for the merged IstioOperator `merged`, installing Istio `version`.
 pub fn owner_labels(
-    merged: &Value,
+    merged: &IstioOperator,
     version: &str,
     component: Option<&str>,
 ) -> BTreeMap<String, String> {
     let mut labels = BTreeMap::new();
     labels.insert(MANAGED_LABEL.to_string(), MANAGED_VALUE.to_string());
     labels.insert(VERSION_LABEL.to_string(), version.to_string());
-    let name = iop::tree::get_path_string(merged, "metadata.name");
-    if !name.is_empty() {
-        labels.insert(OWNING_RESOURCE_LABEL.to_string(), name);
+    if let Some(name) = merged.name() {
+        labels.insert(OWNING_RESOURCE_LABEL.to_string(), name.to_string());
     }
-    let namespace = iop::tree::get_path_string(merged, "metadata.namespace");
-    if !namespace.is_empty() {
-        labels.insert(OWNING_RESOURCE_NAMESPACE_LABEL.to_string(), namespace);
+    if let Some(namespace) = merged.namespace() {
+        labels.insert(
+            OWNING_RESOURCE_NAMESPACE_LABEL.to_string(),
+            namespace.to_string(),
+        );
     }
-    labels.insert(REVISION_LABEL.to_string(), revision(merged));
+    labels.insert(
+        REVISION_LABEL.to_string(),
+        merged.revision_or_default().to_string(),
+    );
     if let Some(c) = component.filter(|c| !c.is_empty()) {
         labels.insert(COMPONENT_LABEL.to_string(), c.to_string());
     }
     labels
-}
-
-/// `spec.values.revision`, or `default` when unset or empty (istioctl's `GetPathStringOr`).
-pub fn revision(merged: &Value) -> String {
-    let rev = iop::tree::get_path_string(merged, "spec.values.revision");
-    if rev.is_empty() {
-        "default".to_string()
-    } else {
-        rev
-    }
 }
 
 /// Sets `labels` on the object `object` (over labels of the same keys it has, as istioctl's
@@ -99,7 +94,9 @@ mod tests {
 
     #[test]
     fn owner_labels_of_a_plain_install() {
-        let merged = json!({"metadata": {"namespace": "istio-system"}, "spec": {"values": {}}});
+        let merged = IstioOperator::from_tree(
+            json!({"metadata": {"namespace": "istio-system"}, "spec": {"values": {}}}),
+        );
         assert_eq!(
             owner_labels(&merged, "1.31", Some("Pilot")),
             labels(&[
@@ -119,15 +116,16 @@ mod tests {
 
     #[test]
     fn owner_labels_with_name_and_revision() {
-        let merged = json!({"metadata": {"name": "cp", "namespace": "ns"},
-                            "spec": {"revision": "canary", "values": {"revision": "canary"}}});
+        let merged =
+            IstioOperator::from_tree(json!({"metadata": {"name": "cp", "namespace": "ns"},
+                            "spec": {"revision": "canary", "values": {"revision": "canary"}}}));
         let got = owner_labels(&merged, "1.31", Some("IngressGateways"));
         assert_eq!(got[OWNING_RESOURCE_LABEL], "cp");
         assert_eq!(got[OWNING_RESOURCE_NAMESPACE_LABEL], "ns");
         assert_eq!(got[REVISION_LABEL], "canary");
         assert_eq!(got[COMPONENT_LABEL], "IngressGateways");
         // An empty revision is the default one; no name, no owning-resource label.
-        let merged = json!({"spec": {"values": {"revision": ""}}});
+        let merged = IstioOperator::from_tree(json!({"spec": {"values": {"revision": ""}}}));
         let got = owner_labels(&merged, "1.31", None);
         assert_eq!(got[REVISION_LABEL], "default");
         assert!(!got.contains_key(OWNING_RESOURCE_LABEL));

@@ -444,11 +444,8 @@ pub fn deactivate(injector: &mut Value) {
 /// install without a revision always makes itself the default; a revisioned one only when
 /// there is no default tag yet. Never when webhooks are left to an operator
 /// (`values.global.operatorManageWebhooks`).
-pub fn default_tag_needed(merged: &Value, default_tag_exists: bool) -> bool {
-    let revision = iop::tree::get_path_string(merged, "spec.values.revision");
-    let operator_manages =
-        iop::tree::get_path_bool(merged, "spec.values.global.operatorManageWebhooks");
-    !operator_manages && (!default_tag_exists || revision.is_empty())
+pub fn default_tag_needed(merged: &iop::IstioOperator, default_tag_exists: bool) -> bool {
+    !merged.operator_manages_webhooks() && (!default_tag_exists || merged.revision().is_none())
 }
 
 /// Whether `object` is a revision's own sidecar injector for `revision` (a
@@ -500,34 +497,31 @@ pub fn default_tag_will_generate(
 
 /// The default tag's options for an install of `merged` (istioctl's `WebhooksToDeploy`): it
 /// points at the install's revision, inherits its auto-injection setting and carries the
-/// install's `owner_labels` plus the not-pruned label.
+/// install's `owner_labels` plus the not-pruned label, and renders from the install's package.
 pub fn default_tag_options(
-    merged: &Value,
+    merged: &iop::IstioOperator,
     owner_labels: &BTreeMap<String, String>,
-    manifests: &str,
 ) -> TagOptions {
     let mut custom_labels = owner_labels.clone();
     custom_labels.insert(
         vocab::labels::NOT_PRUNED_LABEL.to_string(),
         "true".to_string(),
     );
-    let namespace = iop::tree::get_path_string(merged, "metadata.namespace");
     TagOptions {
         tag: DEFAULT_REVISION.to_string(),
-        revision: crate::ownership::revision(merged),
+        revision: merged.revision_or_default().to_string(),
         webhook_name: None,
         auto_inject_namespaces: iop::tree::get_path_bool(
-            merged,
+            merged.tree(),
             "spec.values.sidecarInjectorWebhook.enableNamespacesByDefault",
         ),
         custom_labels,
         user_managed: false,
-        istio_namespace: if namespace.is_empty() {
-            "istio-system".to_string()
-        } else {
-            namespace
-        },
-        manifests: manifests.to_string(),
+        istio_namespace: merged.istio_namespace().to_string(),
+        manifests: merged
+            .install_package_path()
+            .unwrap_or_default()
+            .to_string(),
     }
 }
 
@@ -639,9 +633,11 @@ mod tests {
 
     #[test]
     fn default_tag_is_needed_as_istioctl_decides() {
-        let default = json!({"spec": {"values": {}}});
-        let canary = json!({"spec": {"values": {"revision": "canary"}}});
-        let managed = json!({"spec": {"values": {"global": {"operatorManageWebhooks": true}}}});
+        let iop = iop::IstioOperator::from_tree;
+        let default = iop(json!({"spec": {"values": {}}}));
+        let canary = iop(json!({"spec": {"values": {"revision": "canary"}}}));
+        let managed =
+            iop(json!({"spec": {"values": {"global": {"operatorManageWebhooks": true}}}}));
         assert!(default_tag_needed(&default, false));
         assert!(default_tag_needed(&default, true));
         assert!(default_tag_needed(&canary, false));

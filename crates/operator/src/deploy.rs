@@ -211,9 +211,54 @@ pub fn operator_objects(options: &DeployOptions) -> Vec<Value> {
     objects
 }
 
+/// What `operator dump` prints: [`operator_objects`], with each Istio namespace the operator's
+/// RoleBindings go to (other than its own) made right after the operator's own Namespace, so
+/// that `kubectl apply -f` of the dump works on a fresh cluster. `operator init` needs none of
+/// them: its install creates the namespaces its objects go to. They carry no operator label,
+/// so `operator remove` never counts them as the operator's.
+pub fn dump_objects(options: &DeployOptions) -> Vec<Value> {
+    let mut objects = operator_objects(options);
+    let mut seen = vec![options.namespace.as_str()];
+    let namespaces: Vec<Value> = options
+        .istio_namespaces
+        .iter()
+        .filter(|ns| {
+            let new = !seen.contains(&ns.as_str());
+            seen.push(ns);
+            new
+        })
+        .map(|ns| json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
+        .collect();
+    objects.splice(1..1, namespaces);
+    objects
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_dump_makes_the_istio_namespaces_its_bindings_need() {
+        let mut options = options();
+        options.istio_namespaces.push("ops".into());
+        options.istio_namespaces.push("gateways".into());
+        let dump = dump_objects(&options);
+        let names: Vec<String> = dump[..4]
+            .iter()
+            .map(|o| format!("{} {}", o["kind"].as_str().unwrap(), o["metadata"]["name"]))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Namespace \"ops\"",
+                "Namespace \"istio-system\"",
+                "Namespace \"gateways\"",
+                "CustomResourceDefinition \"istiooperators.install.istio.io\""
+            ]
+        );
+        assert!(dump[1]["metadata"].get("labels").is_none());
+        assert_eq!(dump.len(), operator_objects(&options).len() + 2);
+    }
 
     fn options() -> DeployOptions {
         DeployOptions {

@@ -2,6 +2,7 @@
 //! labels on every object, each component's objects in apply order, and what the
 //! installation owns (for prune).
 
+use iop::IstioOperator;
 use serde_json::Value;
 
 use crate::{Error, InstallPackages, Rendered};
@@ -56,7 +57,7 @@ pub fn install_set(
 /// the components each is installed after.
 pub fn cluster_components(
     generated: &manifest::generate::Generated,
-    merged: &Value,
+    merged: &IstioOperator,
     version: &str,
     which: OwnerLabels,
 ) -> Vec<vocab::Component> {
@@ -93,7 +94,7 @@ pub fn cluster_components(
 /// What prune compares the cluster with: the installation's shared labels, and for every
 /// component istioctl knows the objects rendered for it now (none for disabled ones).
 pub fn installation(
-    merged: &Value,
+    merged: &IstioOperator,
     version: &str,
     rendered: &[(&str, &[Value])],
 ) -> vocab::Installation {
@@ -120,7 +121,9 @@ mod tests {
 
     #[test]
     fn installation_lists_every_component() {
-        let merged = serde_json::json!({"metadata": {"namespace": "ns"}, "spec": {"values": {}}});
+        let merged = IstioOperator::from_tree(
+            serde_json::json!({"metadata": {"namespace": "ns"}, "spec": {"values": {}}}),
+        );
         let pilot = [
             serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "istiod", "namespace": "ns"}}),
         ];

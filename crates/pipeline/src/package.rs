@@ -118,9 +118,8 @@ impl InstallPackages {
     /// `spec.installPackagePath`, else the pinned release): the `VERSION` file next to its
     /// `manifests/` directory, else the base chart's `appVersion`, else `unknown` (what an
     /// unstamped istioctl build writes). Only values that are valid label values are taken.
-    pub fn istio_version(&self, merged: &serde_json::Value) -> Result<String, LocateError> {
-        let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
-        let dir = self.dir(&path)?;
+    pub fn istio_version(&self, merged: &iop::IstioOperator) -> Result<String, LocateError> {
+        let dir = self.dir(merged.install_package_path().unwrap_or_default())?;
         Ok(version_of_package(&dir).unwrap_or_else(|| "unknown".to_string()))
     }
 }

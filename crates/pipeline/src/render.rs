@@ -1,6 +1,6 @@
 //! From inputs to rendered objects: merge, validate, take in what the cluster said, render.
 
-use serde_json::Value;
+use iop::IstioOperator;
 
 use crate::validate::{diagnostics, judge, merge_and_validate, merge_inputs};
 use crate::{Diagnostic, Error, Inputs, InstallPackages};
@@ -38,19 +38,21 @@ impl Detected {
     /// settings over the profile (when there are any), and istioctl's CNI warnings for it.
     pub fn apply(
         &self,
-        merged: Value,
+        merged: IstioOperator,
         files: &[iop::merge::InputFile],
         flags: &[String],
         packages: &InstallPackages,
-    ) -> Result<(Value, Vec<String>), Error> {
+    ) -> Result<(IstioOperator, Vec<String>), Error> {
         let merged = if self.settings.is_empty() {
             merged
         } else {
             let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-            iop::merge::merge_inputs_detected(files, flags, &self.settings, &read)
-                .map_err(Error::Merge)?
+            IstioOperator::from_tree(
+                iop::merge::merge_inputs_detected(files, flags, &self.settings, &read)
+                    .map_err(Error::Merge)?,
+            )
         };
-        let enabled = |c: &str| iop::detect::component_enabled(&merged, c);
+        let enabled = |c: &str| iop::detect::component_enabled(merged.tree(), c);
         let warnings =
             iop::detect::cni_incompatibilities(&self.cni, enabled("cni"), enabled("ztunnel"));
         Ok((merged, warnings))
@@ -60,7 +62,7 @@ impl Detected {
 /// A rendered install.
 pub struct Rendered {
     /// The merged, validated IstioOperator (for the cluster, when one was read).
-    pub merged: Value,
+    pub merged: IstioOperator,
     /// What the cluster said, when it was asked.
     pub detected: Option<Detected>,
     pub generated: manifest::generate::Generated,
@@ -153,7 +155,7 @@ fn render_offline(
     let files = &inputs.files;
     let (merged, sources) = merge_inputs(files, &inputs.flags(), packages)?;
     let load = packages.chart_loader();
-    let validate = || iop::validate::validate(&merged, &sources);
+    let validate = || iop::validate::validate(merged.tree(), &sources);
     let (rendered, report) = manifest::generate::generate_printable(&merged, None, &load, validate);
     out.extend(diagnostics(&report, files, &merged, packages, false));
     judge(&report, files, &merged, packages, force, out)?;
@@ -167,7 +169,7 @@ fn render_offline(
 /// The merged IstioOperator rendered with the charts of its install package (the charts'
 /// warnings are in the result).
 pub fn generate(
-    merged: &Value,
+    merged: &IstioOperator,
     kube_version: Option<&helm::objects::KubeVersion>,
     packages: &InstallPackages,
 ) -> Result<manifest::generate::Generated, Error> {
@@ -178,7 +180,7 @@ pub fn generate(
 /// The merged (validated) IstioOperator's component instances with their Helm values and plain
 /// Helm rendering (see [`manifest::generate::migrate`]).
 pub fn migrate(
-    merged: &Value,
+    merged: &IstioOperator,
     packages: &InstallPackages,
 ) -> Result<Vec<manifest::generate::Migration>, Error> {
     let load = packages.chart_loader();

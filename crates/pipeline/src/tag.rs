@@ -64,11 +64,10 @@ impl manifest::tag::TagRender for ChartRender<'_> {
 /// the tag's options (carrying the install's `owner_labels`, naming its install package) and
 /// the renderer for them. Install, its plan and the decision before either all start here.
 pub fn default_tag_setup<'a>(
-    merged: &Value,
+    merged: &iop::IstioOperator,
     owner_labels: &BTreeMap<String, String>,
     packages: &'a InstallPackages,
 ) -> (manifest::tag::TagOptions, ChartRender<'a>) {
-    let manifests = iop::tree::get_path_string(merged, "spec.installPackagePath");
-    let options = manifest::tag::default_tag_options(merged, owner_labels, &manifests);
+    let options = manifest::tag::default_tag_options(merged, owner_labels);
     (options, ChartRender { packages })
 }

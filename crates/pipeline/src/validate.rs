@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use iop::IstioOperator;
 
 use crate::{Error, InstallPackages};
 
@@ -36,7 +36,7 @@ impl fmt::Display for Diagnostic {
 /// The merged IstioOperator and its validation report.
 #[derive(Debug, Clone)]
 pub struct Validated {
-    pub merged: Value,
+    pub merged: IstioOperator,
     pub report: iop::validate::Report,
 }
 
@@ -45,9 +45,11 @@ pub fn merge_inputs(
     files: &[iop::merge::InputFile],
     flags: &[String],
     packages: &InstallPackages,
-) -> Result<(Value, iop::source::SourceMap), Error> {
+) -> Result<(IstioOperator, iop::source::SourceMap), Error> {
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
-    iop::merge::merge_inputs_traced(files, flags, &read).map_err(Error::Merge)
+    let (tree, sources) =
+        iop::merge::merge_inputs_traced(files, flags, &read).map_err(Error::Merge)?;
+    Ok((IstioOperator::from_tree(tree), sources))
 }
 
 /// The inputs layered over their profile and `--set` flags, and the validation report of the
@@ -58,7 +60,7 @@ pub fn merge_and_validate(
     packages: &InstallPackages,
 ) -> Result<Validated, Error> {
     let (merged, sources) = merge_inputs(files, flags, packages)?;
-    let report = iop::validate::validate(&merged, &sources);
+    let report = iop::validate::validate(merged.tree(), &sources);
     Ok(Validated { merged, report })
 }
 
@@ -66,7 +68,7 @@ pub fn merge_and_validate(
 pub fn diagnostics(
     report: &iop::validate::Report,
     files: &[iop::merge::InputFile],
-    merged: &Value,
+    merged: &IstioOperator,
     packages: &InstallPackages,
     errors: bool,
 ) -> Vec<Diagnostic> {
@@ -94,7 +96,7 @@ pub fn diagnostics(
 pub(crate) fn judge(
     report: &iop::validate::Report,
     files: &[iop::merge::InputFile],
-    merged: &Value,
+    merged: &IstioOperator,
     packages: &InstallPackages,
     force: bool,
     out: &mut Vec<Diagnostic>,
@@ -124,7 +126,7 @@ pub(crate) fn judge(
 fn show(
     issue: &iop::validate::Issue,
     files: &[iop::merge::InputFile],
-    merged: &Value,
+    merged: &IstioOperator,
     packages: &InstallPackages,
 ) -> String {
     iop::validate::render(issue, &issue_text(issue, files, merged, packages))
@@ -134,7 +136,7 @@ fn show(
 fn issue_text(
     issue: &iop::validate::Issue,
     files: &[iop::merge::InputFile],
-    merged: &Value,
+    merged: &IstioOperator,
     packages: &InstallPackages,
 ) -> String {
     match &issue.origin {
@@ -144,8 +146,8 @@ fn issue_text(
             .map(|f| f.text.clone())
             .unwrap_or_default(),
         Some(iop::source::Origin::Profile { name, .. }) => {
-            let path = iop::tree::get_path_string(merged, "spec.installPackagePath");
-            packages.read_profile(&path, name).unwrap_or_default()
+            let path = merged.install_package_path().unwrap_or_default();
+            packages.read_profile(path, name).unwrap_or_default()
         }
         _ => String::new(),
     }

@@ -116,11 +116,23 @@ pub fn parse_int_base0(s: &str) -> Option<i64> {
 pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i, _) => *i,
-        Value::Float(f) => *f as i64,
+        Value::Float(f) => go_float_to_int64(*f),
         Value::Bool(b) => *b as i64,
         Value::String(s) => parse_int_base0(trim_zero_decimal(s)).unwrap_or(0),
         Value::Object(o) => o.as_value().map(|v| to_int64(&v)).unwrap_or(0),
         _ => 0,
+    }
+}
+
+/// Go's `int64(f)` as compiled for amd64 (helm's build): a value that does not fit, or NaN,
+/// becomes the minimum int64 (the CPU's "integer indefinite"), where Rust's `as` saturates.
+fn go_float_to_int64(f: f64) -> i64 {
+    // 2^63 is exactly representable; every float below it and at or above -2^63 fits.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-LIMIT..LIMIT).contains(&f) {
+        i64::MIN
+    } else {
+        f as i64
     }
 }
 
@@ -160,7 +172,12 @@ fn parse_go_float(s: &str) -> Option<f64> {
             return None;
         }
     }
-    s.replace('_', "").parse().ok()
+    // Go's ParseFloat answers a finite literal too large for float64 with ±Inf and a range
+    // error, which cast turns into 0; only the spellings of infinity above are infinite.
+    s.replace('_', "")
+        .parse()
+        .ok()
+        .filter(|f: &f64| f.is_finite())
 }
 
 /// `strconv.Atoi` with the error dropped: syntax errors are 0, out-of-range values clamp.

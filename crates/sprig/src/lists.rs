@@ -21,6 +21,14 @@ fn elems(v: &Value, what: &str) -> Result<Vec<Value>, FuncError> {
         Value::Nil | Value::Invalid => Err(runtime_error(
             "invalid memory address or nil pointer dereference",
         )),
+        // A named slice type (Helm's `VersionSet`, a `[]string`): Sprig reflects on its kind.
+        Value::Object(o) => match o.as_value() {
+            Some(Value::List(l)) => Ok(l.items().to_vec()),
+            _ => Err(FuncError::new(format!(
+                "Cannot {what} on type {}",
+                go_kind(v)
+            ))),
+        },
         other => Err(FuncError::new(format!(
             "Cannot {what} on type {}",
             go_kind(other)

@@ -10,6 +10,10 @@
 
 pub mod labels;
 
+/// The namespace Istio is installed into when nothing names one (istioctl's
+/// `constants.IstioSystemNamespace`).
+pub const DEFAULT_ISTIO_NAMESPACE: &str = "istio-system";
+
 use std::collections::BTreeMap;
 use std::fmt;
 

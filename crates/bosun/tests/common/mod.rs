@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod http;
+pub mod manifests;
 pub mod operator;
 
 use std::path::{Path, PathBuf};

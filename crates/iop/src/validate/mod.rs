@@ -144,19 +144,10 @@ pub fn render(issue: &Issue, text: &str) -> String {
     let Some((file, line, col)) = issue.origin.as_ref().and_then(Origin::location) else {
         return out;
     };
-    let Some(src) = text.lines().nth(line.saturating_sub(1)) else {
+    if text.lines().nth(line.saturating_sub(1)).is_none() {
         return out;
-    };
-    let gutter = line.to_string();
-    let pad = " ".repeat(gutter.len());
-    // The caret goes under the column's character; tabs keep their width by being copied.
-    let lead: String = src
-        .chars()
-        .take(col.saturating_sub(1))
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    out.push_str(&format!("{pad}--> {file}:{line}:{col}\n"));
-    out.push_str(&format!("{pad} |\n{gutter} | {src}\n{pad} | {lead}^\n"));
+    }
+    out.push_str(&crate::source::pointer(file, text, line, col));
     out
 }
 

@@ -1,0 +1,490 @@
+//! `--version V`: another Istio's charts and profiles, fetched, verified, cached and rendered,
+//! with no network (issue 31). Everything is served from 127.0.0.1 by a server the test starts
+//! (`common::http`), into a cache of the test's own (`BOSUN_CACHE`):
+//! - a module version from a module proxy (`GOPROXY`) holding the older snapshot's module zip
+//!   (from Go's module cache, where `scripts/fetch-istio --previous` left it): the same objects
+//!   as `--manifests` of that snapshot, on default, demo, minimal and ambient; a zip with
+//!   another hash is refused;
+//! - releases from a mirror laid out as Istio's release downloads, built by the test from the
+//!   two snapshots (`9.0.1` the older, `9.0.2` the pin; a catalog file named by
+//!   `BOSUN_CATALOG` lists them): by release number and by minor, over HTTP and from a
+//!   directory; a corrupted archive, a wrong checksum and an archive that is not one are
+//!   refused with nothing cached; a second run works with the server stopped;
+//! - bad input: an unknown version, `--version` with another install package.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::http::FileServer;
+use common::manifests::{first_difference, objects};
+use common::{stderr, stdout, succeeded, text};
+
+const PREVIOUS: &str = "v0.0.0-20260423205519-b01690e6db7d";
+
+/// The older snapshot's `manifests/` (scripts/fetch-istio --previous).
+fn previous_manifests() -> PathBuf {
+    let out = Command::new(common::repo_root().join("scripts/fetch-istio"))
+        .arg("--previous")
+        .output()
+        .expect("running scripts/fetch-istio --previous");
+    assert!(out.status.success(), "{}", text(&out));
+    Path::new(stdout(&out).trim()).join("manifests")
+}
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("bosun-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `bosun ARGS` with bosun's cache at `cache` and `env` set; nothing else of the caller's
+/// environment that would point bosun at a network source.
+fn bosun(cache: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bosun"));
+    c.args(args)
+        .env("BOSUN_CACHE", cache)
+        .env_remove("BOSUN_CATALOG")
+        .env_remove("BOSUN_ISTIO_MIRROR")
+        // A proxy nothing listens on: no test may reach the network, and Go's fallback
+        // (`go mod download`) fails at once too.
+        .env("GOPROXY", "http://127.0.0.1:9")
+        .env("GOSUMDB", "off")
+        .env("GOFLAGS", "-mod=mod");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("running bosun")
+}
+
+/// Asserts that two manifests hold the same objects with the same content (identical text
+/// holds them, and is the common case: both are bosun's renders of the same charts).
+fn same_objects(got: &str, want: &str, what: &str) {
+    if got == want {
+        return;
+    }
+    let (got, want) = (objects(got).unwrap(), objects(want).unwrap());
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
+        "{what}: the objects differ"
+    );
+    for (key, objs) in &want {
+        for (a, b) in objs.iter().zip(&got[key]) {
+            if let Some(d) = first_difference(a, b, "") {
+                panic!("{what}: {key}: {d} (istioctl: --manifests, bosun: --version)");
+            }
+        }
+    }
+}
+
+fn generate(cache: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
+    let mut all = vec!["manifest", "generate"];
+    all.extend_from_slice(args);
+    let out = bosun(cache, env, &all);
+    succeeded(&out);
+    stdout(&out)
+}
+
+#[test]
+fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
+    let previous = previous_manifests();
+    let gomod = previous
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("gomod/cache/download/istio.io/istio/@v");
+    let zip = |v: &str| {
+        let path = gomod.join(format!("{v}.zip"));
+        assert!(
+            path.is_file(),
+            "{} is missing: run scripts/fetch-istio --previous",
+            path.display()
+        );
+        path
+    };
+    let scratch = Scratch::new("versions-module");
+    let (proxy, cache) = (scratch.0.join("proxy"), scratch.0.join("cache"));
+    let at = proxy.join("istio.io/istio/@v");
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::copy(zip(PREVIOUS), at.join(format!("{PREVIOUS}.zip"))).unwrap();
+    let server = FileServer::start(&proxy);
+    let url = server.url.clone();
+    let env = [("GOPROXY", url.as_str())];
+
+    let pinned = common::manifests();
+    let pinned = generate(&cache, &env, &["--manifests", &pinned]);
+    for profile in ["default", "demo", "minimal", "ambient"] {
+        let set = format!("profile={profile}");
+        let by_version = generate(&cache, &env, &["--set", &set, "--version", PREVIOUS]);
+        let by_dir = generate(
+            &cache,
+            &env,
+            &["--set", &set, "--manifests", previous.to_str().unwrap()],
+        );
+        same_objects(&by_version, &by_dir, profile);
+        if profile == "default" {
+            // The test could not tell the versions apart if they rendered alike.
+            assert!(
+                by_version != pinned,
+                "the older snapshot renders as the pin"
+            );
+        }
+    }
+    assert_eq!(server.requests(), 1, "the older module was fetched once");
+    assert!(
+        cache
+            .join(format!("istio-{PREVIOUS}/manifests/profiles"))
+            .is_dir()
+    );
+
+    drop(server);
+    let offline = generate(&cache, &env, &["--version", PREVIOUS]);
+    same_objects(
+        &offline,
+        &generate(&cache, &env, &["--manifests", previous.to_str().unwrap()]),
+        "offline",
+    );
+}
+
+#[test]
+fn a_module_zip_with_another_hash_is_refused() {
+    let previous = previous_manifests();
+    let gomod = previous
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("gomod/cache/download/istio.io/istio/@v");
+    let scratch = Scratch::new("versions-module-bad");
+    let (proxy, cache) = (scratch.0.join("proxy"), scratch.0.join("cache"));
+    let at = proxy.join("istio.io/istio/@v");
+    std::fs::create_dir_all(&at).unwrap();
+    // The pin's zip under the older version's name: a good zip, not the one go.sum names.
+    let pin = std::fs::read_dir(&gomod)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "zip") && !p.to_string_lossy().contains(PREVIOUS)
+        })
+        .expect("the pin's module zip in Go's module cache (scripts/fetch-istio)");
+    std::fs::copy(pin, at.join(format!("{PREVIOUS}.zip"))).unwrap();
+    let server = FileServer::start(&proxy);
+    let out = bosun(
+        &cache,
+        &[("GOPROXY", server.url.as_str())],
+        &["profile", "list", "--version", PREVIOUS],
+    );
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "Error: istio.io/istio@{PREVIOUS} has hash h1:ui9TJjRMAV/hb5ehQaZDq7IUGxuQP6dra9lapT/VjHI=, but bosun's catalog says h1:A+Us0Ium1V2WFsOJYZAfeNfWmPQULLUVdgwNm7KjLF8=; refusing it (nothing was cached)\n"
+        )
+    );
+    assert!(!cache.join(format!("istio-{PREVIOUS}")).exists());
+
+    // The proxy down: the error names it (and Go's fallback, which fails against it too).
+    let url = server.url.clone();
+    drop(server);
+    let out = bosun(
+        &cache,
+        &[("GOPROXY", url.as_str())],
+        &["profile", "list", "--version", PREVIOUS],
+    );
+    assert!(!out.status.success());
+    let want = format!(
+        "Error: could not fetch istio.io/istio@{PREVIOUS}: from the module proxy: GET {url}/istio.io/istio/@v/{PREVIOUS}.zip: Connection Failed: "
+    );
+    assert!(stderr(&out).starts_with(&want), "{}", stderr(&out));
+    assert!(!cache.join(format!("istio-{PREVIOUS}")).exists());
+}
+
+/// A gzipped tar laid out as Istio's release archive `istio-<version>-linux-amd64.tar.gz`,
+/// with `manifests` as its `manifests/`.
+fn release_archive(version: &str, manifests: &Path) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    let top = format!("istio-{version}");
+    let mut add = |path: &str, data: &[u8], mode: u32| {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(mode);
+        header.set_cksum();
+        builder
+            .append_data(&mut header, format!("{top}/{path}"), data)
+            .unwrap();
+    };
+    add("LICENSE", b"Apache License 2.0\n", 0o644);
+    add("README.md", b"# Istio\n", 0o644);
+    add(
+        "manifest.yaml",
+        format!("version: {version}\n").as_bytes(),
+        0o644,
+    );
+    add("bin/istioctl", b"\x7fELF not really istioctl", 0o755);
+    add("samples/README.md", b"samples\n", 0o644);
+    builder
+        .append_dir_all(format!("{top}/manifests"), manifests)
+        .unwrap();
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+/// Writes `archive` into `mirror/<version>/` with its checksum file (`"<hex> <basename>\n"`,
+/// as Istio publishes it), the checksum being `sha256`'s when given.
+fn publish(mirror: &Path, version: &str, archive: &[u8], sha256: Option<&str>) {
+    use sha2::Digest;
+    let dir = mirror.join(version);
+    std::fs::create_dir_all(&dir).unwrap();
+    let name = format!("istio-{version}-linux-amd64.tar.gz");
+    std::fs::write(dir.join(&name), archive).unwrap();
+    let digest: String = sha2::Sha256::digest(archive)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let mut sum = std::fs::File::create(dir.join(format!("{name}.sha256"))).unwrap();
+    writeln!(sum, "{} {name}", sha256.unwrap_or(&digest)).unwrap();
+}
+
+const TEST_CATALOG: &str = r#"{
+  "releases": [
+    {"minor": "9.0", "status": "supported", "end_of_life": null,
+     "kubernetes": {"min": "1.30"},
+     "patches": [{"version": "9.0.1"}, {"version": "9.0.2"}]},
+    {"minor": "9.1", "status": "supported", "end_of_life": null,
+     "kubernetes": {"min": "1.30"},
+     "patches": [{"version": "9.1.0"}, {"version": "9.1.1"}, {"version": "9.1.2"},
+                 {"version": "9.1.3"}]}
+  ]
+}"#;
+
+#[test]
+fn releases_from_a_mirror() {
+    let previous = previous_manifests();
+    let pinned = common::manifests_dir();
+    let scratch = Scratch::new("versions-mirror");
+    let (mirror, cache) = (scratch.0.join("mirror"), scratch.0.join("cache"));
+    let catalog = scratch.0.join("catalog.json");
+    std::fs::write(&catalog, TEST_CATALOG).unwrap();
+
+    publish(&mirror, "9.0.1", &release_archive("9.0.1", &previous), None);
+    publish(&mirror, "9.0.2", &release_archive("9.0.2", &pinned), None);
+    // 9.1.0: the archive corrupted after its checksum was published.
+    let mut corrupted = release_archive("9.1.0", &previous);
+    let middle = corrupted.len() / 2;
+    corrupted[middle] ^= 0xff;
+    let good = release_archive("9.1.0", &previous);
+    publish(&mirror, "9.1.0", &good, None);
+    std::fs::write(
+        mirror.join("9.1.0/istio-9.1.0-linux-amd64.tar.gz"),
+        &corrupted,
+    )
+    .unwrap();
+    // 9.1.1: a checksum file that names another digest.
+    publish(
+        &mirror,
+        "9.1.1",
+        &release_archive("9.1.1", &previous),
+        Some(&"0".repeat(64)),
+    );
+    // 9.1.2: its checksum matches, but it is no gzipped tar.
+    publish(&mirror, "9.1.2", b"<html>a proxy's error page</html>", None);
+    // 9.1.3 is not on the mirror.
+
+    let server = FileServer::start(&mirror);
+    let url = server.url.clone();
+    let env = [("BOSUN_CATALOG", catalog.to_str().unwrap())];
+    let by_dir = |dir: &Path, profile: &str| {
+        let set = format!("profile={profile}");
+        generate(
+            &cache,
+            &[],
+            &["--set", &set, "--manifests", dir.to_str().unwrap()],
+        )
+    };
+    let (previous_default, pinned_default) =
+        (by_dir(&previous, "default"), by_dir(&pinned, "default"));
+
+    // By release number, with --mirror.
+    for profile in ["default", "ambient"] {
+        let set = format!("profile={profile}");
+        let got = generate(
+            &cache,
+            &env,
+            &["--set", &set, "--version", "9.0.1", "--mirror", &url],
+        );
+        let want = if profile == "default" {
+            previous_default.clone()
+        } else {
+            by_dir(&previous, profile)
+        };
+        same_objects(&got, &want, profile);
+    }
+    // By minor (the newest patch, 9.0.2: the pin's charts), with BOSUN_ISTIO_MIRROR.
+    let env_mirror = [env[0], ("BOSUN_ISTIO_MIRROR", url.as_str())];
+    let got = generate(&cache, &env_mirror, &["--version", "9.0"]);
+    same_objects(&got, &pinned_default, "9.0");
+    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
+    // Only manifests/ is kept.
+    let kept: Vec<String> = std::fs::read_dir(cache.join("istio-9.0.1"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(kept, ["manifests"]);
+
+    // Refused, with nothing cached.
+    let refused = |version: &str| {
+        let out = bosun(
+            &cache,
+            &env,
+            &[
+                "manifest",
+                "generate",
+                "--version",
+                version,
+                "--mirror",
+                &url,
+            ],
+        );
+        assert!(!out.status.success(), "{version}: {}", text(&out));
+        assert!(
+            !cache.join(format!("istio-{version}")).exists(),
+            "{version} was cached"
+        );
+        stderr(&out)
+    };
+    let archive_url = |v: &str| format!("{url}/{v}/istio-{v}-linux-amd64.tar.gz");
+    let e = refused("9.1.0");
+    let want_prefix = format!(
+        "Error: {} has SHA-256 {}, but {}.sha256 says ",
+        archive_url("9.1.0"),
+        release::archive::sha256_hex(&corrupted),
+        archive_url("9.1.0")
+    );
+    assert!(
+        e.starts_with(&want_prefix) && e.ends_with("; refusing it (nothing was cached)\n"),
+        "{e}"
+    );
+    let e = refused("9.1.1");
+    assert!(
+        e.contains(&format!(
+            ".sha256 says {}; refusing it (nothing was cached)",
+            "0".repeat(64)
+        )),
+        "{e}"
+    );
+    let e = refused("9.1.2");
+    assert_eq!(
+        e,
+        format!(
+            "Error: {}: not a readable tar.gz archive; refusing it (nothing was cached)\n",
+            archive_url("9.1.2")
+        )
+    );
+    let e = refused("9.1.3");
+    assert_eq!(
+        e,
+        format!(
+            "Error: could not fetch Istio 9.1.3 from the release mirror: GET {}.sha256: the server answered 404 Not Found\n",
+            archive_url("9.1.3")
+        )
+    );
+
+    // The mirror stopped: what is cached still renders; what is not names the mirror.
+    drop(server);
+    let got = generate(&cache, &env, &["--version", "9.0.1", "--mirror", &url]);
+    same_objects(&got, &previous_default, "9.0.1 offline");
+    let got = generate(&cache, &env, &["--version", "9.0"]);
+    same_objects(&got, &pinned_default, "9.0 offline");
+    let out = bosun(&cache, &env, &["profile", "list", "--version", "9.0.1"]);
+    succeeded(&out);
+    assert!(stdout(&out).contains("    ambient\n"), "{}", text(&out));
+    let e = refused("9.1.3");
+    assert!(
+        e.starts_with(&format!(
+            "Error: could not fetch Istio 9.1.3 from the release mirror: GET {}.sha256: ",
+            archive_url("9.1.3")
+        )),
+        "{e}"
+    );
+
+    // A directory mirror, into another cache.
+    let cache2 = scratch.0.join("cache2");
+    let got = generate(
+        &cache2,
+        &env,
+        &["--version", "9.0.1", "--mirror", mirror.to_str().unwrap()],
+    );
+    same_objects(&got, &previous_default, "directory mirror");
+    assert!(cache2.join("istio-9.0.1/manifests/profiles").is_dir());
+}
+
+#[test]
+fn bad_version_input_is_refused_before_anything_is_fetched() {
+    let scratch = Scratch::new("versions-bad");
+    let cache = scratch.0.join("cache");
+    let iop = scratch.0.join("iop.yaml");
+    std::fs::write(
+        &iop,
+        "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  installPackagePath: /somewhere\n",
+    )
+    .unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["manifest", "generate", "--version", "1.27.2"],
+            "Error: Istio release 1.27.2 is not in bosun's catalog; known releases: 1.28 (1.28.0,",
+        ),
+        (
+            &["profile", "dump", "--version", "latest"],
+            "Error: \"latest\" is not an Istio version: give a release (1.30.3), a minor (1.30) or an istio.io/istio module version (v0.0.0-…); known releases:",
+        ),
+        (
+            &["manifest", "generate", "--version", "1.30.3", "-d", "/x"],
+            "error: the argument '--version <VERSION>' cannot be used with '--manifests <MANIFESTS>'",
+        ),
+        (
+            &[
+                "manifest",
+                "generate",
+                "--version",
+                "1.30.3",
+                "--set",
+                "installPackagePath=/x",
+            ],
+            "Error: --version and --set installPackagePath=/x both name the install package; give one",
+        ),
+        (
+            &[
+                "manifest",
+                "generate",
+                "--version",
+                "1.30.3",
+                "-f",
+                iop.to_str().unwrap(),
+            ],
+            "Error: --version and spec.installPackagePath in ",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = bosun(&cache, &[], args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr(&out).starts_with(want), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!cache.exists(), "nothing may be written for bad input");
+}

@@ -1,0 +1,279 @@
+//! What is taken out of a downloaded package (pure: bytes in, files out): `manifests/` of an
+//! `istio.io/istio` module zip or of a release archive (`istio-<v>-linux-amd64.tar.gz`), with
+//! the checks that keep a hostile or broken archive from writing outside the cache or filling
+//! the disk; and the hashes that verify the download (Go's module `h1:` hash, SHA-256).
+
+use std::io::Read;
+
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+/// The limits on what is unpacked. The file and total limits are Helm's defaults for a chart
+/// archive (`--max-file-size` 5 MiB, `--max-chart-size` 100 MiB): `manifests/` is Istio's
+/// charts. A release archive also holds istioctl and samples, read through but not kept: the
+/// whole stream is bounded too, so a gzip bomb stops early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_file: u64,
+    pub max_kept: u64,
+    pub max_entries: usize,
+    pub max_stream: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_file: 5 << 20,
+            max_kept: 100 << 20,
+            max_entries: 100_000,
+            max_stream: 2 << 30,
+        }
+    }
+}
+
+/// One file to write below the package's cache directory (a relative, checked path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    pub path: String,
+    pub data: Vec<u8>,
+}
+
+/// Why an archive was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("not a readable {format} archive")]
+    Unreadable {
+        format: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("holds a path that leaves its directory: {path:?}")]
+    PathEscape { path: String },
+    #[error("holds a link in manifests/: {path:?} (only files and directories are unpacked)")]
+    Link { path: String },
+    #[error("{path:?} is larger than {limit} bytes")]
+    FileTooLarge { path: String, limit: u64 },
+    #[error("manifests/ is larger than {limit} bytes")]
+    TooLarge { limit: u64 },
+    #[error("holds more than {limit} entries")]
+    TooManyEntries { limit: usize },
+    #[error("has no {prefix}manifests/profiles/")]
+    NoManifests { prefix: String },
+}
+
+fn unreadable(format: &'static str) -> impl Fn(std::io::Error) -> ArchiveError {
+    move |source| ArchiveError::Unreadable { format, source }
+}
+
+fn zip_unreadable(e: zip::result::ZipError) -> ArchiveError {
+    ArchiveError::Unreadable {
+        format: "zip",
+        source: std::io::Error::other(e),
+    }
+}
+
+/// Go's module hash (`dirhash.Hash1`): SHA-256 over the sorted lines `HEX  NAME\n` of every
+/// file's SHA-256, base64, prefixed `h1:`. What go.sum records for a module zip.
+pub fn module_hash(zip: &[u8]) -> Result<String, ArchiveError> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(zip_unreadable)?;
+    let mut lines = Vec::new();
+    for i in 0..archive.len() {
+        let mut f = archive.by_index(i).map_err(zip_unreadable)?;
+        if f.is_dir() {
+            continue;
+        }
+        let mut hasher = Sha256::new();
+        std::io::copy(&mut f, &mut hasher).map_err(unreadable("zip"))?;
+        lines.push((f.name().to_string(), hex(&hasher.finalize())));
+    }
+    lines.sort();
+    let mut summary = Sha256::new();
+    for (name, digest) in &lines {
+        summary.update(format!("{digest}  {name}\n").as_bytes());
+    }
+    Ok(format!(
+        "h1:{}",
+        base64::engine::general_purpose::STANDARD.encode(summary.finalize())
+    ))
+}
+
+/// The SHA-256 of `data`, in lower-case hex.
+pub fn sha256_hex(data: &[u8]) -> String {
+    hex(&Sha256::digest(data))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The digest in a release's `.sha256` file: `"<hex> <basename>\n"` (release-builder's
+/// format; `sha256sum`'s two spaces and `*` binary marker are taken too). `None` when the file
+/// is not that, or names another file.
+pub fn parse_checksum_file(text: &str, basename: &str) -> Option<String> {
+    let line = text.lines().find(|l| !l.trim().is_empty())?;
+    let mut words = line.split_whitespace();
+    let digest = words.next()?;
+    let name = words.next().map(|n| n.trim_start_matches('*'));
+    let valid = digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit());
+    (valid && name.is_none_or(|n| n == basename) && words.next().is_none())
+        .then(|| digest.to_ascii_lowercase())
+}
+
+/// A path inside `manifests/` that is safe to write below a directory: relative, `/`-separated,
+/// no empty, `.` or `..` element.
+fn checked(path: &str) -> Result<(), ArchiveError> {
+    let bad = path.starts_with('/')
+        || path.contains('\\')
+        || path
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..");
+    if bad {
+        return Err(ArchiveError::PathEscape {
+            path: path.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// Tallies what is kept against the limits.
+struct Budget {
+    limits: Limits,
+    kept: u64,
+    entries: usize,
+}
+
+impl Budget {
+    fn entry(&mut self) -> Result<(), ArchiveError> {
+        self.entries += 1;
+        if self.entries > self.limits.max_entries {
+            return Err(ArchiveError::TooManyEntries {
+                limit: self.limits.max_entries,
+            });
+        }
+        Ok(())
+    }
+
+    /// Reads one kept file, refusing it past the limits without reading more than they allow.
+    fn read(&mut self, path: &str, size: u64, r: impl Read) -> Result<Vec<u8>, ArchiveError> {
+        let too_large = || ArchiveError::FileTooLarge {
+            path: path.to_string(),
+            limit: self.limits.max_file,
+        };
+        if size > self.limits.max_file {
+            return Err(too_large());
+        }
+        let mut data = Vec::with_capacity(size as usize);
+        r.take(self.limits.max_file + 1)
+            .read_to_end(&mut data)
+            .map_err(unreadable("archive"))?;
+        if data.len() as u64 > self.limits.max_file {
+            return Err(too_large());
+        }
+        self.kept += data.len() as u64;
+        if self.kept > self.limits.max_kept {
+            return Err(ArchiveError::TooLarge {
+                limit: self.limits.max_kept,
+            });
+        }
+        Ok(data)
+    }
+}
+
+/// `manifests/` and `VERSION` of the module zip of `istio.io/istio@VERSION`.
+pub fn module_files(
+    zip: &[u8],
+    module_version: &str,
+    limits: Limits,
+) -> Result<Vec<File>, ArchiveError> {
+    let prefix = format!("istio.io/istio@{module_version}/");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(zip_unreadable)?;
+    let mut budget = Budget {
+        limits,
+        kept: 0,
+        entries: 0,
+    };
+    let mut files = Vec::new();
+    for i in 0..archive.len() {
+        budget.entry()?;
+        let f = archive.by_index(i).map_err(zip_unreadable)?;
+        let Some(rel) = f.name().strip_prefix(&prefix).map(str::to_string) else {
+            continue;
+        };
+        if f.is_dir() || !(rel.starts_with("manifests/") || rel == "VERSION") {
+            continue;
+        }
+        checked(&rel)?;
+        // Go's module zips hold no links (modules are plain files), so every entry is a file.
+        let size = f.size();
+        let data = budget.read(&rel, size, f)?;
+        files.push(File { path: rel, data });
+    }
+    require_profiles(&files, "")?;
+    Ok(files)
+}
+
+/// `istio-<VERSION>/manifests/` of a release archive (gzipped tar), as `manifests/…` paths.
+/// Links are refused there (a link could point out of the cache); entries elsewhere in the
+/// archive (istioctl, samples) are read through and dropped.
+pub fn release_files(tgz: &[u8], version: &str, limits: Limits) -> Result<Vec<File>, ArchiveError> {
+    let top = format!("istio-{version}/");
+    let stream = flate2::read::GzDecoder::new(tgz).take(limits.max_stream);
+    let mut archive = tar::Archive::new(stream);
+    let mut budget = Budget {
+        limits,
+        kept: 0,
+        entries: 0,
+    };
+    let mut files = Vec::new();
+    for entry in archive.entries().map_err(unreadable("tar.gz"))? {
+        budget.entry()?;
+        let entry = entry.map_err(unreadable("tar.gz"))?;
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let name = raw.trim_start_matches("./");
+        let Some(rel) = name.strip_prefix(&top) else {
+            continue;
+        };
+        if !rel.starts_with("manifests/") {
+            continue;
+        }
+        let kind = entry.header().entry_type();
+        if kind.is_dir() {
+            continue;
+        }
+        checked(rel.trim_end_matches('/'))?;
+        if kind.is_symlink() || kind.is_hard_link() {
+            return Err(ArchiveError::Link {
+                path: name.to_string(),
+            });
+        }
+        if !kind.is_file() {
+            // Devices, FIFOs, PAX and GNU metadata entries carry no chart content.
+            continue;
+        }
+        let rel = rel.to_string();
+        let size = entry.header().size().map_err(unreadable("tar.gz"))?;
+        let data = budget.read(&rel, size, entry)?;
+        files.push(File { path: rel, data });
+    }
+    if files.is_empty() && budget.entries == 0 {
+        // An empty stream: gzip of nothing, or not gzip at all with no error from the reader.
+        return Err(ArchiveError::Unreadable {
+            format: "tar.gz",
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "no entries"),
+        });
+    }
+    require_profiles(&files, &top)?;
+    Ok(files)
+}
+
+fn require_profiles(files: &[File], prefix: &str) -> Result<(), ArchiveError> {
+    if files
+        .iter()
+        .any(|f| f.path.starts_with("manifests/profiles/"))
+    {
+        return Ok(());
+    }
+    Err(ArchiveError::NoManifests {
+        prefix: prefix.to_string(),
+    })
+}

@@ -1,0 +1,296 @@
+//! Istio install packages by version: which versions bosun knows ([`catalog`], compiled in),
+//! where a version's charts and profiles come from ([`Sources`]: the Go module proxy for an
+//! `istio.io/istio` module version, a release archive mirror for a release), how a download is
+//! verified and unpacked ([`archive`]: the module's go.sum hash, the release's published
+//! SHA-256, `manifests/` only, within limits), and bosun's cache of them ([`cache`]).
+//!
+//! The catalog, version resolution, hashing and unpacking are pure; [`fetch`] (network, local
+//! mirror reads, `go mod download`) and [`cache`] (writes) do the I/O. The CLI decides where
+//! the cache is and reads the environment (`GOPROXY`, `BOSUN_ISTIO_MIRROR`, `BOSUN_CATALOG`);
+//! this crate reads no environment.
+
+pub mod archive;
+pub mod cache;
+pub mod catalog;
+pub mod fetch;
+
+use std::path::PathBuf;
+
+pub use cache::{Cache, CacheError};
+pub use catalog::{Catalog, CatalogError, ResolveError, Resolved};
+pub use fetch::{FetchError, GoError, Progress};
+
+/// The Go module whose versions are module versions.
+pub const ISTIO_MODULE: &str = "istio.io/istio";
+/// Where Go fetches modules from when `GOPROXY` names no HTTP(S) proxy.
+pub const DEFAULT_MODULE_PROXY: &str = "https://proxy.golang.org";
+/// Where Istio publishes its release archives: `<this>/<version>/istio-<version>-….tar.gz`.
+pub const OFFICIAL_MIRROR: &str = "https://github.com/istio/istio/releases/download";
+
+/// Where packages come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sources {
+    /// The module proxy's base URL (`GOPROXY`'s first HTTP(S) entry).
+    pub module_proxy: String,
+    /// Try `go mod download` when the module proxy cannot be reached (Go's own settings then
+    /// apply: private proxies, netrc).
+    pub go_fallback: bool,
+    /// Where release archives are.
+    pub mirror: Mirror,
+}
+
+/// A release archive mirror: `<base>/<version>/istio-<version>-linux-amd64.tar.gz` and its
+/// `.sha256`, over HTTP(S) or in a local directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mirror {
+    Url(String),
+    Dir(PathBuf),
+}
+
+impl Mirror {
+    /// A mirror as a flag or `BOSUN_ISTIO_MIRROR` names it: an `http(s)://` base URL, a
+    /// `file://` URL or a directory.
+    pub fn parse(text: &str) -> Mirror {
+        let text = text.trim();
+        if text.starts_with("http://") || text.starts_with("https://") {
+            return Mirror::Url(text.trim_end_matches('/').to_string());
+        }
+        Mirror::Dir(PathBuf::from(text.strip_prefix("file://").unwrap_or(text)))
+    }
+
+    /// Where `file` of release `version` is, as a URL or a path.
+    pub fn location(&self, version: &str, file: &str) -> String {
+        match self {
+            Mirror::Url(base) => format!("{base}/{version}/{file}"),
+            Mirror::Dir(dir) => dir.join(version).join(file).display().to_string(),
+        }
+    }
+
+    fn get(
+        &self,
+        version: &str,
+        file: &str,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Vec<u8>, FetchError> {
+        match self {
+            Mirror::Url(_) => fetch::get(&self.location(version, file), progress),
+            Mirror::Dir(dir) => fetch::read_local(&dir.join(version).join(file)),
+        }
+    }
+}
+
+impl Default for Sources {
+    fn default() -> Sources {
+        Sources {
+            module_proxy: DEFAULT_MODULE_PROXY.to_string(),
+            go_fallback: true,
+            mirror: Mirror::Url(OFFICIAL_MIRROR.to_string()),
+        }
+    }
+}
+
+/// The module proxy a `GOPROXY` value names: its first HTTP(S) entry (`direct`, `off` and
+/// `file://` entries are Go's alone), else the default proxy.
+pub fn module_proxy_from_goproxy(goproxy: Option<&str>) -> String {
+    goproxy
+        .and_then(|p| {
+            p.split([',', '|'])
+                .map(str::trim)
+                .find(|e| e.starts_with("https://") || e.starts_with("http://"))
+                .map(|e| e.trim_end_matches('/').to_string())
+        })
+        .unwrap_or_else(|| DEFAULT_MODULE_PROXY.to_string())
+}
+
+/// The release archive whose `manifests/` bosun takes: the Linux amd64 one whatever the
+/// machine (the charts and profiles are the same in every platform's archive).
+pub fn release_archive_name(version: &str) -> String {
+    format!("istio-{version}-linux-amd64.tar.gz")
+}
+
+/// Why a version's package could not be had. Nothing is cached when any of these happens.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "could not fetch {ISTIO_MODULE}@{version}: from the module proxy: {proxy}{}",
+        go.as_ref().map(|g| format!("; with the Go toolchain: {g}")).unwrap_or_default()
+    )]
+    ModuleFetch {
+        version: String,
+        #[source]
+        proxy: FetchError,
+        go: Option<GoError>,
+    },
+    #[error(
+        "{ISTIO_MODULE}@{version} has hash {got}, but bosun's catalog says {want}; refusing it (nothing was cached)"
+    )]
+    ModuleHash {
+        version: String,
+        got: String,
+        want: String,
+    },
+    #[error("could not fetch Istio {version} from the release mirror: {source}")]
+    Mirror {
+        version: String,
+        #[source]
+        source: FetchError,
+    },
+    #[error(
+        "{location} is not a checksum file for {archive} (want \"<sha256 hex> {archive}\"); refusing the release (nothing was cached)"
+    )]
+    ChecksumFile { location: String, archive: String },
+    #[error(
+        "{location} has SHA-256 {got}, but {said_by} says {want}; refusing it (nothing was cached)"
+    )]
+    Checksum {
+        location: String,
+        got: String,
+        want: String,
+        said_by: String,
+    },
+    #[error("{what}: {source}; refusing it (nothing was cached)")]
+    Archive {
+        what: String,
+        #[source]
+        source: archive::ArchiveError,
+    },
+    #[error(transparent)]
+    Cache(#[from] CacheError),
+}
+
+/// The packages of every version the catalog knows, in a cache, fetched from `sources`.
+#[derive(Debug, Clone)]
+pub struct Packages {
+    pub cache: Cache,
+    pub sources: Sources,
+    pub limits: archive::Limits,
+}
+
+impl Packages {
+    /// `resolved`'s `manifests/` if the cache holds it.
+    pub fn cached(&self, resolved: &Resolved<'_>) -> Option<PathBuf> {
+        self.cache.manifests(resolved.version())
+    }
+
+    /// `resolved`'s `manifests/`, fetched, verified and cached first when the cache does not
+    /// hold it.
+    pub fn ensure(
+        &self,
+        resolved: &Resolved<'_>,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<PathBuf, Error> {
+        if let Some(dir) = self.cached(resolved) {
+            return Ok(dir);
+        }
+        let files = match resolved {
+            Resolved::Module(module) => self.module_files(module, progress)?,
+            Resolved::Release { patch, .. } => self.release_files(patch, progress)?,
+        };
+        Ok(self.cache.store(resolved.version(), &files)?)
+    }
+
+    fn module_files(
+        &self,
+        module: &catalog::Module,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Vec<archive::File>, Error> {
+        let version = &module.version;
+        let url = format!(
+            "{}/{ISTIO_MODULE}/@v/{version}.zip",
+            self.sources.module_proxy
+        );
+        progress(Progress::Fetching {
+            what: &format!("{ISTIO_MODULE}@{version}"),
+            from: &url,
+        });
+        let zip = match fetch::get(&url, progress) {
+            Ok(zip) => zip,
+            Err(proxy) => {
+                let fallback = (self.sources.go_fallback && !proxy.not_found())
+                    .then(|| fetch::go_mod_download(&self.cache.root, ISTIO_MODULE, version));
+                match fallback {
+                    Some(Ok(zip)) => zip,
+                    Some(Err(go)) => {
+                        return Err(Error::ModuleFetch {
+                            version: version.clone(),
+                            proxy,
+                            go: Some(go),
+                        });
+                    }
+                    None => {
+                        return Err(Error::ModuleFetch {
+                            version: version.clone(),
+                            proxy,
+                            go: None,
+                        });
+                    }
+                }
+            }
+        };
+        let what = || format!("{ISTIO_MODULE}@{version} (from {url})");
+        let got = archive::module_hash(&zip).map_err(|source| Error::Archive {
+            what: what(),
+            source,
+        })?;
+        if got != module.sum {
+            return Err(Error::ModuleHash {
+                version: version.clone(),
+                got,
+                want: module.sum.clone(),
+            });
+        }
+        archive::module_files(&zip, version, self.limits).map_err(|source| Error::Archive {
+            what: what(),
+            source,
+        })
+    }
+
+    fn release_files(
+        &self,
+        patch: &catalog::Patch,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Vec<archive::File>, Error> {
+        let version = &patch.version;
+        let mirror = &self.sources.mirror;
+        let name = release_archive_name(version);
+        let sum_name = format!("{name}.sha256");
+        let failed = |source| Error::Mirror {
+            version: version.clone(),
+            source,
+        };
+        // The small checksum file first: a mirror that is down or lacks the release is told
+        // before the archive is downloaded.
+        let sum_location = mirror.location(version, &sum_name);
+        let sum_text = mirror.get(version, &sum_name, &|_| {}).map_err(failed)?;
+        let published = archive::parse_checksum_file(&String::from_utf8_lossy(&sum_text), &name)
+            .ok_or_else(|| Error::ChecksumFile {
+                location: sum_location.clone(),
+                archive: name.clone(),
+            })?;
+        let location = mirror.location(version, &name);
+        progress(Progress::Fetching {
+            what: &format!("Istio {version}"),
+            from: &location,
+        });
+        let tgz = mirror.get(version, &name, progress).map_err(failed)?;
+        let got = archive::sha256_hex(&tgz);
+        let mut wanted = vec![(published, sum_location)];
+        if let Some(pinned) = &patch.sha256 {
+            wanted.push((pinned.to_ascii_lowercase(), "bosun's catalog".to_string()));
+        }
+        for (want, said_by) in wanted {
+            if got != want {
+                return Err(Error::Checksum {
+                    location,
+                    got,
+                    want,
+                    said_by,
+                });
+            }
+        }
+        archive::release_files(&tgz, version, self.limits).map_err(|source| Error::Archive {
+            what: location,
+            source,
+        })
+    }
+}
