@@ -64,6 +64,9 @@ pub struct RemoteSecretArgs {
     /// created; the pinned release by default.
     #[arg(short = 'd', long = "manifests")]
     pub manifests: Option<String>,
+    /// `--version`/`--mirror`: the charts of another Istio version for the reader account.
+    #[command(flatten)]
+    pub package: crate::mesh::VersionFlags,
     #[command(flatten)]
     pub cluster: crate::target::ClusterArgs,
 }
@@ -101,7 +104,7 @@ pub fn create_remote_secret(
         options,
         namespace: args.namespace.clone(),
         create_service_account: args.create_service_account,
-        manifests: args.manifests.clone(),
+        manifests: args.package.package(args.manifests.as_deref())?,
     };
     let runtime = runtime.get()?;
     let client = args.cluster.connect(runtime)?;
