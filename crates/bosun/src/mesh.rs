@@ -374,7 +374,7 @@ mod tests {
     /// `--version` with `--manifests` (issue 31).
     #[test]
     fn every_rendering_command_takes_a_version() {
-        let commands: [&[&str]; 12] = [
+        let commands: [&[&str]; 13] = [
             &["manifest", "generate"],
             &["manifest", "translate"],
             &["install"],
@@ -387,6 +387,7 @@ mod tests {
             &["profile", "list"],
             &["validate"],
             &["uninstall"],
+            &["create-remote-secret"],
         ];
         let root = crate::Cli::command();
         for path in commands {
