@@ -322,7 +322,8 @@ pub fn second_living_kubeconfig() -> &'static Path {
         );
         eprintln!(
             "\n*** BOSUN_LIVING2_KUBECONFIG is not set: starting the second living cluster \
-             with `{command}` (stopped at exit unless BOSUN_TESTENV_KEEP is set) ***\n"
+             with `{command}` (if this starts it, it stops it at exit unless \
+             BOSUN_TESTENV_KEEP is set) ***\n"
         );
         let stdout = up(
             &["--living", "--name", SECOND_LIVING_NAME],
