@@ -165,7 +165,24 @@ pub fn packages() -> pipeline::InstallPackages {
 
 /// Reads the `-f` inputs (stdin for `-`).
 pub(crate) fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
-    read_input_files(names).map_err(|e| MeshFailure(format!("merge inputs: {e}")))
+    let files = read_input_files(names).map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    // istioctl renders an empty file as if it were not given, without a word: say so, since
+    // an empty file is more often a mistake (a wrong path, a failed redirect) than a choice.
+    for file in files
+        .iter()
+        .filter(|f| iop::merge::holds_no_object(&f.text))
+    {
+        let name = if file.name == "-" {
+            "stdin"
+        } else {
+            &file.name
+        };
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "warning: {name} holds no IstioOperator (it is empty or only comments); it changes nothing"
+        );
+    }
+    Ok(files)
 }
 
 /// [`read_inputs`] with Go's bare message on failure (istioctl 1.23's `profile dump` did not

@@ -153,6 +153,18 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, MapFromYamlError>
     }
 }
 
+/// Whether `text` holds no object at all: nothing but white space, comments, `---` lines and
+/// `null` documents. istioctl renders such a file as if it were not given (the bare profile);
+/// the caller may want to say so.
+pub fn holds_no_object(text: &str) -> bool {
+    split_yaml_documents(text).into_iter().all(|part| {
+        matches!(
+            goyaml::from_yaml(part),
+            Ok(gotemplate::Value::Nil | gotemplate::Value::Invalid)
+        )
+    })
+}
+
 /// istioctl's `checkNoMultipleIOPs`: the file split at `---` lines, each part read as a
 /// Kubernetes object (an empty part is none; an object must have a `kind`); more than one
 /// object is refused.
@@ -631,6 +643,16 @@ mod tests {
             tree::get_path_string(&merged, "spec.values.global.hub"),
             "user"
         );
+    }
+
+    #[test]
+    fn files_of_comments_and_separators_hold_no_object() {
+        for empty in ["", "\n", "# nothing\n", "---\n# a\n---\n", "null\n", "~"] {
+            assert!(holds_no_object(empty), "{empty:?}");
+        }
+        for object in ["kind: IstioOperator\n", "{}", "# a\n---\nspec: {}\n", "[]"] {
+            assert!(!holds_no_object(object), "{object:?}");
+        }
     }
 
     #[test]
