@@ -149,6 +149,12 @@ pub fn kubeconfig() -> &'static Path {
 /// The name of the placeholder default revision tag of the shared control plane.
 pub const PLACEHOLDER_DEFAULT_TAG: &str = "bosun-testenv-default-tag";
 
+/// Puts the placeholder default tag back on the shared control plane, after a test that removes
+/// every tag (`uninstall --purge`), before the tests waiting for it go on.
+pub fn hold_default_tag_again() {
+    hold_default_tag(kubeconfig());
+}
+
 /// Makes sure the shared control plane has a default revision tag, as a cluster Istio was
 /// installed in once has. An install with a revision makes itself the default tag only when
 /// there is none (istioctl's rule): without this, whichever revisioned install of the tests
