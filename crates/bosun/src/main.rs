@@ -12,6 +12,7 @@ mod completion;
 mod duration;
 mod install;
 mod mesh;
+mod mesh_ca;
 mod operator;
 mod owned;
 mod plan;
@@ -21,6 +22,7 @@ mod profile;
 mod progress;
 mod prompt;
 mod release;
+mod remote_secret;
 mod revision;
 mod runtime;
 mod schema_fetch;
@@ -102,9 +104,32 @@ enum Command {
     /// Print bosun's version and the Istio release it installs by default, as `istioctl
     /// version --remote=false`.
     Version(version::VersionArgs),
+    /// Create a Secret with credentials that let another cluster's istiod read this cluster's
+    /// API server, as `istioctl create-remote-secret`: the reader service account's long-lived
+    /// token (created when missing) in a kubeconfig, printed for `kubectl apply` on the other
+    /// cluster.
+    CreateRemoteSecret(remote_secret::RemoteSecretArgs),
+    /// Multi-cluster meshes (issue 32).
+    Mesh {
+        #[command(subcommand)]
+        command: MeshCommand,
+    },
     /// Print the shell completion script for bash, zsh, fish (and more), as `istioctl
     /// completion`.
     Completion(completion::CompletionArgs),
+}
+
+#[derive(Subcommand)]
+enum MeshCommand {
+    /// Make a shared root of trust: a root CA and one intermediate CA per cluster, written as
+    /// Istio's cert tooling writes them (DIR/root-cert.pem, DIR/root-key.pem,
+    /// DIR/<cluster>/{ca-cert,ca-key,cert-chain,root-cert}.pem) for each cluster's `cacerts`
+    /// Secret. Keys are made in process and never printed.
+    Ca(mesh_ca::CaArgs),
+    /// Create or update a cluster's `cacerts` Secret (istiod's CA, read when istiod starts:
+    /// run this before installing) from a directory `mesh ca` wrote. Refuses to replace a
+    /// `cacerts` of another root unless --force.
+    Cacerts(mesh_ca::CacertsArgs),
 }
 
 #[derive(Subcommand)]
@@ -385,6 +410,15 @@ fn main() -> ExitCode {
         Command::Revision { command } => {
             revision::revision(command, &runtime).map_err(|e| Failure::input(e.0))
         }
+        Command::CreateRemoteSecret(args) => {
+            remote_secret::create_remote_secret(args, &runtime).map_err(|e| Failure::input(e.0))
+        }
+        Command::Mesh {
+            command: MeshCommand::Ca(args),
+        } => mesh_ca::mesh_ca(args).map_err(|e| Failure::input(e.0)),
+        Command::Mesh {
+            command: MeshCommand::Cacerts(args),
+        } => mesh_ca::mesh_cacerts(args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
             completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
@@ -579,7 +613,7 @@ mod tests {
     #[test]
     fn every_cluster_command_takes_kubeconfig_and_context() {
         let root = Cli::command();
-        let cluster_commands: [&[&str]; 15] = [
+        let cluster_commands: [&[&str]; 17] = [
             &["install"],
             &["upgrade"],
             &["plan"],
@@ -595,6 +629,8 @@ mod tests {
             &["operator", "remove"],
             &["operator", "run"],
             &["manifest", "generate"],
+            &["create-remote-secret"],
+            &["mesh", "cacerts"],
         ];
         for path in cluster_commands {
             let mut command = &root;

@@ -165,7 +165,24 @@ pub fn packages() -> pipeline::InstallPackages {
 
 /// Reads the `-f` inputs (stdin for `-`).
 pub(crate) fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>, MeshFailure> {
-    read_input_files(names).map_err(|e| MeshFailure(format!("merge inputs: {e}")))
+    let files = read_input_files(names).map_err(|e| MeshFailure(format!("merge inputs: {e}")))?;
+    // istioctl renders an empty file as if it were not given, without a word: say so, since
+    // an empty file is more often a mistake (a wrong path, a failed redirect) than a choice.
+    for file in files
+        .iter()
+        .filter(|f| iop::merge::holds_no_object(&f.text))
+    {
+        let name = if file.name == "-" {
+            "stdin"
+        } else {
+            &file.name
+        };
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "warning: {name} holds no IstioOperator (it is empty or only comments); it changes nothing"
+        );
+    }
+    Ok(files)
 }
 
 /// [`read_inputs`] with Go's bare message on failure (istioctl 1.23's `profile dump` did not
@@ -260,30 +277,49 @@ pub fn render(
     print_diagnostics(&rendering.diagnostics);
     rendering
         .result
-        .map_err(|e| pipeline_failure(e, &inputs.files))
+        .map_err(|e| pipeline_failure(e, &inputs.files, packages))
 }
 
-/// A pipeline failure in istioctl's words; a YAML syntax error in an input file also points at
-/// where the parser stopped (file:line:col, the line, a caret), as every other input error does.
-pub(crate) fn pipeline_failure(e: pipeline::Error, files: &[iop::merge::InputFile]) -> MeshFailure {
-    let location = match &e {
-        pipeline::Error::Merge(m) => m.location(),
-        _ => None,
-    };
-    with_pointer(e.to_string(), location, files)
-}
-
-/// `message`, and when `location` names an input file, that place in it.
-pub(crate) fn with_pointer(
-    mut message: String,
-    location: Option<(&str, usize, usize)>,
+/// A pipeline failure in istioctl's words, then what istioctl leaves out (see
+/// [`merge_failure`]).
+pub(crate) fn pipeline_failure(
+    e: pipeline::Error,
     files: &[iop::merge::InputFile],
+    packages: &pipeline::InstallPackages,
 ) -> MeshFailure {
-    if let Some((file, line, col)) = location
+    match &e {
+        pipeline::Error::Merge(m) => explained(e.to_string(), m, files, packages),
+        _ => MeshFailure(e.to_string()),
+    }
+}
+
+/// A merge failure in istioctl's words (`message`), then, on lines of their own, what istioctl
+/// leaves out: where a YAML syntax error in an input file stopped (file:line:col, the line, a
+/// caret, as every other input error shows it), and for a profile that is not there, the ones
+/// that are (or why the install package has none).
+pub(crate) fn explained(
+    mut message: String,
+    e: &iop::merge::MergeError,
+    files: &[iop::merge::InputFile],
+    packages: &pipeline::InstallPackages,
+) -> MeshFailure {
+    if let Some((file, line, col)) = e.location()
         && let Some(input) = files.iter().find(|f| f.name == file)
     {
         message.push('\n');
         message.push_str(iop::source::pointer(file, &input.text, line, col).trim_end());
+    }
+    if let iop::merge::MergeError::ProfileNotFound {
+        install_package_path,
+        ..
+    } = e
+    {
+        let hint = match packages.profile_names(install_package_path) {
+            Ok(names) if names.is_empty() => "the install package has no profiles".to_string(),
+            Ok(names) => format!("the profiles are: {}", names.join(", ")),
+            Err(why) => why.to_string(),
+        };
+        message.push_str(&format!("\n  {hint}"));
     }
     MeshFailure(message)
 }
@@ -355,7 +391,7 @@ mod tests {
     /// `--version` with `--manifests` (issue 31).
     #[test]
     fn every_rendering_command_takes_a_version() {
-        let commands: [&[&str]; 12] = [
+        let commands: [&[&str]; 13] = [
             &["manifest", "generate"],
             &["manifest", "translate"],
             &["install"],
@@ -368,6 +404,7 @@ mod tests {
             &["profile", "list"],
             &["validate"],
             &["uninstall"],
+            &["create-remote-secret"],
         ];
         let root = crate::Cli::command();
         for path in commands {

@@ -142,7 +142,7 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     flags.extend(args.profile.iter().map(|p| format!("profile={p}")));
     let read = |path: &str, profile: &str| packages.read_profile(path, profile);
     let layered = iop::merge::layer_inputs(&files, &flags, &read)
-        .map_err(|e| mesh::with_pointer(e.to_string(), e.location(), &files))?;
+        .map_err(|e| mesh::explained(e.to_string(), &e, &files, &packages))?;
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
     let merged = iop::IstioOperator::from_tree(merged);
     // istioctl dumped with validation forced: problems are reported, the dump still printed.
@@ -318,7 +318,7 @@ pub fn validate(args: ValidateArgs) -> Result<(), MeshFailure> {
     let flags = mesh::set_flags(&args.input, &files)?;
     let pipeline::Validated { merged, report } =
         pipeline::merge_and_validate(&files, &flags, &packages)
-            .map_err(|e| mesh::pipeline_failure(e, &files))?;
+            .map_err(|e| mesh::pipeline_failure(e, &files, &packages))?;
     mesh::print_report(&report, &files, &merged, &packages, true);
     let names: Vec<String> = args
         .input

@@ -162,7 +162,7 @@ fn set(
     if generate_only {
         return crate::mesh::write_stdout(&documents(&objects));
     }
-    runtime.block_on(async {
+    let report = runtime.block_on(async {
         if options.tag == vocab::labels::DEFAULT_REVISION {
             client
                 .deactivate_default_injector(TAG_FIELD_MANAGER)
@@ -175,13 +175,19 @@ fn set(
                 MeshFailure(format!(
                     "failed to apply tag webhook MutatingWebhookConfiguration to cluster: {e}"
                 ))
-            })?;
-        Ok::<_, MeshFailure>(())
+            })
     })?;
+    // istioctl says "created" whatever happened; the tag's injector (the first object) tells
+    // whether it was made, moved, or already pointed there.
+    let done = match report.objects.first().map(|a| a.outcome) {
+        Some(cluster::Outcome::Configured) => "updated",
+        Some(cluster::Outcome::Unchanged) => "unchanged",
+        _ => "created",
+    };
     let mut stdout = std::io::stdout().lock();
     let _ = write!(
         stdout,
-        "Revision tag {:?} created, referencing control plane revision {:?}. To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> istio.io/rev={}'\n",
+        "Revision tag {:?} {done}, referencing control plane revision {:?}. To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> istio.io/rev={}'\n",
         args.tag, args.revision, args.tag
     );
     Ok(())

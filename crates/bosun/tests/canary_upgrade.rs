@@ -109,7 +109,13 @@ fn canary_upgrade_with_revision_tags() {
             )
         };
         succeeded(&install(&old_charts, "old"));
-        succeeded(&bosun(kc, &["tag", "set", "prod", "--revision", "old"]));
+        let made = bosun(kc, &["tag", "set", "prod", "--revision", "old"]);
+        succeeded(&made);
+        assert!(
+            String::from_utf8_lossy(&made.stdout).starts_with("Revision tag \"prod\" created,"),
+            "{}",
+            text(&made)
+        );
         client
             .apply(
                 &[serde_json::json!({"apiVersion": "v1", "kind": "Namespace",
@@ -158,11 +164,18 @@ fn canary_upgrade_with_revision_tags() {
         let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), "istio-system");
         assert!(deployments.get_opt("istiod-old").await.unwrap().is_some());
 
-        // Move the tags: the `prod` injector now calls `new`'s istiod.
-        succeeded(&bosun(
+        // Move the tags: the `prod` injector now calls `new`'s istiod (and says it was moved,
+        // where istioctl says "created").
+        let moved = bosun(
             kc,
             &["tag", "set", "prod", "--revision", "new", "--overwrite"],
-        ));
+        );
+        succeeded(&moved);
+        assert!(
+            String::from_utf8_lossy(&moved.stdout).starts_with("Revision tag \"prod\" updated,"),
+            "{}",
+            text(&moved)
+        );
         succeeded(&bosun(
             kc,
             &["tag", "set", "default", "--revision", "new", "--overwrite"],

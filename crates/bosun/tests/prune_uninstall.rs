@@ -461,6 +461,29 @@ fn purge_removes_every_owned_object_and_leaves_unowned_ones() {
         .await;
         succeeded(&install);
         unowned_config_map(&client, &ns).await;
+        // A revision tag as `tag set` makes one: labelled istio.io/tag, no component label.
+        // istioctl's purge leaves it (and its injector then blocks pods); bosun's removes it.
+        let user_tag = testenv::unique_name("purge-tag");
+        client
+            .apply(
+                &[
+                    serde_json::json!({"apiVersion": "admissionregistration.k8s.io/v1",
+                    "kind": "MutatingWebhookConfiguration",
+                    "metadata": {"name": format!("istio-revision-tag-{user_tag}"),
+                        "labels": {"istio.io/tag": user_tag, "istio.io/rev": "default",
+                                   "app": "sidecar-injector"}},
+                    "webhooks": [{"name": "rev.namespace.sidecar-injector.istio.io",
+                        "clientConfig": {"url": "https://127.0.0.1:1/inject"},
+                        "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                        "namespaceSelector": {"matchLabels": {"istio.io/rev": user_tag}},
+                        "rules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                            "operations": ["CREATE"], "resources": ["pods"]}]}]}),
+                ],
+                "istioctl",
+                false,
+            )
+            .await
+            .unwrap();
 
         let dry = bosun("uninstall", &["--purge", "--dry-run"]).await;
         succeeded(&dry);
@@ -481,6 +504,13 @@ fn purge_removes_every_owned_object_and_leaves_unowned_ones() {
             text(&dry)
         );
         assert!(!listed.contains("not-istio"), "{}", text(&dry));
+        assert!(
+            listed.contains(&format!(
+                "  MutatingWebhookConfiguration istio-revision-tag-{user_tag}"
+            )),
+            "{}",
+            text(&dry)
+        );
         let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
         assert!(
             deployments.get_opt("istiod").await.unwrap().is_some(),
@@ -488,6 +518,9 @@ fn purge_removes_every_owned_object_and_leaves_unowned_ones() {
         );
 
         let out = bosun("uninstall", &["--purge", "-y"]).await;
+        // Every tag went, the shared control plane's placeholder default tag too: back with it
+        // before the tests waiting for this one go on.
+        testenv::hold_default_tag_again();
         succeeded(&out);
         assert!(
             stdout(&out).contains("✔ Uninstall complete"),
@@ -520,6 +553,17 @@ fn purge_removes_every_owned_object_and_leaves_unowned_ones() {
                 .collect();
             assert!(left.is_empty(), "left after purge: {left:?}");
         }
+        let webhooks: Api<
+            k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration,
+        > = Api::all(client.kube().clone());
+        assert!(
+            webhooks
+                .get_opt(&format!("istio-revision-tag-{user_tag}"))
+                .await
+                .unwrap()
+                .is_none(),
+            "the user's tag survived the purge"
+        );
         let config_maps: Api<ConfigMap> = Api::namespaced(client.kube().clone(), &ns);
         assert!(config_maps.get_opt("not-istio").await.unwrap().is_some());
         assert!(

@@ -23,6 +23,11 @@ pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
 pub struct Client {
     pub(crate) kube: kube::Client,
     pub(crate) discovery: DiscoveryCache,
+    /// The API server's address as the kubeconfig writes it (kube-rs keeps it as a URI,
+    /// which adds a `/` that a kubeconfig handed to another cluster should not have).
+    server: String,
+    /// The namespace the kubeconfig's context sets, if it sets one.
+    context_namespace: Option<String>,
 }
 
 impl Client {
@@ -48,12 +53,17 @@ impl Client {
     /// `--context` or the current context; else the in-cluster service account. Its requests
     /// are bounded by the target's [`RequestTimeout`].
     pub async fn connect(target: &Target) -> Result<Client, Error> {
-        let mut config =
-            crate::target::config(target, &crate::target::Environment::current()).await?;
+        let (mut config, context) =
+            crate::target::resolve(target, &crate::target::Environment::current()).await?;
         // kube-rs's own inference applies these (impersonation and URL overrides, a debugging
         // aid read from KUBE_RS_DEBUG_* variables); so does bosun, as it did through it.
         config.apply_debug_overrides();
-        Self::from_config_bounded(config, target.request_timeout)
+        let mut client = Self::from_config_bounded(config, target.request_timeout)?;
+        if let Some(server) = context.server {
+            client.server = server;
+        }
+        client.context_namespace = context.namespace;
+        Ok(client)
     }
 
     /// A client for an already built kube-rs configuration, with the default bound on each
@@ -133,6 +143,8 @@ impl Client {
         Ok(Client {
             kube,
             discovery: Default::default(),
+            server,
+            context_namespace: None,
         })
     }
 
@@ -144,6 +156,19 @@ impl Client {
     /// The namespace that namespaced objects without one go to (the kubeconfig context's).
     pub fn default_namespace(&self) -> &str {
         self.kube.default_namespace()
+    }
+
+    /// The API server's address: the kubeconfig's `server` as written there when the client
+    /// was made by [`Client::connect`] from a kubeconfig.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The namespace the kubeconfig's context sets, when it sets one ([`Client::connect`]
+    /// only): istioctl's commands use it as their default namespace, and `istio-system` when
+    /// the context sets none (where [`Client::default_namespace`] says `default`).
+    pub fn context_namespace(&self) -> Option<&str> {
+        self.context_namespace.as_deref()
     }
 }
 

@@ -126,7 +126,11 @@ fn is_namespace(obj: &Value) -> bool {
 impl Client {
     /// Creates namespace `name` unless it exists: a plain create (one request), so that a
     /// second install finds it and changes nothing; "already exists" is `Unchanged`.
-    async fn ensure_namespace(&self, name: &str, field_manager: &str) -> Result<Applied, Error> {
+    pub async fn ensure_namespace(
+        &self,
+        name: &str,
+        field_manager: &str,
+    ) -> Result<Applied, Error> {
         let api: Api<Namespace> = Api::all(self.kube.clone());
         let object = ObjectRef {
             api_version: "v1".into(),

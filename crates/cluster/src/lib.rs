@@ -47,6 +47,10 @@
 //! - [`Client::precheck_facts`]: what `bosun precheck` judges (`assess::precheck`), including
 //!   one SelfSubjectAccessReview per permission the install needs ([`Client::install_access`]).
 //!
+//! - [`Client::kube_system_uid`], [`Client::service_account_token_secret`],
+//!   [`Client::token_data`] and the other reads and writes of `create-remote-secret` (the
+//!   long-lived token Secret, found or created and waited for).
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -61,6 +65,7 @@ mod plan;
 mod precheck;
 mod prune;
 mod ready;
+mod remote_secret;
 mod revisions;
 mod snapshot;
 pub mod tags;
@@ -82,6 +87,7 @@ pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;
 pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
+pub use remote_secret::{TokenData, TokenSecret};
 pub use revisions::RevisionObjects;
 pub use target::{KubeconfigFiles, Searched, Target, TargetError};
 pub use timeout::{ExecPluginTimeout, RequestError, RequestTimeout, describe};

@@ -273,12 +273,30 @@ fn exists(path: &Path) -> bool {
     }
 }
 
+/// What the chosen context says that kube-rs's configuration does not keep as written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ContextDetails {
+    /// The cluster's `server`, as written (None in a cluster, without a kubeconfig).
+    pub server: Option<String>,
+    /// The context's `namespace`, when it sets one.
+    pub namespace: Option<String>,
+}
+
 /// The kube-rs configuration for `target`, reading `env` instead of the process's
 /// environment (see [`Environment::current`]).
+#[cfg(test)]
 pub(crate) async fn config(
     target: &Target,
     env: &Environment,
 ) -> Result<kube::Config, TargetError> {
+    resolve(target, env).await.map(|(config, _)| config)
+}
+
+/// [`config`], with what the context says as written.
+pub(crate) async fn resolve(
+    target: &Target,
+    env: &Environment,
+) -> Result<(kube::Config, ContextDetails), TargetError> {
     let (kubeconfig, files) = match read_kubeconfig(target, env)? {
         Ok(found) => found,
         Err(searched) => {
@@ -291,7 +309,9 @@ pub(crate) async fn config(
             if !env.in_cluster {
                 return Err(TargetError::NoConfiguration { searched });
             }
-            return kube::Config::incluster().map_err(TargetError::InCluster);
+            return kube::Config::incluster()
+                .map(|config| (config, ContextDetails::default()))
+                .map_err(TargetError::InCluster);
         }
     };
     let available: Vec<String> = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
@@ -316,24 +336,37 @@ pub(crate) async fn config(
         .as_ref()
         .map(|c| c.cluster.clone())
         .unwrap_or_default();
-    if !kubeconfig.clusters.iter().any(|c| c.name == cluster) {
+    let Some(named_cluster) = kubeconfig.clusters.iter().find(|c| c.name == cluster) else {
         return Err(TargetError::ClusterNotFound {
             cluster,
             context,
             files,
         });
-    }
+    };
+    let details = ContextDetails {
+        server: named_cluster
+            .cluster
+            .as_ref()
+            .and_then(|c| c.server.clone())
+            .filter(|s| !s.is_empty()),
+        namespace: named
+            .context
+            .as_ref()
+            .and_then(|c| c.namespace.clone())
+            .filter(|n| !n.is_empty()),
+    };
     let options = KubeConfigOptions {
         context: Some(context.clone()),
         ..KubeConfigOptions::default()
     };
-    kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
         .map_err(|source| TargetError::Context {
             context,
             files,
             source,
-        })
+        })?;
+    Ok((config, details))
 }
 
 #[cfg(test)]
@@ -422,6 +455,38 @@ mod tests {
                 Some("red"),
             ),
         )
+    }
+
+    /// The server as written (no `/` added) and the namespace only when the context sets one.
+    #[test]
+    fn details_are_the_contexts_own_words() {
+        let dir = TempDir::new("details");
+        let path = two_contexts(&dir);
+        let target = Target {
+            kubeconfig: Some(path),
+            context: Some("blue".into()),
+            ..Target::default()
+        };
+        let (_, details) = run(super::resolve(&target, &no_env())).expect("context blue");
+        assert_eq!(
+            details,
+            ContextDetails {
+                server: Some("https://blue.example:6443".into()),
+                namespace: Some("ns-blue".into()),
+            }
+        );
+        let bare = dir.write(
+            "bare",
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://c.example\ncontexts:\n- name: x\n  context:\n    cluster: c\ncurrent-context: x\n",
+        );
+        let target = Target {
+            kubeconfig: Some(bare),
+            context: None,
+            ..Target::default()
+        };
+        let (config, details) = run(super::resolve(&target, &no_env())).expect("context x");
+        assert_eq!(details.namespace, None);
+        assert_eq!(config.default_namespace, "default");
     }
 
     #[test]

@@ -19,11 +19,18 @@
 //! [`living`] gives the living cluster instead (`scripts/testenv up --living`: the same API
 //! server plus kube-controller-manager, kube-scheduler, a kubelet with containerd, kube-proxy,
 //! and images built on this machine), for tests that need pods to really run:
-//! 1. `BOSUN_LIVING_KUBECONFIG`, when set, with `BOSUN_LOCAL_HUB`, `BOSUN_LOCAL_TAG` and
-//!    `BOSUN_LOCAL_PAUSE` (what `scripts/test` exports from `up --living`).
+//! 1. `BOSUN_LIVING_KUBECONFIG`, when set, with `BOSUN_LOCAL_HUB`, `BOSUN_LOCAL_TAG`,
+//!    `BOSUN_LOCAL_PAUSE` and `BOSUN_LOCAL_BUSYBOX` (what `scripts/test` exports from
+//!    `up --living`).
 //! 2. Otherwise `scripts/testenv up --living` is run (it needs root; the first build takes
 //!    minutes), and stopped again at exit if this process started it, unless
 //!    `BOSUN_TESTENV_KEEP` is set.
+//!
+//! [`second_living_kubeconfig`] gives a second living cluster beside it (`up --living --name
+//! west`), routed to the first (node and pod IPs, no NAT), for tests across clusters:
+//! `BOSUN_LIVING2_KUBECONFIG` when set (`scripts/test` exports it), else, outside CI, the same
+//! start-and-stop as above; in CI a missing `BOSUN_LIVING2_KUBECONFIG` fails the test, since
+//! `scripts/test` must have started that cluster.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -142,6 +149,12 @@ pub fn kubeconfig() -> &'static Path {
 /// The name of the placeholder default revision tag of the shared control plane.
 pub const PLACEHOLDER_DEFAULT_TAG: &str = "bosun-testenv-default-tag";
 
+/// Puts the placeholder default tag back on the shared control plane, after a test that removes
+/// every tag (`uninstall --purge`), before the tests waiting for it go on.
+pub fn hold_default_tag_again() {
+    hold_default_tag(kubeconfig());
+}
+
 /// Makes sure the shared control plane has a default revision tag, as a cluster Istio was
 /// installed in once has. An install with a revision makes itself the default tag only when
 /// there is none (istioctl's rule): without this, whichever revisioned install of the tests
@@ -222,15 +235,19 @@ pub struct Living {
     /// The pause image on the node (`BOSUN_LOCAL_PAUSE`): a container that runs and does
     /// nothing, for workloads that only need to be Ready.
     pub pause_image: String,
+    /// Debian's static busybox as an image (`BOSUN_LOCAL_BUSYBOX`), every applet in `/bin`:
+    /// a shell, `nc`, `netstat` for test pods (its `wget` crashes; use `nc`).
+    pub busybox_image: String,
 }
 
 static LIVING: OnceLock<Living> = OnceLock::new();
 
-const LIVING_VARS: [&str; 4] = [
+const LIVING_VARS: [&str; 5] = [
     "BOSUN_LIVING_KUBECONFIG",
     "BOSUN_LOCAL_HUB",
     "BOSUN_LOCAL_TAG",
     "BOSUN_LOCAL_PAUSE",
+    "BOSUN_LOCAL_BUSYBOX",
 ];
 
 fn living_from(vars: &[(String, String)], from: &str) -> Living {
@@ -244,6 +261,7 @@ fn living_from(vars: &[(String, String)], from: &str) -> Living {
         hub: get("BOSUN_LOCAL_HUB"),
         tag: get("BOSUN_LOCAL_TAG"),
         pause_image: get("BOSUN_LOCAL_PAUSE"),
+        busybox_image: get("BOSUN_LOCAL_BUSYBOX"),
     }
 }
 
@@ -278,6 +296,57 @@ pub async fn living_client() -> Client {
     Client::from_kubeconfig(living_kubeconfig())
         .await
         .unwrap_or_else(|e| panic!("living cluster client: {e}"))
+}
+
+/// The `--name` of the second living cluster (its kubeconfig's cluster, user and context).
+pub const SECOND_LIVING_NAME: &str = "west";
+
+static SECOND_LIVING: OnceLock<PathBuf> = OnceLock::new();
+
+extern "C" fn stop_second_living_at_exit() {
+    let _ = Command::new(script())
+        .args(["down", "--living", "--name", SECOND_LIVING_NAME])
+        .stdout(Stdio::null())
+        .status();
+}
+
+/// The kubeconfig of the second living cluster (see the module docs for which one), started
+/// if need be. It has the same images as [`living`]'s.
+pub fn second_living_kubeconfig() -> &'static Path {
+    SECOND_LIVING.get_or_init(|| {
+        if let Some(p) = std::env::var_os("BOSUN_LIVING2_KUBECONFIG") {
+            return PathBuf::from(p);
+        }
+        let command = format!(
+            "{} up --living --name {SECOND_LIVING_NAME}",
+            script().display()
+        );
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "BOSUN_LIVING2_KUBECONFIG is not set: in CI, scripts/test must start the second living \
+             cluster ({command}) and export its kubeconfig"
+        );
+        eprintln!(
+            "\n*** BOSUN_LIVING2_KUBECONFIG is not set: starting the second living cluster \
+             with `{command}` (if this starts it, it stops it at exit unless \
+             BOSUN_TESTENV_KEEP is set) ***\n"
+        );
+        let stdout = up(
+            &["--living", "--name", SECOND_LIVING_NAME],
+            stop_second_living_at_exit,
+        );
+        exported(&stdout)
+            .into_iter()
+            .find_map(|(k, v)| (k == "KUBECONFIG").then(|| PathBuf::from(v)))
+            .unwrap_or_else(|| panic!("{command} printed no `export KUBECONFIG=` line: {stdout:?}"))
+    })
+}
+
+/// A client for the second living cluster.
+pub async fn second_living_client() -> Client {
+    Client::from_kubeconfig(second_living_kubeconfig())
+        .await
+        .unwrap_or_else(|e| panic!("second living cluster client: {e}"))
 }
 
 /// A DNS-1123 name unique to this test process and call: `{prefix}-{pid}-{seconds}-{n}`.

@@ -9,13 +9,18 @@
 //!   leaves Base out, so CRDs and the shared cluster roles stay for other revisions). CRDs and
 //!   NetworkAttachmentDefinitions are not deleted.
 //!
+//! Purge also removes, first, every revision tag (webhook configurations and Services labelled
+//! `istio.io/tag`), including those `tag set` made, which carry no component label: istioctl's
+//! purge leaves them, and a tag's injector calling an istiod that is gone blocks pod creation
+//! in every namespace that uses the tag.
+//!
 //! Both also remove, last, the installed-state records earlier bosun versions wrote (an
 //! IstioOperator, or a ConfigMap standing in for it, labelled [`INSTALLED_STATE_LABEL`]) that
 //! the scope covers; bosun no longer writes them (see `manifest::ownership`).
 
 use std::collections::BTreeMap;
 
-use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL};
+use vocab::labels::{COMPONENT_LABEL, INSTALLED_STATE_LABEL, TAG_LABEL};
 
 use crate::listed::selector;
 use crate::prune::{PRUNED_KINDS, PrunedKind};
@@ -72,16 +77,38 @@ impl Client {
                 )
             }
         };
-        let mut out: Vec<OwnedObject> = self
-            .list_kinds(kinds.into_iter(), &object_selector)
-            .await?
-            .into_iter()
-            .map(|l| OwnedObject {
-                component: l.labels.get(COMPONENT_LABEL).cloned(),
-                object: l.object,
-                uid: l.uid,
-            })
-            .collect();
+        let mut out: Vec<OwnedObject> = Vec::new();
+        if *scope == UninstallScope::Purge {
+            // Tags without a component label (those with one are listed below); first, in
+            // deletion order, like every webhook configuration.
+            let tag_kinds = PRUNED_KINDS.iter().filter(|k| {
+                matches!(
+                    k.kind,
+                    "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration" | "Service"
+                )
+            });
+            let tags = format!("{TAG_LABEL},!{COMPONENT_LABEL}");
+            out.extend(
+                self.list_kinds(tag_kinds, &tags)
+                    .await?
+                    .into_iter()
+                    .map(|l| OwnedObject {
+                        component: None,
+                        object: l.object,
+                        uid: l.uid,
+                    }),
+            );
+        }
+        out.extend(
+            self.list_kinds(kinds.into_iter(), &object_selector)
+                .await?
+                .into_iter()
+                .map(|l| OwnedObject {
+                    component: l.labels.get(COMPONENT_LABEL).cloned(),
+                    object: l.object,
+                    uid: l.uid,
+                }),
+        );
         let mut state_labels = state_labels.clone();
         state_labels.insert(INSTALLED_STATE_LABEL.to_string(), "true".to_string());
         let state_selector = selector(&state_labels, &[], None);

@@ -126,3 +126,194 @@ async fn deployment_of_the_local_pause_image_becomes_ready() {
         .await
         .unwrap();
 }
+
+/// The node IP of a living cluster, as its node reports it.
+async fn node_ip(client: &cluster::Client) -> String {
+    let node = Api::<Node>::all(client.kube().clone())
+        .get(NODE)
+        .await
+        .unwrap_or_else(|e| panic!("reading node {NODE}: {e}"));
+    node.status
+        .and_then(|s| s.addresses)
+        .into_iter()
+        .flatten()
+        .find(|a| a.type_ == "InternalIP")
+        .map(|a| a.address)
+        .unwrap_or_else(|| panic!("node {NODE} reports no InternalIP"))
+}
+
+/// A busybox pod that runs `script` once (`restartPolicy: Never`).
+fn busybox_pod(ns: &str, name: &str, image: &str, script: &str) -> serde_json::Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+        "spec": {
+            "restartPolicy": "Never",
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{
+                "name": "busybox", "image": image, "imagePullPolicy": "Never",
+                "command": ["/bin/sh", "-c", script],
+            }],
+        },
+    })
+}
+
+/// Waits until pod `name` is in one of `phases` and returns it; a pod that ends in another
+/// phase fails the test with its log.
+async fn pod_in_phase(pods: &Api<Pod>, name: &str, phases: &[&str]) -> Pod {
+    let (timeout, every) = (Duration::from_secs(120), Duration::from_millis(500));
+    let pod = testkit::wait_until(
+        &format!("pod {name} in phase {phases:?}"),
+        timeout,
+        every,
+        || async {
+            let pod = pods.get(name).await.ok()?;
+            let phase = pod.status.as_ref()?.phase.clone()?;
+            (phases.contains(&phase.as_str()) || phase == "Failed" || phase == "Succeeded")
+                .then_some(pod)
+        },
+    )
+    .await
+    .unwrap();
+    let phase = pod.status.as_ref().and_then(|s| s.phase.clone()).unwrap();
+    if !phases.contains(&phase.as_str()) {
+        let log = pods
+            .logs(name, &Default::default())
+            .await
+            .unwrap_or_default();
+        panic!("pod {name} ended {phase}, not {phases:?}; its log:\n{log}");
+    }
+    pod
+}
+
+fn pod_ip(pod: &Pod) -> String {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.pod_ip.clone())
+        .expect("a running pod has an IP")
+}
+
+/// Two living clusters are routed to each other as clusters on one network: a pod of the
+/// first opens a TCP connection to the second's API server at its node IP, and a pod of the
+/// second connects to a pod of the first by its pod IP, which sees the client's own pod IP
+/// (no NAT on the way). Each cluster has a pod range of its own, so the return path is
+/// unambiguous.
+#[tokio::test]
+async fn two_living_clusters_reach_each_other_without_nat() {
+    let east = testenv::living();
+    let east_client = testenv::living_client().await;
+    let west_kubeconfig = testenv::second_living_kubeconfig();
+    let west_client = testenv::second_living_client().await;
+
+    // The second kubeconfig is the second cluster's, under its own names, and points at its
+    // node IP: the address other clusters use too.
+    let config = kube::config::Kubeconfig::read_from(west_kubeconfig).unwrap();
+    let west_context = config.current_context.clone().unwrap_or_default();
+    assert_eq!(west_context, testenv::SECOND_LIVING_NAME);
+    let context = config
+        .contexts
+        .iter()
+        .find(|c| c.name == west_context)
+        .and_then(|c| c.context.clone())
+        .unwrap();
+    assert_eq!(context.cluster, testenv::SECOND_LIVING_NAME);
+    assert_eq!(context.user.as_deref(), Some(testenv::SECOND_LIVING_NAME));
+    let server = config
+        .clusters
+        .iter()
+        .find(|c| c.name == context.cluster)
+        .and_then(|c| c.cluster.as_ref()?.server.clone())
+        .unwrap();
+    let east_node = node_ip(&east_client).await;
+    let west_node = node_ip(&west_client).await;
+    assert_ne!(east_node, west_node, "two clusters with one node IP");
+    assert_eq!(server, format!("https://{west_node}:6443"));
+
+    let ns = testenv::unique_name("routed");
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+    let east_pods = Api::<Pod>::namespaced(east_client.kube().clone(), &ns);
+    let west_pods = Api::<Pod>::namespaced(west_client.kube().clone(), &ns);
+
+    // A pod of the first cluster reaches the second's API server (TCP to its node IP:6443;
+    // retried while the pod's network may still be settling).
+    let reach_api = format!(
+        "for i in $(seq 1 20); do nc -w 3 {west_node} 6443 </dev/null && \
+         echo reached {west_node}:6443 && exit 0; sleep 1; done; exit 1"
+    );
+    east_client
+        .apply(
+            &[
+                namespace.clone(),
+                busybox_pod(&ns, "reach-api", &east.busybox_image, &reach_api),
+            ],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+    pod_in_phase(&east_pods, "reach-api", &["Succeeded"]).await;
+
+    // A server in the first cluster that writes each connection's peer, as its kernel sees
+    // it, to its log; a client in the second connects to its pod IP.
+    let serve = "while true; do nc -l -p 8080 -e /bin/sh -c \
+                 'netstat -tn | grep \":8080 \" >&2; cat >&2'; done";
+    east_client
+        .apply(
+            &[busybox_pod(&ns, "server", &east.busybox_image, serve)],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+    let server_ip = pod_ip(&pod_in_phase(&east_pods, "server", &["Running"]).await);
+    let connect = format!(
+        "for i in $(seq 1 20); do echo hello-from-west | nc -w 3 {server_ip} 8080 && exit 0; \
+         sleep 1; done; exit 1"
+    );
+    west_client
+        .apply(
+            &[
+                namespace.clone(),
+                busybox_pod(&ns, "client", &east.busybox_image, &connect),
+            ],
+            "bosun-tests",
+            false,
+        )
+        .await
+        .unwrap();
+    let client_ip = pod_ip(&pod_in_phase(&west_pods, "client", &["Succeeded"]).await);
+    let prefix = |ip: &str| ip.rsplit_once('.').map(|(p, _)| p.to_string()).unwrap();
+    assert_ne!(
+        prefix(&client_ip),
+        prefix(&server_ip),
+        "the two clusters' pods share a /24: {client_ip} and {server_ip}"
+    );
+
+    let log = testkit::wait_until(
+        "the server's log naming the message",
+        Duration::from_secs(30),
+        Duration::from_millis(500),
+        || async {
+            let log = east_pods.logs("server", &Default::default()).await.ok()?;
+            log.contains("hello-from-west").then_some(log)
+        },
+    )
+    .await
+    .unwrap();
+    // netstat's line for the connection: local SERVER:8080, foreign CLIENT:port (as
+    // IPv4-mapped addresses on busybox's IPv6 socket).
+    assert!(
+        log.lines()
+            .any(|l| l.contains(&format!("{server_ip}:8080"))
+                && l.contains(&format!("{client_ip}:"))),
+        "the server saw no connection from the client's pod IP {client_ip} (a NAT would show \
+         {west_node} or another address); its log:\n{log}"
+    );
+
+    for client in [&east_client, &west_client] {
+        Api::<Namespace>::all(client.kube().clone())
+            .delete(&ns, &DeleteParams::background())
+            .await
+            .unwrap();
+    }
+}

@@ -22,4 +22,37 @@ pub enum Error {
     /// The default revision tag's objects could not be applied.
     #[error("failed deploying webhooks: {0}")]
     DeployWebhooks(#[source] cluster::Error),
+    /// `create-remote-secret`: the service account is missing and may not be created.
+    #[error(
+        "service account {namespace}/{name} does not exist; it is needed for the remote secret's token (install Istio on this cluster first, or run with --create-service-account=true)"
+    )]
+    MissingServiceAccount { namespace: String, name: String },
+    /// `create-remote-secret`: the service account is missing and is not the reader, the only
+    /// one whose objects the charts give.
+    #[error(
+        "service account {namespace}/{name} does not exist, and only {} can be created (from the charts' reader objects); create it, or install Istio on this cluster first (istiod's comes with the Pilot component)",
+        manifest::remote_secret::READER_SERVICE_ACCOUNT
+    )]
+    CannotCreateServiceAccount { namespace: String, name: String },
+    /// `create-remote-secret --secret-name`: no such Secret.
+    #[error("could not get specified secret {namespace}/{name}: it does not exist")]
+    TokenSecretNotFound { namespace: String, name: String },
+    /// `create-remote-secret --secret-name`: the Secret is not a token of the service account.
+    #[error("secret {namespace}/{name} does not reference ServiceAccount {service_account}")]
+    TokenSecretOfAnother {
+        namespace: String,
+        name: String,
+        service_account: String,
+    },
+    /// The charts rendered no reader service account to create.
+    #[error(
+        "the install package renders no {} to create",
+        manifest::remote_secret::READER_SERVICE_ACCOUNT
+    )]
+    NoReaderServiceAccount,
+    /// `cacerts` of another root is in the cluster.
+    #[error(
+        "Secret {namespace}/cacerts holds another root CA: replacing it would cut this cluster off from every cluster that trusts the old one; pass --force to replace it"
+    )]
+    ForeignRoot { namespace: String },
 }

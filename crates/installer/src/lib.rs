@@ -14,14 +14,22 @@
 //! - [`Install::apply_default_tag`]: creating or moving the default revision tag after the
 //!   install applied, as istioctl's installer does.
 //!
+//! - [`remote_secret`]: `create-remote-secret`'s sequence (the service account created from the
+//!   charts when missing, the long-lived token Secret found or created and waited for), every
+//!   check before the first write.
+//!
+//! - [`cacerts`]: a mesh CA's `cacerts` Secret, refused when it would replace another root.
+//!
 //! Must not: parse flags, print, ask, or decide what to do about a refusal (the command line
 //! fails or warns with `--force`; the operator records it in the IstioOperator's status).
 //! Rendering is `pipeline`'s and every request is `cluster`'s: this crate only sequences them.
 //! A target cluster is plain data here, a [`cluster::Client`] passed to each call.
 
+pub mod cacerts;
 mod default_tag;
 mod error;
 mod refusal;
+pub mod remote_secret;
 
 use serde_json::Value;
 

@@ -80,6 +80,8 @@ pub enum MergeError {
     #[error("profile {name:?} not found: {source}")]
     ProfileNotFound {
         name: String,
+        /// The install package it was looked for in ("" for the pinned release).
+        install_package_path: String,
         #[source]
         source: ReadProfileError,
     },
@@ -149,6 +151,18 @@ pub fn map_from_yaml(text: &str) -> Result<Map<String, Value>, MapFromYamlError>
             json_type: tree::json_type(&other).to_string(),
         }),
     }
+}
+
+/// Whether `text` holds no object at all: nothing but white space, comments, `---` lines and
+/// `null` documents. istioctl renders such a file as if it were not given (the bare profile);
+/// the caller may want to say so.
+pub fn holds_no_object(text: &str) -> bool {
+    split_yaml_documents(text).into_iter().all(|part| {
+        matches!(
+            goyaml::from_yaml(part),
+            Ok(gotemplate::Value::Nil | gotemplate::Value::Invalid)
+        )
+    })
 }
 
 /// istioctl's `checkNoMultipleIOPs`: the file split at `---` lines, each part read as a
@@ -231,6 +245,7 @@ pub fn read_profile(
         let text =
             read(install_package_path, name).map_err(|source| MergeError::ProfileNotFound {
                 name: name.to_string(),
+                install_package_path: install_package_path.to_string(),
                 source,
             })?;
         map_from_yaml(&text).map_err(|source| MergeError::Profile {
@@ -594,7 +609,7 @@ mod tests {
             "profile \"default\" not found: open profiles/default.yaml: file does not exist"
         );
         assert!(
-            matches!(e, MergeError::ProfileNotFound { name, source: ReadProfileError::Open { .. } } if name == "default")
+            matches!(e, MergeError::ProfileNotFound { name, source: ReadProfileError::Open { .. }, .. } if name == "default")
         );
         assert_eq!(
             map_from_yaml("- a").unwrap_err(),
@@ -628,6 +643,16 @@ mod tests {
             tree::get_path_string(&merged, "spec.values.global.hub"),
             "user"
         );
+    }
+
+    #[test]
+    fn files_of_comments_and_separators_hold_no_object() {
+        for empty in ["", "\n", "# nothing\n", "---\n# a\n---\n", "null\n", "~"] {
+            assert!(holds_no_object(empty), "{empty:?}");
+        }
+        for object in ["kind: IstioOperator\n", "{}", "# a\n---\nspec: {}\n", "[]"] {
+            assert!(!holds_no_object(object), "{object:?}");
+        }
     }
 
     #[test]

@@ -8,7 +8,28 @@ use serde_json::Value;
 use vocab::DEFAULT_ISTIO_NAMESPACE;
 use vocab::labels::DEFAULT_REVISION;
 
+use crate::component::{self, Component, ComponentSpec, SpecError};
 use crate::tree;
+
+/// What the components render from: each enabled component with its instances, in
+/// istioctl's component order, and the tree their values are translated from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Components {
+    /// The merged tree with `spec.unvalidatedValues` laid over `spec.values`, as istioctl
+    /// renders after validation.
+    pub tree: Value,
+    /// Enabled components only; gateways may have several instances.
+    pub instances: Vec<(&'static Component, Vec<ComponentSpec>)>,
+}
+
+/// A component whose spec could not be read (istioctl's `get component X: …`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("get component {component}: {source}")]
+pub struct ComponentsError {
+    pub component: &'static str,
+    #[source]
+    pub source: SpecError,
+}
 
 /// The profile an IstioOperator without `profile` layers over.
 pub const DEFAULT_PROFILE: &str = "default";
@@ -89,6 +110,28 @@ impl IstioOperator {
     /// `None` for the pinned release.
     pub fn install_package_path(&self) -> Option<&str> {
         self.install_package_path.as_deref()
+    }
+
+    /// The components to render and the tree they render from (see [`Components`]).
+    pub fn components(&self) -> Result<Components, ComponentsError> {
+        let mut tree = self.tree.clone();
+        if let Some(unvalidated) = tree::get_path_map(&tree, "spec.unvalidatedValues").cloned() {
+            let layer = tree::make_map(Value::Object(unvalidated), &["spec", "values"]);
+            if let Some(m) = tree.as_object_mut() {
+                tree::merge_from(m, &layer);
+            }
+        }
+        let mut instances = Vec::new();
+        for comp in component::ALL {
+            let specs = comp.instances(&tree).map_err(|source| ComponentsError {
+                component: comp.name,
+                source,
+            })?;
+            if !specs.is_empty() {
+                instances.push((comp, specs));
+            }
+        }
+        Ok(Components { tree, instances })
     }
 
     /// Whether webhooks are left to an operator (`values.global.operatorManageWebhooks`), so an

@@ -5,7 +5,7 @@
 use helm::chart::Chart;
 use helm::objects::KubeVersion;
 use iop::IstioOperator;
-use iop::component::{self, Component, ComponentSpec};
+use iop::component::{Component, ComponentSpec};
 use serde_json::Value;
 
 use crate::object::Object;
@@ -61,11 +61,8 @@ impl Generated {
 /// Why generation failed; messages are istioctl's.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateError {
-    #[error("get component {component}: {source}")]
-    Component {
-        component: &'static str,
-        source: component::SpecError,
-    },
+    #[error(transparent)]
+    Component(#[from] iop::operator::ComponentsError),
     #[error("{0}")]
     Values(#[from] iop::tree::TreeError),
     #[error("helm render: load chart: {0}")]
@@ -111,21 +108,10 @@ fn generate_beside<R: Send>(
     beside: impl FnOnce() -> R + Send,
 ) -> (Result<Generated, GenerateError>, R) {
     let install_package_path = merged.install_package_path().unwrap_or_default();
-    let merged = with_unvalidated_values(merged.tree());
-    let mut work: Vec<(&'static Component, Vec<ComponentSpec>)> = Vec::new();
-    for comp in component::ALL {
-        match comp.instances(&merged) {
-            Ok(specs) if specs.is_empty() => {}
-            Ok(specs) => work.push((comp, specs)),
-            Err(source) => {
-                let error = GenerateError::Component {
-                    component: comp.name,
-                    source,
-                };
-                return (Err(error), beside());
-            }
-        }
-    }
+    let (merged, work) = match merged.components() {
+        Ok(c) => (c.tree, c.instances),
+        Err(e) => return (Err(e.into()), beside()),
+    };
     // The costliest chart (Istio's base: its CRDs) offers its large documents here; a thread
     // that has rendered its own share prepares them for it.
     let ahead = goyaml::Ahead::new();
@@ -293,18 +279,10 @@ pub fn migrate(
     load_chart: LoadChart<'_>,
 ) -> Result<Vec<Migration>, GenerateError> {
     let install_package_path = merged.install_package_path().unwrap_or_default();
-    let merged = with_unvalidated_values(merged.tree());
+    let components = merged.components()?;
+    let merged = components.tree;
     let mut out = Vec::new();
-    for comp in component::ALL {
-        let specs = comp
-            .instances(&merged)
-            .map_err(|source| GenerateError::Component {
-                component: comp.name,
-                source,
-            })?;
-        if specs.is_empty() {
-            continue;
-        }
+    for (comp, specs) in components.instances {
         let chart =
             load_chart(install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
         for spec in specs {
@@ -326,19 +304,6 @@ pub fn migrate(
         }
     }
     Ok(out)
-}
-
-/// The merged IstioOperator with `spec.unvalidatedValues` applied on top of `spec.values`, as
-/// istioctl does after validation.
-fn with_unvalidated_values(merged: &Value) -> Value {
-    let mut merged = merged.clone();
-    if let Some(unvalidated) = iop::tree::get_path_map(&merged, "spec.unvalidatedValues").cloned() {
-        let layer = iop::tree::make_map(Value::Object(unvalidated), &["spec", "values"]);
-        if let Some(m) = merged.as_object_mut() {
-            iop::tree::merge_from(m, &layer);
-        }
-    }
-    merged
 }
 
 fn render_instance(
@@ -381,7 +346,7 @@ mod tests {
 
     #[test]
     fn share_out_gives_the_costliest_component_a_thread_of_its_own() {
-        let by_name = |name: &str| component::ALL.iter().find(|c| c.name == name).unwrap();
+        let by_name = |name: &str| iop::component::ALL.iter().find(|c| c.name == name).unwrap();
         let work: Vec<(&'static Component, Vec<ComponentSpec>)> =
             ["Base", "Pilot", "IngressGateways", "EgressGateways"]
                 .into_iter()

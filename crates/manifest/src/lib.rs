@@ -1,7 +1,11 @@
 //! Rendered Kubernetes objects and what istioctl does to them after Helm: the `k8s` settings of
 //! each component applied as strategic merge patches ([`smp`]), `overlays` patches
 //! ([`overlay`]), istioctl's output order and YAML form, object-level diffs, and the ownership
-//! labels and installed-state record that `install` adds ([`ownership`]).
+//! labels and installed-state record that `install` adds ([`ownership`]); and the objects
+//! istioctl builds itself rather than renders: revision tags ([`tag`]) and remote secrets
+//! ([`remote_secret`]: `create-remote-secret`'s kubeconfig, Secret and printed form); and a
+//! mesh's shared root of trust ([`cacerts`]: a root CA and per-cluster intermediates, made in
+//! memory with `gox509`).
 //!
 //! Pure logic: it renders through the `helm` crate from charts already loaded by the caller and
 //! must not talk to a cluster.
@@ -18,6 +22,7 @@
 //! below a list of lists); regexes in `[value]` selectors are Rust's `regex`, not Go's RE2
 //! (`\d` and friends are Unicode-aware here).
 
+pub mod cacerts;
 pub mod diff;
 pub mod generate;
 mod gofmt;
@@ -26,6 +31,7 @@ pub mod order;
 pub mod overlay;
 pub mod ownership;
 pub mod postprocess;
+pub mod remote_secret;
 pub mod render;
 pub mod runtime;
 pub mod smp;

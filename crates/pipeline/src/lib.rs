@@ -25,7 +25,7 @@ pub mod resource;
 pub mod tag;
 mod validate;
 
-pub use package::{InstallPackages, LocateDefault, LocateError, io_error_text};
+pub use package::{InstallPackages, LocateDefault, LocateError, NoProfiles, io_error_text};
 pub use render::{DetectError, Detected, Rendered, Rendering, generate, migrate, render};
 pub use validate::{Diagnostic, Validated, diagnostics, merge_and_validate, merge_inputs};
 

@@ -124,6 +124,37 @@ impl InstallPackages {
     }
 }
 
+/// Why an install package offers no profiles to choose from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoProfiles {
+    #[error("the install package {dir} does not exist")]
+    Missing { dir: PathBuf },
+    #[error("{dir} has no profiles/ directory: give the manifests/ directory of an Istio release")]
+    NotAPackage { dir: PathBuf },
+    #[error(transparent)]
+    Locate(#[from] LocateError),
+}
+
+impl InstallPackages {
+    /// The profiles the install package at `install_package_path` (the pinned release's when
+    /// empty) offers, sorted: what a user who named a missing one can choose from.
+    pub fn profile_names(&self, install_package_path: &str) -> Result<Vec<String>, NoProfiles> {
+        let dir = self.dir(install_package_path)?;
+        if !dir.is_dir() {
+            return Err(NoProfiles::Missing { dir });
+        }
+        let entries = std::fs::read_dir(dir.join("profiles"))
+            .map_err(|_| NoProfiles::NotAPackage { dir: dir.clone() })?;
+        let files = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned());
+        let mut names = iop::profile::profile_names(files);
+        names.sort();
+        Ok(names)
+    }
+}
+
 /// Go's `io/fs.ValidPath`: unrooted, `/`-separated, no empty, `.` or `..` element.
 fn go_valid_fs_path(name: &str) -> bool {
     name == "."

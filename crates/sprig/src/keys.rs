@@ -17,9 +17,11 @@ use std::rc::Rc;
 
 use gotemplate::{ArgType, Field, FuncError, FuncMap, IntKind, Object, Value};
 use rsa::BigUint;
-use rsa::traits::{PrivateKeyParts, PublicKeyParts};
 
-use super::crypto::{b64_decode, b64_encode};
+use gox509::der::*;
+use gox509::{Key, asn1_time, extension, pem_encode, rsa_key, subject_name};
+
+use super::crypto::b64_decode;
 use super::goasn1::{self, Decoded};
 use super::{def, n, s};
 
@@ -31,67 +33,6 @@ const CERT: ArgType = ArgType::Struct("sprig.certificate");
 
 // ---------------------------------------------------------------------------------------------
 // DER
-
-const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
-const OID_SHA256_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0b];
-const OID_EC_PUBLIC_KEY: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
-const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
-const OID_ECDSA_SHA256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02];
-const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
-const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
-const OID_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x0f];
-const OID_EXT_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x25];
-const OID_BASIC_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x13];
-const OID_SKI: &[u8] = &[0x55, 0x1d, 0x0e];
-const OID_AKI: &[u8] = &[0x55, 0x1d, 0x23];
-const OID_SAN: &[u8] = &[0x55, 0x1d, 0x11];
-const OID_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
-const OID_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
-
-const SEQ: u8 = 0x30;
-const INTEGER: u8 = 0x02;
-const BIT_STRING: u8 = 0x03;
-const OCTET_STRING: u8 = 0x04;
-const OID: u8 = 0x06;
-
-fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
-    let mut out = vec![tag];
-    let len = content.len();
-    if len < 0x80 {
-        out.push(len as u8);
-    } else {
-        let bytes = len.to_be_bytes();
-        let skip = bytes.iter().take_while(|&&b| b == 0).count();
-        out.push(0x80 | (bytes.len() - skip) as u8);
-        out.extend_from_slice(&bytes[skip..]);
-    }
-    out.extend_from_slice(content);
-    out
-}
-
-fn seq(parts: &[&[u8]]) -> Vec<u8> {
-    tlv(SEQ, &parts.concat())
-}
-
-/// A non-negative INTEGER from big-endian magnitude bytes.
-fn uint(be: &[u8]) -> Vec<u8> {
-    let skip = be.iter().take_while(|&&b| b == 0).count();
-    let mut body = be[skip..].to_vec();
-    if body.first().is_none_or(|&b| b & 0x80 != 0) {
-        body.insert(0, 0);
-    }
-    tlv(INTEGER, &body)
-}
-
-fn big(n: &BigUint) -> Vec<u8> {
-    uint(&n.to_bytes_be())
-}
-
-fn bit_string(bytes: &[u8]) -> Vec<u8> {
-    let mut body = vec![0];
-    body.extend_from_slice(bytes);
-    tlv(BIT_STRING, &body)
-}
 
 /// A DER element: tag, contents and the whole encoding.
 struct Elem<'a> {
@@ -183,18 +124,6 @@ fn read_small_int(e: &Elem) -> Option<i64> {
 // ---------------------------------------------------------------------------------------------
 // PEM
 
-/// Go's `pem.EncodeToMemory` of a block without headers.
-fn pem_encode(kind: &str, der: &[u8]) -> String {
-    let b64 = b64_encode(der);
-    let mut out = format!("-----BEGIN {kind}-----\n");
-    for line in b64.as_bytes().chunks(64) {
-        out.push_str(std::str::from_utf8(line).unwrap_or_default());
-        out.push('\n');
-    }
-    out.push_str(&format!("-----END {kind}-----\n"));
-    out
-}
-
 /// Go's `getLine`: up to the next newline, trailing spaces, tabs and `\r` removed.
 fn get_line(data: &[u8]) -> (&[u8], &[u8]) {
     let (line, rest) = match data.iter().position(|&b| b == b'\n') {
@@ -278,123 +207,10 @@ fn pem_decode(data: &[u8]) -> Option<(String, Vec<u8>)> {
 // ---------------------------------------------------------------------------------------------
 // Keys
 
-enum Key {
-    Rsa(Box<rsa::RsaPrivateKey>),
-    Ec(p256::SecretKey),
-    Ed(ed25519_dalek::SigningKey),
-}
-
 fn random<const N: usize>() -> Result<[u8; N], FuncError> {
     let mut b = [0u8; N];
     getrandom::getrandom(&mut b).map_err(|e| FuncError::new(e.to_string()))?;
     Ok(b)
-}
-
-fn rsa_key(bits: usize) -> Result<Key, String> {
-    rsa::RsaPrivateKey::new(&mut rand_core::OsRng, bits)
-        .map(|k| Key::Rsa(Box::new(k)))
-        .map_err(|e| e.to_string())
-}
-
-impl Key {
-    /// Go's `x509.MarshalPKCS1PrivateKey` / `MarshalECPrivateKey` / `MarshalPKCS8PrivateKey`,
-    /// as Sprig's `pemBlockForKey` picks them.
-    fn pem(&self) -> String {
-        match self {
-            Key::Rsa(k) => {
-                let crt = k.crt_coefficient().unwrap_or_default();
-                let zero = BigUint::default();
-                let der = seq(&[
-                    &uint(&[0]),
-                    &big(k.n()),
-                    &big(k.e()),
-                    &big(k.d()),
-                    &big(&k.primes()[0]),
-                    &big(&k.primes()[1]),
-                    &big(k.dp().unwrap_or(&zero)),
-                    &big(k.dq().unwrap_or(&zero)),
-                    &big(&crt),
-                ]);
-                pem_encode("RSA PRIVATE KEY", &der)
-            }
-            Key::Ec(k) => pem_encode("EC PRIVATE KEY", &self.sec1(k)),
-            Key::Ed(k) => {
-                let der = seq(&[
-                    &uint(&[0]),
-                    &seq(&[&tlv(OID, OID_ED25519)]),
-                    &tlv(OCTET_STRING, &tlv(OCTET_STRING, &k.to_bytes())),
-                ]);
-                pem_encode("PRIVATE KEY", &der)
-            }
-        }
-    }
-
-    fn sec1(&self, k: &p256::SecretKey) -> Vec<u8> {
-        seq(&[
-            &uint(&[1]),
-            &tlv(OCTET_STRING, &k.to_bytes()),
-            &tlv(0xa0, &tlv(OID, OID_P256)),
-            &tlv(0xa1, &bit_string(&ec_point(k))),
-        ])
-    }
-
-    /// The SubjectPublicKeyInfo's algorithm and key bits.
-    fn public(&self) -> (Vec<u8>, Vec<u8>) {
-        match self {
-            Key::Rsa(k) => (
-                seq(&[&tlv(OID, OID_RSA), &[0x05, 0x00]]),
-                seq(&[&big(k.n()), &big(k.e())]),
-            ),
-            Key::Ec(k) => (
-                seq(&[&tlv(OID, OID_EC_PUBLIC_KEY), &tlv(OID, OID_P256)]),
-                ec_point(k),
-            ),
-            Key::Ed(k) => (
-                seq(&[&tlv(OID, OID_ED25519)]),
-                k.verifying_key().to_bytes().to_vec(),
-            ),
-        }
-    }
-
-    fn spki(&self) -> Vec<u8> {
-        let (alg, bits) = self.public();
-        seq(&[&alg, &bit_string(&bits)])
-    }
-
-    /// Go's `signingParamsForKey` algorithm identifier.
-    fn signature_algorithm(&self) -> Vec<u8> {
-        match self {
-            Key::Rsa(_) => seq(&[&tlv(OID, OID_SHA256_RSA), &[0x05, 0x00]]),
-            Key::Ec(_) => seq(&[&tlv(OID, OID_ECDSA_SHA256)]),
-            Key::Ed(_) => seq(&[&tlv(OID, OID_ED25519)]),
-        }
-    }
-
-    fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String> {
-        use sha2::Digest;
-        match self {
-            Key::Rsa(k) => {
-                let digest = sha2::Sha256::digest(msg);
-                k.sign(rsa::Pkcs1v15Sign::new::<sha2::Sha256>(), &digest)
-                    .map_err(|e| e.to_string())
-            }
-            Key::Ec(k) => {
-                use p256::ecdsa::signature::Signer;
-                let sig: p256::ecdsa::Signature = p256::ecdsa::SigningKey::from(k).sign(msg);
-                let (r, s) = sig.split_bytes();
-                Ok(seq(&[&uint(&r), &uint(&s)]))
-            }
-            Key::Ed(k) => {
-                use ed25519_dalek::Signer;
-                Ok(k.sign(msg).to_bytes().to_vec())
-            }
-        }
-    }
-}
-
-fn ec_point(k: &p256::SecretKey) -> Vec<u8> {
-    use p256::elliptic_curve::sec1::ToEncodedPoint;
-    k.public_key().to_encoded_point(false).as_bytes().to_vec()
 }
 
 /// Sprig's `generatePrivateKey`.
@@ -815,23 +631,6 @@ fn parse_certificate(der: &[u8]) -> Result<Parent, String> {
 }
 
 /// Go's `encoding/asn1` choice for an untagged string: PrintableString when it can be one.
-fn asn1_string(text: &str) -> Vec<u8> {
-    let printable = text.bytes().all(|b| {
-        b.is_ascii_alphanumeric()
-            || matches!(b, b'\''..=b')' | b'+'..=b'/' | b' ' | b':' | b'=' | b'?')
-    });
-    tlv(if printable { 0x13 } else { 0x0c }, text.as_bytes())
-}
-
-/// `pkix.Name{CommonName: cn}` as an RDN sequence (empty when `cn` is).
-fn subject_name(cn: &str) -> Vec<u8> {
-    if cn.is_empty() {
-        return seq(&[]);
-    }
-    let atv = seq(&[&tlv(OID, OID_CN), &asn1_string(cn)]);
-    seq(&[&tlv(0x31, &atv)])
-}
-
 /// Go's `time.Now().Add(d)` as seconds since the epoch (d in nanoseconds, Go's wrapping
 /// `time.Duration` arithmetic done by the caller).
 fn now() -> (i64, i64) {
@@ -839,43 +638,6 @@ fn now() -> (i64, i64) {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     (d.as_secs() as i64, d.subsec_nanos() as i64)
-}
-
-/// Proleptic Gregorian date of a day count since 1970-01-01.
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z.rem_euclid(146097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Go's `asn1` time: UTCTime for 1950–2049, GeneralizedTime otherwise.
-fn asn1_time(secs: i64) -> Result<Vec<u8>, String> {
-    let (y, mo, d) = civil(secs.div_euclid(86400));
-    let t = secs.rem_euclid(86400);
-    let clock = format!(
-        "{mo:02}{d:02}{:02}{:02}{:02}Z",
-        t / 3600,
-        t / 60 % 60,
-        t % 60
-    );
-    if (1950..2050).contains(&y) {
-        Ok(tlv(0x17, format!("{:02}{clock}", y % 100).as_bytes()))
-    } else if (0..=9999).contains(&y) {
-        Ok(tlv(0x18, format!("{y:04}{clock}").as_bytes()))
-    } else {
-        Err("asn1: structure error: cannot represent time as GeneralizedTime".into())
-    }
-}
-
-fn extension(oid: &[u8], critical: bool, value: &[u8]) -> Vec<u8> {
-    let crit: &[u8] = if critical { &[0x01, 0x01, 0xff] } else { &[] };
-    seq(&[&tlv(OID, oid), crit, &tlv(OCTET_STRING, value)])
 }
 
 /// Sprig's `getBaseCertTemplate`, the fields that vary.
@@ -942,17 +704,13 @@ fn create_certificate(
     let fail = |e: String| format!("error creating certificate: {e}");
     let signer = signer.signer().map_err(fail)?;
     let signee = signee.signee().map_err(fail)?;
-    let (_, public_bits) = signee.public();
     let subject = subject_name(&t.cn);
     let issuer = parent.map_or(subject.clone(), |p| p.subject.clone());
     let aki = match parent {
         Some(p) if p.subject != subject => p.subject_key_id.clone(),
         _ => None,
     };
-    let ski = t.is_ca.then(|| {
-        use sha2::Digest;
-        sha2::Sha256::digest(&public_bits)[..20].to_vec()
-    });
+    let ski = t.is_ca.then(|| gox509::key_id(signee));
     if parent.is_some_and(|p| p.spki != signer.spki()) {
         return Err(fail(
             "x509: provided PrivateKey doesn't match parent's PublicKey".into(),
@@ -1009,8 +767,8 @@ fn create_certificate(
     let after_nanos = nanos as i128 + span as i128;
     let not_after = secs + after_nanos.div_euclid(1_000_000_000) as i64;
     let validity = seq(&[
-        &asn1_time(secs).map_err(fail)?,
-        &asn1_time(not_after).map_err(fail)?,
+        &asn1_time(secs).map_err(|e| fail(e.to_string()))?,
+        &asn1_time(not_after).map_err(|e| fail(e.to_string()))?,
     ]);
     let alg = signer.signature_algorithm();
     let tbs = seq(&[
@@ -1023,7 +781,7 @@ fn create_certificate(
         &signee.spki(),
         &tlv(0xa3, &tlv(SEQ, &exts.concat())),
     ]);
-    let signature = signer.sign(&tbs).map_err(fail)?;
+    let signature = signer.sign(&tbs).map_err(|e| fail(e.to_string()))?;
     let der = seq(&[&tbs, &alg, &bit_string(&signature)]);
     Ok((pem_encode("CERTIFICATE", &der), signee.pem()))
 }
@@ -1354,13 +1112,6 @@ mod tests {
             pem_decode(b"junk\n-----BEGIN A-----\nAQ==\n-----END B-----\n"),
             None
         );
-    }
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil(0), (1970, 1, 1));
-        assert_eq!(civil(19723), (2024, 1, 1));
-        assert_eq!(asn1_time(0).unwrap(), tlv(0x17, b"700101000000Z"));
     }
 
     #[test]

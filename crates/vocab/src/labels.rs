@@ -59,3 +59,11 @@ pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 /// they wrote (istioctl stopped writing such records in 1.21), by which uninstall still finds
 /// and removes them.
 pub const INSTALLED_STATE_LABEL: &str = "bosun.io/installed-state";
+
+/// The label istiod's secret controller selects remote-cluster Secrets by (`"true"`).
+pub const MULTICLUSTER_SECRET_LABEL: &str = "istio/multiCluster";
+/// The annotation on a remote-cluster Secret naming the cluster its kubeconfig reaches.
+pub const CLUSTER_NAME_ANNOTATION: &str = "networking.istio.io/cluster";
+/// Kubernetes' annotation tying a `kubernetes.io/service-account-token` Secret to its
+/// ServiceAccount (the token controller fills the Secret for that account).
+pub const SERVICE_ACCOUNT_NAME_ANNOTATION: &str = "kubernetes.io/service-account.name";
