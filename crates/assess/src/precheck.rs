@@ -438,6 +438,21 @@ impl KubernetesVersion {
     }
 }
 
+impl KubernetesVersion {
+    /// The version as the catalog's range is judged and messages name it: `gitVersion` when it
+    /// says the same minor as [`KubernetesVersion::compared`] (as istioctl names it), else
+    /// `major.minor` (an unstamped `v0.0.0-master+…`); none when unreadable.
+    pub fn judged(&self) -> Option<String> {
+        let v = self.compared()?;
+        let same = release::support::minor_of(&self.git_version) == Some((v.major(), v.minor()));
+        Some(if same {
+            self.git_version.clone()
+        } else {
+            format!("{}.{}", v.major(), v.minor())
+        })
+    }
+}
+
 /// Why precheck cannot run where istioctl's cannot either, in istioctl's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PrecheckError {

@@ -87,9 +87,20 @@ pub(crate) fn findings(
         version: &prepared.install.version,
         default_deactivated,
     };
-    let facts = prepared
+    let mut facts = prepared
         .runtime
         .block_on(prepared.client.precheck_facts(Some(install), from_version))?;
+    // The catalog's judgement of the release on today's date (the pinned minimum Kubernetes
+    // version is checked instead when the Kubernetes version cannot be read this way).
+    let catalog = crate::release::catalog().map_err(MeshFailure)?;
+    facts.lifecycle = facts.kubernetes_version.judged().map(|kubernetes| {
+        release::support::lifecycle(
+            &catalog,
+            &prepared.install.version,
+            Some(&kubernetes),
+            crate::release::today(),
+        )
+    });
     assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))
 }
 
