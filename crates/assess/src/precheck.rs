@@ -617,7 +617,10 @@ pub fn control_planes(inventory: &Inventory, install: Option<&Install>) -> Vec<F
                 ),
                 "nothing to do; `bosun revision list` shows what uses it",
             ));
-            if let Some(install) = install {
+            // Only a control plane (istiod or an injector) is upgraded: Base objects that
+            // `uninstall --revision` leaves behind are not.
+            let control_plane = !r.istiod_namespaces.is_empty() || !r.injectors.is_empty();
+            if let Some(install) = install.filter(|_| control_plane) {
                 for live in &r.versions {
                     if let Some(concern) = release::support::upgrade(
                         &r.revision,

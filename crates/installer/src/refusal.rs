@@ -128,7 +128,9 @@ impl Install {
         let installed: Vec<(String, String)> = inventory
             .revisions
             .iter()
-            .filter(|r| r.installed)
+            // A control plane: istiod or an injector. `uninstall --revision` leaves a
+            // revision's Base objects (CRDs, the reader account), which upgrade nothing.
+            .filter(|r| !r.istiod_namespaces.is_empty() || !r.injectors.is_empty())
             .flat_map(|r| r.versions.iter().map(|v| (r.revision.clone(), v.clone())))
             .collect();
         let concerns = release::support::judge(
