@@ -146,12 +146,14 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
             text(&out)
         );
         assert_eq!(istiod_version(&ns, &istiod).await, None);
-        // …and installs it with --force, saying so; the Kubernetes range only warns.
-        let out = bosun(&ended, &args(&install(&["--force"]))).await;
+        // …and installs it with --force, saying so (--precheck too: its BOSUN-PRE007 is printed,
+        // not fatal); the Kubernetes range only warns.
+        let out = bosun(&ended, &args(&install(&["--force", "--precheck"]))).await;
         assert!(out.status.success(), "{}", text(&out));
         let err = stderr(&out);
         assert!(
             err.contains("continuing because of --force")
+                && err.contains("Error [BOSUN-PRE007] (Cluster) Istio ")
                 && err.contains(&format!(
                     "is newer than the newest Istio {pin} supports: 1.35"
                 )),
