@@ -64,6 +64,7 @@ pub mod overlap;
 mod plan;
 mod precheck;
 mod prune;
+pub mod proxies;
 mod ready;
 mod remote_secret;
 mod revisions;
