@@ -317,7 +317,11 @@ impl RestartPlan {
 pub const RESTARTABLE_KINDS: &[&str] = &["Deployment", "StatefulSet", "DaemonSet"];
 
 /// The restart plan for `rows` (from [`status`]).
-pub fn restart_plan(inventory: &Inventory, rows: &[WorkloadProxies], which: &Selection) -> RestartPlan {
+pub fn restart_plan(
+    inventory: &Inventory,
+    rows: &[WorkloadProxies],
+    which: &Selection,
+) -> RestartPlan {
     let revision = match which {
         Selection::Revision(r) => Some(resolve(inventory, r)),
         Selection::Stale => None,
@@ -421,7 +425,10 @@ mod tests {
 
     #[test]
     fn image_tags() {
-        assert_eq!(image_tag("docker.io/istio/proxyv2:1.30.3").as_deref(), Some("1.30.3"));
+        assert_eq!(
+            image_tag("docker.io/istio/proxyv2:1.30.3").as_deref(),
+            Some("1.30.3")
+        );
         assert_eq!(image_tag("localhost:5000/proxyv2").as_deref(), None);
         assert_eq!(
             image_tag("localhost:5000/proxyv2:1.31.0-distroless@sha256:ab").as_deref(),

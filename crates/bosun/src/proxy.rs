@@ -151,7 +151,13 @@ fn table(rows: &[WorkloadProxies]) -> String {
         ]
     }));
     let widths: Vec<usize> = (0..cells[0].len())
-        .map(|i| cells.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for r in &cells {
@@ -192,7 +198,7 @@ fn restart(args: RestartArgs, runtime: &crate::runtime::Runtime) -> Result<(), M
     let plan = assess::proxies::restart_plan(&found.inventory, &found.rows, &which);
     for w in &plan.cannot_restart {
         eprintln!(
-            "warning: {} {}/{} has pods {what} but no rollout to restart (only Deployments, StatefulSets and DaemonSets); delete its pods yourself to re-inject them",
+            "warning: {} {}/{}: pods {what}, but no rollout to restart (only Deployments, StatefulSets and DaemonSets have one); delete and recreate its pods yourself to re-inject them",
             w.kind, w.namespace, w.name
         );
     }
@@ -222,6 +228,7 @@ fn restart(args: RestartArgs, runtime: &crate::runtime::Runtime) -> Result<(), M
             .iter()
             .map(|(n, _)| n.as_str())
             .collect();
+        let what = &what;
         let stopped = |done: &str, why: String| {
             let mut msg = format!("proxy restart stopped in namespace {ns}: {why}\n{done}");
             if !left.is_empty() {
@@ -233,7 +240,7 @@ fn restart(args: RestartArgs, runtime: &crate::runtime::Runtime) -> Result<(), M
             };
             let _ = write!(
                 msg,
-                "\nfix the workload (kubectl -n {ns} rollout status <kind>/<name> and its pods' events say why), then run `{again}` again: workloads already restarted onto the wanted revision are not selected again"
+                "\nfix the workload (kubectl -n {ns} rollout status <kind>/<name> and its pods' events say why), then run `{again}` again: it selects only the workloads whose pods are still {what}"
             );
             MeshFailure(msg)
         };

@@ -53,12 +53,15 @@ where
 /// An istiod Deployment of `revision` (istioctl's labels), which makes it installed.
 async fn istiod(client: &cluster::Client, ns: &str, revision: &str, version: &str) {
     let api: Api<Deployment> = Api::namespaced(client.kube().clone(), ns);
-    create(&api, json!({"metadata": {"name": format!("istiod-{revision}"), "labels": {
+    create(
+        &api,
+        json!({"metadata": {"name": format!("istiod-{revision}"), "labels": {
             "app": "istiod", "istio.io/rev": revision,
             "operator.istio.io/component": "Pilot", "operator.istio.io/version": version}},
         "spec": {"selector": {"matchLabels": {"app": "istiod"}},
             "template": {"metadata": {"labels": {"app": "istiod"}},
-                "spec": {"containers": [{"name": "discovery", "image": "pilot"}]}}}}))
+                "spec": {"containers": [{"name": "discovery", "image": "pilot"}]}}}}),
+    )
     .await;
 }
 
@@ -73,10 +76,13 @@ async fn workload(
     version: &str,
 ) {
     let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), ns);
-    let d = create(&deployments, json!({"metadata": {"name": name},
+    let d = create(
+        &deployments,
+        json!({"metadata": {"name": name},
         "spec": {"replicas": pods, "selector": {"matchLabels": {"app": name}},
             "template": {"metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "app", "image": "app"}]}}}}))
+                "spec": {"containers": [{"name": "app", "image": "app"}]}}}}),
+    )
     .await;
     let owner = |kind: &str, name: &str, uid: &str| {
         json!([{"apiVersion": "apps/v1", "kind": kind, "name": name, "uid": uid,
@@ -84,18 +90,25 @@ async fn workload(
     };
     let rs_name = format!("{name}-5d8f");
     let replica_sets: Api<ReplicaSet> = Api::namespaced(client.kube().clone(), ns);
-    let rs = create(&replica_sets, json!({"metadata": {"name": rs_name,
+    let rs = create(
+        &replica_sets,
+        json!({"metadata": {"name": rs_name,
             "ownerReferences": owner("Deployment", name, d.metadata.uid.as_deref().unwrap())},
         "spec": {"replicas": pods, "selector": {"matchLabels": {"app": name}},
             "template": {"metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "app", "image": "app"}]}}}}))
+                "spec": {"containers": [{"name": "app", "image": "app"}]}}}}),
+    )
     .await;
     for i in 0..pods {
         pod(
             client,
             ns,
             &format!("{rs_name}-{i}"),
-            Some(owner("ReplicaSet", &rs_name, rs.metadata.uid.as_deref().unwrap())),
+            Some(owner(
+                "ReplicaSet",
+                &rs_name,
+                rs.metadata.uid.as_deref().unwrap(),
+            )),
             revision,
             version,
         )
@@ -118,9 +131,12 @@ async fn pod(
     if let Some(owner) = owner {
         metadata["ownerReferences"] = owner;
     }
-    create(&pods, json!({"metadata": metadata, "spec": {"containers": [
+    create(
+        &pods,
+        json!({"metadata": metadata, "spec": {"containers": [
         {"name": "app", "image": "app"},
-        {"name": "istio-proxy", "image": format!("docker.io/istio/proxyv2:{version}")}]}}))
+        {"name": "istio-proxy", "image": format!("docker.io/istio/proxyv2:{version}")}]}}),
+    )
     .await;
 }
 
@@ -142,15 +158,22 @@ async fn setup(client: &cluster::Client) -> Names {
         (&names.c, Some(&names.old)),
     ] {
         let labels = rev.map(|r| json!({"istio.io/rev": r})).unwrap_or(json!({}));
-        create(&namespaces, json!({"metadata": {"name": ns, "labels": labels}})).await;
+        create(
+            &namespaces,
+            json!({"metadata": {"name": ns, "labels": labels}}),
+        )
+        .await;
     }
     istiod(client, &names.cp, &names.old, "1.30.3").await;
     istiod(client, &names.cp, &names.new, "1.31.0").await;
     // The tag's webhook configuration: `revision list` reads a tag from its labels alone.
     let hooks: Api<MutatingWebhookConfiguration> = Api::all(client.kube().clone());
-    create(&hooks, json!({"metadata": {"name": format!("istio-revision-tag-{}", names.tag),
+    create(
+        &hooks,
+        json!({"metadata": {"name": format!("istio-revision-tag-{}", names.tag),
         "labels": {"istio.io/tag": names.tag, "istio.io/rev": names.new,
-            "app": "sidecar-injector"}}}))
+            "app": "sidecar-injector"}}}),
+    )
     .await;
     workload(client, &names.a, "cart", 2, &names.old, "1.30.3").await;
     workload(client, &names.a, "front", 1, &names.new, "1.31.0").await;
@@ -216,18 +239,20 @@ async fn restarted(client: &cluster::Client, ns: &str, name: &str) -> Option<Str
     restarted_at(&api.get(name).await.unwrap())
 }
 
-#[tokio::test]
-async fn status_marks_stale_workloads_and_restart_goes_namespace_by_namespace() {
+#[test]
+fn status_marks_stale_workloads_and_restart_goes_namespace_by_namespace() {
     let _guard = shared();
-    let client = testenv::client().await;
-    let names = setup(&client).await;
-    // The checks run as a task so that a failed assertion still reaches the cleanup.
-    let (c, n) = (client.clone(), names.clone());
-    let outcome = tokio::spawn(async move { check(&c, &n).await }).await;
-    cleanup(&client, &names).await;
-    if let Err(e) = outcome {
-        std::panic::resume_unwind(e.into_panic());
-    }
+    common::run(async {
+        let client = testenv::client().await;
+        let names = setup(&client).await;
+        // The checks run as a task so that a failed assertion still reaches the cleanup.
+        let (c, n) = (client.clone(), names.clone());
+        let outcome = tokio::spawn(async move { check(&c, &n).await }).await;
+        cleanup(&client, &names).await;
+        if let Err(e) = outcome {
+            std::panic::resume_unwind(e.into_panic());
+        }
+    });
 }
 
 async fn bosun(args: &[&str]) -> std::process::Output {
@@ -265,11 +290,44 @@ async fn check(client: &cluster::Client, n: &Names) {
         .map(|l| l.split_whitespace().collect())
         .collect();
     let want: Vec<Vec<&str>> = vec![
-        vec!["NAMESPACE", "WORKLOAD", "PODS", "INJECTED", "BY", "VERSION", "WANTS", "STATUS"],
-        vec![&n.a, "Deployment/cart", "2", &n.old, "1.30.3", &n.new, "stale"],
-        vec![&n.b, "Deployment/api", "1", &n.old, "1.30.3", &n.new, "stale"],
+        vec![
+            "NAMESPACE",
+            "WORKLOAD",
+            "PODS",
+            "INJECTED",
+            "BY",
+            "VERSION",
+            "WANTS",
+            "STATUS",
+        ],
+        vec![
+            &n.a,
+            "Deployment/cart",
+            "2",
+            &n.old,
+            "1.30.3",
+            &n.new,
+            "stale",
+        ],
+        vec![
+            &n.b,
+            "Deployment/api",
+            "1",
+            &n.old,
+            "1.30.3",
+            &n.new,
+            "stale",
+        ],
         vec![&n.b, "Pod/debug", "1", &n.old, "1.30.3", &n.new, "stale"],
-        vec![&n.c, "Deployment/keep", "1", &n.old, "1.30.3", &n.old, "current"],
+        vec![
+            &n.c,
+            "Deployment/keep",
+            "1",
+            &n.old,
+            "1.30.3",
+            &n.old,
+            "current",
+        ],
     ];
     assert_eq!(lines, want, "{table}");
 
@@ -316,7 +374,15 @@ async fn check(client: &cluster::Client, n: &Names) {
     let kubeconfig = testenv::kubeconfig();
     let child = common::bosun_command(
         kubeconfig,
-        &["proxy", "restart", "--revision", &n.old, "-y", "--timeout", "6s"],
+        &[
+            "proxy",
+            "restart",
+            "--revision",
+            &n.old,
+            "-y",
+            "--timeout",
+            "6s",
+        ],
     )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
@@ -375,7 +441,15 @@ async fn check(client: &cluster::Client, n: &Names) {
     let before_api = restarted(client, &n.b, "api").await;
     let child = common::bosun_command(
         kubeconfig,
-        &["proxy", "restart", "--revision", &n.old, "-y", "--timeout", "30s"],
+        &[
+            "proxy",
+            "restart",
+            "--revision",
+            &n.old,
+            "-y",
+            "--timeout",
+            "30s",
+        ],
     )
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())

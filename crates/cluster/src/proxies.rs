@@ -153,13 +153,17 @@ impl Client {
         let patch = serde_json::json!({
             "spec": {"template": {"metadata": {"annotations": {RESTARTED_AT_ANNOTATION: at}}}}
         });
-        api.patch(&workload.name, &PatchParams::default(), &Patch::Merge(&patch))
-            .await
-            .map_err(|source| Error::Api {
-                object: Box::new(object),
-                action: "patching its pod template to restart it",
-                source,
-            })?;
+        api.patch(
+            &workload.name,
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
+        .await
+        .map_err(|source| Error::Api {
+            object: Box::new(object),
+            action: "patching its pod template to restart it",
+            source,
+        })?;
         Ok(())
     }
 
