@@ -167,16 +167,136 @@ impl Client {
         Ok(())
     }
 
-    /// Waits until every one of `workloads` has rolled out (the controller saw the new
-    /// template and every replica is updated and ready), telling `on_poll` what still waits.
+    /// Waits until every one of `workloads` has rolled out, telling `on_poll` what still
+    /// waits: first until each is ready ([`Client::wait_ready_reporting`], whose timeout error
+    /// names the pods' and events' evidence), then until no pod of the old template is left
+    /// ([`rollout_left`]: readiness alone counts old ready pods among the ready ones).
     pub async fn wait_rollouts(
         &self,
         workloads: &[WorkloadRef],
         timeout: Duration,
         on_poll: &(dyn Fn(&[NotReadyWorkload]) + Sync),
     ) -> Result<(), Error> {
+        let start = std::time::Instant::now();
         let objects: Vec<ObjectRef> = workloads.iter().map(object_ref).collect();
         self.wait_ready_reporting("the restarted workloads", &objects, timeout, false, on_poll)
-            .await
+            .await?;
+        loop {
+            let mut left = Vec::new();
+            for (w, object) in workloads.iter().zip(&objects) {
+                let Some(ar) = restart_resource(&w.kind) else {
+                    continue;
+                };
+                let api: Api<DynamicObject> =
+                    Api::namespaced_with(self.kube.clone(), &w.namespace, &ar);
+                let live = api.get(&w.name).await.map_err(|source| Error::Api {
+                    object: Box::new(object.clone()),
+                    action: "reading it while waiting for its rollout",
+                    source,
+                })?;
+                let json = serde_json::to_value(&live).unwrap_or_default();
+                if let Some(why) = rollout_left(&w.kind, &json) {
+                    left.push((object.clone(), why));
+                }
+            }
+            if left.is_empty() {
+                return Ok(());
+            }
+            on_poll(&left);
+            if start.elapsed() >= timeout {
+                return Err(Error::NotReady {
+                    what: "the restarted workloads".to_string(),
+                    waited: start.elapsed(),
+                    objects: left,
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+}
+
+fn int(obj: &serde_json::Value, pointer: &str) -> i64 {
+    obj.pointer(pointer)
+        .and_then(serde_json::Value::as_i64)
+        .unwrap_or(0)
+}
+
+/// What a ready workload still has of its old template, as `kubectl rollout status` judges
+/// it; `None` when the rollout is complete. A Deployment: pods beyond the updated ones (old
+/// pods still running or terminating); a StatefulSet: `currentRevision` not yet
+/// `updateRevision`; a DaemonSet: pods not updated or not available.
+pub fn rollout_left(kind: &str, obj: &serde_json::Value) -> Option<String> {
+    let generation = int(obj, "/metadata/generation");
+    let observed = int(obj, "/status/observedGeneration");
+    if observed < generation {
+        return Some(format!(
+            "observedGeneration {observed} < generation {generation}"
+        ));
+    }
+    match kind {
+        "Deployment" => {
+            let (all, updated) = (
+                int(obj, "/status/replicas"),
+                int(obj, "/status/updatedReplicas"),
+            );
+            (all > updated).then(|| format!("{} old replicas pending termination", all - updated))
+        }
+        "StatefulSet" => {
+            let current = obj.pointer("/status/currentRevision");
+            let update = obj.pointer("/status/updateRevision");
+            (update.is_some() && current != update).then(|| {
+                format!(
+                    "pods of revision {} not all replaced by {}",
+                    current.and_then(|v| v.as_str()).unwrap_or("?"),
+                    update.and_then(|v| v.as_str()).unwrap_or("?")
+                )
+            })
+        }
+        "DaemonSet" => {
+            let desired = int(obj, "/status/desiredNumberScheduled");
+            let updated = int(obj, "/status/updatedNumberScheduled");
+            let available = int(obj, "/status/numberAvailable");
+            (updated < desired || available < desired)
+                .then(|| format!("{updated} of {desired} pods updated, {available} available"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_rollout_is_done_when_no_old_pod_is_left() {
+        let d =
+            |status: serde_json::Value| json!({"metadata": {"generation": 2}, "status": status});
+        assert_eq!(
+            rollout_left("Deployment", &d(json!({"observedGeneration": 1}))).as_deref(),
+            Some("observedGeneration 1 < generation 2")
+        );
+        // Two ready pods, one of them old: ready, but not rolled out.
+        let mid = json!({"observedGeneration": 2, "replicas": 3, "updatedReplicas": 2, "readyReplicas": 2});
+        assert_eq!(
+            rollout_left("Deployment", &d(mid)).as_deref(),
+            Some("1 old replicas pending termination")
+        );
+        let done = json!({"observedGeneration": 2, "replicas": 2, "updatedReplicas": 2});
+        assert_eq!(rollout_left("Deployment", &d(done)), None);
+        let sts =
+            json!({"observedGeneration": 2, "currentRevision": "db-1", "updateRevision": "db-2"});
+        assert_eq!(
+            rollout_left("StatefulSet", &d(sts)).as_deref(),
+            Some("pods of revision db-1 not all replaced by db-2")
+        );
+        let sts =
+            json!({"observedGeneration": 2, "currentRevision": "db-2", "updateRevision": "db-2"});
+        assert_eq!(rollout_left("StatefulSet", &d(sts)), None);
+        let ds = json!({"observedGeneration": 2, "desiredNumberScheduled": 2, "updatedNumberScheduled": 2, "numberAvailable": 1});
+        assert_eq!(
+            rollout_left("DaemonSet", &d(ds)).as_deref(),
+            Some("2 of 2 pods updated, 1 available")
+        );
     }
 }
