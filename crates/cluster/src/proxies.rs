@@ -239,7 +239,7 @@ pub fn rollout_left(kind: &str, obj: &serde_json::Value) -> Option<String> {
                 int(obj, "/status/replicas"),
                 int(obj, "/status/updatedReplicas"),
             );
-            (all > updated).then(|| format!("{} old replicas pending termination", all - updated))
+            (all > updated).then(|| format!("{} old replica(s) pending termination", all - updated))
         }
         "StatefulSet" => {
             let current = obj.pointer("/status/currentRevision");
@@ -280,7 +280,7 @@ mod tests {
         let mid = json!({"observedGeneration": 2, "replicas": 3, "updatedReplicas": 2, "readyReplicas": 2});
         assert_eq!(
             rollout_left("Deployment", &d(mid)).as_deref(),
-            Some("1 old replicas pending termination")
+            Some("1 old replica(s) pending termination")
         );
         let done = json!({"observedGeneration": 2, "replicas": 2, "updatedReplicas": 2});
         assert_eq!(rollout_left("Deployment", &d(done)), None);
