@@ -7,7 +7,7 @@
 //!
 //! | code | level | what |
 //! |---|---|---|
-//! | IST0142 | Error | Kubernetes older than the minimum (`k8sversion.MinK8SVersion`, 1.32) |
+//! | IST0142 | Error | Kubernetes older than the installed release supports (the catalog's minimum; istioctl's `k8sversion.MinK8SVersion`, 1.32, when the release is not in the catalog) |
 //! | IST0141 | Error | a permission the install needs is missing (SelfSubjectAccessReview) |
 //! | IST0156 | Error | a Gateway API CRD (Gateway, GatewayClass, HTTPRoute, ReferenceGrant) does not serve `v1beta1` |
 //! | IST0172 | Warning | a Gateway API CRD (Gateway, GatewayClass, HTTPRoute, GRPCRoute) does not serve `v1` |
@@ -15,10 +15,13 @@
 //! | IST0139 | Error | sidecar injectors of different revisions would both inject some pod |
 //! | IST0169 | Warning | `--from-version` ≤ 1.21 and Service `istio-system/zipkin` exists (istioctl's only check) |
 //! | BOSUN-PRE001 | Info | a control plane revision found (its version, components, namespaces) |
-//! | BOSUN-PRE002 | Warning | the install replaces its revision's control plane across more than one minor version |
+//! | BOSUN-PRE002 | Error | the install breaks Istio's upgrade rules: in place more than one minor up or to an older minor, a canary more than two minors up (`release::support::upgrade`) |
 //! | BOSUN-PRE003 | Error | the install would replace CRDs with older ones (see [`crate::crds`]) |
 //! | BOSUN-PRE004 | Warning | a check could not run (for example, listing a kind is forbidden) |
 //! | BOSUN-PRE005 | Warning | tags, namespaces or pods use a revision that has no istiod or injector |
+//! | BOSUN-PRE006 | Info | the Istio version installed is not in bosun's catalog: no end-of-life or Kubernetes range check |
+//! | BOSUN-PRE007 | Error | the Istio release installed is past its end of life (the catalog, on the day given) |
+//! | BOSUN-PRE008 | Warning | Kubernetes newer than the newest the installed release supports (the catalog's maximum) |
 //!
 //! The install's permissions: [`required_access`] lists, for each kind the render writes, the
 //! verbs bosun's install sends for it (see [`WAITED_KINDS`] for which), in each namespace it
@@ -435,6 +438,21 @@ impl KubernetesVersion {
     }
 }
 
+impl KubernetesVersion {
+    /// The version as the catalog's range is judged and messages name it: `gitVersion` when it
+    /// says the same minor as [`KubernetesVersion::compared`] (as istioctl names it), else
+    /// `major.minor` (an unstamped `v0.0.0-master+…`); none when unreadable.
+    pub fn judged(&self) -> Option<String> {
+        let v = self.compared()?;
+        let same = release::support::minor_of(&self.git_version) == Some((v.major(), v.minor()));
+        Some(if same {
+            self.git_version.clone()
+        } else {
+            format!("{}.{}", v.major(), v.minor())
+        })
+    }
+}
+
 /// Why precheck cannot run where istioctl's cannot either, in istioctl's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PrecheckError {
@@ -570,8 +588,8 @@ pub struct Install {
     pub crd_downgrades: Vec<CrdDowngrade>,
 }
 
-/// BOSUN-PRE001 for each installed revision, BOSUN-PRE002 when the install replaces its own
-/// revision across more than one minor version, BOSUN-PRE005 for revisions in use that have
+/// BOSUN-PRE001 for each installed revision, BOSUN-PRE002 when the install breaks Istio's
+/// upgrade rules against it (`release::support::upgrade`), BOSUN-PRE005 for revisions in use that have
 /// no istiod or injector (never installed, or only their Base objects left).
 pub fn control_planes(inventory: &Inventory, install: Option<&Install>) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -599,25 +617,25 @@ pub fn control_planes(inventory: &Inventory, install: Option<&Install>) -> Vec<F
                 ),
                 "nothing to do; `bosun revision list` shows what uses it",
             ));
-            if let Some(install) = install.filter(|i| i.revision == r.revision)
-                && let Some(new) = Version::parse(&install.version)
-            {
-                for live in r.versions.iter().filter_map(|v| Version::parse(v)) {
-                    if live.major() == new.major() && live.minor().abs_diff(new.minor()) <= 1 {
-                        continue;
+            // Only a control plane (istiod or an injector) is upgraded: Base objects that
+            // `uninstall --revision` leaves behind are not.
+            let control_plane = !r.istiod_namespaces.is_empty() || !r.injectors.is_empty();
+            if let Some(install) = install.filter(|_| control_plane) {
+                for live in &r.versions {
+                    if let Some(concern) = release::support::upgrade(
+                        &r.revision,
+                        live,
+                        &install.revision,
+                        &install.version,
+                    ) {
+                        out.push(Finding::new(
+                            "BOSUN-PRE002",
+                            Level::Error,
+                            &origin,
+                            concern.to_string(),
+                            concern.fix(),
+                        ));
                     }
-                    out.push(Finding::new(
-                        "BOSUN-PRE002",
-                        Level::Warning,
-                        &origin,
-                        format!(
-                            "The install replaces revision {} of Istio {live} in place with Istio {new}: Istio supports in-place upgrades and downgrades across one minor version only",
-                            r.revision
-                        ),
-                        format!(
-                            "install Istio {new} as a new revision (--revision) and move namespaces to it (a canary upgrade), or upgrade one minor version at a time"
-                        ),
-                    ));
                 }
             }
         }
@@ -746,13 +764,48 @@ pub struct Facts {
     pub from_version: Option<(String, bool)>,
     /// Checks that could not run: (what, why).
     pub skipped: Vec<(String, String)>,
+    /// What the catalog says of the release installed on this cluster, on the day precheck
+    /// runs (`release::support::lifecycle`); none when not judged (the pinned minimum
+    /// Kubernetes version is checked then).
+    pub lifecycle: Option<Vec<release::support::Concern>>,
+}
+
+/// BOSUN-PRE006, BOSUN-PRE007, IST0142 and BOSUN-PRE008 for what the catalog says of the
+/// release installed.
+pub fn lifecycle(concerns: &[release::support::Concern]) -> Vec<Finding> {
+    use release::support::Concern;
+    concerns
+        .iter()
+        .filter_map(|c| {
+            let (code, level) = match c {
+                Concern::NotInCatalog { .. } => ("BOSUN-PRE006", Level::Info),
+                Concern::EndOfLife { .. } => ("BOSUN-PRE007", Level::Error),
+                Concern::KubernetesTooOld { .. } => ("IST0142", Level::Error),
+                Concern::KubernetesTooNew { .. } => ("BOSUN-PRE008", Level::Warning),
+                // The upgrade rules are judged per revision (`control_planes`).
+                _ => return None,
+            };
+            Some(Finding::new(code, level, "Cluster", c.to_string(), c.fix()))
+        })
+        .collect()
 }
 
 /// Every finding for `facts`, sorted (see [`sort_findings`]). An error only where istioctl
 /// fails too: an unreadable Kubernetes version or `--from-version`.
 pub fn precheck(facts: &Facts) -> Result<Vec<Finding>, PrecheckError> {
     let mut out = Vec::new();
-    out.extend(kubernetes_version(&facts.kubernetes_version)?);
+    // The catalog's range replaces the pinned minimum when it knows the release; the version
+    // must be readable either way.
+    let pinned = kubernetes_version(&facts.kubernetes_version)?;
+    let judged = facts.lifecycle.as_ref().is_some_and(|concerns| {
+        !concerns
+            .iter()
+            .any(|c| matches!(c, release::support::Concern::NotInCatalog { .. }))
+    });
+    if !judged {
+        out.extend(pinned);
+    }
+    out.extend(lifecycle(facts.lifecycle.as_deref().unwrap_or_default()));
     out.extend(permissions(&facts.access));
     out.extend(gateway_api(&facts.crds));
     if let Some(inventory) = &facts.inventory {
@@ -882,6 +935,19 @@ mod tests {
                     )
                 })
                 .collect(),
+            // `today` and `catalog` (a catalog of the shape of release's catalog.json, fixed in
+            // the case so it does not move when bosun's is updated): the catalog's judgement.
+            lifecycle: case.get("today").map(|today| {
+                let today = release::support::Date::parse(today.as_str().unwrap()).expect("today");
+                let catalog =
+                    release::Catalog::parse(&case["catalog"].to_string()).expect("catalog");
+                let version = case["install"]["version"].as_str().unwrap();
+                let kubernetes = case
+                    .pointer("/kubernetes_version/gitVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("v1.36.3");
+                release::support::lifecycle(&catalog, version, Some(kubernetes), today)
+            }),
         }
     }
 

@@ -68,12 +68,14 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         install,
         runtime,
         client,
+        ..
     } = {
         let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
         // Read-only checks, before asking and before the first write.
         if args.precheck {
-            crate::precheck::before_install(&prepared)?;
+            crate::precheck::before_install(&prepared, args.force)?;
         }
+        prepared.check_release_policy(args.force)?;
         prepared.check_webhook_overlaps(args.force)?;
         prepared.check_crd_downgrades(args.force)?;
         if args.dry_run || args.plan {

@@ -21,6 +21,7 @@ mod prepare;
 mod profile;
 mod progress;
 mod prompt;
+mod proxy;
 mod release;
 mod remote_secret;
 mod revision;
@@ -84,6 +85,12 @@ enum Command {
     /// has a stable code and a fix. Exit status: 0 when no finding is an Error, 1 when one is
     /// (or, with `--fail-on-warning`, a Warning), 2 when precheck could not run.
     Precheck(precheck::PrecheckArgs),
+    /// Sidecar proxies: which revision injected each workload and which are stale
+    /// (`proxy status`), and restarting them onto the revision they ask for (`proxy restart`).
+    Proxy {
+        #[command(subcommand)]
+        command: proxy::ProxyCommand,
+    },
     /// Commands about control-plane revisions.
     Revision {
         #[command(subcommand)]
@@ -407,6 +414,9 @@ fn main() -> ExitCode {
                 ..Failure::input(e.0)
             }),
         },
+        Command::Proxy { command } => {
+            proxy::proxy(command, &runtime).map_err(|e| Failure::input(e.0))
+        }
         Command::Revision { command } => {
             revision::revision(command, &runtime).map_err(|e| Failure::input(e.0))
         }

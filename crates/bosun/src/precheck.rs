@@ -87,9 +87,20 @@ pub(crate) fn findings(
         version: &prepared.install.version,
         default_deactivated,
     };
-    let facts = prepared
+    let mut facts = prepared
         .runtime
         .block_on(prepared.client.precheck_facts(Some(install), from_version))?;
+    // The catalog's judgement of the release on today's date (the pinned minimum Kubernetes
+    // version is checked instead when the Kubernetes version cannot be read this way).
+    let catalog = crate::release::catalog().map_err(MeshFailure)?;
+    facts.lifecycle = facts.kubernetes_version.judged().map(|kubernetes| {
+        release::support::lifecycle(
+            &catalog,
+            &prepared.install.version,
+            Some(&kubernetes),
+            crate::release::today(),
+        )
+    });
     assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))
 }
 
@@ -177,16 +188,27 @@ pub fn precheck_command(
     }
 }
 
+/// The release policy's refusals, which `install --force` overrides (end of life, Istio's
+/// upgrade rules): with `--force`, `install --precheck` prints them and goes on, as the install
+/// itself does.
+const FORCED_BY_INSTALL: &[&str] = &["BOSUN-PRE002", "BOSUN-PRE007"];
+
 /// `install --precheck`: the findings at Warning or worse go to stderr; any Error stops the
-/// install before it writes anything.
-pub(crate) fn before_install(prepared: &crate::prepare::Prepared) -> Result<(), MeshFailure> {
-    let findings = findings(prepared, None)?;
+/// install before it writes anything (with `force`, not those of [`FORCED_BY_INSTALL`]).
+pub(crate) fn before_install(
+    prepared: &crate::prepare::Prepared,
+    force: bool,
+) -> Result<(), MeshFailure> {
+    let mut findings = findings(prepared, None)?;
     let shown: Vec<&Finding> = findings
         .iter()
         .filter(|f| f.level >= Level::Warning)
         .collect();
     if !shown.is_empty() {
         let _ = write!(std::io::stderr().lock(), "{}", log_text(&shown));
+    }
+    if force {
+        findings.retain(|f| !FORCED_BY_INSTALL.contains(&f.code));
     }
     if assess::precheck::exit_code(&findings, false) != 0 {
         let errors = findings.iter().filter(|f| f.level == Level::Error).count();

@@ -17,6 +17,8 @@ pub(crate) struct Prepared<'r> {
     /// The process's runtime (see [`crate::runtime`]), which the client's requests run on.
     pub runtime: &'r tokio::runtime::Runtime,
     pub client: cluster::Client,
+    /// The API server's version, read with the cluster's facts.
+    pub kubernetes: assess::precheck::KubernetesVersion,
 }
 
 /// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
@@ -37,20 +39,30 @@ pub(crate) fn prepare<'r>(
         let facts = runtime
             .block_on(client.cluster_facts())
             .map_err(|e| e.to_string())?;
-        *made.borrow_mut() = Some(client);
-        Ok(crate::mesh::detected(&facts))
+        let detected = crate::mesh::detected(&facts);
+        *made.borrow_mut() = Some((client, facts.version));
+        Ok(detected)
     };
     let packages = crate::mesh::packages();
     let rendered = crate::mesh::render(input, &packages, force, Some(&detect))?;
-    let client = match made.into_inner() {
-        Some(client) => client,
-        None => cluster.connect(runtime)?,
+    let (client, version) = match made.into_inner() {
+        Some(made) => made,
+        None => {
+            let client = cluster.connect(runtime)?;
+            let facts = runtime.block_on(client.cluster_facts())?;
+            (client, facts.version)
+        }
     };
     let install = runtime.block_on(installer::Install::prepare(&client, rendered, packages))?;
     Ok(Prepared {
         install,
         runtime,
         client,
+        kubernetes: assess::precheck::KubernetesVersion {
+            git_version: version.git_version,
+            major: version.major,
+            minor: version.minor,
+        },
     })
 }
 
@@ -64,6 +76,31 @@ impl Prepared<'_> {
             .block_on(self.install.webhook_overlaps(&self.client))?;
         refuse_unless_forced(refusal, force, |refusal| {
             format!("❗ invalid webhook configs; continuing because of --force: {refusal}")
+        })
+    }
+
+    /// Refuses (or with `force` warns about) what bosun's catalog forbids (an end-of-life
+    /// release, a skipped minor, an in-place downgrade), and warns about the rest it says (the
+    /// cluster's Kubernetes outside the release's range, as istioctl's installer only warns;
+    /// a version not in the catalog). Today is the clock's. Only reads the cluster.
+    pub fn check_release_policy(&self, force: bool) -> Result<(), MeshFailure> {
+        let catalog = crate::release::catalog()?;
+        let kubernetes = self.kubernetes.judged();
+        let (refusal, told) = self.runtime.block_on(self.install.release_policy(
+            &self.client,
+            &catalog,
+            kubernetes.as_deref(),
+            crate::release::today(),
+        ))?;
+        for concern in told {
+            let mark = match concern {
+                release::support::Concern::NotInCatalog { .. } => "ℹ",
+                _ => "❗",
+            };
+            let _ = writeln!(std::io::stderr().lock(), "{mark} {concern}");
+        }
+        refuse_unless_forced(refusal, force, |refusal| {
+            format!("❗ {refusal}\ncontinuing because of --force")
         })
     }
 

@@ -119,3 +119,11 @@ fn fetch(packages: &Packages, resolved: &release::Resolved<'_>) -> Result<PathBu
     }
     Ok(dir)
 }
+
+/// Today, from the clock (UTC): the day the catalog's end-of-life dates are judged on.
+pub fn today() -> release::support::Date {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    release::support::Date::from_unix_days((secs / 86_400) as i64)
+}

@@ -1407,3 +1407,94 @@ fn operator_from_its_image_elects_one_leader_and_reaches_ready_with_istiod() {
         succeeded(&bosun(&["uninstall", "--purge", "-y"]));
     });
 }
+
+/// `proxy status` and `proxy restart` with the real Deployment controller and kubelet. An
+/// injected proxy cannot start here (no Envoy image), so the workload is the pause image with
+/// the injector's annotations in its pod template (revision `gone-…`, which no istiod serves):
+/// every pod the controller makes looks injected by it, and is stale because that revision is
+/// not installed. The restart must patch the template, and return only once the controller
+/// has rolled out new, ready pods; the old pods are replaced.
+#[test]
+fn proxy_restart_returns_once_the_controller_rolled_out_new_pods() {
+    let _one = one_at_a_time();
+    common::run(async {
+        let kube = testenv::living_client().await.kube().clone();
+        let ns = testenv::unique_name("proxy-restart");
+        let gone = testenv::unique_name("gone");
+        // A revision nothing serves: no injector here matches it, so pods are created as is.
+        create_namespace(&kube, &ns, json!({"istio.io/rev": gone})).await;
+        let status = json!({"revision": gone, "containers": ["istio-proxy"]}).to_string();
+        let deployment: Deployment = serde_json::from_value(json!({
+            "metadata": {"name": "app", "namespace": ns},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "app"}},
+                "template": {"metadata": {"labels": {"app": "app"},
+                    "annotations": {"istio.io/rev": gone, "sidecar.istio.io/status": status}},
+                "spec": {"terminationGracePeriodSeconds": 0,
+                    "containers": [{"name": "app", "image": testenv::living().pause_image}]}}}
+        }))
+        .unwrap();
+        let deployments: Api<Deployment> = Api::namespaced(kube.clone(), &ns);
+        deployments
+            .create(&PostParams::default(), &deployment)
+            .await
+            .unwrap();
+        let before: Vec<String> = wait_until("2 ready pods", Duration::from_secs(120), || async {
+            let pods = pods(&kube, &ns, "app=app").await;
+            let ready = pods
+                .iter()
+                .filter(|p| ready_since(p).is_some())
+                .map(pod_name)
+                .collect::<Vec<_>>();
+            (ready.len() == 2).then_some(ready)
+        })
+        .await;
+
+        let out = bosun(&["proxy", "status", "-n", &ns, "-o", "json"]);
+        succeeded(&out);
+        let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(rows.as_array().map(Vec::len), Some(1), "{}", text(&out));
+        assert_eq!(rows[0]["name"], "app", "{}", text(&out));
+        assert_eq!(rows[0]["kind"], "Deployment", "{}", text(&out));
+        assert_eq!(rows[0]["status"], "stale", "{}", text(&out));
+        let mut listed: Vec<String> = serde_json::from_value(rows[0]["pods"].clone()).unwrap();
+        listed.sort();
+        let mut want = before.clone();
+        want.sort();
+        assert_eq!(listed, want, "{}", text(&out));
+
+        let out = bosun(&[
+            "proxy",
+            "restart",
+            "--stale",
+            "-n",
+            &ns,
+            "-y",
+            "--timeout",
+            "120s",
+        ]);
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .contains(&format!("namespace {ns}: Deployment/app rolled out")),
+            "{}",
+            text(&out)
+        );
+        // When bosun returns, the controller has made and readied two pods of the new template.
+        let live = deployments.get("app").await.unwrap();
+        let s = live.status.clone().unwrap_or_default();
+        assert_eq!(s.observed_generation, live.metadata.generation);
+        assert_eq!((s.updated_replicas, s.ready_replicas), (Some(2), Some(2)));
+        let now: Vec<String> = pods(&kube, &ns, "app=app")
+            .await
+            .iter()
+            .filter(|p| p.metadata.deletion_timestamp.is_none() && ready_since(p).is_some())
+            .map(pod_name)
+            .collect();
+        assert_eq!(now.len(), 2, "{now:?}");
+        assert!(
+            now.iter().all(|p| !before.contains(p)),
+            "{before:?} {now:?}"
+        );
+        delete_namespace(&kube, &ns).await;
+    });
+}

@@ -416,7 +416,8 @@ fn precheck_reports_control_planes_version_skew_and_injector_overlaps() {
         let set_ns = format!("values.global.istioNamespace={ns}");
         let old = package_as_version("1.29.0");
         let old_manifests = old.display().to_string();
-        // --force: its CRDs are older than those in the cluster (a downgrade, refused otherwise).
+        // --force: its CRDs are older than those in the cluster (a downgrade, refused otherwise),
+        // and the catalog may say 1.29 is past its end of life.
         let out = bosun(&[
             "install",
             "-y",
@@ -457,7 +458,7 @@ fn precheck_reports_control_planes_version_skew_and_injector_overlaps() {
                 "Info [BOSUN-PRE001] (Revision {rev}) Control plane revision {rev} (Istio 1.29.0) is installed in {ns} with components Base, Pilot"
             ),
             format!(
-                "Warning [BOSUN-PRE002] (Revision {rev}) The install replaces revision {rev} of Istio 1.29.0 in place with Istio {release}: Istio supports in-place upgrades and downgrades across one minor version only"
+                "Error [BOSUN-PRE002] (Revision {rev}) The install replaces revision {rev} of Istio 1.29.0 in place with Istio {release}: an in-place upgrade may move one minor version only"
             ),
         ] {
             assert!(lines.contains(&want), "{want}\n{}", text(&out));

@@ -72,6 +72,9 @@ pub enum Error {
         object: Box<ObjectRef>,
         conflicts: Vec<FieldConflict>,
     },
+    /// `proxy restart` asked to restart a kind that has no rollout (a Job, a bare Pod).
+    #[error("{object}: only Deployments, StatefulSets and DaemonSets can be restarted")]
+    NotRestartable { object: Box<ObjectRef> },
     #[error("{object}: {action}: {}", describe(source))]
     Api {
         object: Box<ObjectRef>,

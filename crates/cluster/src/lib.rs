@@ -63,6 +63,7 @@ mod listed;
 pub mod overlap;
 mod plan;
 mod precheck;
+pub mod proxies;
 mod prune;
 mod ready;
 mod remote_secret;

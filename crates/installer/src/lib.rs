@@ -8,7 +8,9 @@
 //! - the refusals before the first write ([`Refusal`]): sidecar injectors that would inject the
 //!   same pods as another revision's, and CustomResourceDefinitions that would be replaced by
 //!   older ones ([`webhook_overlaps`], [`crd_downgrades`], and [`refusals`] for both; the
-//!   [`Install`] methods of those names judge an install with its default tag);
+//!   [`Install`] methods of those names judge an install with its default tag), and what
+//!   bosun's catalog forbids ([`Install::release_policy`]: an end-of-life release, Istio's
+//!   upgrade rules; the operator does not ask for it yet);
 //! - [`Install::plan`]: what the install would do, from server-side dry runs, the default tag
 //!   and prune included;
 //! - [`Install::apply_default_tag`]: creating or moving the default revision tag after the

@@ -1,7 +1,8 @@
 //! What an install refuses to do before its first write, as istioctl's installer does: sidecar
 //! injectors that would inject the same pods as another revision's (istioctl's
-//! `CheckWebhooks`), and CustomResourceDefinitions that would be replaced by older ones.
-//! Judged by `cluster::overlap` and `assess::crds`; only reads the cluster.
+//! `CheckWebhooks`), CustomResourceDefinitions that would be replaced by older ones, and what
+//! bosun's catalog forbids (an end-of-life release, a skipped minor, an in-place downgrade).
+//! Judged by `cluster::overlap`, `assess::crds` and `release::support`; only reads the cluster.
 
 use serde_json::Value;
 
@@ -22,6 +23,21 @@ pub enum Refusal {
     CrdDowngrade {
         downgrades: Vec<assess::crds::CrdDowngrade>,
     },
+    /// What the catalog forbids (each [`release::support::Concern::refuses`]): an end-of-life
+    /// release, an upgrade across more minors than Istio supports, an in-place downgrade.
+    #[error("{}", unsupported_text(concerns))]
+    Unsupported {
+        concerns: Vec<release::support::Concern>,
+    },
+}
+
+/// Each concern on a line of its own with what to do about it.
+fn unsupported_text(concerns: &[release::support::Concern]) -> String {
+    let mut out = String::from("the install is not supported by Istio's release policy:");
+    for c in concerns {
+        out.push_str(&format!("\n  {c}\n    fix: {}", c.fix()));
+    }
+    out
 }
 
 impl Refusal {
@@ -30,6 +46,7 @@ impl Refusal {
         match self {
             Refusal::OverlappingInjectors { .. } => "OverlappingInjectors",
             Refusal::CrdDowngrade { .. } => "CrdDowngrade",
+            Refusal::Unsupported { .. } => "UnsupportedRelease",
         }
     }
 
@@ -61,6 +78,10 @@ impl Refusal {
                 ),
                 downgrades.iter().map(ToString::to_string).collect(),
             ),
+            Refusal::Unsupported { concerns } => (
+                "the install is not supported by Istio's release policy".to_string(),
+                concerns.iter().map(ToString::to_string).collect(),
+            ),
         };
         format!("{heading}: {}", items.join("; "))
     }
@@ -89,6 +110,40 @@ impl Install {
     ) -> Result<Option<Refusal>, Error> {
         let (rendered, default_deactivated) = self.overlap_candidates();
         webhook_overlaps(client, &rendered, default_deactivated).await
+    }
+
+    /// What bosun's catalog says of this install on day `today` ([`release::support::judge`]:
+    /// the release's end of life, the cluster's Kubernetes version against its range, Istio's
+    /// upgrade rules against every installed revision's version), with the ones that refuse
+    /// as one [`Refusal::Unsupported`] and the others (Kubernetes range, not in the catalog) to
+    /// tell. `kubernetes` is the API server's version; only the revisions are read here.
+    pub async fn release_policy(
+        &self,
+        client: &cluster::Client,
+        catalog: &release::Catalog,
+        kubernetes: Option<&str>,
+        today: release::support::Date,
+    ) -> Result<(Option<Refusal>, Vec<release::support::Concern>), Error> {
+        let inventory = client.revisions().await?;
+        let installed: Vec<(String, String)> = inventory
+            .revisions
+            .iter()
+            // A control plane: istiod or an injector. `uninstall --revision` leaves a
+            // revision's Base objects (CRDs, the reader account), which upgrade nothing.
+            .filter(|r| !r.istiod_namespaces.is_empty() || !r.injectors.is_empty())
+            .flat_map(|r| r.versions.iter().map(|v| (r.revision.clone(), v.clone())))
+            .collect();
+        let concerns = release::support::judge(
+            catalog,
+            &self.version,
+            self.revision(),
+            kubernetes,
+            &installed,
+            today,
+        );
+        let (refusing, told): (Vec<_>, Vec<_>) = concerns.into_iter().partition(|c| c.refuses());
+        let refusal = (!refusing.is_empty()).then_some(Refusal::Unsupported { concerns: refusing });
+        Ok((refusal, told))
     }
 
     /// [`crd_downgrades`] for this install.

@@ -4,6 +4,9 @@
 //! verified and unpacked ([`archive`]: the module's go.sum hash, the release's published
 //! SHA-256, `manifests/` only, within limits), and bosun's cache of them ([`cache`]).
 //!
+//! Whether the catalog lets a version be installed ([`support`]: end of life, the Kubernetes
+//! range, Istio's upgrade rules) is pure too, with today's date passed in.
+//!
 //! The catalog, version resolution, hashing and unpacking are pure; [`fetch`] (network, local
 //! mirror reads, `go mod download`) and [`cache`] (writes) do the I/O. The CLI decides where
 //! the cache is and reads the environment (`GOPROXY`, `BOSUN_ISTIO_MIRROR`, `BOSUN_CATALOG`);
@@ -13,6 +16,7 @@ pub mod archive;
 pub mod cache;
 pub mod catalog;
 pub mod fetch;
+pub mod support;
 
 use std::path::PathBuf;
 
