@@ -145,26 +145,13 @@ pub fn downgrades(rendered: &[Value], live: &[Value]) -> Vec<CrdDowngrade> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     /// Every case in `tests/cases/assess/crd-downgrade`: `rendered` and `live` objects and the
     /// expected `downgrades` (as JSON), and optionally the refusal's `message`.
     #[test]
     fn downgrade_cases() {
-        let dir =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/assess/crd-downgrade");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 8, "too few cases in {}", dir.display());
         let mut failures = Vec::new();
-        for file in &files {
-            let name = file.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(file).unwrap();
-            let case = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (name, case) in crate::cases::yaml_cases("crd-downgrade", 8) {
             let list = |key: &str| {
                 case.get(key)
                     .and_then(Value::as_array)

@@ -18,3 +18,38 @@ pub mod precheck;
 pub mod proxies;
 pub mod revisions;
 pub mod version;
+
+/// The case folders of this crate's data-driven tests, read one way for all of them.
+#[cfg(test)]
+pub(crate) mod cases {
+    use std::path::Path;
+
+    /// Every `*.yaml` case under `tests/cases/assess/FOLDER`, sorted by file name, each as its
+    /// file name and its JSON tree; at least `at_least` of them, so that a folder emptied by
+    /// mistake fails.
+    pub(crate) fn yaml_cases(folder: &str, at_least: usize) -> Vec<(String, serde_json::Value)> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/cases/assess")
+            .join(folder);
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        files.sort();
+        assert!(
+            files.len() >= at_least,
+            "too few cases in {}",
+            dir.display()
+        );
+        files
+            .iter()
+            .map(|file| {
+                let name = file.file_name().unwrap().to_string_lossy().to_string();
+                let text = std::fs::read_to_string(file).unwrap();
+                let case = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+                (name, case)
+            })
+            .collect()
+    }
+}

@@ -841,7 +841,6 @@ pub fn exit_code(findings: &[Finding], fail_on_warning: bool) -> u8 {
 mod tests {
     use super::*;
     use crate::revisions::{LiveObject, inventory};
-    use std::path::Path;
 
     fn answer(v: &Value) -> AccessAnswer {
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -973,19 +972,8 @@ mod tests {
     /// or the expected `error`.
     #[test]
     fn precheck_cases() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/assess/precheck");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 10, "too few cases in {}", dir.display());
         let mut failures = Vec::new();
-        for file in &files {
-            let name = file.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(file).unwrap();
-            let case = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (name, case) in crate::cases::yaml_cases("precheck", 10) {
             let got = precheck(&facts(&case));
             if let Some(want) = case.get("error").and_then(Value::as_str) {
                 match got {

@@ -363,7 +363,6 @@ pub fn restart_plan(
 mod tests {
     use super::*;
     use crate::revisions::inventory;
-    use std::path::Path;
 
     /// Every case in `tests/cases/assess/proxies`: `objects` (the inventory's [`LiveObject`]s:
     /// control plane, tags, namespaces), `pods` ([`ProxyPod`]s), `replica_sets`, the expected
@@ -371,19 +370,8 @@ mod tests {
     /// {REVISION or "--stale": [namespace/Kind/name, …]}` and `cannot_restart` likewise.
     #[test]
     fn proxy_cases() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/assess/proxies");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 4, "too few cases in {}", dir.display());
         let mut failures = Vec::new();
-        for file in &files {
-            let name = file.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(file).unwrap();
-            let case = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (name, case) in crate::cases::yaml_cases("proxies", 4) {
             let field = |k: &str| case.get(k).cloned().unwrap_or(serde_json::json!([]));
             let objects: Vec<LiveObject> =
                 serde_json::from_value(field("objects")).unwrap_or_else(|e| panic!("{name}: {e}"));

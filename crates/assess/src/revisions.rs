@@ -452,26 +452,14 @@ pub fn uses(inventory: &Inventory, name: &str, max_pods: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     /// Every case in `tests/cases/assess/revisions`: `objects` (as [`LiveObject`]s) and the
     /// expected `revisions` and `tags` exactly as `revision list -o json` prints them, and
     /// optionally `uses: {REVISION: [lines]}` for what `uninstall --revision` would list.
     #[test]
     fn revision_cases() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/assess/revisions");
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 8, "too few cases in {}", dir.display());
         let mut failures = Vec::new();
-        for file in &files {
-            let name = file.file_name().unwrap().to_string_lossy().to_string();
-            let text = std::fs::read_to_string(file).unwrap();
-            let case = goyaml::from_yaml_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for (name, case) in crate::cases::yaml_cases("revisions", 8) {
             let objects: Vec<LiveObject> = serde_json::from_value(case["objects"].clone())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let got = inventory(&objects);
