@@ -353,24 +353,30 @@ fn shared_root_and_remote_secrets() {
         succeeded(&install);
 
         let root = std::fs::read_to_string(ca.join("root-cert.pem")).unwrap();
+        // An earlier istiod's ConfigMap can still be there when this one starts (nothing owns
+        // it, so uninstall leaves it): wait for istiod to rewrite it with the plugged root.
+        let last_seen = std::sync::Mutex::new(String::new());
         let published = testkit::wait_until(
-            "istiod's istio-ca-root-cert in namespace default",
-            Duration::from_secs(60),
+            "istiod's istio-ca-root-cert in namespace default to hold the plugged root",
+            Duration::from_secs(90),
             Duration::from_millis(500),
             || async {
-                Api::<ConfigMap>::namespaced(kube.clone(), "default")
+                let seen = Api::<ConfigMap>::namespaced(kube.clone(), "default")
                     .get_opt("istio-ca-root-cert")
                     .await
                     .unwrap()
-                    .and_then(|cm| cm.data?.get("root-cert.pem").cloned())
+                    .and_then(|cm| cm.data?.get("root-cert.pem").cloned())?;
+                *last_seen.lock().unwrap() = seen.clone();
+                manifest::cacerts::same_root(&seen, &root).then_some(seen)
             },
         )
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            manifest::cacerts::same_root(&published, &root),
-            "istiod publishes another root:\n{published}\nnot\n{root}"
-        );
+        .await;
+        if let Err(e) = published {
+            panic!(
+                "{e}: istiod publishes another root:\n{}\nnot\n{root}",
+                last_seen.lock().unwrap()
+            );
+        }
         let live_cacerts = || async {
             Api::<Secret>::namespaced(kube.clone(), ISTIO_NS)
                 .get("cacerts")
