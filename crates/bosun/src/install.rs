@@ -106,7 +106,9 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     let progress = crate::progress::InstallProgress::new(
         components.iter().map(|c| c.display_name.clone()).collect(),
     );
-    let report = runtime.block_on(async {
+    // One install or uninstall at a time writes into an Istio namespace (cluster::install_lock).
+    let identity = crate::lock::identity("install");
+    let writes = async {
         let on_event = |i: usize, e: cluster::InstallEvent<'_>| progress.event(i, e);
         let applying = client.install(components, &options, &on_event);
         let ticker = async {
@@ -135,7 +137,14 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
             }
         };
         Ok::<_, MeshFailure>((report, pruned, tag))
-    })?;
+    };
+    let report = runtime.block_on(client.holding_install_lock(
+        install.merged.istio_namespace(),
+        &identity,
+        args.readiness_timeout,
+        &crate::lock::print_waiting,
+        writes,
+    ))?;
     let (mut report, pruned, tag) = report;
     let mut stdout = std::io::stdout().lock();
     if let Some(tag) = tag {

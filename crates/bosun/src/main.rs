@@ -11,6 +11,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 mod completion;
 mod duration;
 mod install;
+mod lock;
 mod mesh;
 mod mesh_ca;
 mod operator;

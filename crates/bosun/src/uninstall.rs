@@ -145,9 +145,11 @@ fn gateways(objects: &[cluster::OwnedObject]) -> Vec<&str> {
 }
 
 /// What to select: `--purge`, or one control plane from the merged inputs.
-fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
+/// What to uninstall, and the Istio namespace whose install lock the uninstall takes.
+fn scope(args: &UninstallArgs) -> Result<(cluster::UninstallScope, String), MeshFailure> {
     if args.purge {
-        return Ok(cluster::UninstallScope::Purge);
+        let namespace = vocab::DEFAULT_ISTIO_NAMESPACE.to_string();
+        return Ok((cluster::UninstallScope::Purge, namespace));
     }
     let files = crate::mesh::read_inputs(&args.input.filenames)?;
     let flags = crate::mesh::set_flags(&args.input, &files)?;
@@ -176,7 +178,11 @@ fn scope(args: &UninstallArgs) -> Result<cluster::UninstallScope, MeshFailure> {
         .filter(|c| c.name != "Base")
         .map(|c| c.name.to_string())
         .collect();
-    Ok(cluster::UninstallScope::ControlPlane { labels, components })
+    let namespace = merged.istio_namespace().to_string();
+    Ok((
+        cluster::UninstallScope::ControlPlane { labels, components },
+        namespace,
+    ))
 }
 
 pub fn uninstall(
@@ -196,7 +202,7 @@ pub fn uninstall(
             "{PURGE_WITH_REVISION_OR_OPERATOR_SPECIFIED_WARNING}"
         );
     }
-    let scope = scope(&args)?;
+    let (scope, lock_namespace) = scope(&args)?;
     let runtime = runtime.get()?;
     let (client, candidates) = runtime.block_on(async {
         let client = args.cluster.client().await?;
@@ -243,8 +249,21 @@ pub fn uninstall(
     if !args.yes {
         ask("Proceed? (y/N)")?;
     }
+    // Under the install lock (cluster::install_lock), what to delete is read again: an
+    // install that held the lock meanwhile may have added objects of this scope.
     let deleted = runtime
-        .block_on(client.delete_owned(&candidates, &mut crate::owned::print_deleted))
+        .block_on(client.holding_install_lock(
+            &lock_namespace,
+            &crate::lock::identity("uninstall"),
+            crate::lock::UNINSTALL_LOCK_WAIT,
+            &crate::lock::print_waiting,
+            async {
+                let candidates = client.uninstall_candidates(&scope).await?;
+                client
+                    .delete_owned(&candidates, &mut crate::owned::print_deleted)
+                    .await
+            },
+        ))
         .map_err(|e| MeshFailure(format!("failed to delete control plane resources: {e}")))?;
     let removed = deleted
         .iter()

@@ -374,3 +374,85 @@ async fn readiness_timeout_names_what_is_not_ready_and_why() {
     assert!(stdout.contains("✔ Istio core installed"), "{}", text(&out));
     assert!(!stdout.contains("✔ Istiod installed"), "{}", text(&out));
 }
+
+/// Two installs into one Istio namespace at once: the second waits for the first's install
+/// lock (a Lease in kube-system), says whose, and runs once the first is done, so the cluster
+/// ends as the second installed it, not a mix; no Lease is left behind. (Before the lock, both
+/// reported success with one's Deployment and the other's mesh ConfigMap.)
+#[tokio::test]
+async fn a_second_install_waits_for_the_first() {
+    let _shared = CLUSTER_WIDE.read().await;
+    let ns = testenv::unique_name("istio-lock");
+    let manifests = manifests();
+    let set_ns = format!("values.global.istioNamespace={ns}");
+    let install = |who: &str, wait: &[&str]| {
+        let env = format!("values.pilot.env.INSTALLED_BY={who}");
+        let log = format!("meshConfig.accessLogFile=/dev/{who}");
+        let mut args = vec![
+            "--set",
+            "profile=minimal",
+            "--set",
+            &set_ns,
+            "--set",
+            &env,
+            "--set",
+            &log,
+            "-y",
+            "--manifests",
+            &manifests,
+        ];
+        args.extend_from_slice(wait);
+        spawn_bosun_install(&args)
+    };
+    // The first waits for an istiod that never becomes ready here, holding the lock until its
+    // readiness timeout.
+    let first = install("first", &["--readiness-timeout", "8s"]);
+    let client = testenv::client().await;
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
+    testkit::wait_until(
+        "the first install's istiod",
+        std::time::Duration::from_secs(60),
+        std::time::Duration::from_millis(100),
+        || async { deployments.get_opt("istiod").await.unwrap() },
+    )
+    .await
+    .unwrap();
+    let first_pid = first.id();
+    let second = install("second", &["--no-wait"]);
+    let first = first.wait_with_output().unwrap();
+    assert!(!first.status.success(), "{}", text(&first));
+    assert!(
+        String::from_utf8_lossy(&first.stderr).contains("not ready"),
+        "{}",
+        text(&first)
+    );
+    let second = second.wait_with_output().unwrap();
+    assert!(second.status.success(), "{}", text(&second));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    let lease = cluster::install_lock_name(&ns);
+    assert!(
+        stderr.contains(&format!(
+            "⏳ waiting for the install lock: Lease kube-system/{lease} is held by \"bosun install on "
+        )) && stderr.contains(&format!("(pid {first_pid})\"")),
+        "{}",
+        text(&second)
+    );
+
+    let istiod = deployments.get("istiod").await.unwrap();
+    let env = istiod.spec.unwrap().template.spec.unwrap().containers[0]
+        .env
+        .clone()
+        .unwrap_or_default();
+    let installed_by = env.iter().find(|e| e.name == "INSTALLED_BY");
+    assert_eq!(
+        installed_by.and_then(|e| e.value.as_deref()),
+        Some("second")
+    );
+    let configmaps: Api<k8s_openapi::api::core::v1::ConfigMap> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let mesh = configmaps.get("istio").await.unwrap().data.unwrap()["mesh"].clone();
+    assert!(mesh.contains("accessLogFile: /dev/second"), "{mesh}");
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+        Api::namespaced(client.kube().clone(), "kube-system");
+    assert!(leases.get_opt(&lease).await.unwrap().is_none());
+}

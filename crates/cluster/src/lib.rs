@@ -23,6 +23,9 @@
 //!   (one control plane, or `--purge` everything Istio-owned) in a safe order.
 //! - [`tags`]: revision tags (istioctl's `tag` commands and the installer's default tag): the
 //!   checks, reads and writes; the objects themselves come from `manifest::tag`.
+//! - [`Client::holding_install_lock`]: one `install`/`uninstall` at a time per Istio namespace,
+//!   through a Lease in kube-system ([`lease`] holds Leases, for it and the operator's leader
+//!   election).
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
@@ -59,6 +62,8 @@ mod client;
 mod error;
 mod facts;
 mod install;
+mod install_lock;
+pub mod lease;
 mod listed;
 pub mod overlap;
 mod plan;
@@ -84,6 +89,7 @@ pub use apply::{Applied, ApplyReport, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict, ListTarget};
 pub use install::{ComponentReport, InstallEvent, InstallOptions, InstallReport};
+pub use install_lock::{LEASE_DURATION, LOCK_NAMESPACE, LockHolder, install_lock_name};
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;
 pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};

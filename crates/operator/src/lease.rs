@@ -1,156 +1,12 @@
-//! Leader election through a `coordination.k8s.io/v1` Lease, as client-go's leaderelection does
-//! it: the holder renews `renewTime` every few seconds; another replica takes the Lease over only
-//! after `renewTime + leaseDurationSeconds` has passed. Every write carries the resourceVersion
-//! it read, so two replicas racing for an expired Lease cannot both win (one gets a conflict).
-//! The decision is a pure function ([`decide`]); the I/O is a get and a create or replace.
+//! Leader election for `operator run`: the replicas compete for one Lease (the reads and writes,
+//! and the decision, are `cluster::lease`); this module waits for it, keeps renewing it and
+//! logs what happens.
 
-use std::time::Duration;
-
-use k8s_openapi::api::coordination::v1::{Lease, LeaseSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
-use k8s_openapi::jiff::Timestamp;
-use kube::api::{Api, ObjectMeta, PostParams};
+use cluster::lease::try_acquire_or_renew;
+pub use cluster::lease::{LeaseOptions, release};
 
 use crate::Error;
-
-/// Which Lease, who this replica is, and the timings.
-#[derive(Debug, Clone)]
-pub struct LeaseOptions {
-    pub namespace: String,
-    pub name: String,
-    /// This replica (its pod name in a cluster).
-    pub identity: String,
-    /// How long a Lease not renewed stays the holder's.
-    pub lease_duration: Duration,
-    /// How often the holder renews (well under `lease_duration`).
-    pub renew_every: Duration,
-}
-
-impl LeaseOptions {
-    pub fn new(namespace: &str, name: &str, identity: &str) -> LeaseOptions {
-        LeaseOptions {
-            namespace: namespace.into(),
-            name: name.into(),
-            identity: identity.into(),
-            lease_duration: Duration::from_secs(15),
-            renew_every: Duration::from_secs(3),
-        }
-    }
-}
-
-/// What to do with the Lease as read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    /// There is none: create it, held by us.
-    Create,
-    /// We hold it: renew.
-    Renew,
-    /// Someone else held it and let it expire (or nobody holds it): take it over.
-    TakeOver,
-    /// Someone else holds it: wait.
-    Wait,
-}
-
-/// Decides from the Lease's spec (`None`: no Lease) at time `now`.
-pub fn decide(spec: Option<&LeaseSpec>, identity: &str, now: Timestamp) -> Decision {
-    let Some(spec) = spec else {
-        return Decision::Create;
-    };
-    let holder = spec.holder_identity.as_deref().unwrap_or("");
-    if holder == identity {
-        return Decision::Renew;
-    }
-    if holder.is_empty() {
-        return Decision::TakeOver;
-    }
-    let duration_ms = i64::from(spec.lease_duration_seconds.unwrap_or(15)) * 1000;
-    let renewed_ms = spec
-        .renew_time
-        .as_ref()
-        .or(spec.acquire_time.as_ref())
-        .map(|t| t.0.as_millisecond())
-        .unwrap_or(0);
-    if renewed_ms + duration_ms < now.as_millisecond() {
-        Decision::TakeOver
-    } else {
-        Decision::Wait
-    }
-}
-
-fn kube_error(options: &LeaseOptions, action: &str) -> impl FnOnce(kube::Error) -> Error {
-    let action = format!(
-        "{action} Lease {}/{} for leader election",
-        options.namespace, options.name
-    );
-    move |source| Error::Kube { action, source }
-}
-
-fn is_conflict(e: &kube::Error) -> bool {
-    matches!(e, kube::Error::Api(s) if s.code == 409)
-}
-
-/// One attempt: returns whether this replica holds the Lease afterwards.
-pub async fn try_acquire_or_renew(
-    client: &cluster::Client,
-    options: &LeaseOptions,
-) -> Result<bool, Error> {
-    let api: Api<Lease> = Api::namespaced(client.kube().clone(), &options.namespace);
-    let current = api
-        .get_opt(&options.name)
-        .await
-        .map_err(kube_error(options, "reading"))?;
-    let now = Timestamp::now();
-    let duration_secs = i32::try_from(options.lease_duration.as_secs()).unwrap_or(i32::MAX);
-    match decide(
-        current.as_ref().and_then(|l| l.spec.as_ref()),
-        &options.identity,
-        now,
-    ) {
-        Decision::Wait => Ok(false),
-        Decision::Create => {
-            let lease = Lease {
-                metadata: ObjectMeta {
-                    name: Some(options.name.clone()),
-                    namespace: Some(options.namespace.clone()),
-                    ..Default::default()
-                },
-                spec: Some(LeaseSpec {
-                    holder_identity: Some(options.identity.clone()),
-                    lease_duration_seconds: Some(duration_secs),
-                    acquire_time: Some(MicroTime(now)),
-                    renew_time: Some(MicroTime(now)),
-                    lease_transitions: Some(0),
-                    ..Default::default()
-                }),
-            };
-            match api.create(&PostParams::default(), &lease).await {
-                Ok(_) => Ok(true),
-                Err(e) if is_conflict(&e) => Ok(false),
-                Err(e) => Err(kube_error(options, "creating")(e)),
-            }
-        }
-        decision @ (Decision::Renew | Decision::TakeOver) => {
-            let mut lease = current.expect("a Lease to renew or take over");
-            let spec = lease.spec.get_or_insert_with(Default::default);
-            spec.renew_time = Some(MicroTime(now));
-            spec.lease_duration_seconds = Some(duration_secs);
-            if decision == Decision::TakeOver {
-                spec.holder_identity = Some(options.identity.clone());
-                spec.acquire_time = Some(MicroTime(now));
-                spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
-            }
-            // `replace` sends the resourceVersion read above: a concurrent writer makes it 409.
-            match api
-                .replace(&options.name, &PostParams::default(), &lease)
-                .await
-            {
-                Ok(_) => Ok(true),
-                Err(e) if is_conflict(&e) => Ok(false),
-                Err(e) => Err(kube_error(options, "renewing")(e)),
-            }
-        }
-    }
-}
+use crate::log::log;
 
 /// Waits until this replica holds the Lease. Transient API errors are retried.
 pub async fn acquire(client: &cluster::Client, options: &LeaseOptions) -> Result<(), Error> {
@@ -158,7 +14,7 @@ pub async fn acquire(client: &cluster::Client, options: &LeaseOptions) -> Result
         match try_acquire_or_renew(client, options).await {
             Ok(true) => return Ok(()),
             Ok(false) => {}
-            Err(e) => crate::log::log("warn", "leader election", &[("error", &e)]),
+            Err(e) => log("warn", "leader election", &[("error", &e)]),
         }
         tokio::time::sleep(options.renew_every).await;
     }
@@ -173,7 +29,7 @@ pub async fn hold(client: &cluster::Client, options: &LeaseOptions) {
         match try_acquire_or_renew(client, options).await {
             Ok(true) => last_renewal = std::time::Instant::now(),
             Ok(false) => {
-                crate::log::log(
+                log(
                     "warn",
                     "lost leadership: another replica holds the Lease",
                     &[("identity", &options.identity)],
@@ -183,77 +39,15 @@ pub async fn hold(client: &cluster::Client, options: &LeaseOptions) {
             Err(e) => {
                 // Stop before the Lease can expire, so two leaders never overlap.
                 if last_renewal.elapsed() + options.renew_every >= options.lease_duration {
-                    crate::log::log(
+                    log(
                         "error",
                         "lost leadership: could not renew the Lease in time",
                         &[("error", &e)],
                     );
                     return;
                 }
-                crate::log::log("warn", "renewing the Lease failed", &[("error", &e)]);
+                log("warn", "renewing the Lease failed", &[("error", &e)]);
             }
         }
-    }
-}
-
-/// Gives the Lease up on a clean shutdown (client-go's `ReleaseOnCancel`): the holder is
-/// cleared, so a waiting replica takes over at its next attempt (within `renew_every`) instead
-/// of after the whole `lease_duration`, and a rolling update of the operator leaves IstioOperators
-/// unreconciled for seconds, not a quarter of a minute. Only a Lease this replica still holds
-/// is touched; a conflict means someone else wrote it first, which is as good.
-pub async fn release(client: &cluster::Client, options: &LeaseOptions) -> Result<(), Error> {
-    let api: Api<Lease> = Api::namespaced(client.kube().clone(), &options.namespace);
-    let Some(mut lease) = api
-        .get_opt(&options.name)
-        .await
-        .map_err(kube_error(options, "reading"))?
-    else {
-        return Ok(());
-    };
-    let spec = lease.spec.get_or_insert_with(Default::default);
-    if spec.holder_identity.as_deref() != Some(options.identity.as_str()) {
-        return Ok(());
-    }
-    spec.holder_identity = None;
-    spec.renew_time = Some(MicroTime(Timestamp::now()));
-    match api
-        .replace(&options.name, &PostParams::default(), &lease)
-        .await
-    {
-        Ok(_) => Ok(()),
-        Err(e) if is_conflict(&e) => Ok(()),
-        Err(e) => Err(kube_error(options, "releasing")(e)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(holder: &str, renewed: Timestamp) -> LeaseSpec {
-        LeaseSpec {
-            holder_identity: Some(holder.into()),
-            lease_duration_seconds: Some(15),
-            renew_time: Some(MicroTime(renewed)),
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn decisions() {
-        let now = Timestamp::from_second(1_000_000).unwrap();
-        let recent = Timestamp::from_second(1_000_000 - 5).unwrap();
-        let stale = Timestamp::from_second(1_000_000 - 16).unwrap();
-        assert_eq!(decide(None, "a", now), Decision::Create);
-        assert_eq!(decide(Some(&spec("a", stale)), "a", now), Decision::Renew);
-        assert_eq!(decide(Some(&spec("b", recent)), "a", now), Decision::Wait);
-        assert_eq!(
-            decide(Some(&spec("b", stale)), "a", now),
-            Decision::TakeOver
-        );
-        assert_eq!(
-            decide(Some(&spec("", recent)), "a", now),
-            Decision::TakeOver
-        );
     }
 }

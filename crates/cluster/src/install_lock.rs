@@ -1,0 +1,164 @@
+//! One writer per Istio namespace. `install`/`upgrade` and `uninstall` hold a Lease while they
+//! write, so two of them started at once run one after the other instead of interleaving their
+//! writes (two installs at once used to both report success with one's Deployment and the
+//! other's mesh ConfigMap in the cluster).
+//!
+//! The Lease is `kube-system/bosun-install.<istio namespace>`: kube-system always exists, so
+//! the first install locks before its namespace does, and nothing is written into the Istio
+//! namespace. It is renewed while the work runs and deleted when the work ends, so no trace
+//! is left; a holder that dies stops renewing and the Lease is free [`LEASE_DURATION`] later,
+//! so a killed install delays the next one by at most that.
+//! istioctl has no such lock; Helm marks its release `pending-install` and refuses a second
+//! operation, where this one waits (up to the caller's bound) and says for whom.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::api::Api;
+
+use crate::lease::{self, LeaseOptions};
+use crate::{Client, Error};
+use vocab::ObjectRef;
+
+/// Where the Leases are: a namespace every cluster has.
+pub const LOCK_NAMESPACE: &str = "kube-system";
+
+/// The Lease that locks Istio namespace `istio_namespace`.
+pub fn install_lock_name(istio_namespace: &str) -> String {
+    format!("bosun-install.{istio_namespace}")
+}
+/// How long a Lease whose holder stopped renewing keeps others out.
+pub const LEASE_DURATION: Duration = Duration::from_secs(15);
+const RENEW_EVERY: Duration = Duration::from_secs(4);
+const RETRY_EVERY: Duration = Duration::from_secs(1);
+
+/// Who holds the install lock, as a waiter sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockHolder {
+    /// The Lease (`Lease NAMESPACE/bosun-install`).
+    pub lease: ObjectRef,
+    /// What the holder wrote as its identity: the command, host and process.
+    pub holder: String,
+}
+
+impl std::fmt::Display for LockHolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is held by {:?}", self.lease, self.holder)
+    }
+}
+
+fn lease_ref(istio_namespace: &str) -> ObjectRef {
+    ObjectRef {
+        api_version: "coordination.k8s.io/v1".into(),
+        kind: "Lease".into(),
+        namespace: Some(LOCK_NAMESPACE.into()),
+        name: install_lock_name(istio_namespace),
+    }
+}
+
+impl Client {
+    /// Runs `work` holding the install lock of Istio namespace `namespace` as `identity` (say
+    /// what runs where: `bosun install on HOST (pid N)`). While another holds it, `on_wait` is
+    /// called with the holder and this waits, up to `wait`; then [`Error::Timeout`] names the
+    /// holder. The lock is released when `work` ends, whatever its outcome.
+    pub async fn holding_install_lock<T, E>(
+        &self,
+        namespace: &str,
+        identity: &str,
+        wait: Duration,
+        on_wait: &(dyn Fn(&LockHolder) + Sync),
+        work: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, E>
+    where
+        E: From<Error>,
+    {
+        let options = LeaseOptions {
+            namespace: LOCK_NAMESPACE.into(),
+            name: install_lock_name(namespace),
+            identity: identity.into(),
+            lease_duration: LEASE_DURATION,
+            renew_every: RENEW_EVERY,
+        };
+        self.acquire_install_lock(namespace, &options, wait, on_wait)
+            .await?;
+        let renewing = async {
+            loop {
+                tokio::time::sleep(RENEW_EVERY).await;
+                // A failed renewal is retried at the next tick; the work is not interrupted
+                // half-way (that would leave the very mixed state the lock prevents).
+                let _ = lease::try_acquire_or_renew(self, &options).await;
+            }
+        };
+        let result = tokio::select! {
+            result = work => result,
+            never = renewing => never,
+        };
+        // Not releasing only delays the next holder by LEASE_DURATION: not worth failing a
+        // finished install for.
+        let _ = lease::delete_if_held(self, &options).await;
+        result
+    }
+
+    async fn acquire_install_lock(
+        &self,
+        namespace: &str,
+        options: &LeaseOptions,
+        wait: Duration,
+        on_wait: &(dyn Fn(&LockHolder) + Sync),
+    ) -> Result<(), Error> {
+        let started = Instant::now();
+        let mut told = None::<String>;
+        loop {
+            if lease::try_acquire_or_renew(self, options).await? {
+                return Ok(());
+            }
+            let holder = self.install_lock_holder(namespace).await?;
+            if let Some(holder) = &holder
+                && told.as_deref() != Some(holder.holder.as_str())
+            {
+                on_wait(holder);
+                told = Some(holder.holder.clone());
+            }
+            if started.elapsed() >= wait {
+                return Err(Error::Timeout {
+                    what: format!(
+                        "the install lock ({})",
+                        holder
+                            .map(|h| h.to_string())
+                            .unwrap_or_else(|| lease_ref(namespace).to_string())
+                    ),
+                    condition: "released",
+                    waited: started.elapsed(),
+                    last: Some(format!(
+                        "another bosun is installing or uninstalling in namespace {}; if it died, \
+                         the lock frees itself {} s after its last renewal",
+                        namespace,
+                        LEASE_DURATION.as_secs()
+                    )),
+                });
+            }
+            tokio::time::sleep(RETRY_EVERY).await;
+        }
+    }
+
+    /// The holder of Istio namespace `namespace`'s install lock, if it is held.
+    pub async fn install_lock_holder(&self, namespace: &str) -> Result<Option<LockHolder>, Error> {
+        let api: Api<Lease> = Api::namespaced(self.kube().clone(), LOCK_NAMESPACE);
+        let lease = api
+            .get_opt(&install_lock_name(namespace))
+            .await
+            .map_err(|source| Error::Api {
+                object: Box::new(lease_ref(namespace)),
+                action: "reading",
+                source,
+            })?;
+        Ok(lease
+            .and_then(|l| l.spec?.holder_identity)
+            .filter(|h| !h.is_empty())
+            .map(|holder| LockHolder {
+                lease: lease_ref(namespace),
+                holder,
+            }))
+    }
+}
