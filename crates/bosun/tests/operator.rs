@@ -604,6 +604,89 @@ async fn invalid_spec_sets_error_and_applies_nothing() {
     .await;
 }
 
+/// One IstioOperator that cannot be decoded (its `unvalidatedValues` nested 200 deep: the API
+/// server keeps it, serde_json reads 128 levels) present when the operator starts: it is
+/// reported on that object, the other IstioOperators are reconciled, /readyz says ready, and
+/// SIGTERM ends the operator within its grace period. (kube-rs decodes a list at once: before,
+/// one such object failed every list, nothing was reconciled again, and SIGTERM went unheard.)
+#[tokio::test]
+async fn an_undecodable_istio_operator_is_reported_and_the_others_reconcile() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-deep");
+    let istio_ns = testenv::unique_name("istio-opdeep");
+    create_namespace(&ns).await;
+    let client = testenv::client().await;
+    let api: Api<operator::object::IstioOperatorObject> = Api::namespaced_with(
+        client.kube().clone(),
+        &ns,
+        &common::operator::iop_resource(),
+    );
+    let mut deep = iop("deep", &ns, &istio_ns, json!({}));
+    let mut nested = json!([]);
+    for _ in 0..200 {
+        nested = json!([nested]);
+    }
+    deep["spec"]["unvalidatedValues"] = json!({"x": nested});
+    for object in [deep, iop("plain", &ns, &istio_ns, json!({}))] {
+        let object = serde_json::from_str(&object.to_string()).unwrap();
+        api.create(&PostParams::default(), &object).await.unwrap();
+    }
+
+    let mut operator = Operator::start(&ns, &[]);
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for(
+        "istiod applied for the other IstioOperator",
+        &operator,
+        || async { deployments.get_opt("istiod").await.unwrap() },
+    )
+    .await;
+    let status = wait_for("the undecodable one's status ERROR", &operator, || async {
+        let s = api.get("deep").await.unwrap().data["status"].clone();
+        (s["status"] == "ERROR").then_some(s)
+    })
+    .await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains("nothing was applied")
+            && message.contains("the object cannot be decoded: recursion limit exceeded"),
+        "{status}"
+    );
+    let addr = operator.metrics_addr().await;
+    assert_eq!(http_get(&addr, "/readyz").0, "HTTP/1.1 200 OK");
+
+    let exit = operator.terminate(Duration::from_secs(10));
+    assert!(
+        exit.is_some(),
+        "still running 10 s after SIGTERM; log:\n{}",
+        operator.log()
+    );
+    drop(operator);
+
+    // A new operator removes both (the finalizer needs only the undecodable one's metadata).
+    let operator = Operator::start(&ns, &[]);
+    for name in ["deep", "plain"] {
+        // A raw DELETE: kube-rs reads a delete's answer as a JSON tree first, which the
+        // undecodable object's own depth would fail.
+        let request = http::Request::delete(format!(
+            "/apis/install.istio.io/v1alpha1/namespaces/{ns}/istiooperators/{name}"
+        ))
+        .body(Vec::new())
+        .unwrap();
+        client.kube().request_text(request).await.unwrap();
+    }
+    wait_for("both IstioOperators gone", &operator, || async {
+        api.list(&Default::default())
+            .await
+            .unwrap()
+            .items
+            .is_empty()
+            .then_some(())
+    })
+    .await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+}
+
 #[tokio::test]
 async fn two_operators_elect_one_leader_and_the_other_takes_over() {
     let _api_server = API_SERVER.read().await;
@@ -812,6 +895,9 @@ async fn operator_recovers_when_the_api_server_restarts() {
     })
     .await;
 
+    let addr = operator.metrics_addr().await;
+    assert_eq!(http_get(&addr, "/readyz").0, "HTTP/1.1 200 OK");
+
     // Kill the API server (as a crash would), then start it again as it was started; etcd
     // keeps the state.
     let (pid_file, pid, args) = api_server_process();
@@ -822,6 +908,11 @@ async fn operator_recovers_when_the_api_server_restarts() {
     assert!(killed.success());
     wait_for("the API server to exit", &operator, || async {
         (!std::path::Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    })
+    .await;
+    // A controller that cannot sync is not ready.
+    wait_for("/readyz to say not ready", &operator, || async {
+        (http_get(&addr, "/readyz").0 != "HTTP/1.1 200 OK").then_some(())
     })
     .await;
     let log = std::fs::OpenOptions::new()
@@ -844,6 +935,10 @@ async fn operator_recovers_when_the_api_server_restarts() {
     std::fs::write(&pid_file, format!("{}\n", restarted.id())).unwrap();
     wait_for("the API server to serve again", &operator, || async {
         deployments.get_opt("istiod").await.ok().map(|_| ())
+    })
+    .await;
+    wait_for("/readyz to say ready again", &operator, || async {
+        (http_get(&addr, "/readyz").0 == "HTTP/1.1 200 OK").then_some(())
     })
     .await;
 

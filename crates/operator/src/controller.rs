@@ -25,7 +25,7 @@ use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::events::{Event as KubeEvent, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{self, Event as FinalizerEvent, finalizer};
 use kube::runtime::reflector::ObjectRef;
-use kube::runtime::watcher;
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
@@ -33,6 +33,7 @@ use crate::crd::{CRD_NAME, GROUP, KIND, PLURAL, VERSION};
 use crate::lease::{self, LeaseOptions};
 use crate::log::log;
 use crate::metrics::Metrics;
+use crate::object::IstioOperatorObject;
 use crate::overlap::{Claims, Key};
 use crate::owned::{OWNED_KINDS, Owner, label, managed_selector};
 use crate::status::{ComponentState, Phase, Status};
@@ -129,7 +130,7 @@ struct Context {
     /// uninstalled one leaves).
     partners: Mutex<HashMap<Owner, std::collections::BTreeSet<Owner>>>,
     /// Requests a reconcile of another IstioOperator.
-    trigger: tokio::sync::mpsc::UnboundedSender<ObjectRef<DynamicObject>>,
+    trigger: tokio::sync::mpsc::UnboundedSender<ObjectRef<IstioOperatorObject>>,
     /// The fingerprint of the render last applied successfully, per IstioOperator.
     last_applied: Mutex<HashMap<Owner, u64>>,
     recorder: Recorder,
@@ -162,7 +163,7 @@ fn render_input(iop: &DynamicObject) -> Value {
 /// phase changes (what `kubectl describe` shows); returns the status now stored.
 async fn write_status(
     ctx: &Context,
-    api: &Api<DynamicObject>,
+    api: &Api<IstioOperatorObject>,
     iop: &DynamicObject,
     current: Option<Value>,
     status: &Status,
@@ -199,7 +200,7 @@ async fn write_status(
 /// Applies `wanted` as the status unless the stored one (`current`, as cached) equals it;
 /// returns the status written (`None`: nothing was written).
 async fn store_status(
-    api: &Api<DynamicObject>,
+    api: &Api<IstioOperatorObject>,
     iop: &DynamicObject,
     current: Option<&Value>,
     wanted: Value,
@@ -354,7 +355,7 @@ async fn live_if_satisfied(
 /// were pruned. On an apply failure the status says which component failed.
 async fn apply_and_prune(
     ctx: &Context,
-    api: &Api<DynamicObject>,
+    api: &Api<IstioOperatorObject>,
     iop: &DynamicObject,
     current: Option<Value>,
     rendered: &crate::Rendered,
@@ -440,9 +441,9 @@ async fn apply_and_prune(
 }
 
 async fn apply(
-    iop: Arc<DynamicObject>,
+    iop: Arc<IstioOperatorObject>,
     ctx: Arc<Context>,
-    api: Api<DynamicObject>,
+    api: Api<IstioOperatorObject>,
 ) -> Result<Action, Error> {
     let owner = owner_of(&iop);
     let generation = iop.meta().generation.unwrap_or(0);
@@ -469,6 +470,26 @@ async fn apply(
             log("info", "paused", &[("iop", &owner)]);
         }
         // Removing the annotation is a change of the IstioOperator, which wakes it.
+        return Ok(Action::await_change());
+    }
+
+    if let Some(reason) = iop.undecodable() {
+        // serde_json's "recursion limit exceeded": it reads 128 levels of nesting at most.
+        let message = format!("the object cannot be decoded: {reason}");
+        write_status(
+            &ctx,
+            &api,
+            &iop,
+            current,
+            &Status::invalid(generation, std::slice::from_ref(&message)),
+        )
+        .await?;
+        log(
+            "warn",
+            "undecodable IstioOperator; nothing applied",
+            &[("iop", &owner), ("error", &message)],
+        );
+        // Only a change of the object can fix it; that change is an event.
         return Ok(Action::await_change());
     }
 
@@ -663,7 +684,7 @@ async fn apply(
     })
 }
 
-async fn cleanup(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, Error> {
+async fn cleanup(iop: Arc<IstioOperatorObject>, ctx: Arc<Context>) -> Result<Action, Error> {
     let owner = owner_of(&iop);
     // What another IstioOperator still renders stays; that one takes it over.
     let (shared, heirs) = {
@@ -729,10 +750,13 @@ fn wake_partners(ctx: &Context, owner: &Owner, partners: std::collections::BTree
 /// The error a reconcile ends with (kube-rs's finalizer wraps ours).
 pub type ReconcileError = finalizer::Error<Error>;
 
-async fn reconcile(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action, ReconcileError> {
+async fn reconcile(
+    iop: Arc<IstioOperatorObject>,
+    ctx: Arc<Context>,
+) -> Result<Action, ReconcileError> {
     let start = Instant::now();
     let owner = owner_of(&iop);
-    let api: Api<DynamicObject> =
+    let api: Api<IstioOperatorObject> =
         Api::namespaced_with(ctx.client.kube().clone(), &owner.namespace, &iop_resource());
     let deleting = iop.meta().deletion_timestamp.is_some();
     let result = finalizer(&api, FINALIZER, iop, |event| {
@@ -760,7 +784,11 @@ async fn reconcile(iop: Arc<DynamicObject>, ctx: Arc<Context>) -> Result<Action,
     result
 }
 
-fn error_policy(iop: Arc<DynamicObject>, error: &ReconcileError, ctx: Arc<Context>) -> Action {
+fn error_policy(
+    iop: Arc<IstioOperatorObject>,
+    error: &ReconcileError,
+    ctx: Arc<Context>,
+) -> Action {
     let owner = owner_of(&iop);
     let attempt = {
         let mut failures = ctx.failures.lock().expect("failures");
@@ -841,7 +869,7 @@ pub async fn run(
     let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
 
     let ar = iop_resource();
-    let iops: Api<DynamicObject> = match &options.watch_namespace {
+    let iops: Api<IstioOperatorObject> = match &options.watch_namespace {
         Some(ns) => Api::namespaced_with(client.kube().clone(), ns, &ar),
         None => Api::all_with(client.kube().clone(), &ar),
     };
@@ -850,7 +878,15 @@ pub async fn run(
     let triggered = futures::stream::unfold(triggered, |mut rx| async move {
         rx.recv().await.map(|r| (r, rx))
     });
-    let mut controller = Controller::new_with(iops, watcher::Config::default(), ar.clone())
+    // Ready follows the IstioOperator watch: false while it cannot list or watch (no RBAC,
+    // the API server away), so a controller that cannot sync says so; true at its next event.
+    let writer = kube::runtime::reflector::store::Writer::<IstioOperatorObject>::new(ar.clone());
+    let reader = writer.as_reader();
+    let synced = metrics.clone();
+    let iop_events = kube::runtime::reflector(writer, watcher(iops, watcher::Config::default()))
+        .inspect(move |event| synced.set_ready(event.is_ok()))
+        .applied_objects();
+    let mut controller = Controller::for_stream_with(iop_events, reader, ar.clone())
         .with_config(ControllerConfig::default().debounce(Duration::from_millis(200)))
         .trigger_backoff(WatchBackoff::default())
         .reconcile_on(triggered);

@@ -23,6 +23,7 @@ pub mod lease;
 pub mod log;
 pub mod metrics;
 pub mod noop;
+pub mod object;
 pub mod overlap;
 pub mod owned;
 pub mod prune;

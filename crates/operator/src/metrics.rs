@@ -1,6 +1,7 @@
 //! The operator's metrics (Prometheus text format) and its HTTP endpoints: `/metrics`,
-//! `/healthz` (the process serves requests) and `/readyz` (it reached the API server and the
-//! IstioOperator kind is served). A few counters and one histogram do not warrant an HTTP
+//! `/healthz` (the process serves requests) and `/readyz` (the IstioOperator kind is served
+//! and the controller's IstioOperator watch is in sync: not ready while it cannot list or
+//! watch). A few counters and one histogram do not warrant an HTTP
 //! framework, so the server is a small HTTP/1.1 responder on tokio (one request per connection).
 
 use std::collections::BTreeMap;
@@ -172,7 +173,7 @@ fn respond(metrics: &Metrics, request_line: &str) -> (&'static str, &'static str
         "/readyz" => (
             "503 Service Unavailable",
             TEXT,
-            "not ready: the API server or the IstioOperator CRD is not reachable yet\n".into(),
+            "not ready: the IstioOperator CRD is not served yet, or IstioOperators cannot be listed or watched (see the log)\n".into(),
         ),
         _ => ("404 Not Found", TEXT, "not found\n".into()),
     }

@@ -76,6 +76,24 @@ impl Operator {
         Operator { child, log }
     }
 
+    /// Sends SIGTERM (what the kubelet sends) and waits up to `grace` for the process to
+    /// exit; its exit status, or `None` if it was still running (then it is killed on drop).
+    pub fn terminate(&mut self, grace: Duration) -> Option<std::process::ExitStatus> {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("running kill");
+        assert!(sent.success(), "kill -TERM {}", self.child.id());
+        let deadline = std::time::Instant::now() + grace;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("waiting for the operator") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        None
+    }
+
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
