@@ -131,8 +131,8 @@ struct Context {
     partners: Mutex<HashMap<Owner, std::collections::BTreeSet<Owner>>>,
     /// Requests a reconcile of another IstioOperator.
     trigger: tokio::sync::mpsc::UnboundedSender<ObjectRef<IstioOperatorObject>>,
-    /// The fingerprint of the render last applied successfully, per IstioOperator.
-    last_applied: Mutex<HashMap<Owner, u64>>,
+    /// The render last applied successfully, per IstioOperator: each object's fingerprint.
+    last_applied: Mutex<HashMap<Owner, Fingerprints>>,
     recorder: Recorder,
     render: Arc<dyn Render>,
     metrics: Arc<Metrics>,
@@ -308,46 +308,94 @@ fn is_owned_exclusively(object: &Value) -> bool {
     crate::owned::owned_kind(field("apiVersion"), field("kind")).is_none_or(|k| k.pruned)
 }
 
-/// Each component's objects as they are live, when every one still has every rendered field
-/// (see [`crate::noop`]); `None` as soon as one does not (or does not exist).
-async fn live_if_satisfied(
+/// Each rendered object's fingerprint ([`crate::noop::fingerprint`]), by object.
+type Fingerprints = HashMap<Key, u64>;
+
+fn fingerprints(components: &[vocab::Component]) -> Fingerprints {
+    components
+        .iter()
+        .flat_map(|c| &c.objects)
+        .filter_map(|o| Some((Key::of(o)?, crate::noop::fingerprint(&[o]))))
+        .collect()
+}
+
+/// Splits each component's objects into those to apply and those left as they are: an object
+/// is left when it renders as it did at the last successful apply (`last`) and the live object
+/// still has every rendered field (see [`crate::noop`]). Both are needed: a render that
+/// dropped a field looks satisfied but must be applied, since server-side apply removes the
+/// fields it no longer sets. So a spec change that touches one object writes that object only
+/// (before, every object was sent again on every change), and drift repair writes only what
+/// drifted. Returns the components with the objects to apply, and each component's objects
+/// left (as live, with the namespace the server gave them).
+async fn split_unchanged(
     client: &cluster::Client,
     components: &[vocab::Component],
-) -> Result<Option<Vec<Vec<vocab::ObjectRef>>>, Error> {
-    let mut out = Vec::new();
+    last: Option<&Fingerprints>,
+) -> Result<(Vec<vocab::Component>, Vec<Vec<vocab::ObjectRef>>), Error> {
+    let mut to_apply = Vec::new();
+    let mut left = Vec::new();
     for c in components {
+        let mut apply = Vec::new();
         let mut refs = Vec::new();
         for o in &c.objects {
-            let field = |p: &str| o.pointer(p).and_then(Value::as_str).map(str::to_string);
-            let mut object = vocab::ObjectRef {
-                api_version: field("/apiVersion").unwrap_or_default(),
-                kind: field("/kind").unwrap_or_default(),
-                namespace: field("/metadata/namespace"),
-                name: field("/metadata/name").unwrap_or_default(),
+            let unchanged_render = Key::of(o).is_some_and(|key| {
+                last.and_then(|l| l.get(&key)) == Some(&crate::noop::fingerprint(&[o]))
+            });
+            let live_ref = match unchanged_render {
+                true => satisfied_live(client, o).await?,
+                false => None,
             };
-            let Some(live) = client.get(&object).await? else {
-                return Ok(None);
-            };
-            // Fields istiod writes at run time are not drift (see `manifest::runtime`).
-            let mut desired = o.clone();
-            manifest::runtime::drop_foreign_runtime_fields(&mut desired, &live, FIELD_MANAGER);
-            if let Some(field) = crate::noop::unsatisfied_field(&desired, &live) {
-                log(
-                    "debug",
-                    "applying: an object differs from its render",
-                    &[("object", &object), ("field", &field)],
-                );
-                return Ok(None);
+            match live_ref {
+                Some(object) => refs.push(object),
+                None => apply.push(o.clone()),
             }
-            object.namespace = live
-                .pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            refs.push(object);
         }
-        out.push(refs);
+        to_apply.push(vocab::Component {
+            objects: apply,
+            ..c.clone()
+        });
+        left.push(refs);
     }
-    Ok(Some(out))
+    Ok((to_apply, left))
+}
+
+/// The live object of `rendered` when it still has every rendered field; `None` when it does
+/// not (or does not exist).
+async fn satisfied_live(
+    client: &cluster::Client,
+    rendered: &Value,
+) -> Result<Option<vocab::ObjectRef>, Error> {
+    let field = |p: &str| {
+        rendered
+            .pointer(p)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let mut object = vocab::ObjectRef {
+        api_version: field("/apiVersion").unwrap_or_default(),
+        kind: field("/kind").unwrap_or_default(),
+        namespace: field("/metadata/namespace"),
+        name: field("/metadata/name").unwrap_or_default(),
+    };
+    let Some(live) = client.get(&object).await? else {
+        return Ok(None);
+    };
+    // Fields istiod writes at run time are not drift (see `manifest::runtime`).
+    let mut desired = rendered.clone();
+    manifest::runtime::drop_foreign_runtime_fields(&mut desired, &live, FIELD_MANAGER);
+    if let Some(field) = crate::noop::unsatisfied_field(&desired, &live) {
+        log(
+            "debug",
+            "applying: an object differs from its render",
+            &[("object", &object), ("field", &field)],
+        );
+        return Ok(None);
+    }
+    object.namespace = live
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok(Some(object))
 }
 
 /// Applies the components (`cluster::Client::install`) and prunes what they no longer hold.
@@ -360,6 +408,7 @@ async fn apply_and_prune(
     current: Option<Value>,
     rendered: &crate::Rendered,
     components: &[vocab::Component],
+    left: &[Vec<vocab::ObjectRef>],
 ) -> Result<(Vec<Vec<vocab::ObjectRef>>, usize, usize), Error> {
     let owner = owner_of(iop);
     let generation = iop.meta().generation.unwrap_or(0);
@@ -423,12 +472,17 @@ async fn apply_and_prune(
             keep.insert(a.object.clone());
         }
     }
+    keep.extend(left.iter().flatten().cloned());
     let changed =
         report.count(cluster::Outcome::Created) + report.count(cluster::Outcome::Configured);
     let applied = report
         .components
         .iter()
-        .map(|c| c.report.objects.iter().map(|a| a.object.clone()).collect())
+        .zip(left)
+        .map(|(c, left)| {
+            let applied = c.report.objects.iter().map(|a| a.object.clone());
+            applied.chain(left.iter().cloned()).collect()
+        })
         .collect();
 
     let pruned = crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o)).await?;
@@ -586,9 +640,14 @@ async fn apply(
     let overlap_lines = overlaps.lines();
 
     let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
-    let fingerprint = crate::noop::fingerprint(&objects);
-    let same_render =
-        ctx.last_applied.lock().expect("last_applied").get(&owner) == Some(&fingerprint);
+    let rendered_fingerprints = fingerprints(&components);
+    let last = ctx
+        .last_applied
+        .lock()
+        .expect("last_applied")
+        .get(&owner)
+        .cloned();
+    let same_render = last.as_ref() == Some(&rendered_fingerprints);
     // What the installer refuses (another revision's injectors that would inject the same
     // pods, newer CRDs) is checked for each new render, before anything is written: a render
     // already applied was checked when it was, and drift repair only puts it back. While it
@@ -616,26 +675,27 @@ async fn apply(
         let applying = Status::applying(generation, overlap_lines.clone());
         current = write_status(&ctx, &api, &iop, current, &applying).await?;
     }
-    let unchanged = if same_render {
-        live_if_satisfied(&ctx.client, &components).await?
+    let (to_apply, left) = split_unchanged(&ctx.client, &components, last.as_ref()).await?;
+    let skipped = to_apply.iter().all(|c| c.objects.is_empty());
+    let (applied, changed, pruned) = if skipped {
+        ctx.metrics.apply_skipped();
+        (left, 0, 0)
     } else {
-        None
-    };
-    let skipped = unchanged.is_some();
-    let (applied, changed, pruned) = match unchanged {
-        Some(applied) => {
-            ctx.metrics.apply_skipped();
-            (applied, 0, 0)
-        }
-        None => {
-            let (applied, changed, pruned) =
-                apply_and_prune(&ctx, &api, &iop, current.clone(), &rendered, &components).await?;
-            ctx.last_applied
-                .lock()
-                .expect("last_applied")
-                .insert(owner.clone(), fingerprint);
-            (applied, changed, pruned)
-        }
+        let (applied, changed, pruned) = apply_and_prune(
+            &ctx,
+            &api,
+            &iop,
+            current.clone(),
+            &rendered,
+            &to_apply,
+            &left,
+        )
+        .await?;
+        ctx.last_applied
+            .lock()
+            .expect("last_applied")
+            .insert(owner.clone(), rendered_fingerprints);
+        (applied, changed, pruned)
     };
 
     let mut states = Vec::new();
