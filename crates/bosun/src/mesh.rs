@@ -139,7 +139,8 @@ pub struct GenerateArgs {
     /// `KUBE_API_VERSIONS` (--api-versions), `ARGOCD_ENV_BOSUN_FILES` (-f, comma-separated;
     /// without it, every *.yaml and *.yml file of the current folder that holds `kind:
     /// IstioOperator`, by name), `ARGOCD_ENV_BOSUN_SET` (one --set per line),
-    /// `ARGOCD_ENV_BOSUN_VERSION` (--version), `ARGOCD_ENV_BOSUN_REVISION` (--revision).
+    /// `ARGOCD_ENV_BOSUN_VERSION` (--version), `ARGOCD_ENV_BOSUN_REVISION` (--revision), and
+    /// the sidecar's `BOSUN_MANIFESTS` (--manifests, unless a version is asked for).
     #[arg(long = "argocd", conflicts_with = "cluster_specific")]
     pub argocd: bool,
     /// The cluster `--cluster-specific` reads.
@@ -427,6 +428,11 @@ pub(crate) fn argocd_flags(
     if input.package.version.is_none() {
         input.package.version = env("ARGOCD_ENV_BOSUN_VERSION").map(|v| v.trim().to_string());
     }
+    // The sidecar's own setting (not the Application's): the charts in its image, so that
+    // the pinned release renders without a download. Another --version is fetched instead.
+    if input.package.version.is_none() && input.manifests.is_none() {
+        input.manifests = env("BOSUN_MANIFESTS").map(|v| v.trim().to_string());
+    }
     if input.revision.is_none() {
         input.revision = env("ARGOCD_ENV_BOSUN_REVISION").map(|v| v.trim().to_string());
     }
@@ -521,6 +527,89 @@ pub(crate) fn output_error(e: std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, Parser};
+
+    /// Argo CD's environment as flags: each case is the command line, the environment, the
+    /// folder's IstioOperator files, and the flags that result.
+    #[test]
+    fn argocd_environment_maps_to_flags() {
+        type Case<'a> = (
+            &'a [&'a str],
+            &'a [(&'a str, &'a str)],
+            &'a [&'a str],
+            &'a str,
+        );
+        let cases: &[Case] = &[
+            (&[], &[], &["a.yaml", "b.yml"], "-f a.yaml -f b.yml"),
+            (
+                &[],
+                &[
+                    ("KUBE_VERSION", "1.33.2"),
+                    ("KUBE_API_VERSIONS", "v1, apps/v1,"),
+                    ("ARGOCD_ENV_BOSUN_SET", "a=1\n\n b=2 \n"),
+                    ("ARGOCD_ENV_BOSUN_VERSION", "1.30"),
+                    ("ARGOCD_ENV_BOSUN_REVISION", "blue"),
+                    ("BOSUN_MANIFESTS", "/usr/share/bosun/manifests"),
+                ],
+                &["iop.yaml"],
+                "-f iop.yaml --set a=1 --set b=2 --version 1.30 -r blue --kube-version 1.33.2 -a v1 -a apps/v1",
+            ),
+            (
+                &[],
+                &[
+                    ("ARGOCD_ENV_BOSUN_FILES", "x.yaml, y.yaml"),
+                    ("BOSUN_MANIFESTS", "/m"),
+                ],
+                &["iop.yaml"],
+                "-f x.yaml -f y.yaml -d /m",
+            ),
+            (
+                &["-f", "given.yaml", "--kube-version", "1.30", "-r", "green"],
+                &[
+                    ("KUBE_VERSION", "1.33"),
+                    ("ARGOCD_ENV_BOSUN_REVISION", "blue"),
+                ],
+                &["iop.yaml"],
+                "-f given.yaml -r green --kube-version 1.30",
+            ),
+        ];
+        for (argv, env, folder, want) in cases {
+            let mut full = vec!["bosun", "manifest", "generate", "--argocd"];
+            full.extend(argv.iter());
+            let crate::Command::Manifest {
+                command: crate::ManifestCommand::Generate(mut args),
+            } = crate::Cli::try_parse_from(&full).unwrap().command
+            else {
+                panic!("not manifest generate")
+            };
+            let lookup = |name: &str| {
+                env.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            };
+            let folder = folder.iter().map(|f| f.to_string()).collect();
+            super::argocd_flags(&mut args, &lookup, folder);
+            let mut got = Vec::new();
+            let input = &args.input;
+            got.extend(input.filenames.iter().map(|f| format!("-f {f}")));
+            got.extend(input.set.iter().map(|s| format!("--set {s}")));
+            got.extend(
+                input
+                    .package
+                    .version
+                    .iter()
+                    .map(|v| format!("--version {v}")),
+            );
+            got.extend(input.manifests.iter().map(|d| format!("-d {d}")));
+            got.extend(input.revision.iter().map(|r| format!("-r {r}")));
+            got.extend(
+                args.kube_version
+                    .iter()
+                    .map(|k| format!("--kube-version {k}")),
+            );
+            got.extend(args.api_versions.iter().map(|a| format!("-a {a}")));
+            assert_eq!(got.join(" "), *want, "{argv:?} {env:?}");
+        }
+    }
 
     /// Every command that renders or installs takes `--version` and `--mirror`, and refuses
     /// `--version` with `--manifests` (issue 31).

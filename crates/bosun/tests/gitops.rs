@@ -251,11 +251,7 @@ fn kubectl_bosun_is_bosun_by_kubectls_name() {
     let plugin = bin.join("kubectl-bosun");
     std::os::unix::fs::symlink(bosun(), &plugin).unwrap();
     let cases: &[(&[&str], bool, &str)] = &[
-        (
-            &["--help"],
-            true,
-            "Usage: kubectl bosun <COMMAND>",
-        ),
+        (&["--help"], true, "Usage: kubectl bosun <COMMAND>"),
         (
             &["manifest", "generate", "--help"],
             true,
