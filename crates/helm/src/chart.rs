@@ -1086,6 +1086,79 @@ mod tests {
         assert_eq!(crds, ["demo/crds/b.yaml", "demo/crds/a.yaml"]);
     }
 
+    /// A gzipped tar of raw pieces (header blocks and contents as given), cut where they end:
+    /// what a loader must refuse from a header needs nothing after it.
+    fn raw_archive(pieces: &[Vec<u8>]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        for piece in pieces {
+            std::io::Write::write_all(&mut gz, piece).unwrap();
+        }
+        gz.finish().unwrap()
+    }
+
+    fn header(name: &str, size: u64, kind: tar::EntryType) -> Vec<u8> {
+        let mut h = tar::Header::new_ustar();
+        h.set_path(name).unwrap();
+        h.set_size(size);
+        h.set_mode(0o644);
+        h.set_entry_type(kind);
+        h.set_cksum();
+        h.as_bytes().to_vec()
+    }
+
+    #[test]
+    fn archives_beyond_helms_limits_are_refused_from_their_headers() {
+        let chart_yaml = {
+            let text = b"apiVersion: v2\nname: c\nversion: 1.0.0\n";
+            let mut out = header("c/Chart.yaml", text.len() as u64, tar::EntryType::Regular);
+            out.extend_from_slice(text);
+            out.resize(1024, 0);
+            out
+        };
+        let cases: [(&str, Vec<Vec<u8>>, &str); 4] = [
+            (
+                "a file of 6 MiB",
+                vec![
+                    chart_yaml.clone(),
+                    header("c/templates/x.yaml", 6 << 20, tar::EntryType::Regular),
+                ],
+                "decompressed chart file \"c/templates/x.yaml\" is larger than the maximum file size 5242880",
+            ),
+            (
+                "a file of 1 GiB",
+                vec![
+                    chart_yaml.clone(),
+                    header("c/templates/x.yaml", 1 << 30, tar::EntryType::Regular),
+                ],
+                "decompressed chart is larger than the maximum size 104857600",
+            ),
+            (
+                "a PAX header of 1 GiB",
+                vec![
+                    header("c/PaxHeader", 1 << 30, tar::EntryType::XHeader),
+                    vec![0; 3 << 20],
+                ],
+                "a tar entry that is no file holds more than 1048576 bytes",
+            ),
+            (
+                "a directory entry of 1 GiB",
+                vec![
+                    chart_yaml,
+                    header("c/templates/", 1 << 30, tar::EntryType::Directory),
+                    vec![0; 3 << 20],
+                ],
+                "a tar entry that is no file holds more than 1048576 bytes",
+            ),
+        ];
+        for (name, pieces, want) in cases {
+            let got = load_archive(&raw_archive(&pieces))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
     #[test]
     fn bad_archives_are_errors() {
         assert!(matches!(
