@@ -3,13 +3,14 @@
 //! them and prints.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 mod completion;
 mod duration;
+mod input;
 mod install;
 mod lock;
 mod mesh;
@@ -178,13 +179,38 @@ impl Cli {
             .nth(1)
             .is_some_and(|first| first == "helm")
         {
-            let HelmOnly::Helm { command } = HelmCli::parse().command;
+            let HelmOnly::Helm { command } = parse_as_invoked::<HelmCli>().command;
             return Cli {
                 command: Command::Helm { command },
             };
         }
-        Cli::parse()
+        parse_as_invoked::<Cli>()
     }
+}
+
+/// The program name kubectl runs for `kubectl bosun …`: a binary of this name on the `PATH`
+/// is a kubectl plugin (krew installs it so, `deploy/krew/bosun.yaml`).
+const KUBECTL_PLUGIN: &str = "kubectl-bosun";
+
+/// Whether this process was started by the name of kubectl's plugin (`argv[0]`'s file name
+/// is `kubectl-bosun`, with `.exe` on Windows).
+fn invoked_as_kubectl_plugin() -> bool {
+    std::env::args_os().next().is_some_and(|arg0| {
+        Path::new(&arg0)
+            .file_stem()
+            .is_some_and(|stem| stem == KUBECTL_PLUGIN)
+    })
+}
+
+/// The command line parsed; as a kubectl plugin, usage and errors name the command as the
+/// user typed it, `kubectl bosun`.
+fn parse_as_invoked<P: Parser>() -> P {
+    if !invoked_as_kubectl_plugin() {
+        return P::parse();
+    }
+    let mut command = P::command().bin_name("kubectl bosun");
+    let mut matches = command.clone().get_matches();
+    P::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.format(&mut command).exit())
 }
 
 #[derive(Subcommand)]
@@ -489,14 +515,10 @@ fn helm_template(args: TemplateArgs) -> Result<(), Failure> {
     for path in &args.values {
         // helm reads `-` (spaces around it allowed) from stdin, and names it `-` in errors.
         let text = if path.to_str().is_some_and(|p| p.trim() == "-") {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-                .map_err(|e| Failure::input(format!("read stdin: {}", io_error_text(&e))))?;
-            text
+            input::read_stdin().map_err(|e| Failure::input(format!("read stdin: {e}")))?
         } else {
-            std::fs::read_to_string(path).map_err(|e| {
-                Failure::input(format!("open {}: {}", path.display(), io_error_text(&e)))
-            })?
+            input::read_text(path)
+                .map_err(|e| Failure::input(format!("open {}: {e}", path.display())))?
         };
         value_files.push((path.display().to_string(), text));
     }
@@ -586,9 +608,9 @@ fn write_output_file(file: &helm::template::OutputFile) -> Result<String, Failur
     Ok(path)
 }
 
-/// Reads a `--set-file` file, failing in Go's words.
+/// Reads a `--set-file` file, failing in Go's words (see [`input`] for what is refused).
 fn read_value_file(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("open {path}: {}", io_error_text(&e)))
+    input::read_text(std::path::Path::new(path)).map_err(|e| format!("open {path}: {e}"))
 }
 
 /// Go's wording of common I/O errors (`no such file or directory`), without Rust's

@@ -3,8 +3,8 @@
 //! the files they name, the install packages with the pinned release, the call into the
 //! `pipeline` library and printing what it says.
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -113,6 +113,36 @@ pub struct GenerateArgs {
     /// version (charts' `.Capabilities`), GKE's CNI settings, CNI warnings.
     #[arg(long = "cluster-specific")]
     pub cluster_specific: bool,
+    /// Render for a cluster of this Kubernetes version without reading one (a GitOps render):
+    /// the charts' `.Capabilities.KubeVersion`, and what istioctl decides from a cluster's
+    /// version (GKE's settings for a `-gke` version), as `--cluster-specific` would. Not with
+    /// --cluster-specific.
+    #[arg(
+        long = "kube-version",
+        value_name = "VERSION",
+        conflicts_with = "cluster_specific"
+    )]
+    pub kube_version: Option<String>,
+    /// API versions the target cluster serves (`group/version` or `group/version/Kind`),
+    /// added to Helm's defaults as the charts' `.Capabilities.APIVersions`, as `helm template
+    /// --api-versions` adds them. Not with --cluster-specific.
+    #[arg(
+        short = 'a',
+        long = "api-versions",
+        value_name = "API_VERSION",
+        value_delimiter = ',',
+        conflicts_with = "cluster_specific"
+    )]
+    pub api_versions: Vec<String>,
+    /// Run as Argo CD's config-management plugin (`deploy/argocd/plugin.yaml`): flags also
+    /// come from Argo's environment, after any given here: `KUBE_VERSION` (--kube-version),
+    /// `KUBE_API_VERSIONS` (--api-versions), `ARGOCD_ENV_BOSUN_FILES` (-f, comma-separated;
+    /// without it, every *.yaml and *.yml file of the current folder that holds `kind:
+    /// IstioOperator`, by name), `ARGOCD_ENV_BOSUN_SET` (one --set per line),
+    /// `ARGOCD_ENV_BOSUN_VERSION` (--version), `ARGOCD_ENV_BOSUN_REVISION` (--revision), and
+    /// the sidecar's `BOSUN_MANIFESTS` (--manifests, unless a version is asked for).
+    #[arg(long = "argocd", conflicts_with = "cluster_specific")]
+    pub argocd: bool,
     /// The cluster `--cluster-specific` reads.
     #[command(flatten)]
     pub cluster: crate::target::ClusterArgs,
@@ -194,15 +224,11 @@ pub(crate) fn read_input_files(names: &[String]) -> Result<Vec<iop::merge::Input
             if i != names.len() - 1 {
                 return Err("stdin is only allowed as the last filename".to_string());
             }
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| format!("read stdin: {e}"))?;
-            s
+            crate::input::read_stdin().map_err(|e| format!("read stdin: {e}"))?
         } else {
             let path = name.trim();
-            std::fs::read_to_string(path)
-                .map_err(|e| format!("open {path}: {}", io_error_text(&e)))?
+            crate::input::read_text(std::path::Path::new(path))
+                .map_err(|e| format!("open {path}: {e}"))?
         };
         files.push(iop::merge::InputFile {
             name: name.clone(),
@@ -325,11 +351,24 @@ pub(crate) fn explained(
 }
 
 pub fn manifest_generate(
-    args: GenerateArgs,
+    mut args: GenerateArgs,
     runtime: &crate::runtime::Runtime,
 ) -> Result<(), MeshFailure> {
+    if args.argocd {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let folder = istio_operator_files(Path::new("."))?;
+        argocd_flags(&mut args, &env, folder);
+    }
     let detect = || detect_cluster(&args.cluster, runtime).map_err(|e| e.0);
-    let detect: Option<Detect<'_>> = args.cluster_specific.then_some(&detect);
+    let offline = offline_target(&args)?;
+    let given = || Ok(offline.clone().expect("only called with a target"));
+    let detect: Option<Detect<'_>> = if args.cluster_specific {
+        Some(&detect)
+    } else if offline.is_some() {
+        Some(&given)
+    } else {
+        None
+    };
     let generated = render(&args.input, &packages(), args.force, detect)?.generated;
     let objects = generated.sorted_objects();
     let write = |out: &mut dyn Write| {
@@ -356,6 +395,108 @@ pub fn manifest_generate(
     // for Istio's CRDs) would only cost time.
     std::mem::forget(generated);
     written
+}
+
+/// Argo CD's plugin environment as flags (see `--argocd`), after those already given; `env`
+/// reads a variable (unset or blank is `None`), `folder` is the IstioOperator files of the
+/// current folder, taken when `ARGOCD_ENV_BOSUN_FILES` is not set.
+pub(crate) fn argocd_flags(
+    args: &mut GenerateArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    folder: Vec<String>,
+) {
+    let input = &mut args.input;
+    match env("ARGOCD_ENV_BOSUN_FILES") {
+        Some(files) => input.filenames.extend(
+            files
+                .split(',')
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .map(str::to_string),
+        ),
+        None if input.filenames.is_empty() => input.filenames = folder,
+        None => {}
+    }
+    if let Some(set) = env("ARGOCD_ENV_BOSUN_SET") {
+        input.set.extend(
+            set.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+        );
+    }
+    if input.package.version.is_none() {
+        input.package.version = env("ARGOCD_ENV_BOSUN_VERSION").map(|v| v.trim().to_string());
+    }
+    // The sidecar's own setting (not the Application's): the charts in its image, so that
+    // the pinned release renders without a download. Another --version is fetched instead.
+    if input.package.version.is_none() && input.manifests.is_none() {
+        input.manifests = env("BOSUN_MANIFESTS").map(|v| v.trim().to_string());
+    }
+    if input.revision.is_none() {
+        input.revision = env("ARGOCD_ENV_BOSUN_REVISION").map(|v| v.trim().to_string());
+    }
+    if args.kube_version.is_none() {
+        args.kube_version = env("KUBE_VERSION").map(|v| v.trim().to_string());
+    }
+    if let Some(apis) = env("KUBE_API_VERSIONS") {
+        args.api_versions.extend(
+            apis.split(',')
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(str::to_string),
+        );
+    }
+}
+
+/// The files of `dir` named `*.yaml` or `*.yml` that hold an IstioOperator (a line `kind:
+/// IstioOperator`), by name.
+fn istio_operator_files(dir: &Path) -> Result<Vec<String>, MeshFailure> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        MeshFailure(format!(
+            "--argocd: read {}: {}",
+            dir.display(),
+            io_error_text(&e)
+        ))
+    })?;
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".yaml") || n.ends_with(".yml"))
+        .filter(|n| {
+            crate::input::read_text(&dir.join(n))
+                .is_ok_and(|text| text.lines().any(|l| l.trim_end() == "kind: IstioOperator"))
+        })
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The cluster `--kube-version` / `--api-versions` describe, when either is given: what
+/// `--cluster-specific` would have read, without a cluster. API versions alone render for
+/// istioctl's default Kubernetes version.
+fn offline_target(args: &GenerateArgs) -> Result<Option<pipeline::Detected>, MeshFailure> {
+    if args.kube_version.is_none() && args.api_versions.is_empty() {
+        return Ok(None);
+    }
+    let version = args
+        .kube_version
+        .as_deref()
+        .unwrap_or(manifest::render::ISTIOCTL_KUBE_VERSION);
+    let kube_version = helm::objects::KubeVersion::parse(version)
+        .map_err(|e| MeshFailure(format!("--kube-version: {e}")))?;
+    let api_versions = args
+        .api_versions
+        .iter()
+        .map(|a| a.trim().to_string())
+        .filter(|a| !a.is_empty())
+        .collect();
+    Ok(Some(pipeline::Detected::offline(
+        kube_version,
+        api_versions,
+        gke_detection(),
+    )))
 }
 
 pub fn write_stdout(text: &str) -> Result<(), MeshFailure> {
@@ -386,6 +527,89 @@ pub(crate) fn output_error(e: std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, Parser};
+
+    /// Argo CD's environment as flags: each case is the command line, the environment, the
+    /// folder's IstioOperator files, and the flags that result.
+    #[test]
+    fn argocd_environment_maps_to_flags() {
+        type Case<'a> = (
+            &'a [&'a str],
+            &'a [(&'a str, &'a str)],
+            &'a [&'a str],
+            &'a str,
+        );
+        let cases: &[Case] = &[
+            (&[], &[], &["a.yaml", "b.yml"], "-f a.yaml -f b.yml"),
+            (
+                &[],
+                &[
+                    ("KUBE_VERSION", "1.33.2"),
+                    ("KUBE_API_VERSIONS", "v1, apps/v1,"),
+                    ("ARGOCD_ENV_BOSUN_SET", "a=1\n\n b=2 \n"),
+                    ("ARGOCD_ENV_BOSUN_VERSION", "1.30"),
+                    ("ARGOCD_ENV_BOSUN_REVISION", "blue"),
+                    ("BOSUN_MANIFESTS", "/usr/share/bosun/manifests"),
+                ],
+                &["iop.yaml"],
+                "-f iop.yaml --set a=1 --set b=2 --version 1.30 -r blue --kube-version 1.33.2 -a v1 -a apps/v1",
+            ),
+            (
+                &[],
+                &[
+                    ("ARGOCD_ENV_BOSUN_FILES", "x.yaml, y.yaml"),
+                    ("BOSUN_MANIFESTS", "/m"),
+                ],
+                &["iop.yaml"],
+                "-f x.yaml -f y.yaml -d /m",
+            ),
+            (
+                &["-f", "given.yaml", "--kube-version", "1.30", "-r", "green"],
+                &[
+                    ("KUBE_VERSION", "1.33"),
+                    ("ARGOCD_ENV_BOSUN_REVISION", "blue"),
+                ],
+                &["iop.yaml"],
+                "-f given.yaml -r green --kube-version 1.30",
+            ),
+        ];
+        for (argv, env, folder, want) in cases {
+            let mut full = vec!["bosun", "manifest", "generate", "--argocd"];
+            full.extend(argv.iter());
+            let crate::Command::Manifest {
+                command: crate::ManifestCommand::Generate(mut args),
+            } = crate::Cli::try_parse_from(&full).unwrap().command
+            else {
+                panic!("not manifest generate")
+            };
+            let lookup = |name: &str| {
+                env.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            };
+            let folder = folder.iter().map(|f| f.to_string()).collect();
+            super::argocd_flags(&mut args, &lookup, folder);
+            let mut got = Vec::new();
+            let input = &args.input;
+            got.extend(input.filenames.iter().map(|f| format!("-f {f}")));
+            got.extend(input.set.iter().map(|s| format!("--set {s}")));
+            got.extend(
+                input
+                    .package
+                    .version
+                    .iter()
+                    .map(|v| format!("--version {v}")),
+            );
+            got.extend(input.manifests.iter().map(|d| format!("-d {d}")));
+            got.extend(input.revision.iter().map(|r| format!("-r {r}")));
+            got.extend(
+                args.kube_version
+                    .iter()
+                    .map(|k| format!("--kube-version {k}")),
+            );
+            got.extend(args.api_versions.iter().map(|a| format!("-a {a}")));
+            assert_eq!(got.join(" "), *want, "{argv:?} {env:?}");
+        }
+    }
 
     /// Every command that renders or installs takes `--version` and `--mirror`, and refuses
     /// `--version` with `--manifests` (issue 31).

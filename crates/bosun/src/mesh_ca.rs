@@ -156,13 +156,8 @@ pub fn mesh_cacerts(
     let mut files = Vec::new();
     for name in cacerts::FILES {
         let path = args.dir.join(name);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            MeshFailure(format!(
-                "reading {}: {}",
-                path.display(),
-                crate::io_error_text(&e)
-            ))
-        })?;
+        let text = crate::input::read_text(&path)
+            .map_err(|e| MeshFailure(format!("reading {}: {e}", path.display())))?;
         if !text.contains("-----BEGIN ") {
             return Err(MeshFailure(format!(
                 "{} holds no PEM block",

@@ -177,8 +177,8 @@ fn layered_profile(
     let mut tree = if operand.contains('/') || operand.contains('.') {
         let read_file =
             |path: &Path| -> Result<serde_json::Map<String, serde_json::Value>, MeshFailure> {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| fail(format!("open {}: {}", path.display(), io_error_text(&e))))?;
+                let text = crate::input::read_text(path)
+                    .map_err(|e| fail(format!("open {}: {e}", path.display())))?;
                 iop::merge::map_from_yaml(&text).map_err(|e| fail(e.to_string()))
             };
         let top = read_file(Path::new(operand))?;
@@ -258,12 +258,8 @@ fn read_manifest(path: &Path) -> Result<Vec<manifest::object::Object>, MeshFailu
     manifest_files(path, &mut files)?;
     let mut objects = Vec::new();
     for f in files {
-        let text = std::fs::read_to_string(&f).map_err(|e| {
-            MeshFailure(format!(
-                "could not read {:?}: {}",
-                f.display().to_string(),
-                io_error_text(&e)
-            ))
+        let text = crate::input::read_text(&f).map_err(|e| {
+            MeshFailure(format!("could not read {:?}: {e}", f.display().to_string()))
         })?;
         objects.extend(manifest::diff::read_objects(
             &f.display().to_string(),

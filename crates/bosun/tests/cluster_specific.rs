@@ -84,7 +84,10 @@ async fn cluster_specific_rendering_and_cni_warnings_match_istioctl() {
 
     // Rendering for the cluster: its version (v1.36 here, 1.32 without a cluster) becomes the
     // charts' `.Capabilities.KubeVersion`. Istio's charts only look for `-gke` in it, so this
-    // checks the flag end to end rather than a version-dependent difference.
+    // checks the flag end to end rather than a version-dependent difference. The offline
+    // render for a target (`--kube-version` with the cluster's version, issue 33) must print
+    // what istioctl's cluster-specific render prints too.
+    let git_version = client.cluster_facts().await.unwrap().version.git_version;
     for profile in ["default", "ambient"] {
         let set = format!("profile={profile}");
         let args = [
@@ -104,6 +107,25 @@ async fn cluster_specific_rendering_and_cni_warnings_match_istioctl() {
             theirs.stdout == ours.stdout,
             "profile {profile}: outputs differ\n{}",
             manifest_diff(&theirs.stdout, &ours.stdout)
+        );
+        let offline = run(
+            &bosun,
+            &[
+                "manifest",
+                "generate",
+                "--kube-version",
+                &git_version,
+                "--set",
+                &set,
+                "-d",
+                &manifests,
+            ],
+        );
+        assert!(offline.status.success(), "bosun: {}", text(&offline));
+        assert!(
+            theirs.stdout == offline.stdout,
+            "profile {profile}, --kube-version {git_version}: outputs differ\n{}",
+            manifest_diff(&theirs.stdout, &offline.stdout)
         );
     }
 

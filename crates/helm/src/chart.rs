@@ -36,6 +36,68 @@ pub enum ChartError {
         parent: String,
         source: Box<ChartError>,
     },
+    /// A FIFO, socket or device where a chart file should be: Helm's words, and where a
+    /// symbolic link led.
+    #[error(
+        "cannot load irregular file {} as it has file mode type bits set{}",
+        path.display(),
+        link_note(link)
+    )]
+    Irregular {
+        path: PathBuf,
+        link: Option<PathBuf>,
+    },
+    /// A chart folder's file beyond Helm's [`MAX_FILE_SIZE`] (`file`: its path in the chart).
+    #[error(
+        "chart file {file:?} is larger than the maximum file size {limit}{}",
+        link_note(link)
+    )]
+    FileTooLarge {
+        file: String,
+        link: Option<PathBuf>,
+        limit: u64,
+    },
+    /// A chart archive that could not be unpacked: Helm's `unable to load chart archive`,
+    /// with the archive and why (Helm's command line says neither).
+    #[error("unable to load chart archive {}: {source}", path.display())]
+    LoadArchive {
+        path: PathBuf,
+        source: Box<ChartError>,
+    },
+    /// An archive whose files hold more than Helm's [`MAX_CHART_SIZE`] once unpacked.
+    #[error("decompressed chart is larger than the maximum size {limit}")]
+    ArchiveTooLarge { limit: u64 },
+    /// An archive's file beyond Helm's [`MAX_FILE_SIZE`] once unpacked (`file`: its name in
+    /// the archive).
+    #[error("decompressed chart file {file:?} is larger than the maximum file size {limit}")]
+    ArchiveFileTooLarge { file: String, limit: u64 },
+    /// A tar entry that is not a file (a PAX or GNU long-name header, a directory, a link)
+    /// holding more than [`MAX_TAR_HEADER`] bytes: Go's `archive/tar` refuses such headers too.
+    #[error("a tar entry that is no file holds more than {limit} bytes")]
+    ArchiveHeaderTooLarge { limit: u64 },
+    /// A symbolic link to a folder that holds it: walking it would never end.
+    #[error("{} is a symbolic link to {}, a folder that holds it (a loop)", path.display(), link.as_deref().unwrap_or(Path::new("?")).display())]
+    LinkLoop {
+        path: PathBuf,
+        link: Option<PathBuf>,
+    },
+}
+
+/// Helm's `archive.MaxDecompressedChartSize`: the most an archive's files may hold unpacked.
+/// (`release::archive::Limits` bounds Istio's downloaded packages by the same numbers.)
+pub const MAX_CHART_SIZE: u64 = 100 * 1024 * 1024;
+/// Helm's `archive.MaxDecompressedFileSize`: the largest file of a chart, in a folder or
+/// unpacked from an archive.
+pub const MAX_FILE_SIZE: u64 = 5 * 1024 * 1024;
+/// Go's `archive/tar` `maxSpecialFileSize`: the most a PAX or GNU long-name header may hold.
+/// Entries that are no file (directories, links) are held to it too.
+pub const MAX_TAR_HEADER: u64 = 1024 * 1024;
+
+fn link_note(link: &Option<PathBuf>) -> String {
+    match link {
+        Some(target) => format!(" (a symbolic link to {})", target.display()),
+        None => String::new(),
+    }
 }
 
 /// The length of the UTF-8 byte order mark `bytes` start with (0 without one): Helm's loader
@@ -81,28 +143,38 @@ impl FileData {
     /// The file at `path`: mapped when it is large text (see [`crate::mapped`]), else read
     /// into the shared buffer it is kept in (a read into a `Vec` and a copy would write each
     /// byte twice). A UTF-8 byte order mark is dropped, as Helm's loader does.
+    /// A file of more than [`MAX_FILE_SIZE`] bytes (Helm's bound) is an error of kind
+    /// `FileTooLarge`, found without reading more than that.
     pub fn read(path: &Path) -> std::io::Result<FileData> {
         let file = std::fs::File::open(path)?;
         let len = file.metadata()?.len();
-        FileData::read_open(file, len)
+        FileData::read_open(file, len, MAX_FILE_SIZE)
     }
 
-    /// [`FileData::read`] of an open file whose length (`len`, a hint) the caller has read.
-    fn read_open(file: std::fs::File, len: u64) -> std::io::Result<FileData> {
+    /// [`FileData::read`] of an open file whose length (`len`, a hint) the caller has read;
+    /// more than `max` bytes is an error of kind `FileTooLarge`.
+    fn read_open(file: std::fs::File, len: u64, max: u64) -> std::io::Result<FileData> {
+        let too_large = || std::io::Error::from(std::io::ErrorKind::FileTooLarge);
+        if len > max {
+            return Err(too_large());
+        }
         if len >= MAP_MIN {
             // The size the file has now, not the caller's hint: a mapping must not reach
             // past the file's end.
             let now = file.metadata()?.len();
+            if now > max {
+                return Err(too_large());
+            }
             if let Some(mapped) = MappedText::map(&file, now) {
                 return Ok(FileData::Text(Str::held(mapped)));
             }
         }
-        FileData::read_all(file, len)
+        FileData::read_all(file, len, max)
     }
 
-    /// The whole of `file`, read; `len` is a hint of its size.
-    fn read_all(mut file: std::fs::File, len: u64) -> std::io::Result<FileData> {
-        let len = usize::try_from(len).unwrap_or(usize::MAX);
+    /// The whole of `file`, read; `len` is a hint of its size, `max` the most it may hold.
+    fn read_all(mut file: std::fs::File, len: u64, max: u64) -> std::io::Result<FileData> {
+        let len = usize::try_from(len.min(max)).unwrap_or(usize::MAX);
         let mut buf = Rc::<[u8]>::from(Vec::new());
         if len > 0 && len < isize::MAX as usize {
             // SAFETY: a zeroed byte is an initialized `u8`.
@@ -129,7 +201,12 @@ impl FileData {
         loop {
             match file.read(&mut chunk) {
                 Ok(0) => break,
-                Ok(n) => rest.extend_from_slice(&chunk[..n]),
+                Ok(n) => {
+                    rest.extend_from_slice(&chunk[..n]);
+                    if (buf.len() + rest.len()) as u64 > max {
+                        return Err(std::io::Error::from(std::io::ErrorKind::FileTooLarge));
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -632,31 +709,95 @@ fn parse_metadata(text: &str, requirements: Option<&str>) -> Result<Metadata, Ch
 }
 
 /// Loads a chart from a directory or a `.tgz` archive, as `helm template CHART` accepts them.
+/// The archive is read as a stream, within Helm's limits ([`MAX_CHART_SIZE`],
+/// [`MAX_FILE_SIZE`]); a FIFO, socket or device is refused before it is read.
 pub fn load_path(path: &Path) -> Result<Chart, ChartError> {
     if path.is_dir() {
         return load_dir(path);
     }
-    let data = std::fs::read(path).map_err(|source| ChartError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    load_archive(&data)
+    let file = open_regular(path).map_err(|e| read_failure(e, path, None, None))?;
+    let files =
+        read_archive(std::io::BufReader::with_capacity(1 << 16, file)).map_err(|source| {
+            ChartError::LoadArchive {
+                path: path.to_path_buf(),
+                source: Box::new(source),
+            }
+        })?;
+    Chart::from_files(files)
 }
 
 /// Loads a chart from the bytes of a gzipped tar archive: Helm's layout, one top-level
 /// directory (the chart's name) holding the chart's files.
 pub fn load_archive(data: &[u8]) -> Result<Chart, ChartError> {
-    let archive_error = ChartError::ArchiveRead;
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(data));
+    Chart::from_files(read_archive(data)?)
+}
+
+/// A reader that gives at most what is left of its allowance, which its owner sets before each
+/// step: a gzip bomb is stopped when an entry would hold more than it may, not once memory is
+/// gone (the `tar` crate reads PAX and long-name headers whole).
+struct Allowance<R> {
+    inner: R,
+    left: std::rc::Rc<std::cell::Cell<u64>>,
+    exceeded: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl<R: Read> Read for Allowance<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let left = self.left.get();
+        if left == 0 {
+            self.exceeded.set(true);
+            return Err(std::io::Error::other("over the archive's allowance"));
+        }
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left.set(left - n as u64);
+        Ok(n)
+    }
+}
+
+/// The files of a gzipped tar chart archive, as Helm's `LoadArchiveFiles` takes them out:
+/// within [`MAX_CHART_SIZE`] in all and [`MAX_FILE_SIZE`] each (refused from the entry's
+/// header, before its content is unpacked), paths checked, a UTF-8 BOM dropped.
+fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
+    let left = std::rc::Rc::new(std::cell::Cell::new(0));
+    let exceeded = std::rc::Rc::new(std::cell::Cell::new(false));
+    let reader = Allowance {
+        inner: flate2::read::GzDecoder::new(data),
+        left: left.clone(),
+        exceeded: exceeded.clone(),
+    };
+    let read_error = |e: std::io::Error| {
+        if exceeded.get() {
+            ChartError::ArchiveHeaderTooLarge {
+                limit: MAX_TAR_HEADER,
+            }
+        } else {
+            ChartError::ArchiveRead(e)
+        }
+    };
+    // Between two files: the last one's padding, then headers (a PAX header and a GNU long
+    // name at most, each within Go's bound) and whatever an entry that is no file holds.
+    let between = 2 * MAX_TAR_HEADER + 8 * 512;
+    let mut archive = tar::Archive::new(reader);
+    let mut remaining = MAX_CHART_SIZE;
     let mut files = Vec::new();
-    for entry in archive.entries().map_err(archive_error)? {
-        let mut entry = entry.map_err(archive_error)?;
-        if !entry.header().entry_type().is_file() {
+    left.set(between);
+    let mut entries = archive.entries().map_err(read_error)?;
+    loop {
+        left.set(between);
+        let Some(entry) = entries.next() else { break };
+        let mut entry = entry.map_err(read_error)?;
+        let kind = entry.header().entry_type();
+        // GNU sparse files are files too (Go's reader and so Helm's fill in their holes).
+        if !(kind.is_file() || kind.is_gnu_sparse()) {
             continue;
         }
         let path = entry
             .path()
-            .map_err(archive_error)?
+            .map_err(read_error)?
             .to_string_lossy()
             .replace('\\', "/");
         let Some((_, relative)) = path.trim_start_matches("./").split_once('/') else {
@@ -667,50 +808,167 @@ pub fn load_archive(data: &[u8]) -> Result<Chart, ChartError> {
                 "chart illegally references parent directory: {path}"
             )));
         }
+        let size = entry.size();
+        if size > remaining {
+            return Err(ChartError::ArchiveTooLarge {
+                limit: MAX_CHART_SIZE,
+            });
+        }
+        if size > MAX_FILE_SIZE {
+            return Err(ChartError::ArchiveFileTooLarge {
+                file: path,
+                limit: MAX_FILE_SIZE,
+            });
+        }
         let relative = relative.to_string();
-        let mut content = Vec::new();
-        std::io::Read::read_to_end(&mut entry, &mut content).map_err(archive_error)?;
+        left.set(size);
+        let mut content = Vec::with_capacity(size as usize);
+        entry.read_to_end(&mut content).map_err(read_error)?;
+        remaining -= content.len() as u64;
+        let bom = bom_len(&content);
         files.push(ChartFile {
             path: relative,
-            data: FileData::new(&content),
+            data: FileData::new(&content[bom..]),
         });
     }
     if files.is_empty() {
         return Err(ChartError::Archive("no files in chart archive".to_string()));
     }
-    Chart::from_files(files)
+    Ok(files)
+}
+
+/// Why a chart file could not be read.
+enum ReadFail {
+    Io(std::io::Error),
+    /// Not a regular file (a FIFO, socket or device).
+    Irregular,
+    /// More than [`MAX_FILE_SIZE`] bytes.
+    TooLarge,
+}
+
+impl From<std::io::Error> for ReadFail {
+    fn from(e: std::io::Error) -> ReadFail {
+        ReadFail::Io(e)
+    }
+}
+
+/// `path` opened for reading if it is a regular file. Opened without waiting (a FIFO with no
+/// writer would block the open itself), then checked on the open file, so a file swapped for a
+/// FIFO after it was looked at is refused too.
+fn open_regular(path: &Path) -> Result<std::fs::File, ReadFail> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(ReadFail::Irregular);
+    }
+    Ok(file)
+}
+
+/// A chart file read within [`MAX_FILE_SIZE`] (`len`: its size when it was listed).
+fn read_chart_file(path: &Path, len: u64) -> Result<FileData, ReadFail> {
+    let file = open_regular(path)?;
+    match FileData::read_open(file, len, MAX_FILE_SIZE) {
+        Ok(data) => Ok(data),
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => Err(ReadFail::TooLarge),
+        Err(e) => Err(ReadFail::Io(e)),
+    }
+}
+
+/// The error for a chart file that could not be read (`rel`: its path in the chart, `link`:
+/// where it leads when it is a symbolic link).
+fn read_failure(
+    fail: ReadFail,
+    path: &Path,
+    rel: Option<&str>,
+    link: Option<PathBuf>,
+) -> ChartError {
+    match fail {
+        ReadFail::Io(source) => ChartError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        ReadFail::Irregular => ChartError::Irregular {
+            path: path.to_path_buf(),
+            link,
+        },
+        ReadFail::TooLarge => ChartError::FileTooLarge {
+            file: rel.map_or_else(|| path.display().to_string(), str::to_string),
+            link,
+            limit: MAX_FILE_SIZE,
+        },
+    }
 }
 
 /// Loads a chart directory as Helm's `LoadDir` does: every file below it in lexical order,
 /// except what `.helmignore` (and Helm's default `templates/.?*`) excludes, a UTF-8 BOM dropped
-/// from every file.
+/// from every file. Symbolic links are followed, as Helm's walk follows them; a FIFO, socket
+/// or device is refused (Helm's words), and so is a file beyond [`MAX_FILE_SIZE`], before it
+/// is read.
 pub fn load_dir(dir: &Path) -> Result<Chart, ChartError> {
     let ignore_file = dir.join(".helmignore");
-    let mut rules = if ignore_file.is_file() {
-        let text = std::fs::read_to_string(&ignore_file).map_err(|source| ChartError::Io {
-            path: ignore_file.clone(),
-            source,
-        })?;
-        crate::ignore::Rules::parse(&text)?
-    } else {
-        crate::ignore::Rules::default()
+    let mut rules = match std::fs::metadata(&ignore_file) {
+        Ok(meta) if !meta.is_dir() => {
+            let link = link_target(&ignore_file);
+            let data = read_chart_file(&ignore_file, meta.len())
+                .map_err(|e| read_failure(e, &ignore_file, Some(".helmignore"), link))?;
+            crate::ignore::Rules::parse(&data.text())?
+        }
+        _ => crate::ignore::Rules::default(),
     };
     rules.add_defaults();
     let mut files = Vec::new();
-    collect(dir, dir, &rules, &mut files)?;
+    let mut folders = Vec::new();
+    collect(dir, dir, &rules, &mut folders, &mut files)?;
     Chart::from_files(files)
+}
+
+/// Where `path` leads, when it is a symbolic link (every link on the way resolved).
+fn link_target(path: &Path) -> Option<PathBuf> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    Some(
+        std::fs::canonicalize(path)
+            .unwrap_or_else(|_| std::fs::read_link(path).unwrap_or_default()),
+    )
+}
+
+/// The identity of a folder (device and inode), to notice a symbolic link back to a folder
+/// being walked.
+#[cfg(unix)]
+fn folder_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn folder_id(_meta: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
 }
 
 fn collect(
     root: &Path,
     dir: &Path,
     rules: &crate::ignore::Rules,
+    folders: &mut Vec<(u64, u64)>,
     out: &mut Vec<ChartFile>,
 ) -> Result<(), ChartError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ChartError::Io { path, source }
     };
+    let here = std::fs::metadata(dir).map_err(io(dir))?;
+    if cfg!(unix) && folders.contains(&folder_id(&here)) {
+        return Err(ChartError::LinkLoop {
+            path: dir.to_path_buf(),
+            link: link_target(dir),
+        });
+    }
+    folders.push(folder_id(&here));
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .map_err(io(dir))?
         .collect::<Result<_, _>>()
@@ -730,14 +988,25 @@ fn collect(
             continue;
         }
         if meta.is_dir() {
-            collect(root, &path, rules, out)?;
-        } else {
-            let data = std::fs::File::open(&path)
-                .and_then(|file| FileData::read_open(file, meta.len()))
-                .map_err(io(&path))?;
-            out.push(ChartFile { path: rel, data });
+            collect(root, &path, rules, folders, out)?;
+            continue;
         }
+        let fail = if !meta.is_file() {
+            ReadFail::Irregular
+        } else if meta.len() > MAX_FILE_SIZE {
+            ReadFail::TooLarge
+        } else {
+            match read_chart_file(&path, meta.len()) {
+                Ok(data) => {
+                    out.push(ChartFile { path: rel, data });
+                    continue;
+                }
+                Err(fail) => fail,
+            }
+        };
+        return Err(read_failure(fail, &path, Some(&rel), link_target(&path)));
     }
+    folders.pop();
     Ok(())
 }
 
@@ -815,6 +1084,79 @@ mod tests {
             .map(|(n, _)| n)
             .collect();
         assert_eq!(crds, ["demo/crds/b.yaml", "demo/crds/a.yaml"]);
+    }
+
+    /// A gzipped tar of raw pieces (header blocks and contents as given), cut where they end:
+    /// what a loader must refuse from a header needs nothing after it.
+    fn raw_archive(pieces: &[Vec<u8>]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        for piece in pieces {
+            std::io::Write::write_all(&mut gz, piece).unwrap();
+        }
+        gz.finish().unwrap()
+    }
+
+    fn header(name: &str, size: u64, kind: tar::EntryType) -> Vec<u8> {
+        let mut h = tar::Header::new_ustar();
+        h.set_path(name).unwrap();
+        h.set_size(size);
+        h.set_mode(0o644);
+        h.set_entry_type(kind);
+        h.set_cksum();
+        h.as_bytes().to_vec()
+    }
+
+    #[test]
+    fn archives_beyond_helms_limits_are_refused_from_their_headers() {
+        let chart_yaml = {
+            let text = b"apiVersion: v2\nname: c\nversion: 1.0.0\n";
+            let mut out = header("c/Chart.yaml", text.len() as u64, tar::EntryType::Regular);
+            out.extend_from_slice(text);
+            out.resize(1024, 0);
+            out
+        };
+        let cases: [(&str, Vec<Vec<u8>>, &str); 4] = [
+            (
+                "a file of 6 MiB",
+                vec![
+                    chart_yaml.clone(),
+                    header("c/templates/x.yaml", 6 << 20, tar::EntryType::Regular),
+                ],
+                "decompressed chart file \"c/templates/x.yaml\" is larger than the maximum file size 5242880",
+            ),
+            (
+                "a file of 1 GiB",
+                vec![
+                    chart_yaml.clone(),
+                    header("c/templates/x.yaml", 1 << 30, tar::EntryType::Regular),
+                ],
+                "decompressed chart is larger than the maximum size 104857600",
+            ),
+            (
+                "a PAX header of 1 GiB",
+                vec![
+                    header("c/PaxHeader", 1 << 30, tar::EntryType::XHeader),
+                    vec![0; 3 << 20],
+                ],
+                "a tar entry that is no file holds more than 1048576 bytes",
+            ),
+            (
+                "a directory entry of 1 GiB",
+                vec![
+                    chart_yaml,
+                    header("c/templates/", 1 << 30, tar::EntryType::Directory),
+                    vec![0; 3 << 20],
+                ],
+                "a tar entry that is no file holds more than 1048576 bytes",
+            ),
+        ];
+        for (name, pieces, want) in cases {
+            let got = load_archive(&raw_archive(&pieces))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(got, want, "{name}");
+        }
     }
 
     #[test]

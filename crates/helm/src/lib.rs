@@ -7,7 +7,8 @@
 //! `sprig` (the function library Helm registers first) and `jsonschema` (the schema engine
 //! for `values.schema.json`, which [`values_schema`] runs over a chart and its subcharts).
 //!
-//! Pure logic apart from [`chart::load_dir`], which reads a chart from disk, and the schema
+//! Pure logic apart from [`chart::load_dir`] and [`chart::load_path`], which read a chart from
+//! disk within Helm's limits (`chart::MAX_FILE_SIZE`, `MAX_CHART_SIZE`), and the schema
 //! loader, which reads the `file:` documents a `values.schema.json` `$ref`s (network fetches
 //! are the caller's, through `jsonschema::FetchUrl`). It knows nothing of Istio; it must not
 //! talk to a cluster (`lookup` returns empty, as in `helm template`).

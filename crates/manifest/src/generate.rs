@@ -3,13 +3,12 @@
 //! are applied, and the objects are collected per component.
 
 use helm::chart::Chart;
-use helm::objects::KubeVersion;
 use iop::IstioOperator;
 use iop::component::{Component, ComponentSpec};
 use serde_json::Value;
 
 use crate::object::Object;
-use crate::render::{self, RenderError};
+use crate::render::{self, RenderError, Target};
 
 /// Loads `charts/DIR` of the install package at the given path ("" for the default one). The
 /// caller does the I/O; it is called from the rendering threads.
@@ -78,13 +77,13 @@ pub enum GenerateError {
 /// are independent; each thread loads its own charts, as template values are not shared
 /// across threads); results and the first error are taken in istioctl's component order, so
 /// the output does not depend on scheduling.
-/// `kube_version` is the cluster's when there is one (`.Capabilities.KubeVersion`).
+/// `target` is the cluster rendered for, when there is one (`.Capabilities`).
 pub fn generate(
     merged: &IstioOperator,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
     load_chart: LoadChart<'_>,
 ) -> Result<Generated, GenerateError> {
-    generate_beside(merged, kube_version, load_chart, false, || ()).0
+    generate_beside(merged, target, load_chart, false, || ()).0
 }
 
 /// [`generate`] for printing: each object's YAML is written (see [`Object::keep_yaml`]) on
@@ -93,16 +92,16 @@ pub fn generate(
 /// (the critical path, which renders on the calling thread and starts at once).
 pub fn generate_printable<R: Send>(
     merged: &IstioOperator,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
     load_chart: LoadChart<'_>,
     beside: impl FnOnce() -> R + Send,
 ) -> (Result<Generated, GenerateError>, R) {
-    generate_beside(merged, kube_version, load_chart, true, beside)
+    generate_beside(merged, target, load_chart, true, beside)
 }
 
 fn generate_beside<R: Send>(
     merged: &IstioOperator,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
     load_chart: LoadChart<'_>,
     keep_yaml: bool,
     beside: impl FnOnce() -> R + Send,
@@ -127,7 +126,7 @@ fn generate_beside<R: Send>(
                 spec,
                 &merged,
                 &chart,
-                kube_version,
+                target,
                 &ahead,
                 &mut warnings,
             )?);
@@ -275,7 +274,7 @@ pub struct Migration {
 /// compare with [`generate`] to see what istioctl adds on top of Helm.
 pub fn migrate(
     merged: &IstioOperator,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
     load_chart: LoadChart<'_>,
 ) -> Result<Vec<Migration>, GenerateError> {
     let install_package_path = merged.install_package_path().unwrap_or_default();
@@ -293,7 +292,7 @@ pub fn migrate(
                 &chart,
                 values.as_ref().unwrap_or(&empty),
                 &spec.namespace,
-                kube_version,
+                target,
             )?;
             out.push(Migration {
                 component: comp,
@@ -311,15 +310,14 @@ fn render_instance(
     spec: &ComponentSpec,
     merged: &Value,
     chart: &Chart,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
     ahead: &goyaml::Ahead,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Object>, GenerateError> {
     let values_tree = iop::translate::component_values(comp, spec, merged)?;
     let empty = serde_json::Map::new();
     let values = iop::tree::get_path_map(&values_tree, "spec.values").unwrap_or(&empty);
-    let rendered =
-        render::render_chart_ahead(chart, values, &spec.namespace, kube_version, Some(ahead))?;
+    let rendered = render::render_chart_ahead(chart, values, &spec.namespace, target, Some(ahead))?;
     warnings.extend(rendered.warnings);
     Ok(crate::postprocess::post_process(
         comp,

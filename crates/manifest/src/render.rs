@@ -37,16 +37,25 @@ pub struct Rendered {
     pub warnings: Vec<String>,
 }
 
+/// The cluster a render is for, as the charts see it (`.Capabilities`): its Kubernetes
+/// version, and the API versions it serves beyond Helm's defaults (istioctl passes none; a
+/// GitOps render for a cluster it cannot reach names them, as `helm template --api-versions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub kube_version: KubeVersion,
+    pub api_versions: Vec<String>,
+}
+
 /// Renders `chart` with the user's `values` (the component's `spec.values`).
-/// `kube_version` is the cluster's, when istioctl has one; otherwise
-/// [`ISTIOCTL_KUBE_VERSION`].
+/// `target` is the cluster's, when istioctl has one; otherwise [`ISTIOCTL_KUBE_VERSION`] and
+/// Helm's default API versions.
 pub fn render_chart(
     chart: &Chart,
     values: &serde_json::Map<String, serde_json::Value>,
     namespace: &str,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
 ) -> Result<Rendered, RenderError> {
-    render_chart_ahead(chart, values, namespace, kube_version, None)
+    render_chart_ahead(chart, values, namespace, target, None)
 }
 
 /// [`render_chart`], with the large documents the templates split off offered to `ahead`
@@ -55,20 +64,21 @@ pub fn render_chart_ahead(
     chart: &Chart,
     values: &serde_json::Map<String, serde_json::Value>,
     namespace: &str,
-    kube_version: Option<&KubeVersion>,
+    target: Option<&Target>,
     ahead: Option<&goyaml::Ahead>,
 ) -> Result<Rendered, RenderError> {
     let user = goyaml::json_value::from_json_map(values);
     let (coalesced, _) = helm::values::coalesce_chart(chart, &user).map_err(RenderError::Values)?;
-    let kube_version = match kube_version {
-        Some(v) => v.clone(),
+    let kube_version = match target {
+        Some(t) => t.kube_version.clone(),
         None => KubeVersion::parse(ISTIOCTL_KUBE_VERSION).map_err(RenderError::KubeVersion)?,
     };
+    let mut api_versions: Vec<String> =
+        DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect();
+    api_versions.extend(target.iter().flat_map(|t| t.api_versions.iter().cloned()));
     let capabilities = Capabilities {
         kube_version: Rc::new(kube_version),
-        api_versions: Rc::new(VersionSet::new(
-            DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect(),
-        )),
+        api_versions: Rc::new(VersionSet::new(api_versions)),
     };
     let release = Map::from_entries([
         ("Name", Value::str("istio")),

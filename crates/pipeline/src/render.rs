@@ -13,6 +13,9 @@ pub struct Detected {
     pub settings: Vec<String>,
     /// The cluster's version, as the charts' `.Capabilities.KubeVersion`.
     pub kube_version: helm::objects::KubeVersion,
+    /// API versions the cluster serves beyond Helm's defaults, for `.Capabilities.APIVersions`
+    /// (istioctl reads none from a cluster; an offline render for a target names them).
+    pub api_versions: Vec<String>,
     pub cni: iop::detect::CniConfig,
 }
 
@@ -27,10 +30,35 @@ impl Detected {
                 major: v.major.clone(),
                 minor: v.minor.clone(),
             },
+            api_versions: Vec::new(),
             cni: iop::detect::CniConfig {
                 calico_felix: facts.calico_felix.clone(),
                 cilium: facts.cilium_config.clone(),
             },
+        }
+    }
+
+    /// What istioctl would take from a cluster of `kube_version` that it cannot read (a GitOps
+    /// render for a target cluster): the version's own implications (GKE's settings for a
+    /// `-gke` version, with `gke_detection`), no CNI configuration, and the API versions given.
+    pub fn offline(
+        kube_version: helm::objects::KubeVersion,
+        api_versions: Vec<String>,
+        gke_detection: bool,
+    ) -> Detected {
+        Detected {
+            settings: iop::detect::platform_settings(&kube_version.version, gke_detection),
+            kube_version,
+            api_versions,
+            cni: iop::detect::CniConfig::default(),
+        }
+    }
+
+    /// The cluster as the charts see it.
+    pub fn target(&self) -> manifest::render::Target {
+        manifest::render::Target {
+            kube_version: self.kube_version.clone(),
+            api_versions: self.api_versions.clone(),
         }
     }
 
@@ -134,8 +162,8 @@ fn render_detected(
     }
     out.extend(diagnostics(&report, files, &merged, packages, false));
     judge(&report, files, &merged, packages, force, out)?;
-    let kube_version = detected.as_ref().map(|d| &d.kube_version);
-    let generated = generate(&merged, kube_version, packages)?;
+    let target = detected.as_ref().map(Detected::target);
+    let generated = generate(&merged, target.as_ref(), packages)?;
     Ok(Rendered {
         merged,
         detected,
@@ -167,14 +195,14 @@ fn render_offline(
 }
 
 /// The merged IstioOperator rendered with the charts of its install package (the charts'
-/// warnings are in the result).
+/// warnings are in the result), for the cluster `target` when there is one.
 pub fn generate(
     merged: &IstioOperator,
-    kube_version: Option<&helm::objects::KubeVersion>,
+    target: Option<&manifest::render::Target>,
     packages: &InstallPackages,
 ) -> Result<manifest::generate::Generated, Error> {
     let load = packages.chart_loader();
-    Ok(manifest::generate::generate(merged, kube_version, &load)?)
+    Ok(manifest::generate::generate(merged, target, &load)?)
 }
 
 /// The merged (validated) IstioOperator's component instances with their Helm values and plain

@@ -62,7 +62,7 @@ pub fn render_resource(
     let (merged, cni_warnings) = detected
         .apply(validated.merged, &inputs.files, &flags, packages)
         .map_err(invalid)?;
-    let generated = crate::generate(&merged, Some(&detected.kube_version), packages)?;
+    let generated = crate::generate(&merged, Some(&detected.target()), packages)?;
     let mut warnings = cni_warnings;
     warnings.extend(report.warnings.iter().map(issue_text));
     warnings.extend(generated.warnings.iter().cloned());
