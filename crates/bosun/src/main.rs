@@ -634,7 +634,7 @@ mod tests {
     #[test]
     fn every_cluster_command_takes_kubeconfig_and_context() {
         let root = Cli::command();
-        let cluster_commands: [&[&str]; 17] = [
+        let cluster_commands: [&[&str]; 18] = [
             &["install"],
             &["upgrade"],
             &["plan"],
@@ -652,6 +652,7 @@ mod tests {
             &["manifest", "generate"],
             &["create-remote-secret"],
             &["mesh", "cacerts"],
+            &["mesh", "install"],
         ];
         for path in cluster_commands {
             let mut command = &root;

@@ -391,7 +391,7 @@ mod tests {
     /// `--version` with `--manifests` (issue 31).
     #[test]
     fn every_rendering_command_takes_a_version() {
-        let commands: [&[&str]; 13] = [
+        let commands: [&[&str]; 14] = [
             &["manifest", "generate"],
             &["manifest", "translate"],
             &["install"],
@@ -405,6 +405,7 @@ mod tests {
             &["validate"],
             &["uninstall"],
             &["create-remote-secret"],
+            &["mesh", "install"],
         ];
         let root = crate::Cli::command();
         for path in commands {

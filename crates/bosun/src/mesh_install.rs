@@ -17,7 +17,7 @@ pub struct MeshInstallArgs {
     /// A kubeconfig context to install into and join to the mesh (repeat for each cluster; at
     /// least two). Without --cluster-name the context's name is the cluster's.
     #[arg(long = "context", value_name = "CONTEXT", required = true)]
-    pub contexts: Vec<String>,
+    pub context: Vec<String>,
     /// The mesh ID of every cluster (`values.global.meshID`); default: the inputs', else
     /// mesh1.
     #[arg(long = "mesh-id", value_name = "ID")]
@@ -158,7 +158,7 @@ pub fn mesh_install(
 ) -> Result<(), MeshFailure> {
     // Everything below up to the question only reads.
     let members = mesh::members(
-        &args.contexts,
+        &args.context,
         &args.cluster_names,
         &args.networks,
         &args.servers,
