@@ -12,8 +12,9 @@
 //! DIR --network A=net1 --network B=net1` with the minimal profile and the living images. It
 //! must end with istiod ready in both (the install waits for it), each istiod with its own
 //! cluster ID and the mesh ID, the Istio namespace labelled with the network, both `cacerts`
-//! of the one root (which each istiod publishes), and each cluster holding the other's remote
-//! secret, which istiod takes up: its log says it added the other cluster. Then `--plan`
+//! of the one root, and each cluster holding the other's remote secret, which istiod takes up:
+//! its debug endpoint `/debug/clusterz` (read through the API server's pod proxy) lists the
+//! other cluster as synced, so it reached the other API server with the secret's token. Then `--plan`
 //! changes nothing and shows both clusters. Everything is uninstalled at the end.
 //!
 //! Needs: root (the living clusters), the images built for them; about 1 to 2 minutes.
@@ -32,7 +33,7 @@ use k8s_openapi::api::admissionregistration::v1::{
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, ServiceAccount};
 use kube::Api;
-use kube::api::{DeleteParams, ListParams, LogParams};
+use kube::api::{DeleteParams, ListParams};
 use serde_json::Value;
 
 const NS: &str = "istio-system";
@@ -388,11 +389,13 @@ fn mesh_install_joins_two_living_clusters() {
                 kubeconfig.contains(&format!("server: {other_server}")),
                 "{name}'s secret for {other} does not point at {other_server}:\n{kubeconfig}"
             );
-            // istiod takes the secret up: it says so in its log.
+            // istiod takes the secret up and reads the other cluster: its debug endpoint
+            // (through the API server's pod proxy) lists the other cluster as synced.
             let pods = Api::<Pod>::namespaced(kube.clone(), NS);
-            let said = testkit::wait_until(
-                &format!("{name}'s istiod to add cluster {other}"),
-                Duration::from_secs(60),
+            let last = std::sync::Mutex::new(String::new());
+            let synced = testkit::wait_until(
+                &format!("{name}'s istiod to list cluster {other} as synced"),
+                Duration::from_secs(90),
                 Duration::from_millis(1000),
                 || async {
                     let list = pods
@@ -400,29 +403,36 @@ fn mesh_install_joins_two_living_clusters() {
                         .await
                         .ok()?;
                     for pod in list.items {
-                        let log = pods
-                            .logs(
-                                &pod.metadata.name.unwrap_or_default(),
-                                &LogParams::default(),
-                            )
-                            .await
-                            .ok()?;
-                        let line = log.lines().find(|l| {
-                            l.contains(&format!("istio-remote-secret-{other}"))
-                                || (l.contains("cluster") && l.contains(&format!("\"{other}\"")))
-                                || l.contains(&format!("cluster={other}"))
-                        });
-                        if let Some(line) = line {
-                            return Some(line.to_string());
+                        let pod = pod.metadata.name.unwrap_or_default();
+                        let request = http::Request::get(format!(
+                            "/api/v1/namespaces/{NS}/pods/{pod}:15014/proxy/debug/clusterz"
+                        ))
+                        .body(Vec::new())
+                        .unwrap();
+                        let answer = match kube.request_text(request).await {
+                            Ok(answer) => answer,
+                            Err(e) => {
+                                *last.lock().unwrap() = e.to_string();
+                                continue;
+                            }
+                        };
+                        *last.lock().unwrap() = answer.clone();
+                        let clusters: Value = serde_json::from_str(&answer).ok()?;
+                        let found = clusters
+                            .as_array()?
+                            .iter()
+                            .any(|c| c["id"] == other.as_str() && c["syncStatus"] == "synced");
+                        if found {
+                            return Some(answer);
                         }
                     }
                     None
                 },
             )
             .await;
-            match said {
-                Ok(line) => eprintln!("{name}: {line}"),
-                Err(e) => panic!("{e}"),
+            match synced {
+                Ok(answer) => eprintln!("{name}'s istiod: {answer}"),
+                Err(e) => panic!("{e}; last answer: {}", last.lock().unwrap()),
             }
         }
 
