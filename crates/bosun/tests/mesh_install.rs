@@ -500,8 +500,17 @@ fn the_east_west_gateway_is_istios_samples() {
     let sample = std::fs::read_to_string(samples.join("expose-services.yaml")).unwrap();
     let mut expected = goyaml::from_yaml_json(&sample).unwrap();
     expected["metadata"]["namespace"] = "istio-system".into();
-    assert_eq!(
-        manifest::eastwest::expose_services("istio-system"),
-        expected
-    );
+    // YAML numbers read as float64 (sigs.k8s.io/yaml's JSON): compare numbers as numbers.
+    fn numbers_as_f64(v: &mut Value) {
+        match v {
+            Value::Number(n) => *v = serde_json::json!(n.as_f64().unwrap()),
+            Value::Array(a) => a.iter_mut().for_each(numbers_as_f64),
+            Value::Object(o) => o.values_mut().for_each(numbers_as_f64),
+            _ => {}
+        }
+    }
+    let mut ours = manifest::eastwest::expose_services("istio-system");
+    numbers_as_f64(&mut ours);
+    numbers_as_f64(&mut expected);
+    assert_eq!(ours, expected);
 }
