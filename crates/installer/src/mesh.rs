@@ -443,7 +443,18 @@ pub fn render(
             eastwest: None,
         })
         .collect();
-    if let Err(e) = judge_values(connected, &members) {
+    let values: Vec<(String, String, String)> = connected
+        .iter()
+        .zip(&members)
+        .map(|(c, m)| {
+            (
+                c.member.context.clone(),
+                m.mesh_id.clone(),
+                m.cluster_name.clone(),
+            )
+        })
+        .collect();
+    if let Err(e) = judge_values(&values) {
         return Renders {
             diagnostics,
             result: Err(e.into()),
@@ -493,29 +504,27 @@ fn multi_network(members: &[MemberRendered]) -> bool {
     networks.len() > 1
 }
 
-/// One mesh ID, unique cluster names, as rendered. Pure.
-fn judge_values(connected: &[Connected], members: &[MemberRendered]) -> Result<(), MeshError> {
-    let contexts = connected.iter().map(|c| c.member.context.clone());
-    let ids: Vec<(String, String)> = contexts
-        .clone()
-        .zip(members.iter().map(|m| m.mesh_id.clone()))
-        .collect();
-    if ids.iter().any(|(_, id)| *id != ids[0].1) {
-        return Err(MeshError::MeshIds(ids));
+/// One mesh ID, unique cluster names that are DNS-1123 labels, as rendered: (context, mesh
+/// ID, cluster name) per member. Pure.
+pub fn judge_values(values: &[(String, String, String)]) -> Result<(), MeshError> {
+    if values.iter().any(|(_, id, _)| *id != values[0].1) {
+        return Err(MeshError::MeshIds(
+            values
+                .iter()
+                .map(|(c, id, _)| (c.clone(), id.clone()))
+                .collect(),
+        ));
     }
-    let names: Vec<(String, &str)> = contexts
-        .zip(members.iter().map(|m| m.cluster_name.as_str()))
-        .collect();
-    for (i, (context, name)) in names.iter().enumerate() {
+    for (i, (context, _, name)) in values.iter().enumerate() {
         if !is_label(name) {
             return Err(MeshError::InvalidClusterName {
                 context: context.clone(),
-                name: name.to_string(),
+                name: name.clone(),
             });
         }
-        if let Some((first, _)) = names[..i].iter().find(|(_, n)| n == name) {
+        if let Some((first, _, _)) = values[..i].iter().find(|(_, _, n)| n == name) {
             return Err(MeshError::DuplicateClusterName {
-                name: name.to_string(),
+                name: name.clone(),
                 first: first.clone(),
                 second: context.clone(),
             });
@@ -1273,6 +1282,28 @@ mod tests {
             let e = members(&s(contexts), &s(names), &s(nets), &[]).unwrap_err();
             assert!(e.to_string().contains(expected), "{contexts:?}: {e}");
         }
+    }
+
+    #[test]
+    fn rendered_values_are_judged() {
+        let v = |rows: &[(&str, &str, &str)]| -> Vec<(String, String, String)> {
+            rows.iter()
+                .map(|(c, m, n)| (c.to_string(), m.to_string(), n.to_string()))
+                .collect()
+        };
+        assert!(judge_values(&v(&[("e", "mesh1", "east"), ("w", "mesh1", "west")])).is_ok());
+        let e = judge_values(&v(&[("e", "mesh1", "same"), ("w", "mesh1", "same")])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "contexts \"e\" and \"w\" both name their cluster \"same\": each cluster of a mesh needs its own name (--cluster-name CONTEXT=NAME)"
+        );
+        let e = judge_values(&v(&[("e", "mesh1", "east"), ("w", "other", "west")])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the clusters would get different mesh IDs (e: \"mesh1\", w: \"other\"): a mesh has one (--mesh-id)"
+        );
+        let e = judge_values(&v(&[("e", "mesh1", ""), ("w", "mesh1", "west")])).unwrap_err();
+        assert!(matches!(e, MeshError::InvalidClusterName { .. }), "{e}");
     }
 
     fn ca(root: &str) -> CaFiles {
