@@ -752,11 +752,16 @@ async fn prepare_one(
         .await
         .map_err(|e| fail(e.into()))?;
     let eastwest = match rendered.eastwest {
-        Some(r) => Some(
-            Install::prepare(client, r, packages.clone())
+        Some(r) => {
+            let mut eastwest = Install::prepare(client, r, packages.clone())
                 .await
-                .map_err(|e| fail(e.into()))?,
-        ),
+                .map_err(|e| fail(e.into()))?;
+            // The gateway renders no injector: the default revision tag is the main install's
+            // to make (istioctl's install of the gateway's IstioOperator regenerates the same
+            // tag from the live injector; bosun leaves it as the main install made it).
+            eastwest.default_tag = crate::DefaultTag::default();
+            Some(eastwest)
+        }
         None => None,
     };
     let mut said = Vec::new();
