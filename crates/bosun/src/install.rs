@@ -106,46 +106,34 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     let progress = crate::progress::InstallProgress::new(
         components.iter().map(|c| c.display_name.clone()).collect(),
     );
-    // One install or uninstall at a time writes into an Istio namespace (cluster::install_lock).
-    let identity = crate::lock::identity("install");
-    let writes = async {
+    let applied = runtime.block_on(async {
         let on_event = |i: usize, e: cluster::InstallEvent<'_>| progress.event(i, e);
-        let applying = client.install(components, &options, &on_event);
+        let mut deleted = crate::owned::print_deleted;
+        let lock = crate::lock::for_command("install");
+        let applying = install.apply(&client, &options, &lock, &on_event, &mut deleted);
         let ticker = async {
             loop {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 progress.tick();
             }
         };
-        let report = tokio::select! {
-            result = applying => result?,
+        tokio::select! {
+            result = applying => result,
             never = ticker => never,
-        };
-        let pruned = crate::owned::prune(&client, &install.installation, &report).await?;
-        let tag = match install
-            .apply_default_tag(&client, installer::FIELD_MANAGER)
-            .await?
-        {
-            installer::DefaultTagOutcome::NotNeeded => None,
-            installer::DefaultTagOutcome::Applied(report) => Some(report),
-            installer::DefaultTagOutcome::Skipped(refusal) => {
-                let _ = writeln!(
-                    std::io::stderr().lock(),
-                    "❗ the default revision tag was not created: {refusal}"
-                );
-                None
-            }
-        };
-        Ok::<_, MeshFailure>((report, pruned, tag))
+        }
+    })?;
+    let tag = match applied.default_tag {
+        installer::DefaultTagOutcome::NotNeeded => None,
+        installer::DefaultTagOutcome::Applied(report) => Some(report),
+        installer::DefaultTagOutcome::Skipped(refusal) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "❗ the default revision tag was not created: {refusal}"
+            );
+            None
+        }
     };
-    let report = runtime.block_on(client.holding_install_lock(
-        install.merged.istio_namespace(),
-        &identity,
-        args.readiness_timeout,
-        &crate::lock::print_waiting,
-        writes,
-    ))?;
-    let (mut report, pruned, tag) = report;
+    let (mut report, pruned) = (applied.report, applied.pruned);
     let mut stdout = std::io::stdout().lock();
     if let Some(tag) = tag {
         use cluster::Outcome::*;

@@ -15,6 +15,7 @@ mod install;
 mod lock;
 mod mesh;
 mod mesh_ca;
+mod mesh_install;
 mod operator;
 mod owned;
 mod plan;
@@ -139,6 +140,13 @@ enum MeshCommand {
     /// run this before installing) from a directory `mesh ca` wrote. Refuses to replace a
     /// `cacerts` of another root unless --force.
     Cacerts(mesh_ca::CacertsArgs),
+    /// Install Istio into several clusters (kubeconfig contexts) and join them in one
+    /// multi-primary mesh: checks every cluster first (contexts, API servers, cluster names,
+    /// one mesh ID, each install's refusals, one root of trust in `cacerts`), then installs
+    /// them side by side with their mesh ID, cluster name and network (and an east-west
+    /// gateway per cluster when they are on several networks), then applies each cluster's
+    /// remote secret in every other. --plan changes nothing.
+    Install(Box<mesh_install::MeshInstallArgs>),
 }
 
 #[derive(Subcommand)]
@@ -456,6 +464,9 @@ fn main() -> ExitCode {
         Command::Mesh {
             command: MeshCommand::Cacerts(args),
         } => mesh_ca::mesh_cacerts(args, &runtime).map_err(|e| Failure::input(e.0)),
+        Command::Mesh {
+            command: MeshCommand::Install(args),
+        } => mesh_install::mesh_install(*args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
             completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))
@@ -646,7 +657,7 @@ mod tests {
     #[test]
     fn every_cluster_command_takes_kubeconfig_and_context() {
         let root = Cli::command();
-        let cluster_commands: [&[&str]; 17] = [
+        let cluster_commands: [&[&str]; 18] = [
             &["install"],
             &["upgrade"],
             &["plan"],
@@ -664,6 +675,7 @@ mod tests {
             &["manifest", "generate"],
             &["create-remote-secret"],
             &["mesh", "cacerts"],
+            &["mesh", "install"],
         ];
         for path in cluster_commands {
             let mut command = &root;

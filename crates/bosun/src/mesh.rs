@@ -615,7 +615,7 @@ mod tests {
     /// `--version` with `--manifests` (issue 31).
     #[test]
     fn every_rendering_command_takes_a_version() {
-        let commands: [&[&str]; 13] = [
+        let commands: [&[&str]; 14] = [
             &["manifest", "generate"],
             &["manifest", "translate"],
             &["install"],
@@ -629,6 +629,7 @@ mod tests {
             &["validate"],
             &["uninstall"],
             &["create-remote-secret"],
+            &["mesh", "install"],
         ];
         let root = crate::Cli::command();
         for path in commands {

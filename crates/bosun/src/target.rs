@@ -36,7 +36,7 @@ pub struct ClusterArgs {
 /// kubectl's `--request-timeout` (client-go's `ParseTimeout`): whole seconds, else a Go
 /// duration; zero is no limit. A negative one, which kubectl takes as no limit too, is
 /// refused as the mistake it likely is.
-fn request_timeout(text: &str) -> Result<cluster::RequestTimeout, String> {
+pub(crate) fn request_timeout(text: &str) -> Result<cluster::RequestTimeout, String> {
     let invalid = || {
         format!(
             "invalid timeout {text:?}: give whole seconds, or a number with a unit (1s, 2m, 3h); 0 is no limit"

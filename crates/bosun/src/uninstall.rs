@@ -254,7 +254,7 @@ pub fn uninstall(
     let deleted = runtime
         .block_on(client.holding_install_lock(
             &lock_namespace,
-            &crate::lock::identity("uninstall"),
+            &cluster::lock_identity("uninstall"),
             crate::lock::UNINSTALL_LOCK_WAIT,
             &crate::lock::print_waiting,
             async {

@@ -168,6 +168,36 @@ impl Client {
         }
     }
 
+    /// Sets `labels` on namespace `name` (a merge patch, as `kubectl label --overwrite`
+    /// does: other labels stay, and an install's later apply of the namespace does not own
+    /// them, so it does not take them away).
+    pub async fn label_namespace(
+        &self,
+        name: &str,
+        labels: &BTreeMap<String, String>,
+        field_manager: &str,
+    ) -> Result<(), Error> {
+        let api: Api<Namespace> = Api::all(self.kube.clone());
+        let patch = serde_json::json!({ "metadata": { "labels": labels } });
+        let params = kube::api::PatchParams {
+            field_manager: Some(field_manager.into()),
+            ..Default::default()
+        };
+        api.patch(name, &params, &kube::api::Patch::Merge(&patch))
+            .await
+            .map(|_| ())
+            .map_err(|source| Error::Api {
+                object: Box::new(ObjectRef {
+                    api_version: "v1".into(),
+                    kind: "Namespace".into(),
+                    namespace: None,
+                    name: name.into(),
+                }),
+                action: "labelling it",
+                source,
+            })
+    }
+
     /// Installs `components` in dependency order (see the module docs), telling `progress`
     /// what each component is doing. Namespaces and CRDs come first and stop the install at
     /// the first failure; after that, every component that can be installed is, and the error

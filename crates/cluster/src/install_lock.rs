@@ -33,6 +33,18 @@ pub const LEASE_DURATION: Duration = Duration::from_secs(15);
 const RENEW_EVERY: Duration = Duration::from_secs(4);
 const RETRY_EVERY: Duration = Duration::from_secs(1);
 
+/// A lock holder's identity: the command, the host and the process, so that a waiting user
+/// can tell whose install it is (`bosun install on HOST (pid N)`).
+pub fn lock_identity(command: &str) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "an unknown host".to_string());
+    format!("bosun {command} on {host} (pid {})", std::process::id())
+}
+
 /// Who holds the install lock, as a waiter sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockHolder {

@@ -89,7 +89,9 @@ pub use apply::{Applied, ApplyReport, Outcome};
 pub use client::Client;
 pub use error::{Error, FieldConflict, ListTarget};
 pub use install::{ComponentReport, InstallEvent, InstallOptions, InstallReport};
-pub use install_lock::{LEASE_DURATION, LOCK_NAMESPACE, LockHolder, install_lock_name};
+pub use install_lock::{
+    LEASE_DURATION, LOCK_NAMESPACE, LockHolder, install_lock_name, lock_identity,
+};
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;
 pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};

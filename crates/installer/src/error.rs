@@ -8,6 +8,9 @@ pub enum Error {
     /// The render could not be made into an install (its version, its components).
     #[error(transparent)]
     Pipeline(#[from] pipeline::Error),
+    /// Prune after the install failed.
+    #[error("pruning: {0}")]
+    Prune(#[source] cluster::Error),
     /// The default revision tag's objects could not be generated.
     #[error("planning the default revision tag: {0}")]
     DefaultTag(#[from] manifest::tag::TagError),

@@ -14,13 +14,19 @@
 //! - [`Install::plan`]: what the install would do, from server-side dry runs, the default tag
 //!   and prune included;
 //! - [`Install::apply_default_tag`]: creating or moving the default revision tag after the
-//!   install applied, as istioctl's installer does.
+//!   install applied, as istioctl's installer does;
+//! - [`Install::apply`]: the install's writes in order (apply and waits, prune, default tag),
+//!   for `install` and each cluster of `mesh install`.
 //!
 //! - [`remote_secret`]: `create-remote-secret`'s sequence (the service account created from the
 //!   charts when missing, the long-lived token Secret found or created and waited for), every
 //!   check before the first write.
 //!
 //! - [`cacerts`]: a mesh CA's `cacerts` Secret, refused when it would replace another root.
+//!
+//! - [`mesh`]: `mesh install`'s orchestration over several clusters (each a client and its
+//!   facts): the checks across them, each cluster's install through [`Install::apply`], side by
+//!   side, and the remote secrets in every direction.
 //!
 //! Must not: parse flags, print, ask, or decide what to do about a refusal (the command line
 //! fails or warns with `--force`; the operator records it in the IstioOperator's status).
@@ -30,6 +36,7 @@
 pub mod cacerts;
 mod default_tag;
 mod error;
+pub mod mesh;
 mod refusal;
 pub mod remote_secret;
 
@@ -100,4 +107,62 @@ impl Install {
     pub fn revision(&self) -> &str {
         self.merged.revision_or_default()
     }
+
+    /// Writes the install to `client`'s cluster, as `bosun install` (and each cluster of `mesh
+    /// install`) does: every component applied in dependency order and waited for
+    /// ([`cluster::Client::install`], telling `progress`), then what the installation no longer
+    /// renders pruned (each deleted object told to `deleted`), then the default revision tag
+    /// created or moved ([`Install::apply_default_tag`]). All of it holds the Istio namespace's
+    /// install lock ([`cluster::Client::holding_install_lock`]; waiting up to
+    /// `options.crd_timeout`, the command's readiness timeout), so two installs at once run one
+    /// after the other. Call it once the refusals passed.
+    pub async fn apply(
+        &self,
+        client: &cluster::Client,
+        options: &cluster::InstallOptions,
+        lock: &InstallLock<'_>,
+        progress: &(dyn Fn(usize, cluster::InstallEvent<'_>) + Sync),
+        deleted: &mut (dyn FnMut(&cluster::Deleted) + Send),
+    ) -> Result<Applied, Error> {
+        let writes = async {
+            let report = client.install(&self.components, options, progress).await?;
+            let pruned = client
+                .prune_after_install(&self.installation, &report, deleted)
+                .await
+                .map_err(Error::Prune)?;
+            let default_tag = self
+                .apply_default_tag(client, &options.field_manager)
+                .await?;
+            Ok(Applied {
+                report,
+                pruned,
+                default_tag,
+            })
+        };
+        client
+            .holding_install_lock(
+                self.merged.istio_namespace(),
+                &lock.identity,
+                options.crd_timeout,
+                lock.on_wait,
+                writes,
+            )
+            .await
+    }
+}
+
+/// Who takes the install lock in [`Install::apply`], and what to tell while another holds it.
+pub struct InstallLock<'a> {
+    /// The holder's identity ([`cluster::lock_identity`]).
+    pub identity: String,
+    pub on_wait: &'a (dyn Fn(&cluster::LockHolder) + Sync),
+}
+
+/// What [`Install::apply`] did.
+#[derive(Debug)]
+pub struct Applied {
+    pub report: cluster::InstallReport,
+    /// The objects prune deleted (or found already gone).
+    pub pruned: Vec<cluster::Deleted>,
+    pub default_tag: DefaultTagOutcome,
 }

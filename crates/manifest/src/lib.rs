@@ -5,7 +5,8 @@
 //! istioctl builds itself rather than renders: revision tags ([`tag`]) and remote secrets
 //! ([`remote_secret`]: `create-remote-secret`'s kubeconfig, Secret and printed form); and a
 //! mesh's shared root of trust ([`cacerts`]: a root CA and per-cluster intermediates, made in
-//! memory with `gox509`).
+//! memory with `gox509`); and a multi-network mesh's east-west gateway as Istio's samples
+//! make it ([`eastwest`]).
 //!
 //! Pure logic: it renders through the `helm` crate from charts already loaded by the caller and
 //! must not talk to a cluster.
@@ -24,6 +25,7 @@
 
 pub mod cacerts;
 pub mod diff;
+pub mod eastwest;
 pub mod generate;
 mod gofmt;
 pub mod object;

@@ -1,0 +1,540 @@
+//! `bosun mesh install` on two living clusters (`testenv::living()` and the second one,
+//! `testenv::second_living_kubeconfig()`: in CI the default cluster and `west`), through one
+//! merged kubeconfig (`KUBECONFIG=a:b`), as a user runs it.
+//!
+//! First the refusals, each of which must leave both clusters exactly as they were (the
+//! Istio namespace's existence and labels, every Secret, ConfigMap, Deployment and
+//! ServiceAccount in it, the webhooks): an unknown context, a context on an API server that
+//! does not answer, two clusters with one name, no shared root of trust at all, and `cacerts`
+//! Secrets of two different roots.
+//!
+//! Then the mesh: `mesh ca` for both clusters, and `mesh install --context A --context B --ca
+//! DIR --network A=net1 --network B=net1` with the minimal profile and the living images. It
+//! must end with istiod ready in both (the install waits for it), each istiod with its own
+//! cluster ID and the mesh ID, the Istio namespace labelled with the network, both `cacerts`
+//! of the one root, and each cluster holding the other's remote secret, which istiod takes up:
+//! it logs that its controller for the other cluster synced, so it reached the other API server
+//! with the secret's token. Then `--plan`
+//! changes nothing and shows both clusters. Everything is uninstalled at the end.
+//!
+//! Needs: root (the living clusters), the images built for them; about 1 to 2 minutes.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use cluster::testenv;
+use common::{stderr, stdout, succeeded, text};
+use k8s_openapi::api::admissionregistration::v1::{
+    MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
+};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Pod, Secret, ServiceAccount};
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, LogParams};
+use serde_json::Value;
+
+const NS: &str = "istio-system";
+
+/// The kubeconfig's current context.
+fn context_of(kubeconfig: &Path) -> String {
+    std::fs::read_to_string(kubeconfig)
+        .unwrap()
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("current-context: ")
+                .map(|c| c.trim().trim_matches('"').to_string())
+        })
+        .unwrap_or_else(|| panic!("{} has no current-context", kubeconfig.display()))
+}
+
+/// What a refused `mesh install` must not change: the Istio namespace and what is in it, and
+/// the webhooks.
+async fn snapshot(kube: &kube::Client) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    let clean = |v: Value| {
+        let mut v = v;
+        if let Some(meta) = v["metadata"].as_object_mut() {
+            meta.remove("managedFields");
+        }
+        v
+    };
+    if let Some(ns) = Api::<Namespace>::all(kube.clone())
+        .get_opt(NS)
+        .await
+        .unwrap()
+    {
+        out.insert(
+            "Namespace".into(),
+            clean(serde_json::to_value(ns.metadata).unwrap()),
+        );
+    }
+    let all = ListParams::default();
+    macro_rules! list {
+        ($kind:ty, $api:expr) => {
+            for o in $api.list(&all).await.unwrap().items {
+                let name = o.metadata.name.clone().unwrap_or_default();
+                out.insert(
+                    format!("{} {name}", stringify!($kind)),
+                    clean(serde_json::to_value(&o).unwrap()),
+                );
+            }
+        };
+    }
+    list!(Secret, Api::<Secret>::namespaced(kube.clone(), NS));
+    list!(ConfigMap, Api::<ConfigMap>::namespaced(kube.clone(), NS));
+    list!(Deployment, Api::<Deployment>::namespaced(kube.clone(), NS));
+    list!(
+        ServiceAccount,
+        Api::<ServiceAccount>::namespaced(kube.clone(), NS)
+    );
+    list!(
+        MutatingWebhookConfiguration,
+        Api::<MutatingWebhookConfiguration>::all(kube.clone())
+    );
+    list!(
+        ValidatingWebhookConfiguration,
+        Api::<ValidatingWebhookConfiguration>::all(kube.clone())
+    );
+    out
+}
+
+/// Of a [`snapshot`] taken while istiod runs, what `mesh install` would write and istiod does
+/// not: the namespace's labels, every Secret's labels and data, every Deployment's spec (istiod
+/// itself rewrites ConfigMaps and webhooks' `caBundle` and `failurePolicy`, and the controllers
+/// the status).
+fn written(snapshot: BTreeMap<String, Value>) -> BTreeMap<String, Value> {
+    snapshot
+        .into_iter()
+        .filter_map(|(key, v)| {
+            let kept = if key == "Namespace" {
+                v["labels"].clone()
+            } else if key.starts_with("Secret ") {
+                serde_json::json!([v["metadata"]["labels"], v["data"]])
+            } else if key.starts_with("Deployment ") {
+                v["spec"].clone()
+            } else {
+                return None;
+            };
+            Some((key, kept))
+        })
+        .collect()
+}
+
+/// Removes what a mesh install leaves that uninstall does not: `cacerts`, remote secrets and
+/// their token Secrets.
+async fn clean(kube: &kube::Client) {
+    let secrets = Api::<Secret>::namespaced(kube.clone(), NS);
+    let dp = DeleteParams::default();
+    let _ = secrets.delete("cacerts", &dp).await;
+    if let Ok(list) = secrets.list(&ListParams::default()).await {
+        for s in list.items {
+            let name = s.metadata.name.unwrap_or_default();
+            if name.starts_with("istio-remote-secret-")
+                || name.ends_with("-istio-remote-secret-token")
+            {
+                let _ = secrets.delete(&name, &dp).await;
+            }
+        }
+    }
+}
+
+fn istiod_env(deployment: &Deployment, name: &str) -> Option<String> {
+    deployment
+        .spec
+        .as_ref()?
+        .template
+        .spec
+        .as_ref()?
+        .containers
+        .iter()
+        .flat_map(|c| c.env.iter().flatten())
+        .find(|e| e.name == name)
+        .and_then(|e| e.value.clone())
+}
+
+#[test]
+fn mesh_install_joins_two_living_clusters() {
+    let living = testenv::living();
+    let a_config = testenv::living_kubeconfig().to_path_buf();
+    let b_config = testenv::second_living_kubeconfig().to_path_buf();
+    let a = context_of(&a_config);
+    let b = context_of(&b_config);
+    assert_ne!(a, b, "the two living clusters' contexts");
+    let merged = PathBuf::from(format!("{}:{}", a_config.display(), b_config.display()));
+    let work = std::env::temp_dir().join(format!("bosun-mesh-install-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let hub = format!("hub={}", living.hub);
+    let tag = format!("tag={}", living.tag);
+    let mesh = |extra: &[&str]| {
+        let mut args = vec![
+            "mesh",
+            "install",
+            "--context",
+            &a,
+            "--context",
+            &b,
+            "-y",
+            "--set",
+            "profile=minimal",
+            "--set",
+            &hub,
+            "--set",
+            &tag,
+        ];
+        args.extend_from_slice(extra);
+        common::bosun_at(&merged, &args)
+    };
+    common::run(async {
+        let ka = testenv::living_client().await.kube().clone();
+        let kb = testenv::second_living_client().await.kube().clone();
+        for config in [&a_config, &b_config] {
+            succeeded(&common::bosun_at(config, &["uninstall", "--purge", "-y"]));
+        }
+        clean(&ka).await;
+        clean(&kb).await;
+
+        // A kubeconfig with a third context whose API server does not answer (a closed port).
+        let dead = work.join("dead-kubeconfig");
+        let a_text = std::fs::read_to_string(&a_config).unwrap();
+        let a_server = a_text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("server: "))
+            .unwrap()
+            .to_string();
+        let dead_text = a_text
+            .replace(&a_server, "https://127.0.0.1:1")
+            .replace(&format!("name: {a}"), "name: dead")
+            .replace(&format!("cluster: {a}"), "cluster: dead")
+            .replace(&format!("current-context: {a}"), "current-context: dead");
+        std::fs::write(&dead, dead_text).unwrap();
+        let with_dead = PathBuf::from(format!("{}:{}", merged.display(), dead.display()));
+
+        // Two CAs: the mesh's, and another root for the mismatch.
+        let ca = work.join("ca");
+        let other = work.join("other");
+        let dir = |p: &Path| p.display().to_string();
+        succeeded(&common::bosun_at(
+            &merged,
+            &[
+                "mesh",
+                "ca",
+                "--cluster",
+                &a,
+                "--cluster",
+                &b,
+                "--out",
+                &dir(&ca),
+            ],
+        ));
+        succeeded(&common::bosun_at(
+            &merged,
+            &["mesh", "ca", "--cluster", &b, "--out", &dir(&other)],
+        ));
+
+        let mut failures = Vec::new();
+        let ca_arg = dir(&ca);
+        let dup_a = format!("{a}=same");
+        let dup_b = format!("{b}=same");
+        let bad: Vec<(Vec<&str>, &Path, &str)> = vec![
+            (
+                vec!["--context", "nope", "--ca", &ca_arg],
+                &merged,
+                "context \"nope\" was not found",
+            ),
+            (
+                vec!["--context", "dead", "--ca", &ca_arg],
+                &with_dead,
+                "context dead: fail to get Kubernetes version: cannot reach the API server https://127.0.0.1:1",
+            ),
+            (
+                vec![
+                    "--cluster-name",
+                    &dup_a,
+                    "--cluster-name",
+                    &dup_b,
+                    "--ca",
+                    &ca_arg,
+                ],
+                &merged,
+                "both name their cluster \"same\"",
+            ),
+            (
+                vec![],
+                &merged,
+                "no cluster has a Secret istio-system/cacerts",
+            ),
+        ];
+        let before = (snapshot(&ka).await, snapshot(&kb).await);
+        let check_refused = |args: &[&str], out: &std::process::Output, expected: &str| {
+            if out.status.success() || !stderr(out).contains(expected) {
+                Some(format!("{args:?}: expected {expected:?}:\n{}", text(out)))
+            } else {
+                None
+            }
+        };
+        for (extra, kubeconfig, expected) in &bad {
+            let mut args = vec![
+                "mesh",
+                "install",
+                "--context",
+                &a,
+                "--context",
+                &b,
+                "-y",
+                "--set",
+                "profile=minimal",
+                "--set",
+                &hub,
+                "--set",
+                &tag,
+            ];
+            args.extend_from_slice(extra);
+            let out = common::bosun_at(kubeconfig, &args);
+            failures.extend(check_refused(&args, &out, expected));
+            if (snapshot(&ka).await, snapshot(&kb).await) != before {
+                failures.push(format!("{extra:?} wrote to a cluster"));
+            }
+        }
+        // Different roots: each cluster given a cacerts of its own root.
+        succeeded(&common::bosun_at(
+            &a_config,
+            &["mesh", "cacerts", "--dir", &dir(&ca.join(&a))],
+        ));
+        succeeded(&common::bosun_at(
+            &b_config,
+            &["mesh", "cacerts", "--dir", &dir(&other.join(&b))],
+        ));
+        let before = (snapshot(&ka).await, snapshot(&kb).await);
+        let out = mesh(&[]);
+        failures.extend(check_refused(&[], &out, "hold different root CAs"));
+        let out = mesh(&["--ca", &ca_arg]);
+        failures.extend(check_refused(
+            &["--ca"],
+            &out,
+            &format!(
+                "context \"{b}\": Secret istio-system/cacerts holds another root CA than --ca's"
+            ),
+        ));
+        if (snapshot(&ka).await, snapshot(&kb).await) != before {
+            failures.push("a refusal over cacerts wrote to a cluster".into());
+        }
+        clean(&kb).await;
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+        // The mesh.
+        let net_a = format!("{a}=net1");
+        let net_b = format!("{b}=net1");
+        let started = std::time::Instant::now();
+        let out = mesh(&["--ca", &ca_arg, "--network", &net_a, "--network", &net_b]);
+        eprintln!("mesh install took {:?}", started.elapsed());
+        succeeded(&out);
+        let printed = stdout(&out);
+        for context in [&a, &b] {
+            assert!(
+                printed.contains(&format!("[{context}] ✔ Installation complete")),
+                "{printed}"
+            );
+        }
+        assert!(
+            printed.contains("✔ Mesh \"mesh1\": 2 clusters, 2 remote secrets"),
+            "{printed}"
+        );
+
+        let root = std::fs::read_to_string(ca.join("root-cert.pem")).unwrap();
+        for (kube, name, other) in [(&ka, &a, &b), (&kb, &b, &a)] {
+            let istiod = Api::<Deployment>::namespaced(kube.clone(), NS)
+                .get("istiod")
+                .await
+                .unwrap();
+            let ready = istiod
+                .status
+                .as_ref()
+                .and_then(|s| s.ready_replicas)
+                .unwrap_or(0);
+            assert!(ready >= 1, "{name}: istiod not ready");
+            assert_eq!(
+                istiod_env(&istiod, "CLUSTER_ID").as_deref(),
+                Some(name.as_str())
+            );
+            let mesh_config = Api::<ConfigMap>::namespaced(kube.clone(), NS)
+                .get("istio")
+                .await
+                .unwrap()
+                .data
+                .unwrap()["mesh"]
+                .clone();
+            assert!(
+                mesh_config.contains("meshId: mesh1"),
+                "{name}: {mesh_config}"
+            );
+            let ns = Api::<Namespace>::all(kube.clone()).get(NS).await.unwrap();
+            assert_eq!(
+                ns.metadata
+                    .labels
+                    .unwrap_or_default()
+                    .get("topology.istio.io/network"),
+                Some(&"net1".to_string()),
+                "{name}: the network label"
+            );
+            let cacerts = Api::<Secret>::namespaced(kube.clone(), NS)
+                .get("cacerts")
+                .await
+                .unwrap()
+                .data
+                .unwrap();
+            assert!(manifest::cacerts::same_root(
+                &String::from_utf8_lossy(&cacerts["root-cert.pem"].0),
+                &root
+            ));
+            let secret = Api::<Secret>::namespaced(kube.clone(), NS)
+                .get(&format!("istio-remote-secret-{other}"))
+                .await
+                .unwrap_or_else(|e| panic!("{name} holds no remote secret of {other}: {e}"));
+            let labels = secret.metadata.labels.clone().unwrap_or_default();
+            assert_eq!(
+                labels.get("istio/multiCluster").map(String::as_str),
+                Some("true")
+            );
+            let kubeconfig =
+                String::from_utf8_lossy(&secret.data.unwrap()[other.as_str()].0).into_owned();
+            let other_config = if other == &a { &a_config } else { &b_config };
+            let other_server = std::fs::read_to_string(other_config)
+                .unwrap()
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("server: ").map(str::to_string))
+                .unwrap();
+            assert!(
+                kubeconfig.contains(&format!("server: {other_server}")),
+                "{name}'s secret for {other} does not point at {other_server}:\n{kubeconfig}"
+            );
+            // istiod takes the secret up and reads the other cluster: it logs that its
+            // controller for that cluster synced, which needs the other API server reached
+            // with the secret's token. (Its `/debug/clusterz` says the same, but through the
+            // API server's pod proxy istiod refuses it: 401, its debug endpoints want a token
+            // of their own.)
+            let pods = Api::<Pod>::namespaced(kube.clone(), NS);
+            let wanted = format!("kube controller for {other} synced");
+            let synced = testkit::wait_until(
+                &format!("{name}'s istiod to log {wanted:?}"),
+                Duration::from_secs(90),
+                Duration::from_millis(1000),
+                || async {
+                    let list = pods
+                        .list(&ListParams::default().labels("app=istiod"))
+                        .await
+                        .ok()?;
+                    for pod in list.items {
+                        let pod = pod.metadata.name.unwrap_or_default();
+                        let log = pods.logs(&pod, &LogParams::default()).await.ok()?;
+                        if let Some(line) = log.lines().find(|l| l.contains(&wanted)) {
+                            return Some(line.to_string());
+                        }
+                    }
+                    None
+                },
+            )
+            .await;
+            match synced {
+                Ok(line) => eprintln!("{name}'s istiod: {line}"),
+                Err(e) => panic!("{e}"),
+            }
+        }
+
+        // --plan writes nothing and shows both clusters; moving the second cluster to another
+        // network would add an east-west gateway to each (planned only: its Envoy cannot run
+        // here).
+        let before = (written(snapshot(&ka).await), written(snapshot(&kb).await));
+        let net_b2 = format!("{b}=net2");
+        let plan = mesh(&[
+            "--ca",
+            &ca_arg,
+            "--network",
+            &net_a,
+            "--network",
+            &net_b2,
+            "--plan",
+        ]);
+        succeeded(&plan);
+        let planned = stdout(&plan);
+        for context in [&a, &b] {
+            assert!(
+                planned.contains(&format!("== context {context}\n")),
+                "{planned}"
+            );
+        }
+        for expected in [
+            "* update Secret istio-system/cacerts from --ca",
+            "* label namespace istio-system topology.istio.io/network=net2",
+            "* install the east-west gateway istio-eastwestgateway (IstioOperator eastwest)",
+            "* apply Gateway istio-system/cross-network-gateway",
+            "+ Deployment istio-system/istio-eastwestgateway (create",
+            &format!("* apply Secret istio-system/istio-remote-secret-{b} (reads context {b})"),
+        ] {
+            assert!(
+                planned.contains(expected),
+                "{expected:?} not planned:\n{planned}"
+            );
+        }
+        let after = (written(snapshot(&ka).await), written(snapshot(&kb).await));
+        if after != before {
+            let changed: Vec<&String> = (after.0.iter().chain(after.1.iter()))
+                .filter(|(k, v)| before.0.get(*k) != Some(*v) && before.1.get(*k) != Some(*v))
+                .map(|(k, _)| k)
+                .collect();
+            panic!("--plan wrote to a cluster: {changed:?}");
+        }
+
+        for config in [&a_config, &b_config] {
+            succeeded(&common::bosun_at(config, &["uninstall", "--purge", "-y"]));
+        }
+        clean(&ka).await;
+        clean(&kb).await;
+        let _ = std::fs::remove_dir_all(&work);
+    });
+}
+
+/// The east-west gateway's IstioOperator is what the pinned Istio's
+/// `samples/multicluster/gen-eastwest-gateway.sh` prints, byte for byte, with and without a
+/// revision; the cross-network Gateway is `samples/multicluster/expose-services.yaml`'s, in the
+/// Istio namespace. No cluster: the script runs with bash.
+#[test]
+fn the_east_west_gateway_is_istios_samples() {
+    let istio = common::fetched("BOSUN_ISTIO", "fetch-istio");
+    let samples = istio.join("samples/multicluster");
+    for (network, revision) in [("net1", None), ("network-2", Some("canary"))] {
+        let mut command = std::process::Command::new("bash");
+        command
+            .arg(samples.join("gen-eastwest-gateway.sh"))
+            .args(["--network", network]);
+        if let Some(revision) = revision {
+            command.args(["--revision", revision]);
+        }
+        let out = command.output().expect("running bash");
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!(
+            manifest::eastwest::iop(network, revision),
+            stdout(&out),
+            "network {network}, revision {revision:?}"
+        );
+    }
+    let sample = std::fs::read_to_string(samples.join("expose-services.yaml")).unwrap();
+    let mut expected = goyaml::from_yaml_json(&sample).unwrap();
+    expected["metadata"]["namespace"] = "istio-system".into();
+    // YAML numbers read as float64 (sigs.k8s.io/yaml's JSON): compare numbers as numbers.
+    fn numbers_as_f64(v: &mut Value) {
+        match v {
+            Value::Number(n) => *v = serde_json::json!(n.as_f64().unwrap()),
+            Value::Array(a) => a.iter_mut().for_each(numbers_as_f64),
+            Value::Object(o) => o.values_mut().for_each(numbers_as_f64),
+            _ => {}
+        }
+    }
+    let mut ours = manifest::eastwest::expose_services("istio-system");
+    numbers_as_f64(&mut ours);
+    numbers_as_f64(&mut expected);
+    assert_eq!(ours, expected);
+}
