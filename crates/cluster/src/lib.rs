@@ -66,6 +66,7 @@ mod precheck;
 pub mod proxies;
 mod prune;
 mod ready;
+pub mod records;
 mod remote_secret;
 mod revisions;
 mod snapshot;

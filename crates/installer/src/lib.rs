@@ -20,6 +20,9 @@
 //!   charts when missing, the long-lived token Secret found or created and waited for), every
 //!   check before the first write.
 //!
+//! - [`canary`]: the guided canary upgrade's steps, plan and the record of its progress kept
+//!   in the cluster (pure; the command line runs the steps).
+//!
 //! - [`cacerts`]: a mesh CA's `cacerts` Secret, refused when it would replace another root.
 //!
 //! Must not: parse flags, print, ask, or decide what to do about a refusal (the command line
@@ -28,6 +31,7 @@
 //! A target cluster is plain data here, a [`cluster::Client`] passed to each call.
 
 pub mod cacerts;
+pub mod canary;
 mod default_tag;
 mod error;
 mod refusal;
