@@ -135,6 +135,9 @@ fn start(
     // Everything that can refuse, before the first write: the render, the release policy
     // (end of life; a canary up to two minors), overlapping injectors, CRD downgrades.
     let prepared = crate::prepare::prepare(&input, install.force, &install.cluster, runtime)?;
+    if install.precheck {
+        crate::precheck::before_install(&prepared, install.force)?;
+    }
     prepared.check_release_policy(install.force)?;
     prepared.check_webhook_overlaps(install.force)?;
     prepared.check_crd_downgrades(install.force)?;
@@ -386,7 +389,7 @@ fn resume_hint(state: &State, what: &str, e: MeshFailure) -> MeshFailure {
 /// The package directory the record's source names ("" for the pinned one): what the tags
 /// are rendered from.
 fn package(state: &State) -> Result<String, MeshFailure> {
-    Ok(inputs(&state.clone())
+    Ok(inputs(state)
         .package
         .package(state.source.manifests.as_deref())?
         .unwrap_or_default())
@@ -561,7 +564,7 @@ fn abort(
         .map(String::as_str)
         .collect::<Vec<_>>();
     println!(
-        "✔ Aborted: the tags point at {} again. Revision {} stays installed{}; remove it with `bosun uninstall --revision {}` once nothing uses it{}",
+        "✔ Aborted: the tags point at {} again. Revision {} stays installed{}; remove it with `bosun uninstall --revision {}` once nothing uses it",
         state.old_revision,
         state.new_revision,
         if moved.is_empty() {
@@ -573,7 +576,6 @@ fn abort(
             )
         },
         state.new_revision,
-        ""
     );
     Ok(())
 }
