@@ -23,6 +23,8 @@
 //!   (one control plane, or `--purge` everything Istio-owned) in a safe order.
 //! - [`tags`]: revision tags (istioctl's `tag` commands and the installer's default tag): the
 //!   checks, reads and writes; the objects themselves come from `manifest::tag`.
+//! - [`records`]: a small record bosun keeps in the cluster as a ConfigMap's data (the canary
+//!   upgrade's progress): read, create (refusing one that exists), replace, delete.
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
