@@ -64,37 +64,50 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 }
 
 pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
+    let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    // Read-only checks, before asking and before the first write.
+    if args.precheck {
+        crate::precheck::before_install(&prepared, args.force)?;
+    }
+    prepared.check_release_policy(args.force)?;
+    prepared.check_webhook_overlaps(args.force)?;
+    prepared.check_crd_downgrades(args.force)?;
+    if args.dry_run || args.plan {
+        return crate::plan::install_without_writing(
+            &prepared,
+            args.force,
+            args.output,
+            args.plan,
+            args.dry_run,
+        );
+    }
+    if !args.yes {
+        let profile = prepared.install.merged.profile();
+        let names: Vec<&str> = prepared
+            .install
+            .components
+            .iter()
+            .map(|c| c.display_name.as_str())
+            .collect();
+        confirm(profile, &names)?;
+    }
+    apply(prepared, &args)
+}
+
+/// Applies a prepared install (checked and confirmed already): every component in order with
+/// its readiness waits, then prune and the default revision tag, printing progress and the
+/// summary. The canary upgrade's install step is this too.
+pub(crate) fn apply(
+    prepared: crate::prepare::Prepared<'_>,
+    args: &InstallArgs,
+) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
         install,
         runtime,
         client,
         ..
-    } = {
-        let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
-        // Read-only checks, before asking and before the first write.
-        if args.precheck {
-            crate::precheck::before_install(&prepared, args.force)?;
-        }
-        prepared.check_release_policy(args.force)?;
-        prepared.check_webhook_overlaps(args.force)?;
-        prepared.check_crd_downgrades(args.force)?;
-        if args.dry_run || args.plan {
-            return crate::plan::install_without_writing(
-                &prepared,
-                args.force,
-                args.output,
-                args.plan,
-                args.dry_run,
-            );
-        }
-        prepared
-    };
+    } = prepared;
     let components = &install.components;
-    if !args.yes {
-        let profile = install.merged.profile();
-        let names: Vec<&str> = components.iter().map(|c| c.display_name.as_str()).collect();
-        confirm(profile, &names)?;
-    }
     let options = cluster::InstallOptions {
         field_manager: installer::FIELD_MANAGER.to_string(),
         force: args.force,

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+mod canary;
 mod completion;
 mod duration;
 mod input;
@@ -58,8 +59,9 @@ enum Command {
     /// revision's; `--dry-run` and `--plan` change nothing.
     Install(install::InstallArgs),
     /// Upgrade the Istio control plane in place: an alias of `install`, as in istioctl (the
-    /// same rendering, apply and readiness waits).
-    Upgrade(install::InstallArgs),
+    /// same rendering, apply and readiness waits). With `--canary --version V`: the guided
+    /// revision-based upgrade, resumable with `--continue` and undone with `--abort`.
+    Upgrade(canary::UpgradeArgs),
     /// Commands related to Istio manifests.
     Manifest {
         #[command(subcommand)]
@@ -413,9 +415,8 @@ fn main() -> ExitCode {
         Command::Helm {
             command: HelmCommand::Template(args),
         } => helm_template(args),
-        Command::Install(args) | Command::Upgrade(args) => {
-            install::install(args, &runtime).map_err(|e| Failure::input(e.0))
-        }
+        Command::Install(args) => install::install(args, &runtime).map_err(|e| Failure::input(e.0)),
+        Command::Upgrade(args) => canary::upgrade(args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Manifest {
             command: ManifestCommand::Generate(args),
         } => mesh::manifest_generate(args, &runtime).map_err(|e| Failure::input(e.0)),

@@ -122,9 +122,6 @@ fn set(
 ) -> Result<(), MeshFailure> {
     let client = args.cluster.connect(runtime)?;
     let manifests = args.manifests.clone().unwrap_or_default();
-    let packages = crate::mesh::packages();
-    // A package given on the command line is checked now, not by the first render.
-    packages.dir(&manifests)?;
     let options = manifest::tag::TagOptions {
         tag: args.tag.clone(),
         revision: args.revision.clone(),
@@ -135,14 +132,69 @@ fn set(
         istio_namespace: args.istio_namespace.clone(),
         manifests,
     };
+    let overlaps = if args.yes {
+        Overlaps::Allow
+    } else if generate_only {
+        Overlaps::Say
+    } else {
+        Overlaps::Ask
+    };
+    let Some(done) = point(
+        &client,
+        runtime,
+        &options,
+        args.overwrite,
+        generate_only,
+        overlaps,
+    )?
+    else {
+        return Ok(());
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(
+        stdout,
+        "Revision tag {:?} {done}, referencing control plane revision {:?}. To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> istio.io/rev={}'\n",
+        args.tag, args.revision, args.tag
+    );
+    Ok(())
+}
+
+/// What [`point`] does about a tag's injector that would overlap another revision's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overlaps {
+    /// Say so and ask whether to apply anyway.
+    Ask,
+    /// Say so (for `tag generate`, which applies nothing).
+    Say,
+    /// Apply without asking (`-y`).
+    Allow,
+    /// Fail.
+    Refuse,
+}
+
+/// Renders the tag `options` names and (unless `generate_only`, which prints it) applies it:
+/// the default tag first deactivates the `default` revision's own injector. Returns what
+/// happened to the tag's injector (`created`, `updated`, `unchanged`), or `None` when nothing
+/// was applied (generated, or the user said no). The canary upgrade moves tags with this.
+pub(crate) fn point(
+    client: &cluster::Client,
+    runtime: &tokio::runtime::Runtime,
+    options: &manifest::tag::TagOptions,
+    overwrite: bool,
+    generate_only: bool,
+    on_overlap: Overlaps,
+) -> Result<Option<&'static str>, MeshFailure> {
+    let packages = crate::mesh::packages();
+    // A package given on the command line is checked now, not by the first render.
+    packages.dir(&options.manifests)?;
     let checks = cluster::tags::TagChecks {
         generate_only,
-        overwrite: args.overwrite,
+        overwrite,
     };
     let render = pipeline::tag::ChartRender {
         packages: &packages,
     };
-    let objects = runtime.block_on(client.generate_tag(&options, checks, &render))??;
+    let objects = runtime.block_on(client.generate_tag(options, checks, &render))??;
     // Would the tag's injector inject pods another revision's injector injects? For the
     // default tag, the `default` revision's own injector is deactivated first, so it is judged
     // deactivated (as istioctl, which deactivates it before this check).
@@ -150,17 +202,24 @@ fn set(
         &objects[..1],
         options.tag == vocab::labels::DEFAULT_REVISION,
     ))?;
-    if !overlaps.is_empty() && !args.yes {
+    if !overlaps.is_empty() && on_overlap != Overlaps::Allow {
         let error = cluster::Error::WebhookOverlap { overlaps };
+        if on_overlap == Overlaps::Refuse {
+            return Err(MeshFailure(format!(
+                "pointing tag {} at revision {} would conflict:\n{error}",
+                options.tag, options.revision
+            )));
+        }
         let mut stderr = std::io::stderr().lock();
         let _ = writeln!(stderr, "creating tag would conflict:\n{error}");
         drop(stderr);
-        if !generate_only && !crate::prompt::ask("tag set", "Apply anyways? [y/N]")? {
-            return Ok(());
+        if on_overlap == Overlaps::Ask && !crate::prompt::ask("tag set", "Apply anyways? [y/N]")? {
+            return Ok(None);
         }
     }
     if generate_only {
-        return crate::mesh::write_stdout(&documents(&objects));
+        crate::mesh::write_stdout(&documents(&objects))?;
+        return Ok(None);
     }
     let report = runtime.block_on(async {
         if options.tag == vocab::labels::DEFAULT_REVISION {
@@ -179,18 +238,11 @@ fn set(
     })?;
     // istioctl says "created" whatever happened; the tag's injector (the first object) tells
     // whether it was made, moved, or already pointed there.
-    let done = match report.objects.first().map(|a| a.outcome) {
+    Ok(Some(match report.objects.first().map(|a| a.outcome) {
         Some(cluster::Outcome::Configured) => "updated",
         Some(cluster::Outcome::Unchanged) => "unchanged",
         _ => "created",
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = write!(
-        stdout,
-        "Revision tag {:?} {done}, referencing control plane revision {:?}. To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> istio.io/rev={}'\n",
-        args.tag, args.revision, args.tag
-    );
-    Ok(())
+    }))
 }
 
 /// `tag list` (istioctl's `listTags`): a table, or JSON/YAML of `{tag, revision, namespaces}`.

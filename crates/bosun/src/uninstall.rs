@@ -59,7 +59,7 @@ const MAX_PODS_NAMED: usize = 30;
 
 /// Refuses (or with `force` warns) when the revision of `scope` is still in use (see the module
 /// docs). Only reads the cluster.
-fn check_in_use(
+pub(crate) fn check_in_use(
     runtime: &tokio::runtime::Runtime,
     client: &cluster::Client,
     scope: &cluster::UninstallScope,
@@ -144,8 +144,8 @@ fn gateways(objects: &[cluster::OwnedObject]) -> Vec<&str> {
         .collect()
 }
 
-/// What to select: `--purge`, or one control plane from the merged inputs.
-/// What to uninstall, and the Istio namespace whose install lock the uninstall takes.
+/// What to select (`--purge`, or one control plane from the merged inputs), and the Istio
+/// namespace whose install lock the uninstall takes.
 fn scope(args: &UninstallArgs) -> Result<(cluster::UninstallScope, String), MeshFailure> {
     if args.purge {
         let namespace = vocab::DEFAULT_ISTIO_NAMESPACE.to_string();
@@ -172,17 +172,27 @@ fn scope(args: &UninstallArgs) -> Result<(cluster::UninstallScope, String), Mesh
             labels.insert(label.to_string(), value.to_string());
         }
     }
+    let namespace = merged.istio_namespace().to_string();
+    Ok((control_plane(labels), namespace))
+}
+
+/// One control plane's components but Base, selected by `labels`.
+fn control_plane(labels: BTreeMap<String, String>) -> cluster::UninstallScope {
     // istioctl never uninstalls Base by revision or file: CRDs and shared roles stay.
     let components = iop::component::ALL
         .iter()
         .filter(|c| c.name != "Base")
         .map(|c| c.name.to_string())
         .collect();
-    let namespace = merged.istio_namespace().to_string();
-    Ok((
-        cluster::UninstallScope::ControlPlane { labels, components },
-        namespace,
-    ))
+    cluster::UninstallScope::ControlPlane { labels, components }
+}
+
+/// What `uninstall --revision R` selects: revision R's control plane, Base excepted.
+pub(crate) fn revision_scope(revision: &str) -> cluster::UninstallScope {
+    control_plane(BTreeMap::from([(
+        vocab::labels::REVISION_LABEL.to_string(),
+        revision.to_string(),
+    )]))
 }
 
 pub fn uninstall(

@@ -26,6 +26,8 @@
 //! - [`Client::holding_install_lock`]: one `install`/`uninstall` at a time per Istio namespace,
 //!   through a Lease in kube-system ([`lease`] holds Leases, for it and the operator's leader
 //!   election).
+//! - [`records`]: a small record bosun keeps in the cluster as a ConfigMap's data (the canary
+//!   upgrade's progress): read, create (refusing one that exists), replace, delete.
 //! - [`readiness`]: when a Deployment, StatefulSet, DaemonSet or Job is ready (a pure function
 //!   of its live JSON), and [`Client::wait_ready`], which polls until they are.
 //!
@@ -71,6 +73,7 @@ mod precheck;
 pub mod proxies;
 mod prune;
 mod ready;
+pub mod records;
 mod remote_secret;
 mod revisions;
 mod snapshot;

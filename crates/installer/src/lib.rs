@@ -22,6 +22,9 @@
 //!   charts when missing, the long-lived token Secret found or created and waited for), every
 //!   check before the first write.
 //!
+//! - [`canary`]: the guided canary upgrade's steps, plan and the record of its progress kept
+//!   in the cluster (pure; the command line runs the steps).
+//!
 //! - [`cacerts`]: a mesh CA's `cacerts` Secret, refused when it would replace another root.
 //!
 //! - [`mesh`]: `mesh install`'s orchestration over several clusters (each a client and its
@@ -34,6 +37,7 @@
 //! A target cluster is plain data here, a [`cluster::Client`] passed to each call.
 
 pub mod cacerts;
+pub mod canary;
 mod default_tag;
 mod error;
 pub mod mesh;
