@@ -51,6 +51,12 @@ pub struct InstallArgs {
     /// Output format of --plan and --dry-run (`json`: the plan as one JSON document).
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: crate::plan::Format,
+    /// Record each component as the Helm release Istio's Helm docs name (istio-base, istiod,
+    /// istio-cni, ztunnel, gateways by name) in helm's own storage, with Helm's ownership
+    /// markers on the objects, applied as helm's field manager: helm list, get, history,
+    /// upgrade, rollback and uninstall then work on them.
+    #[arg(long = "helm-releases")]
+    pub helm_releases: bool,
 }
 
 fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
@@ -64,13 +70,27 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 }
 
 pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
-    let crate::prepare::Prepared {
-        install,
-        runtime,
-        client,
-        ..
-    } = {
-        let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let (
+        crate::prepare::Prepared {
+            install,
+            runtime,
+            client,
+            ..
+        },
+        helm_releases,
+    ) = {
+        let mut prepared =
+            crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+        let helm_releases = if args.helm_releases {
+            let releases = prepared.install.helm_release_drafts()?;
+            // Another chart's release of the same name, or a record not in helm's format,
+            // stops here, before anything is written.
+            prepared.runtime.block_on(releases.read(&prepared.client))?;
+            prepared.install.mark_helm_objects(&releases);
+            Some(releases)
+        } else {
+            None
+        };
         // Read-only checks, before asking and before the first write.
         if args.precheck {
             crate::precheck::before_install(&prepared, args.force)?;
@@ -87,7 +107,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
                 args.dry_run,
             );
         }
-        prepared
+        (prepared, helm_releases)
     };
     let components = &install.components;
     if !args.yes {
@@ -96,7 +116,12 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         confirm(profile, &names)?;
     }
     let options = cluster::InstallOptions {
-        field_manager: installer::FIELD_MANAGER.to_string(),
+        field_manager: if helm_releases.is_some() {
+            installer::helm_releases::HELM_FIELD_MANAGER
+        } else {
+            installer::FIELD_MANAGER
+        }
+        .to_string(),
         force: args.force,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
@@ -134,10 +159,28 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
                 None
             }
         };
-        Ok::<_, MeshFailure>((report, pruned, tag))
+        let recorded = match &helm_releases {
+            Some(releases) => {
+                releases
+                    .write(&client, std::time::SystemTime::now())
+                    .await?
+            }
+            None => Vec::new(),
+        };
+        Ok::<_, MeshFailure>((report, pruned, tag, recorded))
     })?;
-    let (mut report, pruned, tag) = report;
+    let (mut report, pruned, tag, recorded) = report;
     let mut stdout = std::io::stdout().lock();
+    for r in &recorded {
+        let _ = writeln!(
+            stdout,
+            "✔ Helm release {} in {}: revision {}{}",
+            r.release,
+            r.namespace,
+            r.version,
+            if r.written { "" } else { " (unchanged)" }
+        );
+    }
     if let Some(tag) = tag {
         use cluster::Outcome::*;
         let _ = writeln!(

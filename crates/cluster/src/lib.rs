@@ -58,6 +58,7 @@ mod apply;
 mod client;
 mod error;
 mod facts;
+mod helm_records;
 mod install;
 mod listed;
 pub mod overlap;
