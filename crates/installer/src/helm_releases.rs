@@ -28,6 +28,16 @@ use crate::Install;
 /// the same fields and do not conflict.
 pub const HELM_FIELD_MANAGER: &str = "helm";
 
+/// The `name`s of Istio's charts (their Chart.yaml) that bosun records releases of.
+pub const ISTIO_CHARTS: [&str; 6] = [
+    "base",
+    "istiod",
+    "istio-ingress",
+    "istio-egress",
+    "cni",
+    "ztunnel",
+];
+
 /// Why the Helm release records could not be made, read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum HelmReleaseError {
@@ -62,6 +72,15 @@ pub enum HelmReleaseError {
         secret: String,
         found: String,
         chart: String,
+    },
+    #[error(
+        "helm release {namespace}/{release} (Secret {secret}) carries bosun's mark but its chart is {found:?}, not one of Istio's; bosun leaves it alone (nothing was changed)"
+    )]
+    NotIstios {
+        namespace: String,
+        release: String,
+        secret: String,
+        found: String,
     },
     #[error(
         "Secret {namespace}/{secret} is labelled as a revision of helm release {release} but holds release {found:?} (nothing was changed)"
@@ -477,6 +496,17 @@ pub async fn owned_records(
         .iter()
         .map(Record::from_secret)
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(r) = records
+        .iter()
+        .find(|r| !ISTIO_CHARTS.contains(&r.chart_name().unwrap_or_default()))
+    {
+        return Err(HelmReleaseError::NotIstios {
+            namespace: r.namespace.clone(),
+            release: r.name().unwrap_or_default().to_string(),
+            secret: r.secret.clone(),
+            found: r.chart_name().unwrap_or_default().to_string(),
+        });
+    }
     Ok(records
         .into_iter()
         .filter(|r| match revision {
