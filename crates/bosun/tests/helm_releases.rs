@@ -88,7 +88,12 @@ fn chart_versions(chart: &Path) -> (String, String) {
 fn documents(text: &str) -> Vec<String> {
     let mut docs: Vec<String> = format!("\n{text}")
         .split("\n---\n")
-        .map(|d| d.trim_start_matches("---\n").trim_end().to_string())
+        .map(|d| {
+            d.trim_start_matches('\n')
+                .trim_start_matches("---\n")
+                .trim_end()
+                .to_string()
+        })
         .filter(|d| !d.is_empty())
         .collect();
     docs.sort();
@@ -168,7 +173,16 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         let secrets: Api<Secret> = Api::namespaced(kube.clone(), NS);
         let deployments: Api<Deployment> = Api::namespaced(kube.clone(), NS);
 
-        // Bad records refuse the install before anything is written.
+        // Bad records refuse the install before anything is written (planted in the
+        // namespace the install would make).
+        let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(kube.clone());
+        if namespaces.get_opt(NS).await.unwrap().is_none() {
+            let ns = serde_json::from_value(json!({"metadata": {"name": NS}})).unwrap();
+            namespaces
+                .create(&PostParams::default(), &ns)
+                .await
+                .unwrap();
+        }
         secrets
             .create(
                 &PostParams::default(),
@@ -366,8 +380,20 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
             .collect();
         assert_eq!(statuses, ["superseded", "deployed"], "{history}");
 
-        // helm rollback to bosun's revision.
-        succeeded(&helm(&["rollback", "istiod", "1", "-n", NS]));
+        // helm rollback to bosun's revision. A rollback applies the revision's stored
+        // manifest, an install render: its validator says `failurePolicy: Ignore`, which
+        // istiod (field manager pilot-discovery) has switched to Fail since, so a plain
+        // rollback conflicts on that field, as it does after a real `helm install` (charts
+        // leave the field out only when rendering an upgrade). --force-conflicts takes it, and
+        // istiod switches it back.
+        succeeded(&helm(&[
+            "rollback",
+            "istiod",
+            "1",
+            "-n",
+            NS,
+            "--force-conflicts",
+        ]));
         let env = deployments
             .get("istiod")
             .await
