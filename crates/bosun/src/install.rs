@@ -51,6 +51,12 @@ pub struct InstallArgs {
     /// Output format of --plan and --dry-run (`json`: the plan as one JSON document).
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: crate::plan::Format,
+    /// Record each component as the Helm release Istio's Helm docs name (istio-base, istiod,
+    /// istio-cni, ztunnel, gateways by name) in helm's own storage, with Helm's ownership
+    /// markers on the objects, applied as helm's field manager: helm list, get, history,
+    /// upgrade, rollback and uninstall then work on them.
+    #[arg(long = "helm-releases")]
+    pub helm_releases: bool,
 }
 
 fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
@@ -64,7 +70,17 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 }
 
 pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
-    let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let helm_releases = if args.helm_releases {
+        let releases = prepared.install.helm_release_drafts()?;
+        // Another chart's release of the same name, or a record not in helm's format, stops
+        // here, before anything is written.
+        prepared.runtime.block_on(releases.read(&prepared.client))?;
+        prepared.install.mark_helm_objects(&releases);
+        Some(releases)
+    } else {
+        None
+    };
     // Read-only checks, before asking and before the first write.
     if args.precheck {
         crate::precheck::before_install(&prepared, args.force)?;
@@ -91,15 +107,18 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
             .collect();
         confirm(profile, &names)?;
     }
-    apply(prepared, &args)
+    apply(prepared, &args, helm_releases)
 }
 
 /// Applies a prepared install (checked and confirmed already): every component in order with
 /// its readiness waits, then prune and the default revision tag, printing progress and the
-/// summary. The canary upgrade's install step is this too.
+/// summary; with `helm_releases`, the objects carry Helm's markers, are applied as helm's field
+/// manager, and the releases are recorded afterwards. The canary upgrade's install step is this
+/// too.
 pub(crate) fn apply(
     prepared: crate::prepare::Prepared<'_>,
     args: &InstallArgs,
+    helm_releases: Option<installer::helm_releases::HelmReleases>,
 ) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
         install,
@@ -109,7 +128,12 @@ pub(crate) fn apply(
     } = prepared;
     let components = &install.components;
     let options = cluster::InstallOptions {
-        field_manager: installer::FIELD_MANAGER.to_string(),
+        field_manager: if helm_releases.is_some() {
+            installer::helm_releases::HELM_FIELD_MANAGER
+        } else {
+            installer::FIELD_MANAGER
+        }
+        .to_string(),
         force: args.force,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
@@ -147,7 +171,23 @@ pub(crate) fn apply(
         }
     };
     let (mut report, pruned) = (applied.report, applied.pruned);
+    let recorded = match &helm_releases {
+        Some(releases) => {
+            runtime.block_on(releases.write(&client, std::time::SystemTime::now()))?
+        }
+        None => Vec::new(),
+    };
     let mut stdout = std::io::stdout().lock();
+    for r in &recorded {
+        let _ = writeln!(
+            stdout,
+            "✔ Helm release {} in {}: revision {}{}",
+            r.release,
+            r.namespace,
+            r.version,
+            if r.written { "" } else { " (unchanged)" }
+        );
+    }
     if let Some(tag) = tag {
         use cluster::Outcome::*;
         let _ = writeln!(

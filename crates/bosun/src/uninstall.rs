@@ -52,6 +52,10 @@ pub struct UninstallArgs {
     /// Uninstall the revision even while tags, namespaces or pods still use it.
     #[arg(long)]
     pub force: bool,
+    /// Also remove the Helm release records `install --helm-releases` wrote (of the
+    /// revision's components but Base; all of them with --purge, which removes them anyway).
+    #[arg(long = "helm-releases")]
+    pub helm_releases: bool,
 }
 
 /// The most pods a refusal names (istioctl names proxies up to 30 too); the rest are counted.
@@ -214,13 +218,26 @@ pub fn uninstall(
     }
     let (scope, lock_namespace) = scope(&args)?;
     let runtime = runtime.get()?;
-    let (client, candidates) = runtime.block_on(async {
+    let (client, candidates, records) = runtime.block_on(async {
         let client = args.cluster.client().await?;
         let candidates = client.uninstall_candidates(&scope).await?;
-        Ok::<_, MeshFailure>((client, candidates))
+        // Read (and checked to be helm's format) before anything is deleted.
+        let records = match &scope {
+            _ if !args.helm_releases && !args.purge => Vec::new(),
+            cluster::UninstallScope::Purge => {
+                installer::helm_releases::owned_records(&client, None).await?
+            }
+            cluster::UninstallScope::ControlPlane { labels, .. } => {
+                let revision = labels
+                    .get(vocab::labels::REVISION_LABEL)
+                    .map(String::as_str);
+                installer::helm_releases::owned_records(&client, revision).await?
+            }
+        };
+        Ok::<_, MeshFailure>((client, candidates, records))
     })?;
 
-    if candidates.is_empty() {
+    if candidates.is_empty() && records.is_empty() {
         if let Some(r) = args.input.revision.as_deref().filter(|_| !args.purge) {
             return Err(MeshFailure(format!("could not find target revision {r}")));
         }
@@ -242,6 +259,16 @@ pub fn uninstall(
     );
     for c in &candidates {
         let _ = writeln!(stdout, "  {c}");
+    }
+    for r in &records {
+        let _ = writeln!(
+            stdout,
+            "  Helm release record Secret {}/{} (release {}, revision {})",
+            r.namespace,
+            r.secret,
+            r.name().unwrap_or_default(),
+            r.version().unwrap_or_default()
+        );
     }
     let gateways = gateways(&candidates);
     if !args.purge && !gateways.is_empty() {
@@ -275,10 +302,14 @@ pub fn uninstall(
             },
         ))
         .map_err(|e| MeshFailure(format!("failed to delete control plane resources: {e}")))?;
+    runtime
+        .block_on(installer::helm_releases::delete_records(&client, &records))
+        .map_err(|e| MeshFailure(format!("failed to delete helm release records: {e}")))?;
     let removed = deleted
         .iter()
         .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
-        .count();
+        .count()
+        + records.len();
     let _ = writeln!(
         std::io::stdout().lock(),
         "✔ Uninstall complete ({removed} removed)"

@@ -56,6 +56,10 @@
 //!   [`Client::token_data`] and the other reads and writes of `create-remote-secret` (the
 //!   long-lived token Secret, found or created and waited for).
 //!
+//! - [`Client::labelled_secrets`], [`Client::write_secret`], [`Client::delete_secret`]: the
+//!   reads and writes of Helm release records (`install --helm-releases`; their format is the
+//!   `helmrelease` crate's, which records to write is `installer`'s).
+//!
 //! Tests run against a real kube-apiserver and etcd started by `scripts/testenv`; the
 //! [`testenv`] module (feature `testenv`) is the helper that tests use to get one.
 
@@ -63,6 +67,7 @@ mod apply;
 mod client;
 mod error;
 mod facts;
+mod helm_records;
 mod install;
 mod install_lock;
 pub mod lease;

@@ -31,6 +31,10 @@
 //!   facts): the checks across them, each cluster's install through [`Install::apply`], side by
 //!   side, and the remote secrets in every direction.
 //!
+//! - [`helm_releases`]: `--helm-releases`, each component instance recorded as the Helm
+//!   release Istio's Helm docs name (which release, the ownership markers, when a new
+//!   revision is due, refusing another chart's release of the same name).
+//!
 //! Must not: parse flags, print, ask, or decide what to do about a refusal (the command line
 //! fails or warns with `--force`; the operator records it in the IstioOperator's status).
 //! Rendering is `pipeline`'s and every request is `cluster`'s: this crate only sequences them.
@@ -40,6 +44,7 @@ pub mod cacerts;
 pub mod canary;
 mod default_tag;
 mod error;
+pub mod helm_releases;
 pub mod mesh;
 mod refusal;
 pub mod remote_secret;
@@ -69,6 +74,9 @@ pub struct Install {
     pub default_tag: DefaultTag,
     /// The install packages rendered from (the default tag renders from them too).
     pub packages: pipeline::InstallPackages,
+    /// The render itself, per component and instance, before the install's labels (what
+    /// `manifest generate` prints; Helm release records hold it).
+    pub generated: manifest::generate::Generated,
 }
 
 impl Install {
@@ -90,6 +98,7 @@ impl Install {
             pipeline::install::OwnerLabels::All,
         )?;
         let merged = rendered.merged;
+        let generated = rendered.generated;
         let default_tag =
             default_tag::decide(client, &merged, &version, &mut components, &packages).await?;
         Ok(Install {
@@ -99,6 +108,7 @@ impl Install {
             installation,
             default_tag,
             packages,
+            generated,
         })
     }
 

@@ -33,6 +33,9 @@ pub enum LoadChartError {
 pub struct ComponentObjects {
     pub component: &'static Component,
     pub objects: Vec<Object>,
+    /// How many of `objects` each instance rendered, in order (one entry per instance of
+    /// `IstioOperator::components`; gateways may have several).
+    pub instance_sizes: Vec<usize>,
 }
 
 /// What `manifest generate` produced.
@@ -114,13 +117,15 @@ fn generate_beside<R: Send>(
     // The costliest chart (Istio's base: its CRDs) offers its large documents here; a thread
     // that has rendered its own share prepares them for it.
     let ahead = goyaml::Ahead::new();
-    type Done = Result<(Vec<Object>, Vec<String>), GenerateError>;
+    type Done = Result<(Vec<Object>, Vec<String>, Vec<usize>), GenerateError>;
     let render_component = |comp: &'static Component, specs: &[ComponentSpec]| -> Done {
         let chart =
             load_chart(install_package_path, comp.chart_dir).map_err(GenerateError::LoadChart)?;
         let mut objects = Vec::new();
         let mut warnings = Vec::new();
+        let mut sizes = Vec::new();
         for spec in specs {
+            let before = objects.len();
             objects.extend(render_instance(
                 comp,
                 spec,
@@ -130,11 +135,12 @@ fn generate_beside<R: Send>(
                 &ahead,
                 &mut warnings,
             )?);
+            sizes.push(objects.len() - before);
         }
         if keep_yaml {
             objects.iter().for_each(Object::keep_yaml);
         }
-        Ok((objects, warnings))
+        Ok((objects, warnings, sizes))
     };
     let render_share = |indices: Vec<usize>| -> Vec<(usize, Done)> {
         indices
@@ -194,14 +200,16 @@ fn generate_beside<R: Send>(
         warnings: Vec::new(),
     };
     for ((comp, _), result) in work.iter().zip(results) {
-        let (objects, warnings) = match result.expect("every component is given to a thread") {
-            Ok(done) => done,
-            Err(e) => return (Err(e), beside_result),
-        };
+        let (objects, warnings, instance_sizes) =
+            match result.expect("every component is given to a thread") {
+                Ok(done) => done,
+                Err(e) => return (Err(e), beside_result),
+            };
         out.warnings.extend(warnings);
         out.components.push(ComponentObjects {
             component: comp,
             objects,
+            instance_sizes,
         });
     }
     (Ok(out), beside_result)

@@ -67,3 +67,17 @@ pub const CLUSTER_NAME_ANNOTATION: &str = "networking.istio.io/cluster";
 /// Kubernetes' annotation tying a `kubernetes.io/service-account-token` Secret to its
 /// ServiceAccount (the token controller fills the Secret for that account).
 pub const SERVICE_ACCOUNT_NAME_ANNOTATION: &str = "kubernetes.io/service-account.name";
+
+// Helm's ownership markers (helm puts them on every object of a release), and bosun's mark on
+// the Helm release records it writes.
+
+/// [`MANAGED_BY_LABEL`]'s value on the objects of a Helm release.
+pub const HELM_MANAGED_BY_VALUE: &str = "Helm";
+/// `meta.helm.sh/release-name`: the Helm release an object belongs to.
+pub const HELM_RELEASE_NAME_ANNOTATION: &str = "meta.helm.sh/release-name";
+/// `meta.helm.sh/release-namespace`: the namespace of that release.
+pub const HELM_RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namespace";
+/// bosun's own: `"true"` on the Helm release records `install --helm-releases` wrote (a
+/// release label, which helm carries over to the revisions it makes), by which `uninstall
+/// --helm-releases` finds them.
+pub const HELM_RELEASE_RECORD_LABEL: &str = "bosun.io/helm-release";

@@ -1,0 +1,438 @@
+//! `install --helm-releases` read by real helm v4 (`BOSUN_HELM`, else `scripts/fetch-helm`) on
+//! the living cluster (`testenv::living_kubeconfig()`: `BOSUN_LIVING_KUBECONFIG`, in CI the
+//! default living cluster): after a minimal install with the images built here, `helm list`
+//! shows `istio-base` and `istiod` deployed with the charts' versions, `helm get values` gives
+//! the values `manifest translate` writes for each chart, `helm get manifest` holds exactly the
+//! documents `manifest generate --cluster-specific` prints, `helm history` works, a second
+//! install changes no record, `helm upgrade --reuse-values --set …` with the same chart
+//! succeeds with no field-manager conflict (its change reaches the Deployment), `helm rollback`
+//! and `helm uninstall` work, and `uninstall --purge` removes bosun's records. Bad records
+//! (another chart's release of the same name, a Secret that is not helm's format) refuse the
+//! install with nothing changed. One test: it installs into `istio-system` as the other living
+//! tests do, and the test binaries run one at a time.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use cluster::testenv;
+use common::{succeeded, text};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::{Pod, Secret};
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, PostParams};
+use serde_json::{Value, json};
+
+const NS: &str = "istio-system";
+
+fn kubeconfig() -> &'static Path {
+    testenv::living_kubeconfig()
+}
+
+fn bosun(args: &[&str]) -> Output {
+    common::bosun_at(kubeconfig(), args)
+}
+
+fn helm(args: &[&str]) -> Output {
+    let helm = common::fetched("BOSUN_HELM", "fetch-helm");
+    Command::new(helm)
+        .args(args)
+        .arg("--kubeconfig")
+        .arg(kubeconfig())
+        .output()
+        .expect("running helm")
+}
+
+fn helm_json(args: &[&str]) -> Value {
+    let out = helm(args);
+    succeeded(&out);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("helm {args:?}: {e}\n{}", text(&out)))
+}
+
+/// The inputs every render and install here takes: minimal, with the local images.
+fn inputs() -> Vec<String> {
+    let living = testenv::living();
+    vec![
+        "--set".into(),
+        "profile=minimal".into(),
+        "--set".into(),
+        format!("hub={}", living.hub),
+        "--set".into(),
+        format!("tag={}", living.tag),
+    ]
+}
+
+fn with_inputs<'a>(head: &[&'a str], inputs: &'a [String], tail: &[&'a str]) -> Vec<&'a str> {
+    let mut v: Vec<&str> = head.to_vec();
+    v.extend(inputs.iter().map(String::as_str));
+    v.extend(tail);
+    v
+}
+
+/// `version` and `appVersion` of a chart's Chart.yaml.
+fn chart_versions(chart: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(chart.join("Chart.yaml")).unwrap();
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().trim_matches('"').to_string())
+            .unwrap_or_else(|| panic!("{key} in {}", chart.display()))
+    };
+    (field("version:"), field("appVersion:"))
+}
+
+/// The documents of a manifest (`---` lines split them), sorted.
+fn documents(text: &str) -> Vec<String> {
+    let mut docs: Vec<String> = format!("\n{text}")
+        .split("\n---\n")
+        .map(|d| {
+            d.trim_start_matches('\n')
+                .trim_start_matches("---\n")
+                .trim_end()
+                .to_string()
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
+    docs.sort();
+    docs
+}
+
+async fn wait_until<T, F, Fut>(what: &str, timeout: Duration, check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    testkit::wait_until(what, timeout, Duration::from_millis(500), check)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Removes what an earlier test left: Istio (bosun's release records with it) and the
+/// records this test plants.
+async fn fresh(kube: &kube::Client) {
+    succeeded(&bosun(&["uninstall", "--purge", "-y"]));
+    let secrets: Api<Secret> = Api::namespaced(kube.clone(), NS);
+    for s in secrets
+        .list(&ListParams::default().labels("owner=helm"))
+        .await
+        .unwrap()
+        .items
+    {
+        let _ = secrets
+            .delete(
+                &s.metadata.name.unwrap_or_default(),
+                &DeleteParams::default(),
+            )
+            .await;
+    }
+    let pods: Api<Pod> = Api::namespaced(kube.clone(), NS);
+    wait_until(
+        "the pods of an earlier install gone",
+        Duration::from_secs(120),
+        || async {
+            pods.list(&ListParams::default())
+                .await
+                .unwrap()
+                .items
+                .is_empty()
+                .then_some(())
+        },
+    )
+    .await;
+}
+
+/// A release record of `release` that helm's format has but whose chart is `chart`.
+fn record_of_chart(release: &str, chart: &str) -> Secret {
+    helmrelease::Release {
+        name: release.into(),
+        namespace: NS.into(),
+        version: 1,
+        status: helmrelease::Status::Deployed,
+        description: "Install complete".into(),
+        first_deployed: "2026-01-01T00:00:00Z".into(),
+        last_deployed: "2026-01-01T00:00:00Z".into(),
+        chart: json!({"metadata": {"name": chart, "version": "1.0.0"}, "lock": null, "templates": [], "values": {}, "schema": null, "files": []}),
+        config: Default::default(),
+        manifest: String::new(),
+        labels: Default::default(),
+        apply_method: "ssa".into(),
+    }
+    .to_secret(1_767_225_600)
+}
+
+#[test]
+fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
+    common::run(async {
+        let kube = testenv::living_client().await.kube().clone();
+        fresh(&kube).await;
+        let inputs = inputs();
+        let install = with_inputs(&["install", "-y", "--helm-releases"], &inputs, &[]);
+        let secrets: Api<Secret> = Api::namespaced(kube.clone(), NS);
+        let deployments: Api<Deployment> = Api::namespaced(kube.clone(), NS);
+
+        // Bad records refuse the install before anything is written (planted in the
+        // namespace the install would make).
+        let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(kube.clone());
+        if namespaces.get_opt(NS).await.unwrap().is_none() {
+            let ns = serde_json::from_value(json!({"metadata": {"name": NS}})).unwrap();
+            namespaces
+                .create(&PostParams::default(), &ns)
+                .await
+                .unwrap();
+        }
+        secrets
+            .create(
+                &PostParams::default(),
+                &record_of_chart("istio-base", "my-base"),
+            )
+            .await
+            .unwrap();
+        let out = bosun(&install);
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(
+            text(&out).contains("helm release istio-system/istio-base exists with chart \"my-base\" (Secret sh.helm.release.v1.istio-base.v1), not Istio's \"base\""),
+            "{}",
+            text(&out)
+        );
+        assert!(
+            deployments.get_opt("istiod").await.unwrap().is_none(),
+            "nothing applied"
+        );
+        secrets
+            .delete("sh.helm.release.v1.istio-base.v1", &DeleteParams::default())
+            .await
+            .unwrap();
+        let not_helms: Secret = serde_json::from_value(json!({
+            "metadata": {"name": "sh.helm.release.v1.istiod.v1", "labels": {"owner": "helm", "name": "istiod"}},
+            "type": "Opaque", "stringData": {"release": "x"}
+        }))
+        .unwrap();
+        secrets
+            .create(&PostParams::default(), &not_helms)
+            .await
+            .unwrap();
+        let out = bosun(&install);
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(
+            text(&out).contains("Secret istio-system/sh.helm.release.v1.istiod.v1 is not a helm release record: its type is \"Opaque\""),
+            "{}",
+            text(&out)
+        );
+        assert!(
+            deployments.get_opt("istiod").await.unwrap().is_none(),
+            "nothing applied"
+        );
+        secrets
+            .delete("sh.helm.release.v1.istiod.v1", &DeleteParams::default())
+            .await
+            .unwrap();
+
+        // The install, recorded.
+        let out = bosun(&install);
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            said.contains("✔ Helm release istio-base in istio-system: revision 1\n"),
+            "{said}"
+        );
+        assert!(
+            said.contains("✔ Helm release istiod in istio-system: revision 1\n"),
+            "{said}"
+        );
+
+        // helm list: both deployed, with the charts' versions.
+        let charts: PathBuf = common::manifests_dir().join("charts");
+        let list = helm_json(&["list", "-A", "-o", "json"]);
+        let mut names: Vec<&str> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["istio-base", "istiod"], "{list}");
+        for (release, chart_dir, chart_name) in [
+            ("istio-base", "base", "base"),
+            ("istiod", "istio-control/istio-discovery", "istiod"),
+        ] {
+            let (version, app_version) = chart_versions(&charts.join(chart_dir));
+            let entry = list
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["name"] == release)
+                .unwrap();
+            assert_eq!(entry["namespace"], NS, "{entry}");
+            assert_eq!(entry["status"], "deployed", "{entry}");
+            assert_eq!(entry["revision"], "1", "{entry}");
+            assert_eq!(entry["chart"], format!("{chart_name}-{version}"), "{entry}");
+            assert_eq!(entry["app_version"], app_version, "{entry}");
+        }
+
+        // helm get values: what `manifest translate` says helm would take for each chart.
+        let translated = std::env::temp_dir().join(testenv::unique_name("helmrel-translate"));
+        let out = bosun(&with_inputs(
+            &["manifest", "translate", "-o", translated.to_str().unwrap()],
+            &inputs,
+            &[],
+        ));
+        succeeded(&out);
+        for (release, file) in [
+            ("istio-base", "base-values.yaml"),
+            ("istiod", "pilot-values.yaml"),
+        ] {
+            let want =
+                goyaml::from_yaml_json(&std::fs::read_to_string(translated.join(file)).unwrap())
+                    .unwrap();
+            let got = helm_json(&["get", "values", release, "-n", NS, "-o", "json"]);
+            assert_eq!(got, want, "helm get values {release}");
+        }
+        let _ = std::fs::remove_dir_all(&translated);
+
+        // helm get manifest: exactly the documents bosun renders for this cluster.
+        let out = bosun(&with_inputs(
+            &["manifest", "generate", "--cluster-specific"],
+            &inputs,
+            &[],
+        ));
+        succeeded(&out);
+        let rendered = documents(&String::from_utf8_lossy(&out.stdout));
+        let mut recorded = Vec::new();
+        for release in ["istio-base", "istiod"] {
+            let out = helm(&["get", "manifest", release, "-n", NS]);
+            succeeded(&out);
+            recorded.extend(documents(&String::from_utf8_lossy(&out.stdout)));
+        }
+        recorded.sort();
+        assert_eq!(recorded.len(), rendered.len());
+        assert!(
+            recorded == rendered,
+            "helm get manifest differs from manifest generate"
+        );
+
+        // helm status and history.
+        let status = helm_json(&["status", "istiod", "-n", NS, "-o", "json"]);
+        assert_eq!(status["info"]["status"], "deployed", "{status}");
+        let history = helm_json(&["history", "istiod", "-n", NS, "-o", "json"]);
+        assert_eq!(history.as_array().unwrap().len(), 1, "{history}");
+        assert_eq!(history[0]["description"], "Install complete", "{history}");
+
+        // The objects carry Helm's markers.
+        let istiod = deployments.get("istiod").await.unwrap();
+        assert_eq!(
+            istiod.metadata.labels.as_ref().unwrap()["app.kubernetes.io/managed-by"],
+            "Helm"
+        );
+        let annotations = istiod.metadata.annotations.clone().unwrap();
+        assert_eq!(annotations["meta.helm.sh/release-name"], "istiod");
+        assert_eq!(annotations["meta.helm.sh/release-namespace"], NS);
+
+        // The same install again writes no revision.
+        let out = bosun(&install);
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .contains("✔ Helm release istiod in istio-system: revision 1 (unchanged)"),
+            "{}",
+            text(&out)
+        );
+
+        // helm upgrade with the same chart and one value changed: no conflict, and it lands.
+        let chart = charts.join("istio-control/istio-discovery");
+        let out = helm(&[
+            "upgrade",
+            "istiod",
+            chart.to_str().unwrap(),
+            "-n",
+            NS,
+            "--reuse-values",
+            "--set",
+            "pilot.env.BOSUN_HELM_TEST=upgraded",
+        ]);
+        succeeded(&out);
+        let env = deployments
+            .get("istiod")
+            .await
+            .unwrap()
+            .spec
+            .unwrap()
+            .template
+            .spec
+            .unwrap()
+            .containers[0]
+            .env
+            .clone()
+            .unwrap_or_default();
+        assert!(
+            env.iter()
+                .any(|e| e.name == "BOSUN_HELM_TEST" && e.value.as_deref() == Some("upgraded")),
+            "helm's upgrade reached the Deployment: {env:?}"
+        );
+        let history = helm_json(&["history", "istiod", "-n", NS, "-o", "json"]);
+        let statuses: Vec<&str> = history
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["superseded", "deployed"], "{history}");
+
+        // helm rollback to bosun's revision. A rollback applies the revision's stored
+        // manifest, an install render: its validator says `failurePolicy: Ignore`, which
+        // istiod (field manager pilot-discovery) has switched to Fail since, so a plain
+        // rollback conflicts on that field, as it does after a real `helm install` (charts
+        // leave the field out only when rendering an upgrade). --force-conflicts takes it, and
+        // istiod switches it back.
+        succeeded(&helm(&[
+            "rollback",
+            "istiod",
+            "1",
+            "-n",
+            NS,
+            "--force-conflicts",
+        ]));
+        let env = deployments
+            .get("istiod")
+            .await
+            .unwrap()
+            .spec
+            .unwrap()
+            .template
+            .spec
+            .unwrap()
+            .containers[0]
+            .env
+            .clone()
+            .unwrap_or_default();
+        assert!(
+            !env.iter().any(|e| e.name == "BOSUN_HELM_TEST"),
+            "rolled back: {env:?}"
+        );
+
+        // helm uninstall of istiod: its objects and records go.
+        succeeded(&helm(&["uninstall", "istiod", "-n", NS]));
+        assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+        let left = secrets
+            .list(&ListParams::default().labels("owner=helm,name=istiod"))
+            .await
+            .unwrap()
+            .items;
+        assert!(left.is_empty(), "{left:?}");
+
+        // bosun's uninstall removes the release records it wrote.
+        let out = bosun(&["uninstall", "--purge", "-y"]);
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(
+                "Helm release record Secret istio-system/sh.helm.release.v1.istio-base.v1"
+            ),
+            "{}",
+            text(&out)
+        );
+        let list = helm_json(&["list", "-A", "-o", "json"]);
+        assert_eq!(list, json!([]), "{list}");
+    });
+}
