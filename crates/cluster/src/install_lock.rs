@@ -28,6 +28,7 @@ pub const LOCK_NAMESPACE: &str = "kube-system";
 pub fn install_lock_name(istio_namespace: &str) -> String {
     format!("bosun-install.{istio_namespace}")
 }
+
 /// How long a Lease whose holder stopped renewing keeps others out.
 pub const LEASE_DURATION: Duration = Duration::from_secs(15);
 const RENEW_EVERY: Duration = Duration::from_secs(4);
@@ -48,7 +49,7 @@ pub fn lock_identity(command: &str) -> String {
 /// Who holds the install lock, as a waiter sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockHolder {
-    /// The Lease (`Lease NAMESPACE/bosun-install`).
+    /// The Lease (`Lease kube-system/bosun-install.<Istio namespace>`).
     pub lease: ObjectRef,
     /// What the holder wrote as its identity: the command, host and process.
     pub holder: String,
@@ -60,13 +61,9 @@ impl std::fmt::Display for LockHolder {
     }
 }
 
+/// The Lease that locks Istio namespace `istio_namespace`, as errors and messages name it.
 fn lease_ref(istio_namespace: &str) -> ObjectRef {
-    ObjectRef {
-        api_version: "coordination.k8s.io/v1".into(),
-        kind: "Lease".into(),
-        namespace: Some(LOCK_NAMESPACE.into()),
-        name: install_lock_name(istio_namespace),
-    }
+    lease::lease_ref(LOCK_NAMESPACE, &install_lock_name(istio_namespace))
 }
 
 impl Client {

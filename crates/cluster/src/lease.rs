@@ -82,13 +82,18 @@ pub fn decide(spec: Option<&LeaseSpec>, identity: &str, now: Timestamp) -> Decis
     }
 }
 
-fn kube_error(options: &LeaseOptions, action: &'static str) -> impl FnOnce(kube::Error) -> Error {
-    let object = Box::new(ObjectRef {
+/// The Lease `namespace/name`, as errors and messages name it.
+pub fn lease_ref(namespace: &str, name: &str) -> ObjectRef {
+    ObjectRef {
         api_version: "coordination.k8s.io/v1".into(),
         kind: "Lease".into(),
-        namespace: Some(options.namespace.clone()),
-        name: options.name.clone(),
-    });
+        namespace: Some(namespace.into()),
+        name: name.into(),
+    }
+}
+
+fn kube_error(options: &LeaseOptions, action: &'static str) -> impl FnOnce(kube::Error) -> Error {
+    let object = Box::new(lease_ref(&options.namespace, &options.name));
     move |source| Error::Api {
         object,
         action,

@@ -330,6 +330,7 @@ fn fingerprints(components: &[vocab::Component]) -> Fingerprints {
 async fn split_unchanged(
     client: &cluster::Client,
     components: &[vocab::Component],
+    rendered: &Fingerprints,
     last: Option<&Fingerprints>,
 ) -> Result<(Vec<vocab::Component>, Vec<Vec<vocab::ObjectRef>>), Error> {
     let mut to_apply = Vec::new();
@@ -339,7 +340,8 @@ async fn split_unchanged(
         let mut refs = Vec::new();
         for o in &c.objects {
             let unchanged_render = Key::of(o).is_some_and(|key| {
-                last.and_then(|l| l.get(&key)) == Some(&crate::noop::fingerprint(&[o]))
+                let now = rendered.get(&key);
+                now.is_some() && last.and_then(|l| l.get(&key)) == now
             });
             let live_ref = match unchanged_render {
                 true => satisfied_live(client, o).await?,
@@ -351,8 +353,10 @@ async fn split_unchanged(
             }
         }
         to_apply.push(vocab::Component {
+            name: c.name.clone(),
+            display_name: c.display_name.clone(),
+            after: c.after.clone(),
             objects: apply,
-            ..c.clone()
         });
         left.push(refs);
     }
@@ -675,7 +679,13 @@ async fn apply(
         let applying = Status::applying(generation, overlap_lines.clone());
         current = write_status(&ctx, &api, &iop, current, &applying).await?;
     }
-    let (to_apply, left) = split_unchanged(&ctx.client, &components, last.as_ref()).await?;
+    let (to_apply, left) = split_unchanged(
+        &ctx.client,
+        &components,
+        &rendered_fingerprints,
+        last.as_ref(),
+    )
+    .await?;
     let skipped = to_apply.iter().all(|c| c.objects.is_empty());
     let (applied, changed, pruned) = if skipped {
         ctx.metrics.apply_skipped();

@@ -1,10 +1,11 @@
-//! When a reconcile may skip its apply, so that a reconcile with nothing to do sends no write
-//! requests: the render is the one this process last applied successfully for the
-//! IstioOperator (same [`fingerprint`]), and every live object still has every field of its
-//! rendered form ([`satisfied`]). Both are needed: a render that dropped a field looks
-//! satisfied but must be applied, since server-side apply removes the fields it no longer sets.
-//! When in doubt (a value the server normalised, say `1000m` to `1`) the answer is "not
-//! satisfied", which only costs the apply that would have happened anyway. Pure: no I/O.
+//! When a reconcile may leave an object alone, so that a reconcile writes only what changed and
+//! one with nothing to do sends no write requests: the object renders as it did when this
+//! process last applied it successfully for the IstioOperator (same [`fingerprint`]), and the
+//! live object still has every field of its rendered form ([`satisfied`]). Both are needed: a
+//! render that dropped a field looks satisfied but must be applied, since server-side apply
+//! removes the fields it no longer sets. When in doubt (a value the server normalised, say
+//! `1000m` to `1`) the answer is "not satisfied", which only costs the apply that would have
+//! happened anyway. Pure: no I/O.
 
 use std::hash::{Hash, Hasher};
 
