@@ -1,7 +1,8 @@
 //! Hostile charts and input files (issue 34), against real helm v4 on the same input: chart
 //! folders with symbolic links to `/dev/zero`, to a file beyond Helm's 5 MiB, back to the
 //! chart, or holding a FIFO; gzip bombs (small archives that unpack beyond Helm's 100 MiB, one
-//! header that claims a gibibyte, a PAX header that never ends); FIFOs and devices given as
+//! header that claims a gibibyte, a PAX header that never ends); GNU sparse files in PAX
+//! archives (rendered as helm renders them); FIFOs and devices given as
 //! `-f`, `--set-file` or the chart. Every input is made here, in a temporary folder (no bomb is
 //! committed). Each case says what bosun must print and, where helm finishes at all, what helm
 //! prints; bosun's peak memory (the child's `ru_maxrss`) must stay under a bound and at most
@@ -441,4 +442,146 @@ fn the_chart_and_package_bounds_are_helms() {
     assert_eq!(package.max_kept, helm::chart::MAX_CHART_SIZE);
     assert_eq!(helm::chart::MAX_FILE_SIZE, 5 * 1024 * 1024);
     assert_eq!(helm::chart::MAX_CHART_SIZE, 100 * 1024 * 1024);
+}
+
+/// One PAX record, `LEN key=value\n`, its length counting its own digits.
+fn pax_record(key: &str, value: &str) -> String {
+    let body = format!(" {key}={value}\n");
+    let mut len = body.len() + 1;
+    while format!("{len}{body}").len() != len {
+        len += 1;
+    }
+    format!("{len}{body}")
+}
+
+/// A tar entry: its header, then `data` padded to whole blocks.
+fn tar_entry(name: &str, kind: tar::EntryType, data: &[u8]) -> Vec<u8> {
+    let mut out = tar_header(name, data.len() as u64, kind);
+    out.extend_from_slice(data);
+    out.resize(out.len().div_ceil(512) * 512, 0);
+    out
+}
+
+/// A chart archive whose `big.txt` is a GNU sparse file in PAX format `version` (as `tar
+/// --sparse --format=posix --sparse-version=V` writes it): "start", 299,995 zero bytes, "end",
+/// or, for `real_size` beyond that, more zeros.
+fn sparse_chart(version: &str, real_size: u64) -> Vec<u8> {
+    let template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  \
+        files: \"{{ range $p, $_ := .Files }}{{ $p }} {{ end }}\"\n  \
+        length: \"{{ .Files.Get \"big.txt\" | len }}\"\n  \
+        sha256: \"{{ .Files.Get \"big.txt\" | sha256sum }}\"\n";
+    let size = real_size.to_string();
+    let (records, name, data): (Vec<(&str, &str)>, &str, Vec<u8>) = match version {
+        "0.0" => (
+            vec![
+                ("GNU.sparse.size", &size),
+                ("GNU.sparse.numblocks", "2"),
+                ("GNU.sparse.offset", "0"),
+                ("GNU.sparse.numbytes", "5"),
+                ("GNU.sparse.offset", "300000"),
+                ("GNU.sparse.numbytes", "3"),
+            ],
+            "c/big.txt",
+            b"startend".to_vec(),
+        ),
+        "0.1" => (
+            vec![
+                ("GNU.sparse.major", "0"),
+                ("GNU.sparse.minor", "1"),
+                ("GNU.sparse.name", "c/big.txt"),
+                ("GNU.sparse.size", &size),
+                ("GNU.sparse.numblocks", "2"),
+                ("GNU.sparse.map", "0,5,300000,3"),
+            ],
+            "c/GNUSparseFile.1/big.txt",
+            b"startend".to_vec(),
+        ),
+        _ => {
+            let mut data = b"2\n0\n5\n300000\n3\n".to_vec();
+            data.resize(512, 0);
+            data.extend_from_slice(b"startend");
+            (
+                vec![
+                    ("GNU.sparse.major", "1"),
+                    ("GNU.sparse.minor", "0"),
+                    ("GNU.sparse.name", "c/big.txt"),
+                    ("GNU.sparse.realsize", &size),
+                ],
+                "c/GNUSparseFile.0/big.txt",
+                data,
+            )
+        }
+    };
+    let pax: String = records.iter().map(|(k, v)| pax_record(k, v)).collect();
+    let mut tar = chart_yaml_entry();
+    tar.extend(tar_entry(
+        "c/templates/cm.yaml",
+        tar::EntryType::Regular,
+        template.as_bytes(),
+    ));
+    tar.extend(tar_entry(
+        "c/PaxHeaders/big.txt",
+        tar::EntryType::XHeader,
+        pax.as_bytes(),
+    ));
+    tar.extend(tar_entry(name, tar::EntryType::Regular, &data));
+    tar.resize(tar.len() + 1024, 0);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&tar).unwrap();
+    gz.finish().unwrap()
+}
+
+/// GNU sparse files in PAX archives load as Go's reader, and so helm, loads them: under their
+/// real name, holes filled (before: the entry's made-up name and only its chunks, silently);
+/// one whose real size is beyond Helm's 5 MiB is refused by both.
+#[test]
+fn sparse_files_in_archives_load_as_helm_loads_them() {
+    let helm = PathBuf::from(common::fetched("BOSUN_HELM", "fetch-helm"));
+    let dir = std::env::temp_dir().join(format!("bosun-sparse-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let render = |program: &Path, prefix: &[&str], archive: &Path| {
+        let out = Command::new(program)
+            .args(prefix)
+            .args(["template", "r"])
+            .arg(archive)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let bosun = PathBuf::from(env!("CARGO_BIN_EXE_bosun"));
+    for version in ["0.0", "0.1", "1.0"] {
+        let archive = dir.join(format!("sparse-{version}.tgz"));
+        std::fs::write(&archive, sparse_chart(version, 300_003)).unwrap();
+        let (helm_ok, helm_out, helm_err) = render(&helm, &[], &archive);
+        assert!(helm_ok, "helm, sparse {version}: {helm_err}");
+        assert!(helm_out.contains("length: \"300003\""), "{helm_out}");
+        let (ok, out, err) = render(&bosun, &["helm"], &archive);
+        assert!(ok, "bosun, sparse {version}: {err}");
+        assert_eq!(
+            out, helm_out,
+            "sparse {version}: bosun's render differs from helm's"
+        );
+
+        let archive = dir.join(format!("sparse-{version}-6-MiB.tgz"));
+        std::fs::write(&archive, sparse_chart(version, 6 << 20)).unwrap();
+        let (helm_ok, _, helm_err) = render(&helm, &[], &archive);
+        assert!(
+            !helm_ok && helm_err.contains("unable to load chart archive"),
+            "{helm_err}"
+        );
+        let (ok, _, err) = render(&bosun, &["helm"], &archive);
+        assert!(!ok, "bosun loaded a 6 MiB sparse file");
+        assert!(
+            err.contains(
+                "decompressed chart file \"c/big.txt\" is larger than the maximum file size 5242880"
+            ),
+            "sparse {version}, 6 MiB: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -795,11 +795,16 @@ fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
         if !(kind.is_file() || kind.is_gnu_sparse()) {
             continue;
         }
-        let path = entry
-            .path()
-            .map_err(read_error)?
-            .to_string_lossy()
-            .replace('\\', "/");
+        let sparse = if kind.is_file() {
+            sparse_header(&mut entry).map_err(read_error)?
+        } else {
+            None
+        };
+        let path = match sparse.as_ref().and_then(|s| s.name.clone()) {
+            Some(name) => name,
+            None => entry.path().map_err(read_error)?.to_string_lossy().into(),
+        }
+        .replace('\\', "/");
         let Some((_, relative)) = path.trim_start_matches("./").split_once('/') else {
             continue;
         };
@@ -809,12 +814,14 @@ fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
             )));
         }
         let size = entry.size();
-        if size > remaining {
+        // A sparse file's holes count, as in Go, where its header's size is the real one.
+        let unpacked = sparse.as_ref().map_or(size, |s| s.real_size.max(size));
+        if unpacked > remaining {
             return Err(ChartError::ArchiveTooLarge {
                 limit: MAX_CHART_SIZE,
             });
         }
-        if size > MAX_FILE_SIZE {
+        if unpacked > MAX_FILE_SIZE {
             return Err(ChartError::ArchiveFileTooLarge {
                 file: path,
                 limit: MAX_FILE_SIZE,
@@ -824,6 +831,10 @@ fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
         left.set(size);
         let mut content = Vec::with_capacity(size as usize);
         entry.read_to_end(&mut content).map_err(read_error)?;
+        if let Some(sparse) = &sparse {
+            content = crate::sparse::expand(sparse, &content)
+                .map_err(|e| ChartError::Archive(format!("{path}: {e}")))?;
+        }
         remaining -= content.len() as u64;
         let bom = bom_len(&content);
         files.push(ChartFile {
@@ -835,6 +846,24 @@ fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
         return Err(ChartError::Archive("no files in chart archive".to_string()));
     }
     Ok(files)
+}
+
+/// The GNU sparse header in `entry`'s PAX records, if it has one.
+fn sparse_header<R: Read>(
+    entry: &mut tar::Entry<R>,
+) -> std::io::Result<Option<crate::sparse::SparseHeader>> {
+    let Some(extensions) = entry.pax_extensions()? else {
+        return Ok(None);
+    };
+    let mut records = Vec::new();
+    for extension in extensions {
+        let extension = extension?;
+        if let (Ok(key), Ok(value)) = (extension.key(), extension.value()) {
+            records.push((key.to_string(), value.to_string()));
+        }
+    }
+    crate::sparse::header(records.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map_err(std::io::Error::other)
 }
 
 /// Why a chart file could not be read.

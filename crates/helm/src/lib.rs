@@ -24,6 +24,7 @@ pub mod manifest;
 mod mapped;
 pub mod objects;
 pub mod printed;
+mod sparse;
 pub mod strvals;
 pub mod template;
 pub mod values;
