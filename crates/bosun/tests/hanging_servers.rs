@@ -256,3 +256,63 @@ fn a_closed_port_is_named_with_the_cause() {
     );
     within(took, 0, 15);
 }
+
+/// A plugin that fails is named with its exit status and its last words (before: kube-rs's
+/// `Output { status: ExitStatus(unix_wait_status(256)), … }`).
+#[test]
+fn an_exec_plugin_that_fails_is_named_with_its_words() {
+    let dir = TempDir::new("exec-fails");
+    let server = format!("http://127.0.0.1:{}", Silent::start().port);
+    let config = kubeconfig(
+        &dir.0,
+        &server,
+        Some((
+            "sh",
+            &["-c", "echo 'error: no credentials for you' >&2; exit 3"],
+        )),
+    );
+    let (out, took) = revision_list(&dir.0, &config, &[]);
+    let stderr = fails_saying(
+        &out,
+        &[
+            "the exec credential plugin sh -c",
+            "failed (exit status: 3): error: no credentials for you",
+        ],
+    );
+    assert!(!stderr.contains("Output {"), "{stderr}");
+    within(took, 0, 15);
+}
+
+/// Something that is no API server (a proxy's error page) is quoted in one line with its HTTP
+/// code (before: kube-rs's `ApiError: … (Status { … })`).
+#[test]
+fn an_answer_that_is_no_api_status_is_quoted_in_one_line() {
+    use std::io::{Read, Write};
+    let dir = TempDir::new("proxy-page");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port on 127.0.0.1");
+    let port = listener.local_addr().expect("its address").port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
+                head.push(byte[0]);
+            }
+            let body = "<html><body>502 Bad Gateway</body></html>\n<hr>nginx\n";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let server = format!("http://127.0.0.1:{port}");
+    let config = kubeconfig(&dir.0, &server, None);
+    let (out, took) = revision_list(&dir.0, &config, &[]);
+    let stderr = fails_saying(
+        &out,
+        &["the server answered HTTP 502: <html><body>502 Bad Gateway</body></html>"],
+    );
+    assert!(!stderr.contains("Status {"), "{stderr}");
+    within(took, 0, 15);
+}

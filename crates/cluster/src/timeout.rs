@@ -251,10 +251,18 @@ fn lowercase_first(text: String) -> String {
 /// (`ServiceError: …`) and hyper's bare `client error (Connect)` said with its cause.
 pub fn describe(e: &kube::Error) -> String {
     match e {
-        kube::Error::Service(inner) => match inner.downcast_ref::<RequestError>() {
-            Some(said) => said.to_string(),
-            None => inner.to_string(),
-        },
+        kube::Error::Service(inner) => {
+            if let Some(said) = inner.downcast_ref::<RequestError>() {
+                said.to_string()
+            } else if let Some(kube::client::AuthError::AuthExecRun { cmd, out }) =
+                inner.downcast_ref::<kube::client::AuthError>()
+            {
+                // A token refreshed during a request: the plugin runs then too.
+                exec_failure_text(cmd, &out.status, &out.stderr)
+            } else {
+                inner.to_string()
+            }
+        }
         kube::Error::HyperError(inner) => {
             let mut causes: Vec<&(dyn std::error::Error + 'static)> = vec![inner];
             let mut next = std::error::Error::source(inner);
@@ -264,8 +272,49 @@ pub fn describe(e: &kube::Error) -> String {
             }
             cause_text(&causes)
         }
+        // kube-rs prints the whole Status as a debug struct after its message.
+        kube::Error::Api(status) => api_status_text(status.code, &status.reason, &status.message),
+        kube::Error::Auth(kube::client::AuthError::AuthExecRun { cmd, out }) => {
+            exec_failure_text(cmd, &out.status, &out.stderr)
+        }
         other => other.to_string(),
     }
+}
+
+/// An API server's error answer in kubectl's words (`Error from server (NotFound): …`), or,
+/// when the body was no `Status` (a proxy's page, a path the server does not serve), its
+/// HTTP code and the body's first line.
+fn api_status_text(code: u16, reason: &str, message: &str) -> String {
+    if reason == "Failed to parse error data" {
+        let line = message.lines().next().unwrap_or("").trim();
+        let mut line: String = line.chars().take(200).collect();
+        if line.is_empty() {
+            line = "(no body)".to_string();
+        }
+        return format!("the server answered HTTP {code}: {line}");
+    }
+    if reason.is_empty() {
+        format!("Error from server (HTTP {code}): {message}")
+    } else {
+        format!("Error from server ({reason}): {message}")
+    }
+}
+
+/// An exec credential plugin that failed: its command (kube-rs's text puts the
+/// ExecCredential input before it), its exit status and the last line it wrote to stderr.
+fn exec_failure_text(cmd: &str, status: &std::process::ExitStatus, stderr: &[u8]) -> String {
+    // kube-rs names it as `KUBERNETES_EXEC_INFO="…" "command" "args"…`; the command is what
+    // a person recognises.
+    let command = cmd
+        .rsplit_once("}\" ")
+        .map_or(cmd, |(_, command)| command)
+        .replace('"', "");
+    let stderr = String::from_utf8_lossy(stderr);
+    let said = stderr.lines().rev().find(|l| !l.trim().is_empty());
+    format!(
+        "the exec credential plugin {command} failed ({status}){}; run it by hand to see why",
+        said.map(|l| format!(": {}", l.trim())).unwrap_or_default()
+    )
 }
 
 /// The exec credential plugin did not finish in time.
@@ -284,6 +333,40 @@ pub struct ExecPluginTimeout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_answers_read_as_kubectl_prints_them() {
+        assert_eq!(
+            api_status_text(404, "NotFound", "deployments.apps \"x\" not found"),
+            "Error from server (NotFound): deployments.apps \"x\" not found"
+        );
+        assert_eq!(
+            api_status_text(
+                404,
+                "Failed to parse error data",
+                "404 page not found\nmore"
+            ),
+            "the server answered HTTP 404: 404 page not found"
+        );
+        assert_eq!(
+            api_status_text(502, "Failed to parse error data", ""),
+            "the server answered HTTP 502: (no body)"
+        );
+    }
+
+    #[test]
+    fn a_failed_exec_plugin_is_named_with_its_status_and_words() {
+        use std::os::unix::process::ExitStatusExt;
+        let cmd = r#"KUBERNETES_EXEC_INFO="{\"kind\":\"ExecCredential\",\"spec\":{\"interactive\":false}}" "gke-gcloud-auth-plugin" "--x""#;
+        assert_eq!(
+            exec_failure_text(
+                cmd,
+                &std::process::ExitStatus::from_raw(256),
+                b"oops\nno credentials\n\n"
+            ),
+            "the exec credential plugin gke-gcloud-auth-plugin --x failed (exit status: 1): no credentials; run it by hand to see why"
+        );
+    }
 
     #[test]
     fn durations_read_as_kubectl_takes_them() {
