@@ -7,7 +7,8 @@
 //!   `BOSUN_PROFILE_ORACLE` names). Istio removed the command in 1.24, so the pinned istioctl
 //!   has none;
 //! - `manifest diff` (tests/cases/manifest-diff/NAME/{a.yaml,b.yaml,args,expected});
-//! - `validate` (tests/cases/validate/NAME.yaml → NAME.expected: stdout, stderr, exit status);
+//! - `validate` (tests/cases/validate/NAME.yaml [+ NAME.args, flags one a line] → NAME.expected:
+//!   stdout, stderr, exit status);
 //! - output into a pipe closed early (`bosun … | head`).
 //!
 //! `BOSUN_ISTIO` may point at an already fetched Istio module (its `manifests/` is used).
@@ -212,9 +213,14 @@ fn validate_cases() {
     let mut failures = Vec::new();
     for input in &inputs {
         let file = input.file_name().unwrap().to_string_lossy().into_owned();
+        // NAME.args, when present: more flags, one a line (the `--set` cases).
+        let extra: Vec<String> = std::fs::read_to_string(input.with_extension("args"))
+            .map(|text| text.lines().map(str::to_string).collect())
+            .unwrap_or_default();
         let out = bosun()
             .current_dir(&dir)
             .args(["validate", "-f", &file])
+            .args(&extra)
             .output()
             .expect("run bosun");
         let got = format!(
