@@ -327,7 +327,50 @@ const CASES: &[Case] = &[
         helm: None,
         max_mib: 40,
     },
+    Case {
+        name: "values-file-alias-bomb",
+        make: |dir| {
+            let c = chart(dir, "ok-alias");
+            let bomb = dir.join("bomb.yaml");
+            std::fs::write(&bomb, alias_bomb()).unwrap();
+            s(&["template", "r", &path(&c), "-f", &path(&bomb)])
+        },
+        bosun: &["document contains excessive aliasing"],
+        helm: Some("document contains excessive aliasing"),
+        max_mib: 40,
+    },
+    Case {
+        name: "manifest-generate-f-alias-bomb",
+        make: |dir| {
+            let bomb = dir.join("iop-bomb.yaml");
+            let text = format!(
+                "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  values:\n{}",
+                alias_bomb()
+                    .lines()
+                    .map(|l| format!("    {l}\n"))
+                    .collect::<String>()
+            );
+            std::fs::write(&bomb, text).unwrap();
+            s(&["manifest", "generate", "-f", &path(&bomb)])
+        },
+        bosun: &["excessive aliasing"],
+        helm: None,
+        max_mib: 60,
+    },
 ];
+
+/// "Billion laughs": nine levels of ten aliases, 10^9 strings if it were expanded.
+fn alias_bomb() -> String {
+    let mut text =
+        String::from("a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n");
+    let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"];
+    for pair in names.windows(2) {
+        let (prev, name) = (pair[0], pair[1]);
+        let refs = vec![format!("*{prev}"); 10].join(",");
+        text.push_str(&format!("{name}: &{name} [{refs}]\n"));
+    }
+    text
+}
 
 #[test]
 fn hostile_charts_and_inputs_are_refused_at_once_in_bounded_memory() {
