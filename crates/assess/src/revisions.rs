@@ -55,6 +55,21 @@ pub struct LiveObject {
 }
 
 impl LiveObject {
+    /// An object of `kind` named `name` (in `namespace`, if namespaced) with these labels and
+    /// no annotations: how tests and callers that read only labels describe one.
+    pub fn new(kind: &str, namespace: Option<&str>, name: &str, labels: &[(&str, &str)]) -> Self {
+        LiveObject {
+            kind: kind.into(),
+            namespace: namespace.map(str::to_string),
+            name: name.into(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
     fn label(&self, key: &str) -> Option<&str> {
         self.labels.get(key).map(String::as_str)
     }

@@ -143,29 +143,14 @@ fn table(inventory: &Inventory) -> String {
 mod tests {
     use super::*;
     use assess::revisions::{LiveObject, inventory};
-    use std::collections::BTreeMap;
-
-    fn object(kind: &str, ns: Option<&str>, name: &str, labels: &[(&str, &str)]) -> LiveObject {
-        LiveObject {
-            kind: kind.into(),
-            namespace: ns.map(str::to_string),
-            name: name.into(),
-            labels: labels
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            annotations: BTreeMap::new(),
-            terminating: false,
-        }
-    }
 
     #[test]
     fn table_shows_each_revision_on_a_line() {
-        let mut pod = object("Pod", Some("shop"), "cart", &[]);
+        let mut pod = LiveObject::new("Pod", Some("shop"), "cart", &[]);
         pod.annotations
             .insert("istio.io/rev".into(), "canary".into());
         let objects = [
-            object(
+            LiveObject::new(
                 "Deployment",
                 Some("istio-system"),
                 "istiod-canary",
@@ -176,16 +161,16 @@ mod tests {
                     ("istio.io/rev", "canary"),
                 ],
             ),
-            object(
+            LiveObject::new(
                 "MutatingWebhookConfiguration",
                 None,
                 "istio-revision-tag-default",
                 &[("istio.io/tag", "default"), ("istio.io/rev", "canary")],
             ),
-            object("Namespace", None, "shop", &[("istio-injection", "enabled")]),
-            object("Namespace", None, "web", &[("istio.io/rev", "default")]),
-            object("Namespace", None, "api", &[("istio.io/rev", "canary")]),
-            object("Namespace", None, "old", &[("istio.io/rev", "gone")]),
+            LiveObject::new("Namespace", None, "shop", &[("istio-injection", "enabled")]),
+            LiveObject::new("Namespace", None, "web", &[("istio.io/rev", "default")]),
+            LiveObject::new("Namespace", None, "api", &[("istio.io/rev", "canary")]),
+            LiveObject::new("Namespace", None, "old", &[("istio.io/rev", "gone")]),
             pod,
         ];
         assert_eq!(

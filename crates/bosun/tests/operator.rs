@@ -18,8 +18,8 @@
 mod common;
 
 use common::operator::{
-    Operator, audit_events, audit_len, condition, create_namespace, http_get, iop, iops, metric,
-    status_of, wait_for, writes,
+    Operator, audit_events, audit_len, condition, create_namespace, delete_and_wait, http_get, iop,
+    iops, metric, status_of, wait_for, writes,
 };
 use common::{bosun, manifests, text};
 use std::collections::BTreeMap;
@@ -489,15 +489,7 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
     );
 
     // Deleting the IstioOperator uninstalls what it owns, then lets it go.
-    api.delete("minimal", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", &operator, || async {
-        api.get_opt("minimal")
-            .await
-            .unwrap()
-            .is_none()
-            .then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "minimal", &operator).await;
     assert!(deployments.get_opt("istiod").await.unwrap().is_none());
     assert!(config_maps.get_opt("istio").await.unwrap().is_none());
     let cluster_roles: Api<k8s_openapi::api::rbac::v1::ClusterRole> =
@@ -603,11 +595,7 @@ async fn invalid_spec_sets_error_and_applies_nothing() {
             .contains("waiting for workloads"),
         "{status}"
     );
-    api.delete("bad", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", &operator, || async {
-        api.get_opt("bad").await.unwrap().is_none().then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "bad", &operator).await;
 }
 
 /// One IstioOperator that cannot be decoded (its `unvalidatedValues` nested 200 deep: the API
@@ -806,15 +794,7 @@ async fn spec_changes_write_only_what_they_change() {
         .filter(|w| w.contains("/configmaps/"))
         .count();
     assert!((1..=2 * 30 + 3).contains(&configmap_writes), "{written:#?}");
-    api.delete("minimal", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", &operator, || async {
-        api.get_opt("minimal")
-            .await
-            .unwrap()
-            .is_none()
-            .then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "minimal", &operator).await;
 }
 
 #[tokio::test]
@@ -889,15 +869,7 @@ async fn two_operators_elect_one_leader_and_the_other_takes_over() {
         deployments.get_opt("istiod").await.unwrap()
     })
     .await;
-    api.delete("minimal", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", new_leader, || async {
-        api.get_opt("minimal")
-            .await
-            .unwrap()
-            .is_none()
-            .then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "minimal", new_leader).await;
 }
 
 #[tokio::test]
@@ -1082,19 +1054,7 @@ async fn operator_recovers_when_the_api_server_restarts() {
         deployments.get_opt("istiod").await.unwrap()
     })
     .await;
-    api.delete("minimal", &Default::default()).await.unwrap();
-    wait_for(
-        "IstioOperator uninstalled after the restart",
-        &operator,
-        || async {
-            api.get_opt("minimal")
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        },
-    )
-    .await;
+    delete_and_wait(&api, "minimal", &operator).await;
     assert!(deployments.get_opt("istiod").await.unwrap().is_none());
 }
 
@@ -1244,11 +1204,7 @@ async fn pause_stops_reconciling_until_the_annotation_goes() {
     })
     .await;
     assert_eq!(status["observedGeneration"], 2);
-    api.delete("paused", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", &operator, || async {
-        api.get_opt("paused").await.unwrap().is_none().then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "paused", &operator).await;
 }
 
 #[tokio::test]
@@ -1366,15 +1322,7 @@ async fn operator_leaves_what_istiod_writes_alone() {
         assert_eq!(w.failure_policy.as_deref(), Some("Fail"));
         assert!(w.client_config.ca_bundle.is_some());
     }
-    api.delete("minimal", &Default::default()).await.unwrap();
-    wait_for("IstioOperator gone", &operator, || async {
-        api.get_opt("minimal")
-            .await
-            .unwrap()
-            .is_none()
-            .then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "minimal", &operator).await;
 }
 
 #[tokio::test]
@@ -1498,11 +1446,7 @@ async fn istio_operators_rendering_the_same_object_do_not_fight() {
 
     // The older one is uninstalled: the account stays (the other still renders it) and
     // becomes the other's; the overlap is gone from its status.
-    api.delete("first", &Default::default()).await.unwrap();
-    wait_for("first gone", &operator, || async {
-        api.get_opt("first").await.unwrap().is_none().then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "first", &operator).await;
     assert!(deployments.get_opt("istiod").await.unwrap().is_none());
     let taken = wait_for("the account taken over by second", &operator, || async {
         accounts
@@ -1521,11 +1465,7 @@ async fn istio_operators_rendering_the_same_object_do_not_fight() {
         (condition(&s, "Overlapping")["status"] == "False").then_some(())
     })
     .await;
-    api.delete("second", &Default::default()).await.unwrap();
-    wait_for("second gone", &operator, || async {
-        api.get_opt("second").await.unwrap().is_none().then_some(())
-    })
-    .await;
+    delete_and_wait(&api, "second", &operator).await;
     assert!(accounts.get_opt(reader).await.unwrap().is_none());
 }
 
@@ -1626,19 +1566,7 @@ impl Generations {
     }
 
     async fn delete(&self, operator: &Operator) {
-        self.api
-            .delete("refuse", &Default::default())
-            .await
-            .unwrap();
-        wait_for("IstioOperator gone", operator, || async {
-            self.api
-                .get_opt("refuse")
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        })
-        .await;
+        delete_and_wait(&self.api, "refuse", operator).await;
     }
 }
 

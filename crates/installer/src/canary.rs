@@ -464,22 +464,8 @@ mod tests {
     use super::*;
     use assess::revisions::{LiveObject, inventory};
 
-    fn object(kind: &str, ns: Option<&str>, name: &str, labels: &[(&str, &str)]) -> LiveObject {
-        LiveObject {
-            kind: kind.into(),
-            namespace: ns.map(str::to_string),
-            name: name.into(),
-            labels: labels
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            annotations: BTreeMap::new(),
-            terminating: false,
-        }
-    }
-
     fn istiod(revision: &str, version: &str) -> LiveObject {
-        object(
+        LiveObject::new(
             "Deployment",
             Some("istio-system"),
             &format!("istiod-{revision}"),
@@ -493,7 +479,7 @@ mod tests {
     }
 
     fn tag(tag: &str, revision: &str) -> LiveObject {
-        object(
+        LiveObject::new(
             "MutatingWebhookConfiguration",
             None,
             &format!("istio-revision-tag-{tag}"),
@@ -549,8 +535,8 @@ mod tests {
         let objects = [
             istiod("old", "1.29.0"),
             tag("prod", "old"),
-            object("Namespace", None, "apps", &[("istio.io/rev", "prod")]),
-            object("Namespace", None, "pinned", &[("istio.io/rev", "old")]),
+            LiveObject::new("Namespace", None, "apps", &[("istio.io/rev", "prod")]),
+            LiveObject::new("Namespace", None, "pinned", &[("istio.io/rev", "old")]),
         ];
         let inv = inventory(&objects);
         let plan = plan(&inv, &[], "old", "new", "1.30.3");

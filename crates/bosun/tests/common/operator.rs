@@ -219,3 +219,13 @@ pub fn writes(events: &[Value], keep: impl Fn(&Value) -> bool) -> Vec<String> {
         .map(|e| format!("{} {}", e["verb"], e["requestURI"]))
         .collect()
 }
+
+/// Deletes IstioOperator `name` through `api` and waits until it is gone: the operator has
+/// uninstalled it and removed its finalizer.
+pub async fn delete_and_wait(api: &Api<DynamicObject>, name: &str, operator: &Operator) {
+    api.delete(name, &Default::default()).await.unwrap();
+    wait_for(&format!("IstioOperator {name} gone"), operator, || async {
+        api.get_opt(name).await.unwrap().is_none().then_some(())
+    })
+    .await;
+}
