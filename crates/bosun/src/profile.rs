@@ -146,7 +146,7 @@ fn dump(args: DumpArgs) -> Result<(), MeshFailure> {
     let (merged, sources) = iop::merge::merge_inputs_traced(&files, &flags, &read)?;
     let merged = iop::IstioOperator::from_tree(merged);
     // istioctl dumped with validation forced: problems are reported, the dump still printed.
-    let report = iop::validate::validate(merged.tree(), &sources);
+    let report = pipeline::validate(&merged, &sources, &packages)?;
     mesh::print_report(&report, &files, &merged, &packages, false);
     if !report.errors.is_empty() {
         let mut as_warnings = report.clone();

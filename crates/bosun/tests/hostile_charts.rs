@@ -579,7 +579,7 @@ fn sparse_chart(version: &str, real_size: u64) -> Vec<u8> {
 /// one whose real size is beyond Helm's 5 MiB is refused by both.
 #[test]
 fn sparse_files_in_archives_load_as_helm_loads_them() {
-    let helm = PathBuf::from(common::fetched("BOSUN_HELM", "fetch-helm"));
+    let helm = common::fetched("BOSUN_HELM", "fetch-helm");
     let dir = std::env::temp_dir().join(format!("bosun-sparse-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -10,6 +10,8 @@
 //!   `BOSUN_CATALOG` lists them): by release number and by minor, over HTTP and from a
 //!   directory; a corrupted archive, a wrong checksum and an archive that is not one are
 //!   refused with nothing cached; a second run works with the server stopped;
+//! - each version's own `values` API (its `values_types.proto`, kept with its package): a value
+//!   only the pin knows is refused with the older snapshot's package;
 //! - bad input: an unknown version, `--version` with another install package.
 
 mod common;
@@ -150,6 +152,46 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
         cache
             .join(format!("istio-{PREVIOUS}/manifests/profiles"))
             .is_dir()
+    );
+
+    // Each version's own values API: `global.readerServiceAccount` came after the older
+    // snapshot, so only the pin takes it (by --version and by its manifests).
+    let newer_value = ["--set", "values.global.readerServiceAccount.name=reader"];
+    let refused = |args: &[&str]| {
+        let out = bosun(&cache, &env, args);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert!(
+            stderr(&out).contains(
+                "values.global.readerServiceAccount: unknown field \"readerServiceAccount\" in istio.operator.v1alpha1.GlobalConfig"
+            ),
+            "{}",
+            text(&out)
+        );
+    };
+    let previous_dir = previous.to_str().unwrap();
+    refused(
+        &[
+            &["manifest", "generate", "--version", PREVIOUS][..],
+            &newer_value,
+        ]
+        .concat(),
+    );
+    refused(
+        &[
+            &["manifest", "generate", "--manifests", previous_dir][..],
+            &newer_value,
+        ]
+        .concat(),
+    );
+    let pinned_dir = common::manifests();
+    let with_pin = generate(
+        &cache,
+        &env,
+        &[&["--manifests", &pinned_dir][..], &newer_value].concat(),
+    );
+    assert!(
+        with_pin.contains("reader"),
+        "the pin's render ignores readerServiceAccount"
     );
 
     drop(server);

@@ -27,7 +27,9 @@ mod validate;
 
 pub use package::{InstallPackages, LocateDefault, LocateError, NoProfiles, io_error_text};
 pub use render::{DetectError, Detected, Rendered, Rendering, generate, migrate, render};
-pub use validate::{Diagnostic, Validated, diagnostics, merge_and_validate, merge_inputs};
+pub use validate::{
+    Diagnostic, Validated, diagnostics, merge_and_validate, merge_inputs, validate,
+};
 
 /// Why the pipeline stopped. The texts are istioctl's (the CLI adds `Error: `).
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +47,9 @@ pub enum Error {
     /// The install package could not be located.
     #[error(transparent)]
     Package(#[from] LocateError),
+    /// The install package's `values` schema could not be read.
+    #[error(transparent)]
+    ValuesSchema(#[from] package::ValuesSchemaError),
     /// Rendering the charts failed.
     #[error(transparent)]
     Generate(#[from] manifest::generate::GenerateError),

@@ -124,6 +124,55 @@ impl InstallPackages {
     }
 }
 
+/// Where an install package's own `values` schema is: Istio's source tree (and bosun's copies of
+/// `istio.io/istio` module versions) hold it beside `manifests/`; release archives do not.
+pub const VALUES_PROTO: &str = "operator/pkg/apis/values_types.proto";
+
+/// Why an install package's `values` schema could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ValuesSchemaError {
+    #[error("reading {}: {}", path.display(), io_error_text(source))]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: {source}", path.display())]
+    Proto {
+        path: PathBuf,
+        source: iop::validate::ProtoError,
+    },
+}
+
+impl InstallPackages {
+    /// The `values` schema of the install package `merged` renders from: its own Istio's, read
+    /// from [`VALUES_PROTO`] beside its `manifests/`, so a package of another version is held
+    /// to that version's values. `None` (the pinned Istio's compiled-in schema applies) for the
+    /// pinned release and for packages without the proto (release archives ship none).
+    pub fn values_schema(
+        &self,
+        merged: &iop::IstioOperator,
+    ) -> Result<Option<iop::validate::ValuesSchema>, ValuesSchemaError> {
+        let path = merged.install_package_path().unwrap_or_default();
+        let Some(root) = Path::new(path).parent().filter(|_| !path.is_empty()) else {
+            return Ok(None);
+        };
+        let proto = root.join(VALUES_PROTO);
+        match std::fs::read_to_string(&proto) {
+            Ok(text) => iop::validate::ValuesSchema::from_proto(&text)
+                .map(Some)
+                .map_err(|source| ValuesSchemaError::Proto {
+                    path: proto,
+                    source,
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(ValuesSchemaError::Read {
+                path: proto,
+                source,
+            }),
+        }
+    }
+}
+
 /// Why an install package offers no profiles to choose from.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoProfiles {

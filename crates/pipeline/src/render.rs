@@ -183,7 +183,11 @@ fn render_offline(
     let files = &inputs.files;
     let (merged, sources) = merge_inputs(files, &inputs.flags(), packages)?;
     let load = packages.chart_loader();
-    let validate = || iop::validate::validate(merged.tree(), &sources);
+    let own_values = packages.values_schema(&merged)?;
+    let values = own_values
+        .as_ref()
+        .unwrap_or_else(|| iop::validate::ValuesSchema::pinned());
+    let validate = || iop::validate::validate_with(merged.tree(), &sources, values);
     let (rendered, report) = manifest::generate::generate_printable(&merged, None, &load, validate);
     out.extend(diagnostics(&report, files, &merged, packages, false));
     judge(&report, files, &merged, packages, force, out)?;

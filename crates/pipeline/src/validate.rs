@@ -60,8 +60,21 @@ pub fn merge_and_validate(
     packages: &InstallPackages,
 ) -> Result<Validated, Error> {
     let (merged, sources) = merge_inputs(files, flags, packages)?;
-    let report = iop::validate::validate(merged.tree(), &sources);
+    let report = validate(&merged, &sources, packages)?;
     Ok(Validated { merged, report })
+}
+
+/// `merged` validated with the `values` schema of the install package it renders from.
+pub fn validate(
+    merged: &IstioOperator,
+    sources: &iop::source::SourceMap,
+    packages: &InstallPackages,
+) -> Result<iop::validate::Report, Error> {
+    let own = packages.values_schema(merged)?;
+    let values = own
+        .as_ref()
+        .unwrap_or_else(|| iop::validate::ValuesSchema::pinned());
+    Ok(iop::validate::validate_with(merged.tree(), sources, values))
 }
 
 /// The report's warnings, then (when `errors`) its errors, each shown with its line and caret.

@@ -179,7 +179,11 @@ impl Budget {
     }
 }
 
-/// `manifests/` and `VERSION` of the module zip of `istio.io/istio@VERSION`.
+/// The module's `values` schema source, kept beside `manifests/` so that a package of this
+/// version is validated against its own values (`pipeline::package::VALUES_PROTO`).
+const VALUES_PROTO: &str = "operator/pkg/apis/values_types.proto";
+
+/// `manifests/`, `VERSION` and the values proto of the module zip of `istio.io/istio@VERSION`.
 pub fn module_files(
     zip: &[u8],
     module_version: &str,
@@ -199,7 +203,8 @@ pub fn module_files(
         let Some(rel) = f.name().strip_prefix(&prefix).map(str::to_string) else {
             continue;
         };
-        if f.is_dir() || !(rel.starts_with("manifests/") || rel == "VERSION") {
+        if f.is_dir() || !(rel.starts_with("manifests/") || rel == "VERSION" || rel == VALUES_PROTO)
+        {
             continue;
         }
         checked(&rel)?;

@@ -1,6 +1,8 @@
 //! Validation of a merged IstioOperator: what istioctl's own validation checks
-//! (operator/pkg/apis/validation, with its messages), the IstioOperator and `values` schemas
-//! of the pinned Istio (unknown fields, wrong types, deprecated fields as warnings), and
+//! (operator/pkg/apis/validation, with its messages), the IstioOperator schema of the pinned
+//! Istio and the `values` schema of the Istio that renders it ([`ValuesSchema`]: the pin's, or
+//! one read from another version's values_types.proto) (unknown fields, wrong types,
+//! deprecated fields as warnings), and
 //! Kubernetes' own field rules inside every component's `k8s` block, which istioctl leaves to
 //! the API server (so its users learn of them only mid-install). Each finding names the field
 //! (as istioctl prints paths) and, through the [`SourceMap`], where it was set. `meshConfig`
@@ -10,7 +12,11 @@ mod istio;
 mod k8s;
 mod mesh;
 mod mesh_rules;
+mod proto;
 mod schema;
+
+pub use proto::ProtoError;
+pub use schema::ValuesSchema;
 
 use std::fmt;
 
@@ -59,6 +65,8 @@ impl Report {
 /// The checking context: where findings go and where they came from.
 pub(crate) struct Ctx<'a> {
     sources: &'a SourceMap,
+    /// The `values` schema of the install package's Istio version.
+    values: &'a schema::ProtoSchema,
     report: Report,
 }
 
@@ -113,10 +121,17 @@ pub(crate) fn num(v: &Value) -> String {
 }
 
 /// Validates a merged IstioOperator (the whole document: `apiVersion`, `kind`, `metadata`,
-/// `spec`). Findings come in a stable order: schema, then istioctl's checks, then Kubernetes'.
+/// `spec`) with the pinned Istio's `values` schema. Findings come in a stable order: schema,
+/// then istioctl's checks, then Kubernetes'.
 pub fn validate(iop: &Value, sources: &SourceMap) -> Report {
+    validate_with(iop, sources, ValuesSchema::pinned())
+}
+
+/// [`validate`] with the `values` schema of the Istio version that will render it.
+pub fn validate_with(iop: &Value, sources: &SourceMap, values: &ValuesSchema) -> Report {
     let mut cx = Ctx {
         sources,
+        values: &values.schema,
         report: Report::default(),
     };
     schema::check_struct(&mut cx, iop, schema::root_type(), &[]);

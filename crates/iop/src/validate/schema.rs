@@ -29,7 +29,7 @@ pub(crate) struct GoSchema {
 }
 
 /// A field of values_types.proto, keyed by its JSON name.
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Default, PartialEq)]
 pub(crate) struct ProtoField {
     pub kind: String,
     pub message: Option<String>,
@@ -43,14 +43,14 @@ pub(crate) struct ProtoField {
     pub proto: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(crate) struct ProtoMessage {
     #[serde(rename = "fullName")]
     pub full_name: String,
     pub fields: BTreeMap<String, ProtoField>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(crate) struct ProtoSchema {
     pub root: String,
     pub messages: BTreeMap<String, ProtoMessage>,
@@ -60,9 +60,29 @@ pub(crate) struct ProtoSchema {
 pub(crate) static GO: LazyLock<GoSchema> =
     LazyLock::new(|| serde_json::from_str(crate::IOP_SCHEMA_JSON).expect("iop_schema.json"));
 
-pub(crate) static PROTO: LazyLock<ProtoSchema> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../values_schema.json")).expect("values_schema.json")
-});
+/// The schema `spec.values` is checked against: one Istio version's values_types.proto.
+#[derive(Debug, PartialEq)]
+pub struct ValuesSchema {
+    pub(crate) schema: ProtoSchema,
+}
+
+impl ValuesSchema {
+    /// The pinned Istio's, generated into `values_schema.json` by scripts/gen-values-schema.
+    pub fn pinned() -> &'static ValuesSchema {
+        static PINNED: LazyLock<ValuesSchema> = LazyLock::new(|| ValuesSchema {
+            schema: serde_json::from_str(include_str!("../values_schema.json"))
+                .expect("values_schema.json"),
+        });
+        &PINNED
+    }
+
+    /// Another version's, read from its `operator/pkg/apis/values_types.proto`.
+    pub fn from_proto(text: &str) -> Result<ValuesSchema, super::proto::ProtoError> {
+        Ok(ValuesSchema {
+            schema: super::proto::values_schema(text)?,
+        })
+    }
+}
 
 /// Hooks for fields whose JSON the generic walk does not judge (checked elsewhere or not at
 /// all), by Go struct type and field.
@@ -214,7 +234,8 @@ pub(crate) fn root_type() -> &'static str {
 
 /// Checks `spec.values` against values_types.proto as jsonpb reads it.
 pub(crate) fn check_values(cx: &mut Ctx, v: &Value, path: &[PathSeg]) {
-    check_message(cx, v, &PROTO.root, path);
+    let root = cx.values.root.as_str();
+    check_message(cx, v, root, path);
 }
 
 fn check_message(cx: &mut Ctx, v: &Value, msg: &str, path: &[PathSeg]) {
@@ -225,7 +246,8 @@ fn check_message(cx: &mut Ctx, v: &Value, msg: &str, path: &[PathSeg]) {
         );
         return;
     };
-    let Some(def) = PROTO.messages.get(msg) else {
+    let values = cx.values;
+    let Some(def) = values.messages.get(msg) else {
         return;
     };
     for (k, fv) in m {
@@ -324,7 +346,12 @@ fn check_single(cx: &mut Ctx, v: &Value, f: &ProtoField, path: &[PathSeg]) {
         }
         "enum" => {
             let name = f.enum_name.as_deref().unwrap_or_default();
-            let values = PROTO.enums.get(name).map(Vec::as_slice).unwrap_or_default();
+            let values = cx
+                .values
+                .enums
+                .get(name)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
             match v {
                 Value::String(s) if values.iter().any(|e| e == s) => {}
                 Value::String(s) => cx.error(
