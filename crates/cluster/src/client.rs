@@ -98,6 +98,7 @@ impl Client {
         let layer = BoundLayer {
             server: server_text(&config.cluster_url),
             timeout,
+            answered: Default::default(),
         };
         let exec = config.auth_info.exec.as_ref().map(|exec| {
             std::iter::once(exec.command.clone().unwrap_or_default())
