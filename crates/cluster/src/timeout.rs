@@ -19,8 +19,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
@@ -91,6 +91,19 @@ pub enum RequestError {
         /// The transient failures retried before the time ran out, if any.
         retried: Option<Retried>,
     },
+    /// The command's deadline passed (see [`Deadline`]) before an answer came.
+    #[error(
+        "the API server {server} did not answer before bosun's deadline for this command passed ({} in all: --timeout and the waits' own timeouts; waiting for {waited_for}{}); raise --timeout (0 is no limit)",
+        seconds(Duration::from_secs(total.as_secs())),
+        retried_text(retried)
+    )]
+    DeadlinePassed {
+        server: String,
+        /// All the time the command was given: its own, and what its waits added.
+        total: Duration,
+        waited_for: String,
+        retried: Option<Retried>,
+    },
     /// The connection failed or broke: refused, reset, no route, a TLS failure.
     #[error(
         "cannot reach the API server {server} ({request}): {cause}{}",
@@ -110,6 +123,46 @@ pub enum RequestError {
 pub struct Retried {
     pub times: u32,
     pub for_: Duration,
+}
+
+/// A whole command's deadline for its requests, shared by a client's clones (none unless the
+/// command sets one, [`crate::Client::set_deadline`]). A wait that may legitimately take long
+/// (for workloads to be ready, CRDs to be served, another install's lock) adds its own timeout
+/// when it begins to wait ([`crate::Client::extend_deadline`]), so the deadline bounds the
+/// time spent talking to the API server and each wait keeps its own bound.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Deadline(Arc<Mutex<Option<DeadlineState>>>);
+
+#[derive(Clone, Copy, Debug)]
+struct DeadlineState {
+    at: Instant,
+    /// Everything granted so far, for the message.
+    total: Duration,
+}
+
+impl Deadline {
+    pub(crate) fn set(&self, total: Duration) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(DeadlineState {
+            at: Instant::now() + total,
+            total,
+        });
+    }
+
+    pub(crate) fn extend(&self, by: Duration) {
+        if let Some(state) = self.0.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            state.at += by;
+            state.total += by;
+        }
+    }
+
+    /// The time left and all the time granted, when there is a deadline.
+    fn left(&self) -> Option<(Duration, Duration)> {
+        let state = (*self.0.lock().unwrap_or_else(|e| e.into_inner()))?;
+        Some((
+            state.at.saturating_duration_since(Instant::now()),
+            state.total,
+        ))
+    }
 }
 
 fn retried_text(retried: &Option<Retried>) -> String {
@@ -136,6 +189,7 @@ pub(crate) struct BoundLayer {
     pub timeout: RequestTimeout,
     /// Whether the server has answered any request of this client (shared by its clones).
     pub answered: Arc<AtomicBool>,
+    pub deadline: Deadline,
 }
 
 impl<S> tower::Layer<S> for BoundLayer
@@ -155,6 +209,7 @@ where
             server: self.server.clone(),
             timeout: self.timeout,
             answered: self.answered.clone(),
+            deadline: self.deadline.clone(),
         }
     }
 }
@@ -173,6 +228,7 @@ pub(crate) struct Bounded<S> {
     server: String,
     timeout: RequestTimeout,
     answered: Arc<AtomicBool>,
+    deadline: Deadline,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -297,6 +353,7 @@ where
         let server = self.server.clone();
         let timeout = self.timeout;
         let answered = self.answered.clone();
+        let deadline = self.deadline.clone();
         // The service polled ready is the one called first; a clone is made ready for retries.
         let fresh = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, fresh);
@@ -308,6 +365,28 @@ where
             let mut retries = 0u32;
             let mut request = request;
             loop {
+                let retried = (retries > 0).then(|| Retried {
+                    times: retries,
+                    for_: started.elapsed(),
+                });
+                let passed = |total: Duration| -> BoxError {
+                    RequestError::DeadlinePassed {
+                        server: server.clone(),
+                        total,
+                        waited_for: format!("the response to {what}"),
+                        retried,
+                    }
+                    .into()
+                };
+                // The wait for this attempt: what is left of the request's bound or of the
+                // command's deadline, whichever ends first.
+                let request_left = timeout.0.map(|l| l.saturating_sub(started.elapsed()));
+                let command_left = deadline.left();
+                if let Some((left, total)) = command_left
+                    && left.is_zero()
+                {
+                    return Err(passed(total));
+                }
                 let again = copy(&request);
                 if retries > 0 {
                     std::future::poll_fn(|cx| inner.poll_ready(cx))
@@ -315,26 +394,28 @@ where
                         .map_err(Into::into)?;
                 }
                 let answer = inner.call(request);
-                let retried = (retries > 0).then(|| Retried {
-                    times: retries,
-                    for_: started.elapsed(),
-                });
-                let answered_now = match timeout.0 {
-                    Some(limit) => {
-                        let left = limit.saturating_sub(started.elapsed());
-                        match tokio::time::timeout(left, answer).await {
-                            Ok(answered) => answered,
-                            Err(_) => {
-                                return Err(RequestError::Unanswered {
-                                    server,
-                                    after: limit,
+                let bound = match (request_left, command_left) {
+                    (Some(r), Some((c, total))) if c < r => Some((c, Some(total))),
+                    (Some(r), _) => Some((r, None)),
+                    (None, Some((c, total))) => Some((c, Some(total))),
+                    (None, None) => None,
+                };
+                let answered_now = match bound {
+                    Some((left, by_deadline)) => match tokio::time::timeout(left, answer).await {
+                        Ok(answered) => answered,
+                        Err(_) => {
+                            return Err(match by_deadline {
+                                Some(total) => passed(total),
+                                None => RequestError::Unanswered {
+                                    server: server.clone(),
+                                    after: timeout.0.unwrap_or_default(),
                                     waited_for: format!("the response to {what}"),
                                     retried,
                                 }
-                                .into());
-                            }
+                                .into(),
+                            });
                         }
-                    }
+                    },
                     None => answer.await,
                 };
                 let error: BoxError = match answered_now {
@@ -349,8 +430,10 @@ where
                     Transient::MaybeDone => may_repeat,
                     Transient::No => false,
                 };
+                let in_time = started.elapsed() + pause < budget
+                    && deadline.left().is_none_or(|(left, _)| pause < left);
                 match again {
-                    Some(again) if retry && started.elapsed() + pause < budget => {
+                    Some(again) if retry && in_time => {
                         tokio::time::sleep(pause).await;
                         pause = (pause * 2).min(MAX_PAUSE);
                         retries += 1;
@@ -564,6 +647,22 @@ mod tests {
                 "{method} {content_type:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_deadline_is_none_until_set_and_waits_extend_it() {
+        let deadline = Deadline::default();
+        deadline.extend(Duration::from_secs(60));
+        assert!(
+            deadline.left().is_none(),
+            "extending no deadline makes none"
+        );
+        deadline.set(Duration::from_secs(10));
+        let clone = deadline.clone();
+        clone.extend(Duration::from_secs(300));
+        let (left, total) = deadline.left().unwrap();
+        assert_eq!(total, Duration::from_secs(310));
+        assert!(left > Duration::from_secs(300) && left <= total, "{left:?}");
     }
 
     #[test]
