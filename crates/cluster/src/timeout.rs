@@ -269,6 +269,7 @@ enum Transient {
 ///   (leader changes, an unavailable member: its storage layer's `etcd3retry`), so a 500 that
 ///   reaches bosun is one it could not get past either.
 /// - **A request that got no answer in time**: not retried; the bound is spent.
+/// - **Watches**: never retried here (see [`is_watch`]); their owners start them again.
 /// - **TLS failures, unknown hosts, no route**: configuration problems or a server that is
 ///   gone, not retried.
 fn transient(error: &(dyn std::error::Error + 'static)) -> Transient {
@@ -320,6 +321,17 @@ fn idempotent<B>(request: &Request<B>) -> bool {
     }
 }
 
+/// Whether `request` starts a watch (`?watch=true`). Watches are not retried here: whoever
+/// watches (kube-runtime's watcher in the operator, the CRD wait) already starts one again, or
+/// falls back to reading, on its own terms, and must see the failure to do so (the operator's
+/// `/readyz` turns false while its watch cannot be made).
+fn is_watch<B>(request: &Request<B>) -> bool {
+    request.uri().query().is_some_and(|q| {
+        q.split('&')
+            .any(|pair| pair == "watch=true" || pair == "watch=1")
+    })
+}
+
 /// A copy of `request` to send again, when its body can be copied (kube-rs's bodies are bytes;
 /// a streamed body cannot be, and is not retried).
 fn copy(request: &Request<Body>) -> Option<Request<Body>> {
@@ -361,6 +373,7 @@ where
             let started = Instant::now();
             let budget = timeout.0.unwrap_or(RETRY_WITHOUT_LIMIT);
             let may_repeat = idempotent(&request);
+            let watch = is_watch(&request);
             let mut pause = FIRST_PAUSE;
             let mut retries = 0u32;
             let mut request = request;
@@ -425,11 +438,12 @@ where
                     }
                     Err(e) => e.into(),
                 };
-                let retry = match transient(error.as_ref()) {
-                    Transient::NotSent => answered.load(Ordering::Relaxed),
-                    Transient::MaybeDone => may_repeat,
-                    Transient::No => false,
-                };
+                let retry = !watch
+                    && match transient(error.as_ref()) {
+                        Transient::NotSent => answered.load(Ordering::Relaxed),
+                        Transient::MaybeDone => may_repeat,
+                        Transient::No => false,
+                    };
                 let in_time = started.elapsed() + pause < budget
                     && deadline.left().is_none_or(|(left, _)| pause < left);
                 match again {
@@ -663,6 +677,17 @@ mod tests {
         let (left, total) = deadline.left().unwrap();
         assert_eq!(total, Duration::from_secs(310));
         assert!(left > Duration::from_secs(300) && left <= total, "{left:?}");
+    }
+
+    #[test]
+    fn watches_are_told_apart() {
+        let request = |uri: &str| Request::get(uri).body(()).unwrap();
+        assert!(is_watch(&request(
+            "/api/v1/pods?watch=true&resourceVersion=1"
+        )));
+        assert!(is_watch(&request("/api/v1/pods?resourceVersion=1&watch=1")));
+        assert!(!is_watch(&request("/api/v1/pods?limit=500")));
+        assert!(!is_watch(&request("/api/v1/pods")));
     }
 
     #[test]
