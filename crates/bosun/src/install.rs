@@ -37,6 +37,12 @@ pub struct InstallArgs {
     /// CustomResourceDefinition to become Established (Go duration: `300s`, `5m`, `1m30s`).
     #[arg(long = "readiness-timeout", default_value = "300s", value_parser = crate::duration::parse_duration)]
     pub readiness_timeout: Duration,
+    /// The longest the install may spend on the API server's requests, from its first write
+    /// to its last; each wait (for readiness, for CRDs, for
+    /// another install's lock) adds its own timeout to it when it begins. A duration (5m, 90s)
+    /// or whole seconds; 0 is no limit.
+    #[arg(long = "timeout", value_name = "DURATION", default_value = "5m", value_parser = crate::target::deadline)]
+    pub timeout: crate::target::Deadline,
     /// Change nothing: server-side dry-run every object (`dryRun=All`) and print what would
     /// happen to each (created, configured, unchanged).
     #[arg(long = "dry-run", conflicts_with = "plan")]
@@ -126,6 +132,7 @@ pub(crate) fn apply(
         client,
         ..
     } = prepared;
+    args.timeout.set_on(&client);
     let components = &install.components;
     let options = cluster::InstallOptions {
         field_manager: if helm_releases.is_some() {

@@ -55,6 +55,25 @@ pub(crate) fn request_timeout(text: &str) -> Result<cluster::RequestTimeout, Str
     }
 }
 
+/// A command's `--timeout`: its deadline for the API server's requests (see
+/// `cluster::Client::set_deadline`); `None` is no deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline(pub Option<std::time::Duration>);
+
+impl Deadline {
+    /// Sets it on `client`, if there is one.
+    pub fn set_on(self, client: &cluster::Client) {
+        if let Some(total) = self.0 {
+            client.set_deadline(total);
+        }
+    }
+}
+
+/// Reads `--timeout` as `--request-timeout` is read; `0` is none.
+pub(crate) fn deadline(text: &str) -> Result<Deadline, String> {
+    request_timeout(text).map(|t| Deadline(t.0))
+}
+
 impl ClusterArgs {
     /// The cluster the flags name. An empty value is no flag, as for kubectl and istioctl
     /// (whose flags default to "").
@@ -110,5 +129,13 @@ mod tests {
         for bad in ["", "ten", "10x", "-1", "-5s"] {
             assert!(request_timeout(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn timeout_reads_as_request_timeout_and_zero_is_no_deadline() {
+        assert_eq!(deadline("5m"), Ok(Deadline(Some(Duration::from_secs(300)))));
+        assert_eq!(deadline("12"), Ok(Deadline(Some(Duration::from_secs(12)))));
+        assert_eq!(deadline("0"), Ok(Deadline(None)));
+        assert!(deadline("-1s").is_err());
     }
 }

@@ -49,6 +49,11 @@ pub struct UninstallArgs {
     /// List what would be deleted, and delete nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+    /// The longest the deletion may spend on the API server's requests (waiting for another
+    /// command's install lock adds its own time). A duration (5m, 90s) or whole seconds; 0 is
+    /// no limit.
+    #[arg(long = "timeout", value_name = "DURATION", default_value = "5m", value_parser = crate::target::deadline)]
+    pub timeout: crate::target::Deadline,
     /// Uninstall the revision even while tags, namespaces or pods still use it.
     #[arg(long)]
     pub force: bool,
@@ -286,6 +291,7 @@ pub fn uninstall(
     if !args.yes {
         ask("Proceed? (y/N)")?;
     }
+    args.timeout.set_on(&client);
     // Under the install lock (cluster::install_lock), what to delete is read again: an
     // install that held the lock meanwhile may have added objects of this scope.
     let deleted = runtime

@@ -1,12 +1,13 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::{ApiResource, GroupVersionKind};
 use kube::discovery::ApiCapabilities;
 
-use crate::timeout::{BoundLayer, ExecPluginTimeout, RequestTimeout};
+use crate::timeout::{BoundLayer, Deadline, ExecPluginTimeout, RequestTimeout};
 use crate::{Error, Target};
 
 /// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
@@ -28,6 +29,8 @@ pub struct Client {
     server: String,
     /// The namespace the kubeconfig's context sets, if it sets one.
     context_namespace: Option<String>,
+    /// The command's deadline for its requests, if it set one.
+    deadline: Deadline,
 }
 
 impl Client {
@@ -98,7 +101,10 @@ impl Client {
         let layer = BoundLayer {
             server: server_text(&config.cluster_url),
             timeout,
+            answered: Default::default(),
+            deadline: Default::default(),
         };
+        let deadline = layer.deadline.clone();
         let exec = config.auth_info.exec.as_ref().map(|exec| {
             std::iter::once(exec.command.clone().unwrap_or_default())
                 .chain(exec.args.clone().unwrap_or_default())
@@ -145,7 +151,23 @@ impl Client {
             discovery: Default::default(),
             server,
             context_namespace: None,
+            deadline,
         })
+    }
+
+    /// Gives the command using this client (and its clones) `total` from now for all its
+    /// requests: once it has passed, every request fails at once, naming the deadline. Waits
+    /// add their own time ([`Client::extend_deadline`]). Without this call there is none, as
+    /// for the operator, which runs until stopped.
+    pub fn set_deadline(&self, total: Duration) {
+        self.deadline.set(total);
+    }
+
+    /// Moves the deadline (if there is one) `by` later: called by a wait as it begins to wait
+    /// up to `by` (for readiness, for CRDs to be served, for another command's install lock),
+    /// so that the deadline bounds the talking and each wait keeps its own bound.
+    pub fn extend_deadline(&self, by: Duration) {
+        self.deadline.extend(by);
     }
 
     /// The underlying kube-rs client, for what this crate does not wrap yet.

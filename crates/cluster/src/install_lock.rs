@@ -104,7 +104,9 @@ impl Client {
             never = renewing => never,
         };
         // Not releasing only delays the next holder by LEASE_DURATION: not worth failing a
-        // finished install for.
+        // finished install for. The release gets time of its own past the command's deadline
+        // (the work may have ended because it passed).
+        self.extend_deadline(RENEW_EVERY);
         let _ = lease::delete_if_held(self, &options).await;
         result
     }
@@ -126,6 +128,11 @@ impl Client {
             if let Some(holder) = &holder
                 && told.as_deref() != Some(holder.holder.as_str())
             {
+                if told.is_none() {
+                    // Waiting for another command: that wait adds its own time to this
+                    // command's deadline.
+                    self.extend_deadline(wait);
+                }
                 on_wait(holder);
                 told = Some(holder.holder.clone());
             }

@@ -426,6 +426,10 @@ impl Client {
             })
             .cloned()
             .collect();
+        if !pending.is_empty() {
+            // A wait: it adds its own time to the command's deadline.
+            self.extend_deadline(timeout);
+        }
         let start = Instant::now();
         let mut polls = 0;
         // What the pods and events said, and when it was read, per workload.

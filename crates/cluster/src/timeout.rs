@@ -11,13 +11,22 @@
 //! response's headers: everything until the headers arrive, and nothing after, so watches
 //! still stream as long as the server keeps them open), and runs the exec plugin on a thread
 //! it waits for at most as long ([`crate::Client::from_config_bounded`]).
+//!
+//! [`Bounded`] is also where transient failures are retried (a server restarting refuses
+//! connections for a few seconds; one killed mid-request resets them), with backoff and within
+//! the same bound, so `--request-timeout` stays the longest one request takes; which failures
+//! are retried for which requests, and why, is [`transient`]'s doc.
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http::Request;
+use kube::client::Body;
+use tower::buffer::Buffer;
 
 /// How long bosun waits for one request to an API server to be answered (its response's
 /// headers), connecting included: kubectl's `--request-timeout`. `None` is no limit, as
@@ -71,21 +80,101 @@ pub(crate) fn seconds(d: Duration) -> String {
 pub enum RequestError {
     /// Nothing came back in time.
     #[error(
-        "the API server {server} did not answer within {} (waiting for {waited_for}); check the server address in the kubeconfig, or raise --request-timeout",
-        seconds(*after)
+        "the API server {server} did not answer within {} (waiting for {waited_for}{}); check the server address in the kubeconfig, or raise --request-timeout",
+        seconds(*after),
+        retried_text(retried)
     )]
     Unanswered {
         server: String,
         after: Duration,
         waited_for: String,
+        /// The transient failures retried before the time ran out, if any.
+        retried: Option<Retried>,
+    },
+    /// The command's deadline passed (see [`Deadline`]) before an answer came.
+    #[error(
+        "the API server {server} did not answer before bosun's deadline for this command passed ({} in all: --timeout and the waits' own timeouts; waiting for {waited_for}{}); raise --timeout (0 is no limit)",
+        seconds(Duration::from_secs(total.as_secs())),
+        retried_text(retried)
+    )]
+    DeadlinePassed {
+        server: String,
+        /// All the time the command was given: its own, and what its waits added.
+        total: Duration,
+        waited_for: String,
+        retried: Option<Retried>,
     },
     /// The connection failed or broke: refused, reset, no route, a TLS failure.
-    #[error("cannot reach the API server {server} ({request}): {cause}")]
+    #[error(
+        "cannot reach the API server {server} ({request}): {cause}{}",
+        retried_text(retried)
+    )]
     Unreachable {
         server: String,
         request: String,
         cause: String,
+        /// The transient failures retried before giving up, if any.
+        retried: Option<Retried>,
     },
+}
+
+/// How often a request was sent again after a transient failure, and for how long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retried {
+    pub times: u32,
+    pub for_: Duration,
+}
+
+/// A whole command's deadline for its requests, shared by a client's clones (none unless the
+/// command sets one, [`crate::Client::set_deadline`]). A wait that may legitimately take long
+/// (for workloads to be ready, CRDs to be served, another install's lock) adds its own timeout
+/// when it begins to wait ([`crate::Client::extend_deadline`]), so the deadline bounds the
+/// time spent talking to the API server and each wait keeps its own bound.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Deadline(Arc<Mutex<Option<DeadlineState>>>);
+
+#[derive(Clone, Copy, Debug)]
+struct DeadlineState {
+    at: Instant,
+    /// Everything granted so far, for the message.
+    total: Duration,
+}
+
+impl Deadline {
+    pub(crate) fn set(&self, total: Duration) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(DeadlineState {
+            at: Instant::now() + total,
+            total,
+        });
+    }
+
+    pub(crate) fn extend(&self, by: Duration) {
+        if let Some(state) = self.0.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            state.at += by;
+            state.total += by;
+        }
+    }
+
+    /// The time left and all the time granted, when there is a deadline.
+    fn left(&self) -> Option<(Duration, Duration)> {
+        let state = (*self.0.lock().unwrap_or_else(|e| e.into_inner()))?;
+        Some((
+            state.at.saturating_duration_since(Instant::now()),
+            state.total,
+        ))
+    }
+}
+
+fn retried_text(retried: &Option<Retried>) -> String {
+    match retried {
+        Some(r) => format!(
+            ", after {} {} over {} while the server was unreachable",
+            r.times,
+            if r.times == 1 { "retry" } else { "retries" },
+            seconds(Duration::from_secs(r.for_.as_secs()))
+        ),
+        None => String::new(),
+    }
 }
 
 /// What a request is, as the messages name it: `GET /version`.
@@ -98,36 +187,170 @@ fn request_text<B>(request: &Request<B>) -> String {
 pub(crate) struct BoundLayer {
     pub server: String,
     pub timeout: RequestTimeout,
+    /// Whether the server has answered any request of this client (shared by its clones).
+    pub answered: Arc<AtomicBool>,
+    pub deadline: Deadline,
 }
 
-impl<S> tower::Layer<S> for BoundLayer {
-    type Service = Bounded<S>;
+impl<S> tower::Layer<S> for BoundLayer
+where
+    S: tower::Service<Request<Body>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError> + Send + Sync,
+    S::Response: Send + 'static,
+{
+    type Service = Bounded<Buffer<Request<Body>, S::Future>>;
 
-    fn layer(&self, inner: S) -> Bounded<S> {
+    fn layer(&self, inner: S) -> Self::Service {
         Bounded {
-            inner,
+            // A buffer makes kube-rs's stack (a boxed service, not Clone) callable again from
+            // a request's own future, for its retries (kube-rs buffers its stack the same way).
+            inner: Buffer::new(inner, 1024),
             server: self.server.clone(),
             timeout: self.timeout,
+            answered: self.answered.clone(),
+            deadline: self.deadline.clone(),
         }
     }
 }
 
-/// kube-rs's request stack with a bound on the time to a response's headers, and transport
-/// errors turned into [`RequestError`]s that name the server, the request and the cause.
+/// kube-rs's request stack with a bound on the time to a response's headers, transient
+/// connection failures retried within that bound (see [`transient`]), and transport errors
+/// turned into [`RequestError`]s that name the server, the request and the cause.
+///
+/// This is the one place bosun retries a request (kube-rs's own layer inside it retries
+/// 429/503/504 answers). The bound covers every attempt and every pause between them:
+/// `--request-timeout` stays the longest one request can take, retries included. With no
+/// limit (`--request-timeout 0`), transient failures are retried for [`RETRY_WITHOUT_LIMIT`].
 #[derive(Clone)]
 pub(crate) struct Bounded<S> {
     inner: S,
     server: String,
     timeout: RequestTimeout,
+    answered: Arc<AtomicBool>,
+    deadline: Deadline,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-impl<S, B> tower::Service<Request<B>> for Bounded<S>
+/// How long transient failures are retried when requests have no time limit.
+pub(crate) const RETRY_WITHOUT_LIMIT: Duration = Duration::from_secs(30);
+/// The first pause before a retry; each next one doubles, up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(200);
+const MAX_PAUSE: Duration = Duration::from_secs(2);
+
+/// Whether a failed attempt may be sent again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transient {
+    /// The connection was refused: nothing was sent, so any request may be sent again.
+    NotSent,
+    /// The connection broke after the request may have been sent (reset, closed, cut short):
+    /// the server may have done it, so only a request that does the same when done twice is
+    /// sent again (see [`idempotent`]).
+    MaybeDone,
+    /// Anything else: not retried.
+    No,
+}
+
+/// Which failures are retried and why:
+/// - **Connection refused**: the API server is not listening, as while it restarts; nothing was
+///   sent. Retried for every request, but only once the server has answered this client before:
+///   a server that refuses from the first request is a wrong address or a server that is down,
+///   and is said at once (as kubectl and istioctl do), not waited for.
+/// - **Connection reset or aborted, a broken pipe, an unexpected end of the stream, hyper's
+///   "connection closed before message completed"**: the server went away mid-request (killed,
+///   restarted, a load balancer's idle cut). client-go retries these for GET only; bosun also
+///   retries its server-side applies and merge patches, which leave the same object when done
+///   twice. Creates (POST), updates (PUT: a retry of one that was done answers 409 Conflict),
+///   deletes (a retry answers 404) and JSON patches are not retried: their callers see the error.
+/// - **429, 503, 504 answers** (overload, a server starting or shutting down): kube-rs's own
+///   retry layer inside this one sends them again, honouring `Retry-After`, within this bound.
+/// - **500 answers**: not retried. The API server itself retries etcd's transient failures
+///   (leader changes, an unavailable member: its storage layer's `etcd3retry`), so a 500 that
+///   reaches bosun is one it could not get past either.
+/// - **A request that got no answer in time**: not retried; the bound is spent.
+/// - **Watches**: never retried here (see [`is_watch`]); their owners start them again.
+/// - **TLS failures, unknown hosts, no route**: configuration problems or a server that is
+///   gone, not retried.
+fn transient(error: &(dyn std::error::Error + 'static)) -> Transient {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            match io.kind() {
+                ConnectionRefused => return Transient::NotSent,
+                ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof => {
+                    return Transient::MaybeDone;
+                }
+                // An io::Error that wraps another error does not give it as its source (it
+                // gives that error's source): look at the wrapped one too.
+                _ => {
+                    if let Some(inner) = io.get_ref() {
+                        let found = transient(inner);
+                        if found != Transient::No {
+                            return found;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(h) = e.downcast_ref::<hyper::Error>()
+            && (h.is_incomplete_message() || h.is_closed() || h.is_canceled())
+        {
+            return Transient::MaybeDone;
+        }
+        next = e.source();
+    }
+    Transient::No
+}
+
+/// Whether doing `request` twice leaves the cluster as doing it once: reads, and patches that
+/// set fields to given values (server-side apply, merge patch).
+fn idempotent<B>(request: &Request<B>) -> bool {
+    use http::Method;
+    match *request.method() {
+        Method::GET | Method::HEAD | Method::OPTIONS => true,
+        Method::PATCH => request
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| {
+                t.starts_with("application/apply-patch") || t.starts_with("application/merge-patch")
+            }),
+        _ => false,
+    }
+}
+
+/// Whether `request` starts a watch (`?watch=true`). Watches are not retried here: whoever
+/// watches (kube-runtime's watcher in the operator, the CRD wait) already starts one again, or
+/// falls back to reading, on its own terms, and must see the failure to do so (the operator's
+/// `/readyz` turns false while its watch cannot be made).
+fn is_watch<B>(request: &Request<B>) -> bool {
+    request.uri().query().is_some_and(|q| {
+        q.split('&')
+            .any(|pair| pair == "watch=true" || pair == "watch=1")
+    })
+}
+
+/// A copy of `request` to send again, when its body can be copied (kube-rs's bodies are bytes;
+/// a streamed body cannot be, and is not retried).
+fn copy(request: &Request<Body>) -> Option<Request<Body>> {
+    let body = request.body().try_clone()?;
+    let mut copy = Request::new(body);
+    *copy.method_mut() = request.method().clone();
+    *copy.uri_mut() = request.uri().clone();
+    *copy.version_mut() = request.version();
+    *copy.headers_mut() = request.headers().clone();
+    *copy.extensions_mut() = request.extensions().clone();
+    Some(copy)
+}
+
+impl<S> tower::Service<Request<Body>> for Bounded<S>
 where
-    S: tower::Service<Request<B>>,
-    S::Error: Into<BoxError>,
+    S: tower::Service<Request<Body>> + Clone + Send + 'static,
+    S::Error: Into<BoxError> + Send,
     S::Future: Send + 'static,
+    S::Response: Send + 'static,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -137,27 +360,102 @@ where
         self.inner.poll_ready(cx).map_err(Into::into)
     }
 
-    fn call(&mut self, request: Request<B>) -> Self::Future {
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
         let what = request_text(&request);
         let server = self.server.clone();
         let timeout = self.timeout;
-        let answer = self.inner.call(request);
+        let answered = self.answered.clone();
+        let deadline = self.deadline.clone();
+        // The service polled ready is the one called first; a clone is made ready for retries.
+        let fresh = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, fresh);
         Box::pin(async move {
-            let answered = match timeout.0 {
-                Some(limit) => match tokio::time::timeout(limit, answer).await {
-                    Ok(answered) => answered,
-                    Err(_) => {
-                        return Err(RequestError::Unanswered {
-                            server,
-                            after: limit,
-                            waited_for: format!("the response to {what}"),
-                        }
-                        .into());
+            let started = Instant::now();
+            let budget = timeout.0.unwrap_or(RETRY_WITHOUT_LIMIT);
+            let may_repeat = idempotent(&request);
+            let watch = is_watch(&request);
+            let mut pause = FIRST_PAUSE;
+            let mut retries = 0u32;
+            let mut request = request;
+            loop {
+                let retried = (retries > 0).then(|| Retried {
+                    times: retries,
+                    for_: started.elapsed(),
+                });
+                let passed = |total: Duration| -> BoxError {
+                    RequestError::DeadlinePassed {
+                        server: server.clone(),
+                        total,
+                        waited_for: format!("the response to {what}"),
+                        retried,
                     }
-                },
-                None => answer.await,
-            };
-            answered.map_err(|e| explain(e.into(), &server, &what, timeout))
+                    .into()
+                };
+                // The wait for this attempt: what is left of the request's bound or of the
+                // command's deadline, whichever ends first.
+                let request_left = timeout.0.map(|l| l.saturating_sub(started.elapsed()));
+                let command_left = deadline.left();
+                if let Some((left, total)) = command_left
+                    && left.is_zero()
+                {
+                    return Err(passed(total));
+                }
+                let again = copy(&request);
+                if retries > 0 {
+                    std::future::poll_fn(|cx| inner.poll_ready(cx))
+                        .await
+                        .map_err(Into::into)?;
+                }
+                let answer = inner.call(request);
+                let bound = match (request_left, command_left) {
+                    (Some(r), Some((c, total))) if c < r => Some((c, Some(total))),
+                    (Some(r), _) => Some((r, None)),
+                    (None, Some((c, total))) => Some((c, Some(total))),
+                    (None, None) => None,
+                };
+                let answered_now = match bound {
+                    Some((left, by_deadline)) => match tokio::time::timeout(left, answer).await {
+                        Ok(answered) => answered,
+                        Err(_) => {
+                            return Err(match by_deadline {
+                                Some(total) => passed(total),
+                                None => RequestError::Unanswered {
+                                    server: server.clone(),
+                                    after: timeout.0.unwrap_or_default(),
+                                    waited_for: format!("the response to {what}"),
+                                    retried,
+                                }
+                                .into(),
+                            });
+                        }
+                    },
+                    None => answer.await,
+                };
+                let error: BoxError = match answered_now {
+                    Ok(response) => {
+                        answered.store(true, Ordering::Relaxed);
+                        return Ok(response);
+                    }
+                    Err(e) => e.into(),
+                };
+                let retry = !watch
+                    && match transient(error.as_ref()) {
+                        Transient::NotSent => answered.load(Ordering::Relaxed),
+                        Transient::MaybeDone => may_repeat,
+                        Transient::No => false,
+                    };
+                let in_time = started.elapsed() + pause < budget
+                    && deadline.left().is_none_or(|(left, _)| pause < left);
+                match again {
+                    Some(again) if retry && in_time => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(MAX_PAUSE);
+                        retries += 1;
+                        request = again;
+                    }
+                    _ => return Err(explain(error, &server, &what, timeout, retried)),
+                }
+            }
         })
     }
 }
@@ -165,7 +463,13 @@ where
 /// A failed request's error, said with the server and the request, unless kube-rs's own
 /// layers (credentials, the request's building) made it: those are kube-rs errors that say
 /// what they are, and kube-rs hands them on as they are.
-fn explain(error: BoxError, server: &str, what: &str, timeout: RequestTimeout) -> BoxError {
+fn explain(
+    error: BoxError,
+    server: &str,
+    what: &str,
+    timeout: RequestTimeout,
+    retried: Option<Retried>,
+) -> BoxError {
     if error.is::<kube::Error>() {
         return error;
     }
@@ -184,6 +488,7 @@ fn explain(error: BoxError, server: &str, what: &str, timeout: RequestTimeout) -
             server: server.to_string(),
             after: timeout.connect(),
             waited_for: format!("the connection and TLS handshake, for {what}"),
+            retried,
         }
         .into();
     }
@@ -191,6 +496,7 @@ fn explain(error: BoxError, server: &str, what: &str, timeout: RequestTimeout) -
         server: server.to_string(),
         request: what.to_string(),
         cause: cause_text(&causes),
+        retried,
     }
     .into()
 }
@@ -385,6 +691,105 @@ mod tests {
             Duration::from_secs(2)
         );
         assert_eq!(RequestTimeout::NONE.connect(), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn which_failures_are_retried() {
+        use std::io::{Error as Io, ErrorKind};
+        let wrapped = |kind: ErrorKind| Io::other(Box::new(Io::from(kind)) as BoxError);
+        for (error, want) in [
+            (Io::from(ErrorKind::ConnectionRefused), Transient::NotSent),
+            (wrapped(ErrorKind::ConnectionRefused), Transient::NotSent),
+            (Io::from(ErrorKind::ConnectionReset), Transient::MaybeDone),
+            (wrapped(ErrorKind::BrokenPipe), Transient::MaybeDone),
+            (Io::from(ErrorKind::UnexpectedEof), Transient::MaybeDone),
+            (Io::from(ErrorKind::TimedOut), Transient::No),
+            (Io::from(ErrorKind::PermissionDenied), Transient::No),
+            (
+                Io::other("invalid peer certificate: UnknownIssuer"),
+                Transient::No,
+            ),
+        ] {
+            assert_eq!(transient(&error), want, "{error:?}");
+        }
+    }
+
+    #[test]
+    fn only_requests_that_do_the_same_twice_are_sent_again_after_a_broken_connection() {
+        let request = |method: &str, content_type: Option<&str>| {
+            let mut r = Request::builder().method(method).uri("/api/v1/namespaces");
+            if let Some(t) = content_type {
+                r = r.header(http::header::CONTENT_TYPE, t);
+            }
+            r.body(()).unwrap()
+        };
+        for (method, content_type, want) in [
+            ("GET", None, true),
+            ("HEAD", None, true),
+            ("PATCH", Some("application/apply-patch+yaml"), true),
+            ("PATCH", Some("application/merge-patch+json"), true),
+            ("PATCH", Some("application/json-patch+json"), false),
+            (
+                "PATCH",
+                Some("application/strategic-merge-patch+json"),
+                false,
+            ),
+            ("POST", Some("application/json"), false),
+            ("PUT", Some("application/json"), false),
+            ("DELETE", None, false),
+        ] {
+            assert_eq!(
+                idempotent(&request(method, content_type)),
+                want,
+                "{method} {content_type:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_deadline_is_none_until_set_and_waits_extend_it() {
+        let deadline = Deadline::default();
+        deadline.extend(Duration::from_secs(60));
+        assert!(
+            deadline.left().is_none(),
+            "extending no deadline makes none"
+        );
+        deadline.set(Duration::from_secs(10));
+        let clone = deadline.clone();
+        clone.extend(Duration::from_secs(300));
+        let (left, total) = deadline.left().unwrap();
+        assert_eq!(total, Duration::from_secs(310));
+        assert!(left > Duration::from_secs(300) && left <= total, "{left:?}");
+    }
+
+    #[test]
+    fn watches_are_told_apart() {
+        let request = |uri: &str| Request::get(uri).body(()).unwrap();
+        assert!(is_watch(&request(
+            "/api/v1/pods?watch=true&resourceVersion=1"
+        )));
+        assert!(is_watch(&request("/api/v1/pods?resourceVersion=1&watch=1")));
+        assert!(!is_watch(&request("/api/v1/pods?limit=500")));
+        assert!(!is_watch(&request("/api/v1/pods")));
+    }
+
+    #[test]
+    fn retries_are_said_after_the_cause() {
+        let error = RequestError::Unreachable {
+            server: "https://10.0.0.1:6443".into(),
+            request: "PATCH /api/v1/namespaces/x".into(),
+            cause: "tcp connect error: connection refused".into(),
+            retried: Some(Retried {
+                times: 7,
+                for_: Duration::from_millis(4900),
+            }),
+        };
+        assert_eq!(
+            error.to_string(),
+            "cannot reach the API server https://10.0.0.1:6443 (PATCH /api/v1/namespaces/x): \
+             tcp connect error: connection refused, after 7 retries over 4s while the server \
+             was unreachable"
+        );
     }
 
     #[test]

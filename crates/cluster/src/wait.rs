@@ -92,6 +92,10 @@ impl Client {
     ) -> Result<(), Error> {
         let start = Instant::now();
         let mut pending: Vec<&str> = names.iter().map(String::as_str).collect();
+        if !pending.is_empty() {
+            // A wait: it adds its own time to the command's deadline.
+            self.extend_deadline(timeout);
+        }
         if let Some(since) = since.filter(|rv| rv.parse::<u64>().is_ok())
             && !pending.is_empty()
         {
