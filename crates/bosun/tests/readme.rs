@@ -116,7 +116,7 @@ fn shown_lines_are_matched_in_order() {
         first_missing(&["apps   Deployment/app 1  blue   …green stale"], out),
         None
     );
-    assert_eq!(first_missing(&["pod apps/app-… runs", "…"], out), None);
+    assert_eq!(first_missing(&["…", "pod apps/app-… runs"], out), None);
     assert_eq!(first_missing(&["apps…blue…green…"], out), None);
     assert_eq!(first_missing(&["…stale"], out), None);
     assert_eq!(first_missing(&["apps…red…"], out), Some("apps…red…"));
