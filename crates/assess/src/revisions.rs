@@ -397,7 +397,11 @@ pub fn inventory(objects: &[LiveObject]) -> Inventory {
 /// display them: `Kind ns/name`): [`uses`], unless an istiod of that revision stays in some
 /// other namespace (a second control plane of the same revision), which goes on serving them.
 /// A tag all of whose objects the uninstall deletes (the default tag an install made for
-/// itself) goes with it and keeps nothing; the namespaces using it still do.
+/// itself) goes with it and keeps nothing when no other revision has an istiod; while another
+/// one does, it holds the revision back: deleting it would leave that control plane without
+/// the default tag (no injection for `istio-injection=enabled` namespaces, no default
+/// validator) when moving it there (`tag set T --revision OTHER --overwrite`) keeps both, so
+/// its line says so. The namespaces using a tag still count either way.
 pub fn uses_left_without_control_plane(
     inventory: &Inventory,
     name: &str,
@@ -419,11 +423,33 @@ pub fn uses_left_without_control_plane(
             .tag(tag)
             .is_some_and(|t| !t.objects.is_empty() && t.objects.iter().all(|o| removed.contains(o)))
     };
+    // Another revision an istiod still serves, which such a tag can move to.
+    let stays = inventory
+        .revisions
+        .iter()
+        .find(|o| o.revision != name && !o.istiod_namespaces.is_empty())
+        .map(|o| o.revision.as_str());
     let mut kept = inventory.clone();
+    let mut moving = Vec::new();
     if let Some(r) = kept.revisions.iter_mut().find(|r| r.revision == name) {
-        r.tags.retain(|t| !goes_too(t));
+        r.tags.retain(|t| {
+            if !goes_too(t) {
+                return true;
+            }
+            if let Some(other) = stays {
+                let objects = inventory
+                    .tag(t)
+                    .map(|t| t.objects.join(", "))
+                    .unwrap_or_default();
+                moving.push(format!(
+                    "tag {t} points at it and would be deleted with it ({objects}) while revision {other} stays; move it first: bosun tag set {t} --revision {other} --overwrite"
+                ));
+            }
+            false
+        });
     }
-    uses(&kept, name, max_pods)
+    moving.extend(uses(&kept, name, max_pods));
+    moving
 }
 
 /// What keeps revision `name` from being uninstalled: the tags pointing at it, the namespaces
@@ -590,7 +616,7 @@ mod tests {
             labels: labels(&[("app", "istiod"), ("istio.io/rev", "old")]),
             ..LiveObject::default()
         };
-        let found = inventory(&[istiod, tag_webhook]);
+        let found = inventory(&[istiod.clone(), tag_webhook.clone()]);
         let from = ["istio-system".to_string()];
         assert_eq!(
             uses_left_without_control_plane(&found, "old", &from, &[], 5),
@@ -600,6 +626,21 @@ mod tests {
         assert_eq!(
             uses_left_without_control_plane(&found, "old", &from, &removed, 5),
             Vec::<String>::new()
+        );
+        // With another revision's istiod beside it, the tag it would delete holds it back.
+        let new_istiod = LiveObject {
+            kind: "Deployment".into(),
+            namespace: Some("istio-system".into()),
+            name: "istiod-new".into(),
+            labels: labels(&[("app", "istiod"), ("istio.io/rev", "new")]),
+            ..LiveObject::default()
+        };
+        let two = inventory(&[istiod, new_istiod, tag_webhook]);
+        assert_eq!(
+            uses_left_without_control_plane(&two, "old", &from, &removed, 5),
+            [
+                "tag default points at it and would be deleted with it (MutatingWebhookConfiguration istio-revision-tag-default) while revision new stays; move it first: bosun tag set default --revision new --overwrite"
+            ]
         );
     }
 

@@ -17,8 +17,9 @@
 //!   revision tag points at it, a namespace selects it, or pods run its proxy (their
 //!   `istio.io/rev` annotation; `assess::revisions` decides), unless an istiod of the same
 //!   revision stays in another namespace. A tag the uninstall deletes with the control plane
-//!   (the default tag its own install made) does not count. The refusal lists them; `--force`
-//!   proceeds with a warning. istioctl only asks istiod how many proxies it serves (and asks
+//!   (the default tag its own install made) counts only while another revision's istiod stays,
+//!   which it would leave without a default tag (istioctl deletes it silently); the refusal
+//!   says how to move it there. The refusal lists them; `--force` proceeds with a warning. istioctl only asks istiod how many proxies it serves (and asks
 //!   to confirm), which needs a reachable istiod and misses tags and namespaces.
 
 use std::collections::BTreeMap;

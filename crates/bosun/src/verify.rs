@@ -85,10 +85,17 @@ pub fn render(report: &VerifyReport) -> (String, Option<String>) {
         let _ = writeln!(out, "✔ Istio is installed and verified successfully");
         return (out, None);
     }
-    let summary = format!(
+    let mut summary = format!(
         "Istio installation is incomplete or does not match the inputs: {missing} missing, {differing} differing, {not_ready} not ready (of {} objects)",
         report.objects.len()
     );
+    if missing + differing > 0 {
+        // What was installed is not recorded in the cluster: the comparison is with what
+        // these inputs render, so other inputs than the install's read as differences.
+        summary.push_str(
+            "\nthe objects are compared with what the given inputs render: give verify-install the inputs the install had (its -d/--manifests, --version, -f and --set flags)",
+        );
+    }
     (out, Some(summary))
 }
 
@@ -221,7 +228,8 @@ mod tests {
         assert_eq!(
             summary.as_deref(),
             Some(
-                "Istio installation is incomplete or does not match the inputs: 1 missing, 1 differing, 1 not ready (of 4 objects)"
+                "Istio installation is incomplete or does not match the inputs: 1 missing, 1 differing, 1 not ready (of 4 objects)\n\
+                 the objects are compared with what the given inputs render: give verify-install the inputs the install had (its -d/--manifests, --version, -f and --set flags)"
             )
         );
         let ok = VerifyReport {

@@ -151,8 +151,9 @@ fn canary_upgrade_with_revision_tags() {
             "{listed}"
         );
 
-        // `old` cannot go while the tag `prod` points at it and a namespace uses that tag. (The
-        // default tag its own install made would go with it: that one does not hold it back.)
+        // `old` cannot go while the tag `prod` points at it and a namespace uses that tag, nor
+        // while the default tag its own install made points at it: that one would be deleted
+        // with it while `new` stays, leaving `new` without a default tag.
         let refused = bosun(kc, &["uninstall", "--revision", "old", "-y"]);
         assert!(!refused.status.success(), "{}", text(&refused));
         let said = text(&refused);
@@ -160,7 +161,11 @@ fn canary_upgrade_with_revision_tags() {
             said.contains("tag prod points at it") && said.contains("namespace apps selects it"),
             "{said}"
         );
-        assert!(!said.contains("tag default"), "{said}");
+        assert!(
+            said.contains("tag default points at it and would be deleted with it")
+                && said.contains("bosun tag set default --revision new --overwrite"),
+            "{said}"
+        );
         let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), "istio-system");
         assert!(deployments.get_opt("istiod-old").await.unwrap().is_some());
 

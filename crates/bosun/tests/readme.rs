@@ -2,11 +2,12 @@
 //!
 //! Every fenced block of README.md that calls `bosun` is a ```` ```sh ```` block whose first
 //! line marks it: `# offline` (no cluster needed: this test runs it) or `# cluster` (not run
-//! here; docs/install.md names the tests that cover those steps). An offline block runs as one
+//! here: `readme_cluster.rs` runs it on the living cluster). An offline block runs as one
 //! bash script (`set -euo pipefail`, stderr into stdout) in an empty directory, with the
 //! `bosun` built by cargo first on PATH, so every command must exit 0 unless the block says
 //! otherwise (`|| echo …`). Its `#> ` lines (comments to the shell) are what it prints: each
-//! must be a whole line of the output, in order.
+//! must be a whole line of the output, in order (`common::readme`, shared with
+//! `readme_cluster.rs`; `…` in a shown line stands for any text).
 //!
 //! The charts come from the pinned release in bosun's cache, which scripts/fetch-istio fills
 //! (or `BOSUN_ISTIO` names); the module proxy is pointed at a closed port so that a missing
@@ -16,61 +17,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
-use common::{fetched, repo_root};
-
-/// One fenced block: its info string (`sh`), its first line in README.md (1-based) and its text.
-struct Block {
-    info: String,
-    line: usize,
-    text: String,
-}
-
-fn fenced_blocks(readme: &str) -> Vec<Block> {
-    let mut blocks = Vec::new();
-    let mut open: Option<Block> = None;
-    for (i, line) in readme.lines().enumerate() {
-        match open.as_mut() {
-            None => {
-                if let Some(info) = line.trim_end().strip_prefix("```") {
-                    open = Some(Block {
-                        info: info.trim().to_string(),
-                        line: i + 2,
-                        text: String::new(),
-                    });
-                }
-            }
-            Some(_) if line.trim_end() == "```" => blocks.extend(open.take()),
-            Some(block) => {
-                block.text.push_str(line);
-                block.text.push('\n');
-            }
-        }
-    }
-    assert!(open.is_none(), "README.md: a fenced block is not closed");
-    blocks
-}
-
-fn calls_bosun(text: &str) -> bool {
-    text.lines()
-        .any(|l| l.trim_start().starts_with("bosun ") || l.contains("| bosun "))
-}
-
-/// The `#> ` lines of a block, in order.
-fn shown_output(text: &str) -> Vec<&str> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("#> ").or((l == "#>").then_some("")))
-        .map(str::trim_end)
-        .collect()
-}
-
-/// The first shown line that is not in `output` (searched in order), if any.
-fn first_missing<'a>(shown: &[&'a str], output: &str) -> Option<&'a str> {
-    let mut lines = output.lines().map(str::trim_end);
-    shown
-        .iter()
-        .find(|want| !lines.any(|got| got == **want))
-        .copied()
-}
+use common::fetched;
+use common::readme::{calls_bosun, first_missing, readme_blocks, shown_output};
 
 /// The cache directory bosun reads the pinned release from: the parent of what
 /// scripts/fetch-istio prints (`$BOSUN_CACHE/istio-<pin>`).
@@ -83,8 +31,7 @@ fn bosun_cache() -> PathBuf {
 
 #[test]
 fn readme_offline_blocks_run_as_written() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
-    let blocks = fenced_blocks(&readme);
+    let blocks = readme_blocks();
 
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_bosun"));
     let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
@@ -96,7 +43,7 @@ fn readme_offline_blocks_run_as_written() {
     let mut failures = Vec::new();
     let mut ran = 0;
     for block in &blocks {
-        let first = block.text.lines().next().unwrap_or("");
+        let first = block.first();
         let offline = first.starts_with("# offline");
         let marked = offline || first.starts_with("# cluster");
         if calls_bosun(&block.text) && (block.info != "sh" || !marked) {
@@ -163,4 +110,18 @@ fn shown_lines_are_matched_in_order() {
     assert_eq!(first_missing(&["b"], out), None);
     assert_eq!(first_missing(&["c", "a"], out), Some("a"));
     assert_eq!(first_missing(&["d"], out), Some("d"));
+    // `…` stands for any text, none included.
+    let out = "apps   Deployment/app 1  blue   1.31-dev green stale\npod apps/app-7d9c-x2 runs\n";
+    assert_eq!(
+        first_missing(&["apps   Deployment/app 1  blue   …green stale"], out),
+        None
+    );
+    assert_eq!(first_missing(&["…", "pod apps/app-… runs"], out), None);
+    assert_eq!(first_missing(&["apps…blue…green…"], out), None);
+    assert_eq!(first_missing(&["…stale"], out), None);
+    assert_eq!(first_missing(&["apps…red…"], out), Some("apps…red…"));
+    assert_eq!(first_missing(&["pod…runs…x"], out), Some("pod…runs…x"));
+    assert_eq!(first_missing(&["runs…"], out), Some("runs…"));
+    // The text around `…` does not overlap.
+    assert_eq!(first_missing(&["ab…ba"], "aba\n"), Some("ab…ba"));
 }

@@ -7,6 +7,7 @@
 pub mod http;
 pub mod manifests;
 pub mod operator;
+pub mod readme;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
