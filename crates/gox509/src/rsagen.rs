@@ -50,7 +50,7 @@ pub fn rsa_key(bits: usize) -> Result<rsa::RsaPrivateKey, KeyError> {
     if bits < MIN_BITS {
         return Err(KeyError::TooSmall(bits));
     }
-    let p = random_prime((bits + 1) / 2)?;
+    let p = random_prime(bits.div_ceil(2))?;
     let q = random_prime(bits / 2)?;
     // p = q only with a broken random source; `from_p_q` refuses it (InvalidPrime).
     let key = rsa::RsaPrivateKey::from_p_q(p, q, BigUint::from(E)).map_err(KeyError::Rsa)?;
