@@ -1,0 +1,3 @@
+module bosun.dev/bench/rsakeygen
+
+go 1.25
