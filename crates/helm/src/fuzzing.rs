@@ -98,12 +98,17 @@ fn write_layout(mut data: &[u8], root: &Path) {
         if let Some(parent) = path.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
+        // A name made twice keeps what was made first: writing through a FIFO made there
+        // would wait for a reader forever, and through a link would write where it leads.
+        let taken = std::fs::symlink_metadata(&path).is_ok();
         match kind % 4 {
             0 => {
                 let len = take(2).map_or(0, |b| {
                     u16::from_le_bytes([b[0], b.get(1).copied().unwrap_or(0)])
                 });
-                if len == u16::MAX {
+                if taken {
+                    take(usize::from(len));
+                } else if len == u16::MAX {
                     if let Ok(f) = std::fs::File::create(&path) {
                         let _ = f.set_len(6 << 20);
                     }
@@ -118,6 +123,9 @@ fn write_layout(mut data: &[u8], root: &Path) {
             2 => {
                 let Some(&[target_len]) = take(1) else { return };
                 let target = take(usize::from(target_len % 64)).unwrap_or_default();
+                if taken {
+                    continue;
+                }
                 let target = if target.first() == Some(&b'/') {
                     PathBuf::from("/dev/zero")
                 } else {
@@ -125,6 +133,7 @@ fn write_layout(mut data: &[u8], root: &Path) {
                 };
                 let _ = std::os::unix::fs::symlink(target, &path);
             }
+            _ if taken => {}
             _ => {
                 if let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) {
                     // SAFETY: a NUL-terminated path; mkfifo only creates a file there.
@@ -300,6 +309,10 @@ mod tests {
         for seed in &seeds {
             load_input(seed, &scratch);
         }
+        // Found by the libFuzzer target: a FIFO, then a file of the same name (the harness
+        // itself waited for a reader).
+        load_input(b"\x02\x5bA\x02\x5bA\0\0\0\0\0\0\0\x10\x19\0", &scratch);
+        load_input(b"\x02\x03\x01f\x00\x01f\x02\x00x", &scratch);
         for _ in 0..2000 {
             let mut input = seeds[rng.below(seeds.len())].clone();
             let other = &seeds[rng.below(seeds.len())];
