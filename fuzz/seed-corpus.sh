@@ -12,3 +12,9 @@ for path in sys.argv[1:]:
         open('corpus/template/' + hashlib.sha1(t).hexdigest()[:16], 'wb').write(t)
 PY
 ls corpus/template | wc -l
+
+# The chart loader's seeds: helm::fuzzing::seeds(), written by its test.
+mkdir -p corpus/chart_loader
+HELM_FUZZ_SEED_DIR="$PWD/corpus/chart_loader" cargo test -p helm --lib --manifest-path ../Cargo.toml \
+    fuzzing::tests::the_seeds_are_charts -- --exact >/dev/null
+ls corpus/chart_loader | wc -l

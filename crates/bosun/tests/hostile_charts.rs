@@ -2,8 +2,10 @@
 //! folders with symbolic links to `/dev/zero`, to a file beyond Helm's 5 MiB, back to the
 //! chart, or holding a FIFO; gzip bombs (small archives that unpack beyond Helm's 100 MiB, one
 //! header that claims a gibibyte, a PAX header that never ends); GNU sparse files in PAX
-//! archives (rendered as helm renders them); FIFOs and devices given as
-//! `-f`, `--set-file` or the chart. Every input is made here, in a temporary folder (no bomb is
+//! archives (rendered as helm renders them); alias bombs; FIFOs and devices given as
+//! `-f`, `--set-file` or the chart; templates that ask a function for a string or list of
+//! 10^11 or 10^15 items (`repeat`, `indent`, `until`, `untilStep`, `seq`, `randAlphaNum`).
+//! Every input is made here, in a temporary folder (no bomb is
 //! committed). Each case says what bosun must print and, where helm finishes at all, what helm
 //! prints; bosun's peak memory (the child's `ru_maxrss`) must stay under a bound and at most
 //! helm's. A case that hung would be killed after 60 s and fail.
@@ -77,6 +79,13 @@ fn chart(dir: &Path, name: &str) -> PathBuf {
     )
     .unwrap();
     root
+}
+
+/// A chart folder `name` whose one template prints `expr` (a template action).
+fn template_chart(dir: &Path, name: &str, expr: &str) -> Vec<String> {
+    let root = chart(dir, name);
+    std::fs::write(root.join("templates/cm.yaml"), format!("out: {expr}\n")).unwrap();
+    s(&["template", "r", &path(&root)])
 }
 
 fn mkfifo(path: &Path) {
@@ -356,6 +365,104 @@ const CASES: &[Case] = &[
         bosun: &["excessive aliasing"],
         helm: None,
         max_mib: 60,
+    },
+    Case {
+        name: "template-repeat-1e15",
+        make: |dir| {
+            template_chart(
+                dir,
+                "template-repeat-1e15",
+                "{{ repeat 1000000000000000 \"x\" | len }}",
+            )
+        },
+        bosun: &["error calling repeat: runtime error: makeslice: len out of range"],
+        helm: Some("error calling repeat: runtime error: makeslice: len out of range"),
+        max_mib: 40,
+    },
+    Case {
+        name: "template-repeat-1e11",
+        make: |dir| {
+            template_chart(
+                dir,
+                "template-repeat-1e11",
+                "{{ repeat 100000000000 \"x\" | len }}",
+            )
+        },
+        bosun: &[
+            "error calling repeat: the result would be 100000000000 bytes long, more than bosun's limit of 1073741824 bytes",
+        ],
+        helm: None,
+        max_mib: 40,
+    },
+    Case {
+        name: "template-indent-1e11",
+        make: |dir| {
+            template_chart(
+                dir,
+                "template-indent-1e11",
+                "{{ indent 100000000000 \"x\" | len }}",
+            )
+        },
+        bosun: &["error calling indent: the result would be 100000000000 bytes long"],
+        helm: None,
+        max_mib: 40,
+    },
+    Case {
+        name: "template-randAlphaNum-1e11",
+        make: |dir| {
+            template_chart(
+                dir,
+                "template-randAlphaNum-1e11",
+                "{{ randAlphaNum 100000000000 | len }}",
+            )
+        },
+        bosun: &["error calling randAlphaNum: the result would be 100000000000 bytes long"],
+        helm: None,
+        max_mib: 40,
+    },
+    Case {
+        name: "template-until-1e11",
+        make: |dir| template_chart(dir, "template-until-1e11", "{{ until 100000000000 | len }}"),
+        bosun: &[
+            "error calling until: the result would be a list of 100000000000 numbers, more than bosun's limit of 33554432 items",
+        ],
+        helm: None,
+        max_mib: 40,
+    },
+    Case {
+        name: "template-untilStep-1e11",
+        make: |dir| {
+            template_chart(
+                dir,
+                "template-untilStep-1e11",
+                "{{ untilStep 0 100000000000 1 | len }}",
+            )
+        },
+        bosun: &["error calling untilStep: the result would be a list of 100000000000 numbers"],
+        helm: None,
+        max_mib: 40,
+    },
+    Case {
+        name: "template-seq-1e11",
+        make: |dir| template_chart(dir, "template-seq-1e11", "{{ seq 1 100000000000 | len }}"),
+        bosun: &["error calling seq: the result would be a list of 100000000000 numbers"],
+        helm: None,
+        max_mib: 40,
+    },
+    Case {
+        name: "template-untilStep-that-wraps-forever",
+        make: |dir| {
+            template_chart(
+                dir,
+                "template-untilStep-that-wraps-forever",
+                "{{ untilStep 9223372036854775806 9223372036854775807 2 | len }}",
+            )
+        },
+        bosun: &[
+            "error calling untilStep: the result would be a list of more than 33554432 numbers",
+        ],
+        helm: None,
+        max_mib: 40,
     },
 ];
 

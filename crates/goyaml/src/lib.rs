@@ -145,6 +145,15 @@ pub fn positions(text: &str) -> Result<Vec<Position>, YamlError> {
     positions::positions(text.as_bytes())
 }
 
+/// Where the first collection of the first document sits that is nested inside more than `max`
+/// collections (the root is the first; aliases count as what they name), found in time linear
+/// in the text: for callers that bound the nesting of their input before anything that costs
+/// more per level reads it. `None` when nothing is that deep or the text does not parse.
+#[inline]
+pub fn first_too_deep(text: &str, max: usize) -> Option<Mark> {
+    positions::first_too_deep(text.as_bytes(), max)
+}
+
 /// `sigs.k8s.io/yaml.Marshal` (Helm's `toYaml` before it trims): JSON, read back by go-yaml v2
 /// (integers keep their digits, others are floats), then go-yaml v2's block-style output with
 /// keys in its natural order.

@@ -175,6 +175,80 @@ impl Walker<'_> {
     }
 }
 
+/// Where the first collection (in document order) of the first document sits that is inside
+/// more than `max` collections (the root counting as the first), following aliases to what
+/// they name; `None` when none does, or when the text does not parse (its reader then says
+/// why). Linear in the document: each node's height is found once.
+pub(crate) fn first_too_deep(input: &[u8], max: usize) -> Option<Mark> {
+    let mut p = TreeParser::new(input);
+    let root = p.parse().ok()??;
+    let nodes = &p.nodes;
+    let NodeKind::Document(Some(child)) = nodes[root].kind else {
+        return None;
+    };
+    let mut heights = vec![None; nodes.len()];
+    let mut on_path = vec![false; nodes.len()];
+    find_too_deep(nodes, child, 1, max, &mut heights, &mut on_path)
+}
+
+/// How many collections deep the tree under `id` goes (0 for a scalar), following aliases; an
+/// alias back into its own anchor (a cycle) counts as infinitely deep.
+fn height(nodes: &[Node], id: usize, memo: &mut [Option<usize>], on_path: &mut [bool]) -> usize {
+    gotemplate::stack::grow(|| {
+        if let Some(h) = memo[id] {
+            return h;
+        }
+        if on_path[id] {
+            return usize::MAX;
+        }
+        on_path[id] = true;
+        let h = match &nodes[id].kind {
+            NodeKind::Alias { target, .. } => height(nodes, *target, memo, on_path),
+            NodeKind::Sequence(children) | NodeKind::Mapping(children) => children
+                .iter()
+                .map(|&c| height(nodes, c, memo, on_path))
+                .max()
+                .unwrap_or(0)
+                .saturating_add(1),
+            _ => 0,
+        };
+        on_path[id] = false;
+        memo[id] = Some(h);
+        h
+    })
+}
+
+/// The first collection under `id` (which sits at `depth`, 1 for the root) beyond `max`.
+fn find_too_deep(
+    nodes: &[Node],
+    id: usize,
+    depth: usize,
+    max: usize,
+    memo: &mut [Option<usize>],
+    on_path: &mut [bool],
+) -> Option<Mark> {
+    gotemplate::stack::grow(|| {
+        let h = height(nodes, id, memo, on_path);
+        if h == 0 || depth.saturating_add(h - 1) <= max {
+            return None;
+        }
+        if depth > max {
+            return Some(Mark::from_libyaml(nodes[id].mark));
+        }
+        match &nodes[id].kind {
+            NodeKind::Alias { target, .. } => {
+                // The alias's own text stands for what it names.
+                find_too_deep(nodes, *target, depth, max, memo, on_path)
+                    .map(|_| Mark::from_libyaml(nodes[id].mark))
+            }
+            NodeKind::Sequence(children) | NodeKind::Mapping(children) => children
+                .iter()
+                .find_map(|&c| find_too_deep(nodes, c, depth + 1, max, memo, on_path)),
+            _ => None,
+        }
+    })
+}
+
 fn flatten(n: &PNode, path: &mut Vec<PathSeg>, out: &mut Vec<Position>) {
     gotemplate::stack::grow(|| {
         let shape = match n.body {
@@ -286,6 +360,29 @@ mod tests {
         let e = positions(b"a: [\n").unwrap_err();
         let want = super::super::from_yaml("a: [\n").unwrap_err();
         assert_eq!(e, want);
+    }
+
+    #[test]
+    fn the_first_collection_too_deep_is_found() {
+        let deep = |d: usize| format!("a:\n  b: {}1{}\n", "[".repeat(d), "]".repeat(d));
+        // The root mapping, `a`'s mapping, then the lists: `d` lists are `d + 2` deep.
+        assert_eq!(first_too_deep(deep(8).as_bytes(), 10), None);
+        let at = first_too_deep(deep(9).as_bytes(), 10).unwrap();
+        assert_eq!((at.line, at.column), (2, 14));
+        let at = first_too_deep(deep(9000).as_bytes(), 10).unwrap();
+        assert_eq!((at.line, at.column), (2, 14));
+        let flow = format!("{}1{}", "{a: ".repeat(12), "}".repeat(12));
+        let at = first_too_deep(flow.as_bytes(), 10).unwrap();
+        assert_eq!((at.line, at.column), (1, 41));
+        // Aliases count as what they name; the alias's text is where it is too deep.
+        let text = "x: &x [[[1]]]\ny:\n  z: *x\n";
+        assert_eq!(first_too_deep(text.as_bytes(), 5), None);
+        let at = first_too_deep(text.as_bytes(), 4).unwrap();
+        assert_eq!((at.line, at.column), (3, 6));
+        // Scalars are no collections; text that does not parse is left to its reader.
+        assert_eq!(first_too_deep(b"a: 1\n", 1), None);
+        assert_eq!(first_too_deep(b"a: [\n", 1), None);
+        assert_eq!(first_too_deep(b"", 0), None);
     }
 
     #[test]

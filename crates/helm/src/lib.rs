@@ -11,12 +11,15 @@
 //! disk within Helm's limits (`chart::MAX_FILE_SIZE`, `MAX_CHART_SIZE`), and the schema
 //! loader, which reads the `file:` documents a `values.schema.json` `$ref`s (network fetches
 //! are the caller's, through `jsonschema::FetchUrl`). It knows nothing of Istio; it must not
-//! talk to a cluster (`lookup` returns empty, as in `helm template`).
+//! talk to a cluster (`lookup` returns empty, as in `helm template`). `fuzzing` (tests and the
+//! `fuzzing` feature only) writes the chart folders its fuzz harness loads.
 
 pub mod chart;
 pub mod deps;
 pub mod engine;
 pub mod funcs;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 pub mod glob;
 pub mod ignore;
 pub mod log;

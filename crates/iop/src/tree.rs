@@ -26,10 +26,11 @@ pub enum TreeError {
     },
     #[error("cannot set an empty path")]
     EmptyPath,
-    /// A path deeper than istioctl can take: its values go through encoding/json, which stops
-    /// at 10,000 levels (istioctl reports "exceeded max depth" there, or panics just past it).
+    /// A path deeper than bosun reads IstioOperator input ([`MAX_NESTING_DEPTH`]; istioctl's
+    /// values go through encoding/json, which stops at 10,000 levels, but istioctl takes
+    /// seconds and gigabytes per thousand before that).
     #[error(
-        "cannot set a path of {elements} elements: istioctl's values go through encoding/json, which stops at {MAX_SET_PATH_ELEMENTS} levels"
+        "cannot set a path of {elements} elements: bosun reads IstioOperator input at most {MAX_NESTING_DEPTH} levels deep, so a --set path has at most {MAX_SET_PATH_ELEMENTS} elements"
     )]
     TooDeep { elements: usize },
     /// `--set` text Go reads as an infinity or NaN, which istioctl then fails to write as JSON
@@ -42,9 +43,18 @@ pub enum TreeError {
     },
 }
 
-/// The most elements a `--set` path may have (with istioctl's `spec.` in front): the depth of
-/// encoding/json's decoder, which istioctl's values pass through.
-pub const MAX_SET_PATH_ELEMENTS: usize = 10_000;
+/// How deeply IstioOperator input may nest maps and lists (the document's root counting as the
+/// first level), in files and through `--set` paths. istioctl has no bound of its own (only
+/// encoding/json's 10,000 levels) and spends seconds and gigabytes per thousand levels (a
+/// 9000-deep `unvalidatedValues` takes it 40 s and 4 GB, one in `values.pilot.env` more than
+/// 6 GB); Istio's own inputs nest about 10 deep, and the operator cannot read from the cluster
+/// an IstioOperator nested beyond about 125 (serde_json's bound). Files are checked before
+/// anything else reads them ([`crate::merge`]), in time linear in their size.
+pub const MAX_NESTING_DEPTH: usize = 100;
+
+/// The most elements a `--set` path may have (with istioctl's `spec.` in front): the root and
+/// each element but the last make a map, and the value may be a list.
+pub const MAX_SET_PATH_ELEMENTS: usize = MAX_NESTING_DEPTH - 1;
 
 /// Paths whose `--set` values are never typed: tags like `1.20` must stay strings.
 const ALWAYS_STRING: &[&str] = &[
@@ -636,20 +646,23 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn paths_deeper_than_istioctl_takes_are_refused() {
+    fn paths_deeper_than_bosun_reads_are_refused() {
         let deep = |n: usize| format!("spec.{}", vec!["a"; n - 1].join("."));
         let mut root = Value::Null;
         set_path(&mut root, &deep(MAX_SET_PATH_ELEMENTS), Value::Bool(true)).unwrap();
         // serde_json frees (and compares) a tree recursively: a deep one on a stack of its own.
         let freeing = std::thread::Builder::new().stack_size(256 << 20);
         freeing.spawn(move || drop(root)).unwrap().join().unwrap();
-        let mut root = Value::Null;
-        let err = set_path(&mut root, &deep(30_000), Value::Bool(true)).unwrap_err();
-        assert!(
-            err.to_string()
-                .starts_with("cannot set a path of 30000 elements"),
-            "{err}"
-        );
+        for n in [MAX_SET_PATH_ELEMENTS + 1, 9000, 30_000] {
+            let mut root = Value::Null;
+            let err = set_path(&mut root, &deep(n), Value::Bool(true)).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("cannot set a path of {n} elements")),
+                "{err}"
+            );
+            assert!(root.is_null() || root.as_object().is_some_and(|m| m.is_empty()));
+        }
     }
 
     #[test]

@@ -371,12 +371,11 @@ pub(super) fn register(map: &mut FuncMap) {
     });
     def(map, "until", &[INT], None, "[]int", false, |_, a| {
         let count = n(&a, 0);
-        let items: Vec<Value> = if count >= 0 {
-            (0..count).map(Value::int).collect()
-        } else {
-            (count + 1..=0).rev().map(Value::int).collect()
-        };
-        Ok(Value::List(List::typed(items, "int")))
+        int_list(super::math::until_step(
+            0,
+            count,
+            if count < 0 { -1 } else { 1 },
+        ))
     });
     def(
         map,
@@ -385,26 +384,14 @@ pub(super) fn register(map: &mut FuncMap) {
         None,
         "[]int",
         false,
-        |_, a| {
-            let (start, stop, step) = (n(&a, 0), n(&a, 1), n(&a, 2));
-            let mut items = Vec::new();
-            let mut i = start;
-            if stop < start {
-                if step < 0 {
-                    while i > stop {
-                        items.push(Value::int(i));
-                        i += step;
-                    }
-                }
-            } else if step > 0 {
-                while i < stop {
-                    items.push(Value::int(i));
-                    i += step;
-                }
-            }
-            Ok(Value::List(List::typed(items, "int")))
-        },
+        |_, a| int_list(super::math::until_step(n(&a, 0), n(&a, 1), n(&a, 2))),
     );
+}
+
+/// A Go `[]int` of `nums`.
+fn int_list(nums: Result<Vec<i64>, FuncError>) -> Result<Value, FuncError> {
+    let items = nums?.into_iter().map(Value::int).collect();
+    Ok(Value::List(List::typed(items, "int")))
 }
 
 /// Sprig's `strslice`: a list's non-nil elements as strings; nil is an empty list; anything

@@ -2,7 +2,9 @@
 //!
 //! Only the functions implemented here exist; each follows Sprig's Go signature (so the
 //! executor checks arguments as Go does) and Sprig's semantics, including its panics, which Go's
-//! template engine turns into `error calling NAME: MESSAGE`.
+//! template engine turns into `error calling NAME: MESSAGE`. Functions that build a value from a
+//! count (`repeat`, `until`, `seq`, `randAlpha`…) check it before allocating: Go's own panics
+//! where Go has them, and bosun's bound ([`MAX_BUILT_BYTES`]) where Go would exhaust memory.
 //!
 //! Mirrors `github.com/Masterminds/sprig/v3`, with the Go pieces only Sprig needs (the
 //! `encoding/asn1` and `crypto/x509` key parsing of `goasn1`/`keys`, BurntSushi/toml). Go's
@@ -17,6 +19,7 @@ mod dicts;
 mod goasn1;
 mod json;
 mod keys;
+mod limits;
 mod lists;
 mod math;
 pub mod paths;
@@ -31,6 +34,7 @@ mod url;
 use gotemplate::{ArgType, Context, Func, FuncError, FuncMap, Value};
 
 pub use conv::{empty, strval, to_float64, to_int64};
+pub use limits::{MAX_BUILT_BYTES, MAX_BUILT_ITEMS};
 
 /// Every Sprig function bosun implements.
 pub fn sprig_funcs() -> FuncMap {

@@ -7,7 +7,7 @@ use num_bigint::BigInt;
 use num_traits::{Signed, Zero};
 
 use super::conv::to_float64;
-use super::{def, n, runtime_error};
+use super::{def, limits, n, runtime_error};
 
 const ANY: ArgType = ArgType::Any;
 const INT: ArgType = ArgType::Int(IntKind::Int);
@@ -150,55 +150,80 @@ fn go_min(x: f64, y: f64) -> f64 {
     if x < y { x } else { y }
 }
 
-/// Sprig's `untilStep`.
-fn until_step(start: i64, stop: i64, step: i64) -> Vec<i64> {
-    let mut v = Vec::new();
-    let mut i = start;
-    if stop < start {
-        if step >= 0 {
-            return v;
+/// How many numbers Sprig's `untilStep` yields (found without looping when the loop ends
+/// before Go's `int` wraps). A step that carries past the largest (or smallest) `int` goes on
+/// from the other end, as Go's loop does: those are counted one by one, and `None` is more
+/// than `max`.
+pub(crate) fn until_step_len(start: i64, stop: i64, step: i64, max: u64) -> Option<u64> {
+    let down = stop < start;
+    if (down && step >= 0) || (!down && step <= 0) {
+        return Some(0);
+    }
+    let span = (i128::from(stop) - i128::from(start)).unsigned_abs();
+    let stride = i128::from(step).unsigned_abs();
+    let count = span.div_ceil(stride);
+    // The value that ends the loop, when it is reached without wrapping.
+    let next = i128::from(start) + i128::from(step) * count as i128;
+    if i64::try_from(next).is_ok() {
+        return u64::try_from(count).ok();
+    }
+    let (mut i, mut count) = (start, 0u64);
+    while (down && i > stop) || (!down && i < stop) {
+        count += 1;
+        if count > max {
+            return None;
         }
-        while i > stop {
-            v.push(i);
-            i += step;
-        }
-        return v;
+        i = i.wrapping_add(step);
     }
-    if step <= 0 {
-        return v;
-    }
-    while i < stop {
-        v.push(i);
-        i += step;
-    }
-    v
+    Some(count)
 }
 
-/// Sprig's `seq`, as a space-separated string.
-fn seq(params: &[i64]) -> String {
+/// Sprig's `untilStep` (and `until`, which is `untilStep 0 count ±1`), refused beyond bosun's
+/// bound on a built list before anything is allocated ([`limits`]).
+pub(crate) fn until_step(start: i64, stop: i64, step: i64) -> Result<Vec<i64>, FuncError> {
+    let len = until_step_len(start, stop, step, limits::MAX_BUILT_ITEMS);
+    limits::list_within_limit(len)?;
+    let len = len.unwrap_or_default() as usize;
+    let mut v = Vec::with_capacity(len);
+    let mut i = start;
+    for _ in 0..len {
+        v.push(i);
+        i = i.wrapping_add(step);
+    }
+    Ok(v)
+}
+
+/// Sprig's `seq`, as a space-separated string (Go's `int` arithmetic wraps, as there).
+fn seq(params: &[i64]) -> Result<String, FuncError> {
     let nums = match *params {
         [end] => {
             let inc = if end < 1 { -1 } else { 1 };
-            until_step(1, end + inc, inc)
+            until_step(1, end.wrapping_add(inc), inc)?
         }
         [start, end] => {
             let step = if end < start { -1 } else { 1 };
-            until_step(start, end + step, step)
+            until_step(start, end.wrapping_add(step), step)?
         }
         [start, step, end] => {
             let mut inc = 1;
             if end < start {
                 inc = -1;
                 if step > 0 {
-                    return String::new();
+                    return Ok(String::new());
                 }
             }
-            until_step(start, end + inc, step)
+            until_step(start, end.wrapping_add(inc), step)?
         }
-        _ => return String::new(),
+        _ => return Ok(String::new()),
     };
-    let parts: Vec<String> = nums.iter().map(i64::to_string).collect();
-    parts.join(" ")
+    let mut out = String::with_capacity(nums.len() * 4);
+    for (k, n) in nums.iter().enumerate() {
+        if k > 0 {
+            out.push(' ');
+        }
+        out.push_str(&n.to_string());
+    }
+    Ok(out)
 }
 
 /// Go's `strconv.ParseInt(s, 8, 64)`, `None` on any error.
@@ -297,7 +322,7 @@ pub(super) fn register(map: &mut FuncMap) {
     });
     def(map, "seq", &[], Some(INT), "string", false, |_, a| {
         let params: Vec<i64> = (0..a.len()).map(|i| n(&a, i)).collect();
-        Ok(Value::from(seq(&params)))
+        seq(&params).map(Value::from)
     });
     def(map, "toDecimal", &[ANY], None, "int64", false, |_, a| {
         Ok(Value::int64(
@@ -347,10 +372,74 @@ mod tests {
 
     #[test]
     fn seq_like_sprig() {
+        let seq = |p: &[i64]| seq(p).unwrap();
         assert_eq!(seq(&[5]), "1 2 3 4 5");
         assert_eq!(seq(&[-3]), "1 0 -1 -2 -3");
         assert_eq!(seq(&[0, 2, 10]), "0 2 4 6 8 10");
         assert_eq!(seq(&[10, -2, 0]), "10 8 6 4 2 0");
         assert_eq!(seq(&[10, 2, 0]), "");
+        // Go's int wraps: `end + 1` of the largest int is the smallest, so nothing.
+        assert_eq!(seq(&[i64::MAX]), "");
+        assert_eq!(seq(&[i64::MIN]), "");
+    }
+
+    #[test]
+    fn until_step_counts_as_go_loops() {
+        let max = 1000;
+        // (start, stop, step, numbers Go's loop yields; None: wraps and runs past max)
+        let cases: &[(i64, i64, i64, Option<u64>)] = &[
+            (0, 10, 1, Some(10)),
+            (0, 10, 3, Some(4)),
+            (0, 10, 0, Some(0)),
+            (0, 10, -1, Some(0)),
+            (10, 0, -3, Some(4)),
+            (10, 0, 3, Some(0)),
+            (5, 5, 1, Some(0)),
+            (0, 1_000_000, 1, Some(1_000_000)),
+            (i64::MIN, i64::MAX, 1, Some(u64::MAX)),
+            (i64::MIN, i64::MAX, i64::MAX, None),
+            (i64::MIN, i64::MAX, 1 << 62, None),
+            (i64::MIN, 1 << 62, 1 << 62, Some(3)),
+            (i64::MAX, i64::MIN, i64::MIN, None),
+            (0, i64::MAX, i64::MAX, Some(1)),
+            // The step carries past the largest int: Go's i wraps and the loop goes on.
+            (i64::MAX - 1, i64::MAX, 2, None),
+            (0, i64::MAX, 1 << 62, None),
+            (i64::MIN + 1, i64::MIN, -2, None),
+        ];
+        for &(start, stop, step, want) in cases {
+            assert_eq!(
+                until_step_len(start, stop, step, max),
+                want,
+                "untilStep {start} {stop} {step}"
+            );
+            // Against Go's loop itself, wrapping, run to the bound.
+            let mut go = 0u64;
+            let mut i = start;
+            let down = stop < start;
+            if (down && step < 0) || (!down && step > 0) {
+                while (down && i > stop) || (!down && i < stop) {
+                    go += 1;
+                    if go > max {
+                        break;
+                    }
+                    i = i.wrapping_add(step);
+                }
+            }
+            let bounded = want.filter(|&c| c <= max);
+            assert_eq!(
+                bounded,
+                (go <= max).then_some(go),
+                "the loop for {start} {stop} {step}"
+            );
+        }
+    }
+
+    #[test]
+    fn huge_counts_are_refused_before_allocating() {
+        let err = until_step(0, 100_000_000_000, 1).unwrap_err().to_string();
+        assert!(err.contains("a list of 100000000000 numbers"), "{err}");
+        assert!(seq(&[1, 100_000_000_000]).is_err());
+        assert_eq!(until_step(0, 4, 1).unwrap(), vec![0, 1, 2, 3],);
     }
 }

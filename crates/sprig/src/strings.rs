@@ -4,18 +4,31 @@ use gotemplate::fmt::{quote, sprint_value};
 use gotemplate::{ArgType, FuncError, FuncMap, IntKind, List, Map, Value};
 
 use super::conv::{strslice, strval};
-use super::{def, n, runtime_error, s};
+use super::{def, limits, n, runtime_error, s};
 use goregexp;
 
 const ANY: ArgType = ArgType::Any;
 const INT: ArgType = ArgType::Int(IntKind::Int);
 const STR: ArgType = ArgType::String;
 
-/// Go's `strings.Repeat`, which panics on a negative count.
+/// Go's `strings.Repeat`, with its panics (a negative count, a length beyond `int`, then the
+/// runtime's on an allocation beyond `maxAlloc`), checked before anything is allocated; a
+/// result Go would try to allocate beyond bosun's limit is refused too ([`limits`]).
 fn repeat(text: &str, count: i64) -> Result<String, FuncError> {
-    if count < 0 {
-        return Err(FuncError::new("strings: negative Repeat count"));
+    match count {
+        0 => return Ok(String::new()),
+        1 => return Ok(text.to_string()),
+        _ if count < 0 => return Err(FuncError::new("strings: negative Repeat count")),
+        _ => {}
     }
+    let len = text.len() as u128 * count as u128;
+    if len > i64::MAX as u128 {
+        return Err(FuncError::new("strings: Repeat output length overflow"));
+    }
+    if len > limits::GO_MAX_ALLOC {
+        return Err(runtime_error("makeslice: len out of range"));
+    }
+    limits::string_within_limit(len)?;
     Ok(text.repeat(count as usize))
 }
 
@@ -26,12 +39,11 @@ fn repeat(text: &str, count: i64) -> Result<String, FuncError> {
 fn indent(prefix: &str, spaces: i64, text: &str) -> Result<String, FuncError> {
     let pad = repeat(" ", spaces)?;
     let newlines = || memchr::memchr_iter(b'\n', text.as_bytes());
-    let size = pad
-        .len()
-        .checked_mul(newlines().count() + 1)
-        .and_then(|pads| pads.checked_add(prefix.len() + text.len()));
-    // A size beyond memory fails as the growing string would.
-    let mut out = String::with_capacity(size.unwrap_or(text.len()));
+    let size = pad.len() as u128 * (newlines().count() as u128 + 1)
+        + prefix.len() as u128
+        + text.len() as u128;
+    limits::string_within_limit(size)?;
+    let mut out = String::with_capacity(size as usize);
     out.push_str(prefix);
     out.push_str(&pad);
     let mut from = 0;

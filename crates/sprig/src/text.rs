@@ -593,14 +593,18 @@ pub(super) fn random_below(bound: u64) -> u64 {
     }
 }
 
-/// goutils' `CryptoRandom` for the charsets Sprig uses: `count` characters from `charset`.
-fn random_string(count: i64, charset: &[u8]) -> String {
+/// goutils' `CryptoRandom` for the charsets Sprig uses: `count` characters from `charset`
+/// (none for a count below 1: Sprig drops goutils' error). Go's `make([]rune, count)` panics
+/// beyond its allocation limit; below it, beyond bosun's bound, the count is refused too.
+fn random_string(count: i64, charset: &[u8]) -> Result<String, FuncError> {
     if count <= 0 {
-        return String::new();
+        return Ok(String::new());
     }
-    (0..count)
+    super::limits::go_make_slice(i128::from(count), 4)?;
+    super::limits::string_within_limit(count as u128)?;
+    Ok((0..count)
         .map(|_| charset[random_below(charset.len() as u64) as usize] as char)
-        .collect()
+        .collect())
 }
 
 const ALPHA: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -715,15 +719,15 @@ pub(super) fn register(map: &mut FuncMap) {
         map.insert(
             name,
             gotemplate::Func::new(vec![INT], None, "string", move |_, a| {
-                Ok(Value::from(random_string(n(&a, 0), &set)))
+                random_string(n(&a, 0), &set).map(Value::from)
             }),
         );
     }
     def(map, "randBytes", &[INT], None, "string", true, |_, a| {
+        // Go's `make([]byte, count)`, then its base64 (4 bytes for every 3, the result).
         let count = n(&a, 0);
-        if count < 0 {
-            return Err(FuncError::new("runtime error: makeslice: len out of range"));
-        }
+        super::limits::go_make_slice(i128::from(count), 1)?;
+        super::limits::string_within_limit((count as u128).div_ceil(3) * 4)?;
         Ok(Value::from(super::base64_encode(&random_bytes(
             count as usize,
         ))))
