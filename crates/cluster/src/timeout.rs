@@ -98,6 +98,9 @@ fn request_text<B>(request: &Request<B>) -> String {
 pub(crate) struct BoundLayer {
     pub server: String,
     pub timeout: RequestTimeout,
+    /// Counts the client's writes, which end what its cached lists may be used for
+    /// (`crate::reads`).
+    pub writes: crate::reads::Writes,
 }
 
 impl<S> tower::Layer<S> for BoundLayer {
@@ -108,6 +111,7 @@ impl<S> tower::Layer<S> for BoundLayer {
             inner,
             server: self.server.clone(),
             timeout: self.timeout,
+            writes: self.writes.clone(),
         }
     }
 }
@@ -119,13 +123,14 @@ pub(crate) struct Bounded<S> {
     inner: S,
     server: String,
     timeout: RequestTimeout,
+    writes: crate::reads::Writes,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-impl<S, B> tower::Service<Request<B>> for Bounded<S>
+impl<S, B, RB> tower::Service<Request<B>> for Bounded<S>
 where
-    S: tower::Service<Request<B>>,
+    S: tower::Service<Request<B>, Response = http::Response<RB>>,
     S::Error: Into<BoxError>,
     S::Future: Send + 'static,
 {
@@ -138,6 +143,8 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (method, path) = (request.method().clone(), request.uri().path().to_string());
+        let writes = self.writes.clone();
         let what = request_text(&request);
         let server = self.server.clone();
         let timeout = self.timeout;
@@ -157,7 +164,9 @@ where
                 },
                 None => answer.await,
             };
-            answered.map_err(|e| explain(e.into(), &server, &what, timeout))
+            let response = answered.map_err(|e| explain(e.into(), &server, &what, timeout))?;
+            writes.note(&method, &path, response.status());
+            Ok(response)
         })
     }
 }
