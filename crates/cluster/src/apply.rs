@@ -351,7 +351,7 @@ impl Client {
                 continue;
             }
             let api = self.api_for(ar, object.namespace.as_deref());
-            let listed = if crate::reads::is_shared(ar, object.namespace.as_deref()) {
+            let listed = if self.shares(ar, object.namespace.as_deref()) {
                 // The kinds the checks read whole: their shared list (`crate::reads`).
                 self.list_shared(ar, object.namespace.as_deref(), "")
                     .await
@@ -494,7 +494,7 @@ impl Client {
         object: &ObjectRef,
     ) -> Result<Option<Value>, kube::Error> {
         let namespace = object.namespace.as_deref();
-        if crate::reads::is_shared(ar, namespace) {
+        if self.shares(ar, namespace) {
             let all = self.list_shared(ar, namespace, "").await?;
             return Ok(all.into_iter().find(|o| {
                 o.pointer("/metadata/name").and_then(Value::as_str) == Some(object.name.as_str())

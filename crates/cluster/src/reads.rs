@@ -102,6 +102,10 @@ fn resource_key(ar: &ApiResource) -> String {
 #[derive(Clone, Default)]
 pub(crate) struct ReadCache {
     pub(crate) writes: Writes,
+    /// Off in a process that lives on (the operator): it would keep the last lists, whole
+    /// objects, in memory between reconciles, for reads that are seconds apart at most in a
+    /// command.
+    off: bool,
     lists: Arc<tokio::sync::Mutex<HashMap<String, Shared>>>,
 }
 
@@ -177,6 +181,18 @@ pub(crate) fn is_shared(ar: &ApiResource, namespace: Option<&str>) -> bool {
 }
 
 impl Client {
+    /// This client without shared lists (`crate::reads`): every check lists what it reads,
+    /// and nothing is kept between reads. For a process that lives on, like the operator.
+    pub fn without_shared_lists(mut self) -> Client {
+        self.reads.off = true;
+        self
+    }
+
+    /// Whether this client answers reads of `ar` in `namespace` from one shared list.
+    pub(crate) fn shares(&self, ar: &ApiResource, namespace: Option<&str>) -> bool {
+        !self.reads.off && is_shared(ar, namespace)
+    }
+
     /// The objects of kind `ar` (in `namespace`, or in every namespace) that `selector`
     /// matches, whole, as JSON with `apiVersion` and `kind` set. For a kind of
     /// [`SHARED_KINDS`] and an equality-based selector, from the client's one list of the kind
@@ -191,7 +207,7 @@ impl Client {
             Some(ns) => Api::namespaced_with(self.kube.clone(), ns, ar),
             None => Api::all_with(self.kube.clone(), ar),
         };
-        let requirements = parse_selector(selector).filter(|_| is_shared(ar, namespace));
+        let requirements = parse_selector(selector).filter(|_| self.shares(ar, namespace));
         let Some(requirements) = requirements else {
             return list_all(&api, ar, selector).await;
         };
@@ -236,7 +252,7 @@ impl Client {
         ar: &ApiResource,
         selector: &str,
     ) -> Result<Vec<PartialObjectMeta<DynamicObject>>, kube::Error> {
-        if is_shared(ar, None) && parse_selector(selector).is_some() {
+        if self.shares(ar, None) && parse_selector(selector).is_some() {
             return self
                 .list_shared(ar, None, selector)
                 .await?
