@@ -344,17 +344,46 @@ mod tests {
             "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l"
         ));
         let writes = Writes::default();
+        let services = "/services";
+        let injectors = "admissionregistration.k8s.io/mutatingwebhookconfigurations";
+        let ok = http::StatusCode::OK;
         writes.note(
             &Method::POST,
             "/api/v1/namespaces",
             http::StatusCode::CONFLICT,
         );
-        assert_eq!(writes.count(), 0, "a refused write changes nothing");
+        assert_eq!(writes.count(services), 0, "a refused write changes nothing");
+        let injector = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/a";
+        writes.note(&Method::PATCH, injector, ok);
+        assert_eq!((writes.count(injectors), writes.count(services)), (1, 0));
+        writes.note(&Method::PATCH, "/api/v1/namespaces/ns/services/s", ok);
+        assert_eq!((writes.count(injectors), writes.count(services)), (1, 1));
         writes.note(
             &Method::POST,
             "/api/v1/namespaces",
             http::StatusCode::CREATED,
         );
-        assert_eq!(writes.count(), 1);
+        assert_eq!((writes.count(injectors), writes.count(services)), (2, 2));
+    }
+
+    #[test]
+    fn resources_of_request_paths() {
+        let cases = [
+            ("/api/v1/namespaces/ns/services/istiod", "/services"),
+            ("/api/v1/namespaces/ns/services", "/services"),
+            ("/api/v1/namespaces", "/namespaces"),
+            ("/api/v1/namespaces/istio-system", "/namespaces"),
+            (
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/a.b",
+                "apiextensions.k8s.io/customresourcedefinitions",
+            ),
+            (
+                "/apis/apps/v1/namespaces/ns/deployments/d/status",
+                "apps/deployments",
+            ),
+        ];
+        for (path, resource) in cases {
+            assert_eq!(resource_of(path), resource, "{path}");
+        }
     }
 }
