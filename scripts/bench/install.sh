@@ -17,6 +17,8 @@
 #   --no-wait; it checks readiness once per component and fails that wait, since nothing becomes
 #   ready without the fake kubelet, so it also skips its prune: its request counts in this mode
 #   are lower than those of a real istioctl install).
+# After the table: every read (get or list of one resource, by verb) bosun sent more than once
+# within one install, summed over the installs measured.
 # Usage: scripts/bench/install.sh [RUNS] [PROFILE...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,13 +26,14 @@ runs="${1:-3}"; shift $(( $# > 0 ? 1 : 0 ))
 profiles=("$@"); [ ${#profiles[@]} -gt 0 ] || profiles=(default minimal ambient)
 istioctl_bin="$(scripts/fetch-istioctl)"
 cargo build --release -q -p bosun
+bosun_bin="${CARGO_TARGET_DIR:-target}/release/bosun" # cargo's target dir, CARGO_TARGET_DIR included
 manifests="$(ls -d "${BOSUN_CACHE:-$HOME/.cache/bosun}"/istio-*/manifests | head -1)"
-[ -d "$manifests" ] || target/release/bosun profile list >/dev/null # fetches the pinned release
+[ -d "$manifests" ] || "$bosun_bin" profile list >/dev/null # fetches the pinned release
 manifests="$(ls -d "${BOSUN_CACHE:-$HOME/.cache/bosun}"/istio-*/manifests | head -1)"
 state="$(mktemp -d /tmp/bosun-bench-install.XXXXXX)"
 trap 'BOSUN_TESTENV_DIR="$state/env" scripts/testenv down >/dev/null 2>&1 || true; rm -rf "$state"' EXIT
 
-python3 - "$istioctl_bin" target/release/bosun "$manifests" "$state" "$runs" "${profiles[@]}" <<'PY'
+python3 - "$istioctl_bin" "$bosun_bin" "$manifests" "$state" "$runs" "${profiles[@]}" <<'PY'
 import collections, json, os, statistics, subprocess, sys, time
 istioctl, bosun, manifests, state, runs, profiles = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6:]
 env_dir = os.path.join(state, "env")
@@ -56,10 +59,20 @@ def audit_lines():
 def requests_since(start, agent):
     lines = audit_lines()[start:]
     verbs = collections.Counter()
+    reads = collections.Counter()
     for line in lines:
         event = json.loads(line)
         if event.get("userAgent", "").startswith(agent):
             verbs[event["verb"]] += 1
+            if event["verb"] in ("get", "list"):
+                ref = event.get("objectRef", {})
+                what = ref.get("resource") or event["requestURI"].split("?")[0]
+                if ref.get("namespace"):
+                    what += f" in {ref['namespace']}"
+                if event["verb"] == "get" and ref.get("name"):
+                    what += f" {ref['name']}"
+                reads[f"{event['verb']} {what}"] += 1
+    repeated.update({k: v for k, v in reads.items() if v > 1 and agent == "bosun/"})
     return sum(verbs.values()), verbs
 
 def install(tool, mode, profile, kubeconfig):
@@ -82,6 +95,7 @@ def install(tool, mode, profile, kubeconfig):
     return wall, count, verbs
 
 med = statistics.median
+repeated = collections.Counter()  # bosun's reads of one kind (verb, resource) more than once in an install
 print("| profile | mode | tool | install into an empty cluster | requests | second install | requests |")
 print("|---|---|---|---|---|---|---|")
 for profile in profiles:
@@ -107,4 +121,6 @@ for profile in profiles:
             print(f"| {profile} | {mode} | {tool} | {med(first_t)*1e3:.0f} ms | {med(first_n):.0f} ({by_verb}) "
                   f"| {med(second_t)*1e3:.0f} ms | {med(second_n):.0f} |", flush=True)
 print(f"({runs} fresh clusters per tool, mode and profile; medians)")
+print("bosun's reads repeated within one install (verb resource: times, summed over installs): "
+      + (", ".join(f"{k}: {v}" for k, v in sorted(repeated.items())) or "none"))
 PY

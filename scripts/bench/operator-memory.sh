@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 reconciles="${1:-10}"
 if [ -z "${BOSUN_BENCH_BINARY:-}" ]; then
   cargo build --release -q -p bosun
-  BOSUN_BENCH_BINARY=target/release/bosun
+  BOSUN_BENCH_BINARY="${CARGO_TARGET_DIR:-target}/release/bosun"
 fi
 manifests="$(scripts/fetch-istio)/manifests"
 eval "$(scripts/testenv up)"

@@ -399,7 +399,9 @@ fn default_identity() -> String {
 }
 
 async fn run(args: RunArgs) -> Result<(), MeshFailure> {
-    let client = args.cluster.client().await?;
+    // A process that lives on keeps no shared lists between reconciles (`cluster::Client::
+    // without_shared_lists`): they would hold whole objects in memory for nothing.
+    let client = args.cluster.client().await?.without_shared_lists();
     let lease = args.lease_namespace.as_deref().map(|ns| {
         let identity = args.identity.clone().unwrap_or_else(default_identity);
         operator::lease::LeaseOptions::new(ns, operator::deploy::LEASE_NAME, &identity)

@@ -6,7 +6,7 @@ use std::fmt;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::core::{ApiResource, GroupVersionKind, Status};
-use kube::discovery::{self, Discovery, Scope};
+use kube::discovery::Scope;
 use serde_json::Value;
 use vocab::ObjectRef;
 
@@ -182,49 +182,14 @@ fn manager_of(message: &str) -> String {
 
 impl Client {
     pub(crate) async fn resolve(&self, parsed: &Parsed) -> Result<(ApiResource, Scope), Error> {
-        if let Some((ar, caps)) = self
-            .discovery
-            .lock()
-            .expect("discovery cache")
-            .get(&parsed.gvk)
-        {
-            return Ok((ar.clone(), caps.scope.clone()));
-        }
-        let unknown = || Error::UnknownKind {
-            object: Box::new(parsed.object.clone()),
-            api_version: parsed.object.api_version.clone(),
-            kind: parsed.object.kind.clone(),
-        };
-        // One aggregated discovery (two requests) learns every kind the server serves; a
-        // server without it, or one whose aggregated view lags behind a CRD established a
-        // moment ago, is asked about the one group version below.
-        if let Ok(all) = Discovery::new(self.kube.clone()).run_aggregated().await {
-            let mut cache = self.discovery.lock().expect("discovery cache");
-            for group in all.groups() {
-                for version in group.versions() {
-                    for (ar, caps) in group.versioned_resources(version) {
-                        let gvk = GroupVersionKind::gvk(&ar.group, &ar.version, &ar.kind);
-                        cache.insert(gvk, (ar, caps));
-                    }
-                }
-            }
-            if let Some((ar, caps)) = cache.get(&parsed.gvk) {
-                return Ok((ar.clone(), caps.scope.clone()));
-            }
-        }
-        match discovery::pinned_kind(&self.kube, &parsed.gvk).await {
-            Ok((ar, caps)) => {
-                let scope = caps.scope.clone();
-                self.discovery
-                    .lock()
-                    .expect("discovery cache")
-                    .insert(parsed.gvk.clone(), (ar.clone(), caps));
-                Ok((ar, scope))
-            }
-            Err(kube::Error::Discovery(_)) => Err(unknown()),
-            // An unknown group version is a plain-text 404, which kube-rs wraps in a Status
-            // with code 404 (and a reason of its own, so `is_not_found` misses it).
-            Err(kube::Error::Api(status)) if status.code == 404 => Err(unknown()),
+        // One discovery per command, shared by every lookup (`crate::discovery`).
+        match self.discover(&parsed.gvk).await {
+            Ok(Some((ar, caps))) => Ok((ar, caps.scope)),
+            Ok(None) => Err(Error::UnknownKind {
+                object: Box::new(parsed.object.clone()),
+                api_version: parsed.object.api_version.clone(),
+                kind: parsed.object.kind.clone(),
+            }),
             Err(source) => Err(Error::Discovery {
                 object: Box::new(parsed.object.clone()),
                 api_version: parsed.object.api_version.clone(),
@@ -386,7 +351,19 @@ impl Client {
                 continue;
             }
             let api = self.api_for(ar, object.namespace.as_deref());
-            match crate::client::list_metadata_paged(&api, ListParams::default()).await {
+            let listed = if self.shares(ar, object.namespace.as_deref()) {
+                // The kinds the checks read whole: their shared list (`crate::reads`).
+                self.list_shared(ar, object.namespace.as_deref(), "")
+                    .await
+                    .and_then(|all| {
+                        all.into_iter()
+                            .map(|o| serde_json::from_value(o).map_err(kube::Error::SerdeError))
+                            .collect::<Result<Vec<kube::core::PartialObjectMeta<DynamicObject>>, _>>()
+                    })
+            } else {
+                crate::client::list_metadata_paged(&api, ListParams::default()).await
+            };
+            match listed {
                 Ok(listed) => {
                     let versions = listed
                         .into_iter()
@@ -418,7 +395,7 @@ impl Client {
             // its writes, and it would write them again (see `manifest::runtime`).
             if manifest::runtime::has_runtime_fields(&object.api_version, &object.kind)
                 && let Some(live) =
-                    api.get_metadata_opt(&object.name)
+                    self.live_for_runtime_fields(&ar, &object)
                         .await
                         .map_err(|source| Error::Api {
                             object: Box::new(object.clone()),
@@ -426,7 +403,6 @@ impl Client {
                             source,
                         })?
             {
-                let live = serde_json::to_value(&live).unwrap_or(Value::Null);
                 manifest::runtime::drop_foreign_runtime_fields(&mut body, &live, field_manager);
             }
             let previous = if let Some(s) = covered(&ar) {
@@ -508,6 +484,27 @@ impl Client {
         }
         done.sort_by_key(|(i, _)| *i);
         Ok(done.into_iter().map(|(_, a)| a).collect())
+    }
+
+    /// The live object `object` (of kind `ar`) as JSON, for who owns its fields: from the
+    /// shared list of its kind (`crate::reads`), which the checks read already; else read.
+    async fn live_for_runtime_fields(
+        &self,
+        ar: &ApiResource,
+        object: &ObjectRef,
+    ) -> Result<Option<Value>, kube::Error> {
+        let namespace = object.namespace.as_deref();
+        if self.shares(ar, namespace) {
+            let all = self.list_shared(ar, namespace, "").await?;
+            return Ok(all.into_iter().find(|o| {
+                o.pointer("/metadata/name").and_then(Value::as_str) == Some(object.name.as_str())
+            }));
+        }
+        let live = self
+            .api_for(ar, namespace)
+            .get_metadata_opt(&object.name)
+            .await?;
+        Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
     }
 
     fn api_for(&self, ar: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {

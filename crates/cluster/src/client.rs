@@ -1,19 +1,12 @@
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::core::{ApiResource, GroupVersionKind};
-use kube::discovery::ApiCapabilities;
 
 use crate::timeout::{BoundLayer, Deadline, ExecPluginTimeout, RequestTimeout};
 use crate::{Error, Target};
 
-/// Discovery results by kind, shared by a client's clones. Only kinds the server serves are
-/// kept, so a kind that appears later (a CRD just established) is looked up again.
-pub(crate) type DiscoveryCache =
-    Arc<Mutex<HashMap<GroupVersionKind, (ApiResource, ApiCapabilities)>>>;
+pub(crate) use crate::discovery::DiscoveryCache;
 
 /// What bosun calls itself in requests: `bosun/<version>`.
 pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
@@ -24,6 +17,8 @@ pub const USER_AGENT: &str = concat!("bosun/", env!("CARGO_PKG_VERSION"));
 pub struct Client {
     pub(crate) kube: kube::Client,
     pub(crate) discovery: DiscoveryCache,
+    /// Lists read once per command and shared by the checks (`crate::reads`).
+    pub(crate) reads: crate::reads::ReadCache,
     /// The API server's address as the kubeconfig writes it (kube-rs keeps it as a URI,
     /// which adds a `/` that a kubeconfig handed to another cluster should not have).
     server: String,
@@ -98,11 +93,13 @@ impl Client {
         // quiet watch too; the layer below bounds the wait for headers instead. Writes keep
         // kube-rs's own bound.
         config.read_timeout = None;
+        let reads = crate::reads::ReadCache::default();
         let layer = BoundLayer {
             server: server_text(&config.cluster_url),
             timeout,
             answered: Default::default(),
             deadline: Default::default(),
+            writes: reads.writes.clone(),
         };
         let deadline = layer.deadline.clone();
         let exec = config.auth_info.exec.as_ref().map(|exec| {
@@ -149,6 +146,7 @@ impl Client {
         Ok(Client {
             kube,
             discovery: Default::default(),
+            reads,
             server,
             context_namespace: None,
             deadline,

@@ -275,6 +275,10 @@ impl Client {
         let since = earliest.map(|rv| rv.saturating_sub(1).to_string());
         self.wait_crds_established(&crd_names, since.as_deref(), options.crd_timeout)
             .await?;
+        // New kinds are served now: the next lookup of a kind not known yet asks again.
+        if !report.created_kinds.is_empty() || !crd_names.is_empty() {
+            self.invalidate_discovery().await;
+        }
         if let Some(owner) = &options.owner_labels {
             let kinds = snapshot_kinds(components, &report.created_kinds);
             report.owned_before = Some(self.snapshot_owned(&kinds, owner).await?);

@@ -121,10 +121,14 @@ impl Client {
         let started = Instant::now();
         let mut told = None::<String>;
         loop {
-            if lease::try_acquire_or_renew(self, options).await? {
-                return Ok(());
-            }
-            let holder = self.install_lock_holder(namespace).await?;
+            // The attempt's own read says who holds it: no second read per attempt.
+            let holder = match lease::attempt(self, options).await? {
+                lease::Attempt::Held => return Ok(()),
+                lease::Attempt::Waiting { holder } => holder.map(|holder| LockHolder {
+                    lease: lease_ref(namespace),
+                    holder,
+                }),
+            };
             if let Some(holder) = &holder
                 && told.as_deref() != Some(holder.holder.as_str())
             {

@@ -107,6 +107,24 @@ fn is_conflict(e: &kube::Error) -> bool {
 
 /// One attempt: returns whether `options.identity` holds the Lease afterwards.
 pub async fn try_acquire_or_renew(client: &Client, options: &LeaseOptions) -> Result<bool, Error> {
+    Ok(matches!(attempt(client, options).await?, Attempt::Held))
+}
+
+/// What one attempt at the Lease found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Attempt {
+    /// `options.identity` holds the Lease now.
+    Held,
+    /// Someone else holds it: the holder the attempt read (`None` when another writer won a
+    /// race for it between the read and the write, so who holds it now was not read).
+    Waiting { holder: Option<String> },
+}
+
+/// One attempt, as [`try_acquire_or_renew`], also saying who holds the Lease when it is not
+/// this identity: the Lease read for the attempt is the one a waiter reports, so waiting costs
+/// one read per attempt.
+pub async fn attempt(client: &Client, options: &LeaseOptions) -> Result<Attempt, Error> {
+    let raced = || Attempt::Waiting { holder: None };
     let api: Api<Lease> = Api::namespaced(client.kube().clone(), &options.namespace);
     let current = api
         .get_opt(&options.name)
@@ -119,7 +137,11 @@ pub async fn try_acquire_or_renew(client: &Client, options: &LeaseOptions) -> Re
         &options.identity,
         now,
     ) {
-        Decision::Wait => Ok(false),
+        Decision::Wait => Ok(Attempt::Waiting {
+            holder: current
+                .and_then(|l| l.spec?.holder_identity)
+                .filter(|h| !h.is_empty()),
+        }),
         Decision::Create => {
             let lease = Lease {
                 metadata: ObjectMeta {
@@ -137,8 +159,8 @@ pub async fn try_acquire_or_renew(client: &Client, options: &LeaseOptions) -> Re
                 }),
             };
             match api.create(&PostParams::default(), &lease).await {
-                Ok(_) => Ok(true),
-                Err(e) if is_conflict(&e) => Ok(false),
+                Ok(_) => Ok(Attempt::Held),
+                Err(e) if is_conflict(&e) => Ok(raced()),
                 Err(e) => Err(kube_error(options, "creating")(e)),
             }
         }
@@ -157,8 +179,8 @@ pub async fn try_acquire_or_renew(client: &Client, options: &LeaseOptions) -> Re
                 .replace(&options.name, &PostParams::default(), &lease)
                 .await
             {
-                Ok(_) => Ok(true),
-                Err(e) if is_conflict(&e) => Ok(false),
+                Ok(_) => Ok(Attempt::Held),
+                Err(e) if is_conflict(&e) => Ok(raced()),
                 Err(e) => Err(kube_error(options, "renewing")(e)),
             }
         }

@@ -65,6 +65,7 @@
 
 mod apply;
 mod client;
+mod discovery;
 mod error;
 mod facts;
 mod helm_records;
@@ -77,6 +78,7 @@ mod plan;
 mod precheck;
 pub mod proxies;
 mod prune;
+mod reads;
 mod ready;
 pub mod records;
 mod remote_secret;

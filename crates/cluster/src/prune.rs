@@ -20,9 +20,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use futures::{StreamExt, TryStreamExt};
-use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Preconditions};
+use kube::api::{Api, DeleteParams, DynamicObject, Preconditions};
 use kube::core::{ApiResource, GroupVersionKind};
-use kube::discovery::{self, Scope};
+use kube::discovery::Scope;
 use vocab::labels::{COMPONENT_LABEL, NOT_PRUNED_LABEL};
 use vocab::{Installation, ObjectRef};
 
@@ -191,20 +191,8 @@ impl Client {
         gvk: &GroupVersionKind,
         what: &ObjectRef,
     ) -> Result<Option<(ApiResource, Scope)>, Error> {
-        if let Some((ar, caps)) = self.discovery.lock().expect("discovery cache").get(gvk) {
-            return Ok(Some((ar.clone(), caps.scope.clone())));
-        }
-        match discovery::pinned_kind(&self.kube, gvk).await {
-            Ok((ar, caps)) => {
-                let scope = caps.scope.clone();
-                self.discovery
-                    .lock()
-                    .expect("discovery cache")
-                    .insert(gvk.clone(), (ar.clone(), caps));
-                Ok(Some((ar, scope)))
-            }
-            Err(kube::Error::Discovery(_)) => Ok(None),
-            Err(kube::Error::Api(status)) if status.code == 404 => Ok(None),
+        match self.discover(gvk).await {
+            Ok(found) => Ok(found.map(|(ar, caps)| (ar, caps.scope))),
             Err(source) => Err(Error::Discovery {
                 object: Box::new(what.clone()),
                 api_version: what.api_version.clone(),
@@ -237,13 +225,9 @@ impl Client {
         let Some((ar, scope)) = self.served(&gvk, &what).await? else {
             return Ok(Vec::new());
         };
-        let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
-        // Metadata is all selection needs.
-        let params = match selector {
-            "" => ListParams::default(),
-            _ => ListParams::default().labels(selector),
-        };
-        let items = match crate::client::list_metadata_paged(&api, params).await {
+        // Metadata is all selection needs (whole objects for the kinds whose one list the
+        // checks share, `crate::reads`).
+        let items = match self.list_metadata_shared(&ar, selector).await {
             Ok(items) => items,
             // The kind went away between discovery and the list (a CRD just deleted).
             Err(kube::Error::Api(status)) if status.code == 404 => return Ok(Vec::new()),

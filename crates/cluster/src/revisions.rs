@@ -111,15 +111,18 @@ impl Client {
         let Some((ar, _)) = self.served(&gvk, &what).await? else {
             return Ok(Vec::new());
         };
-        let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
-        let mut params = ListParams::default();
-        if !labels.is_empty() {
-            params = params.labels(labels);
-        }
-        if !fields.is_empty() {
-            params = params.fields(fields);
-        }
-        let items = match crate::client::list_metadata_paged(&api, params).await {
+        let listed = if fields.is_empty() {
+            // The shared list for the kinds the checks all read (`crate::reads`).
+            self.list_metadata_shared(&ar, labels).await
+        } else {
+            let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
+            let mut params = ListParams::default().fields(fields);
+            if !labels.is_empty() {
+                params = params.labels(labels);
+            }
+            crate::client::list_metadata_paged(&api, params).await
+        };
+        let items = match listed {
             Ok(items) => items,
             Err(kube::Error::Api(status)) if status.code == 404 => return Ok(Vec::new()),
             Err(source) => {
@@ -211,20 +214,25 @@ impl Client {
 
     /// Every CustomResourceDefinition in the cluster, as JSON (with `kind`).
     pub async fn live_crds(&self) -> Result<Vec<Value>, Error> {
-        let api: Api<CustomResourceDefinition> = Api::all(self.kube.clone());
-        let list = api
-            .list(&ListParams::default())
+        let failed = |source| Error::List {
+            target: Box::new(crate::ListTarget {
+                api_version: "apiextensions.k8s.io/v1".into(),
+                kind: "CustomResourceDefinition".into(),
+                selector: String::new(),
+            }),
+            source,
+        };
+        // The shared list (`crate::reads`): the install's apply reads the same one.
+        let ar = kube::core::ApiResource::erase::<CustomResourceDefinition>(&());
+        let list = self
+            .list_shared(&ar, None, "")
             .await
-            .map_err(|source| Error::List {
-                target: Box::new(crate::ListTarget {
-                    api_version: "apiextensions.k8s.io/v1".into(),
-                    kind: "CustomResourceDefinition".into(),
-                    selector: String::new(),
-                }),
-                source,
-            })?;
+            .map_err(failed)?
+            .into_iter()
+            .map(serde_json::from_value::<CustomResourceDefinition>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| failed(kube::Error::SerdeError(e)))?;
         Ok(list
-            .items
             .iter()
             .map(|crd| {
                 let mut json = serde_json::to_value(crd).unwrap_or(Value::Null);

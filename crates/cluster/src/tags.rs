@@ -106,45 +106,61 @@ fn object_ref(object: &Value) -> ObjectRef {
 }
 
 impl Client {
+    /// The objects of kind `T` (in `namespace`, or cluster-wide) that `selector` matches, as
+    /// JSON, from the client's shared list of the kind (`crate::reads`). Each goes through
+    /// `T` as a list of `T` would, so the JSON is the same as a typed list's.
     async fn list_json<T>(
         &self,
-        api: Api<T>,
+        namespace: Option<&str>,
         selector: &str,
         api_version: &str,
         kind: &str,
     ) -> Result<Vec<Value>, Error>
     where
-        T: Clone + DeserializeOwned + Serialize + std::fmt::Debug,
+        T: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize,
     {
-        let list = api
-            .list(&ListParams::default().labels(selector))
+        let ar = kube::core::ApiResource::erase::<T>(&());
+        let items = self
+            .list_shared(&ar, namespace, selector)
             .await
             .map_err(|e| list_error(kind, api_version, selector, e))?;
-        Ok(list
-            .items
-            .iter()
-            .map(|i| to_json(i, api_version, kind))
-            .collect())
+        items
+            .into_iter()
+            .map(|item| {
+                let typed: T = serde_json::from_value(item).map_err(|e| {
+                    list_error(kind, api_version, selector, kube::Error::SerdeError(e))
+                })?;
+                Ok(to_json(&typed, api_version, kind))
+            })
+            .collect()
     }
 
     /// The MutatingWebhookConfigurations matching a label selector, as JSON.
     pub async fn mutating_webhooks(&self, selector: &str) -> Result<Vec<Value>, Error> {
-        let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
-        self.list_json(api, selector, ADMISSION, "MutatingWebhookConfiguration")
-            .await
+        self.list_json::<MutatingWebhookConfiguration>(
+            None,
+            selector,
+            ADMISSION,
+            "MutatingWebhookConfiguration",
+        )
+        .await
     }
 
     /// The ValidatingWebhookConfigurations matching a label selector, as JSON.
     pub async fn validating_webhooks(&self, selector: &str) -> Result<Vec<Value>, Error> {
-        let api: Api<ValidatingWebhookConfiguration> = Api::all(self.kube.clone());
-        self.list_json(api, selector, ADMISSION, "ValidatingWebhookConfiguration")
-            .await
+        self.list_json::<ValidatingWebhookConfiguration>(
+            None,
+            selector,
+            ADMISSION,
+            "ValidatingWebhookConfiguration",
+        )
+        .await
     }
 
     /// The Services of `namespace` matching a label selector, as JSON.
     pub async fn services(&self, namespace: &str, selector: &str) -> Result<Vec<Value>, Error> {
-        let api: Api<Service> = Api::namespaced(self.kube.clone(), namespace);
-        self.list_json(api, selector, "v1", "Service").await
+        self.list_json::<Service>(Some(namespace), selector, "v1", "Service")
+            .await
     }
 
     /// The names of the namespaces labelled `istio.io/rev=<tag>` (istioctl's
@@ -273,21 +289,10 @@ impl Client {
     /// The cluster's `istiod-default-validator`, if any (a tag `default` keeps the
     /// `failurePolicy` istiod set there).
     pub async fn default_validator(&self) -> Result<Option<Value>, Error> {
-        let api: Api<ValidatingWebhookConfiguration> = Api::all(self.kube.clone());
-        Ok(api
-            .get_opt(tag::DEFAULT_VALIDATOR)
-            .await
-            .map_err(|source| Error::Api {
-                object: Box::new(ObjectRef {
-                    api_version: ADMISSION.into(),
-                    kind: "ValidatingWebhookConfiguration".into(),
-                    namespace: None,
-                    name: tag::DEFAULT_VALIDATOR.into(),
-                }),
-                action: "reading it",
-                source,
-            })?
-            .map(|v| to_json(&v, ADMISSION, "ValidatingWebhookConfiguration")))
+        // From the shared list of validating webhooks the checks read anyway.
+        Ok(self.validating_webhooks("").await?.into_iter().find(|v| {
+            v.pointer("/metadata/name").and_then(Value::as_str) == Some(tag::DEFAULT_VALIDATOR)
+        }))
     }
 
     /// What setting the default tag would do to the injector of the revision `default` (the
@@ -302,17 +307,12 @@ impl Client {
             vocab::labels::DEFAULT_REVISION,
             vocab::labels::TAG_LABEL
         );
-        let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
-        let list = api
-            .list(&ListParams::default().labels(&selector))
-            .await
-            .map_err(|e| list_error("MutatingWebhookConfiguration", ADMISSION, &selector, e))?;
-        let injector = match list.items.as_slice() {
+        let list = self.mutating_webhooks(&selector).await?;
+        let live = match list.as_slice() {
             [] => return Ok(Ok(None)),
-            [one] => one,
+            [one] => one.clone(),
             _ => return Ok(Err(TagRefusal::SeveralDefaultInjectors)),
         };
-        let live = to_json(injector, ADMISSION, "MutatingWebhookConfiguration");
         let mut deactivated = live.clone();
         tag::deactivate(&mut deactivated);
         Ok(Ok((deactivated != live).then_some((live, deactivated))))

@@ -190,6 +190,9 @@ pub(crate) struct BoundLayer {
     /// Whether the server has answered any request of this client (shared by its clones).
     pub answered: Arc<AtomicBool>,
     pub deadline: Deadline,
+    /// Counts the client's writes, which end what its cached lists may be used for
+    /// (`crate::reads`).
+    pub writes: crate::reads::Writes,
 }
 
 impl<S> tower::Layer<S> for BoundLayer
@@ -210,6 +213,7 @@ where
             timeout: self.timeout,
             answered: self.answered.clone(),
             deadline: self.deadline.clone(),
+            writes: self.writes.clone(),
         }
     }
 }
@@ -229,6 +233,7 @@ pub(crate) struct Bounded<S> {
     timeout: RequestTimeout,
     answered: Arc<AtomicBool>,
     deadline: Deadline,
+    writes: crate::reads::Writes,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -345,12 +350,12 @@ fn copy(request: &Request<Body>) -> Option<Request<Body>> {
     Some(copy)
 }
 
-impl<S> tower::Service<Request<Body>> for Bounded<S>
+impl<S, RB> tower::Service<Request<Body>> for Bounded<S>
 where
-    S: tower::Service<Request<Body>> + Clone + Send + 'static,
+    S: tower::Service<Request<Body>, Response = http::Response<RB>> + Clone + Send + 'static,
     S::Error: Into<BoxError> + Send,
     S::Future: Send + 'static,
-    S::Response: Send + 'static,
+    RB: Send + 'static,
 {
     type Response = S::Response;
     type Error = BoxError;
@@ -361,6 +366,8 @@ where
     }
 
     fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let (method, path) = (request.method().clone(), request.uri().path().to_string());
+        let writes = self.writes.clone();
         let what = request_text(&request);
         let server = self.server.clone();
         let timeout = self.timeout;
@@ -434,6 +441,7 @@ where
                 let error: BoxError = match answered_now {
                     Ok(response) => {
                         answered.store(true, Ordering::Relaxed);
+                        writes.note(&method, &path, response.status());
                         return Ok(response);
                     }
                     Err(e) => e.into(),

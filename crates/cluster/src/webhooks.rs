@@ -2,7 +2,6 @@
 //! and hands them, with the rendered objects, to the pure [`crate::overlap::find_overlaps`].
 
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
-use kube::api::{Api, ListParams};
 use serde_json::Value;
 use vocab::ObjectRef;
 
@@ -23,9 +22,10 @@ impl Client {
         rendered: &[Value],
         default_deactivated: bool,
     ) -> Result<Vec<Overlap>, Error> {
-        let api: Api<MutatingWebhookConfiguration> = Api::all(self.kube.clone());
-        let list = api
-            .list(&ListParams::default())
+        // The shared list of injectors (`crate::reads`), which the tag checks read too.
+        let ar = kube::core::ApiResource::erase::<MutatingWebhookConfiguration>(&());
+        let items = self
+            .list_shared(&ar, None, "")
             .await
             .map_err(|source| Error::Api {
                 object: Box::new(ObjectRef {
@@ -37,8 +37,21 @@ impl Client {
                 action: "listing them to check for overlapping sidecar injectors",
                 source,
             })?;
+        let list = items
+            .into_iter()
+            .map(serde_json::from_value::<MutatingWebhookConfiguration>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Error::Api {
+                object: Box::new(ObjectRef {
+                    api_version: "admissionregistration.k8s.io/v1".into(),
+                    kind: "MutatingWebhookConfiguration".into(),
+                    namespace: None,
+                    name: "(all)".into(),
+                }),
+                action: "listing them to check for overlapping sidecar injectors",
+                source: kube::Error::SerdeError(e),
+            })?;
         let live: Vec<Value> = list
-            .items
             .iter()
             .map(|mwc| {
                 let mut json = serde_json::to_value(mwc).unwrap_or(Value::Null);

@@ -1,0 +1,116 @@
+//! Which kinds the API server serves, learnt once per command.
+//!
+//! The first lookup runs one aggregated discovery (`/api` and `/apis`, two requests) and keeps
+//! every kind in it; every later lookup of a client and its clones is answered from that, so a
+//! command reads discovery once however many kinds it applies, lists or prunes (before, each
+//! check looked each group version up on its own: `/api/v1` eight times in one install).
+//! Lookups wait for each other, so checks running side by side do not each start the same
+//! discovery. A kind missing from it is not served, and looking it up again costs nothing.
+//!
+//! Two things make it ask again:
+//! - [`Client::invalidate_discovery`], called when the install itself has created
+//!   CustomResourceDefinitions and needs their kinds: the next miss runs discovery again, and,
+//!   since the aggregated view may lag a moment behind a CRD just established, a kind still
+//!   missing after that is looked up in its own group version.
+//! - Time: a kind found missing is taken as missing for [`NOT_SERVED_FOR`] only, so a process
+//!   that lives on (the operator) sees CRDs that others install later. A command's lookups fall
+//!   within that window; kinds found served stay known.
+//! - A server without aggregated discovery (older than Kubernetes 1.27, or an aggregated API
+//!   that fails it): each group version is read on its own, as kube-rs's `pinned_kind` does,
+//!   and the answer (served or not) is kept.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use kube::core::{ApiResource, GroupVersionKind};
+use kube::discovery::{self, ApiCapabilities, Discovery};
+
+use crate::Client;
+
+/// What a client has learnt of the server's kinds; shared by its clones.
+#[derive(Default)]
+pub(crate) struct Discovered {
+    served: HashMap<GroupVersionKind, (ApiResource, ApiCapabilities)>,
+    /// Kinds looked up one by one and not served, and when.
+    missing: HashMap<GroupVersionKind, Instant>,
+    /// When `served` was filled with every kind of an aggregated discovery, if it was since
+    /// the last invalidation.
+    complete: Option<Instant>,
+    /// The discovery was run again after [`Client::invalidate_discovery`]: its view may lag
+    /// behind CRDs established a moment ago, so a miss is checked in its group version.
+    after_invalidation: bool,
+    /// The aggregated discovery failed once: kinds are looked up one group version at a time.
+    no_aggregated: bool,
+}
+
+/// How long a kind found missing stays missing without asking again.
+pub const NOT_SERVED_FOR: Duration = Duration::from_secs(30);
+
+pub(crate) type DiscoveryCache = std::sync::Arc<tokio::sync::Mutex<Discovered>>;
+
+impl Client {
+    /// The API resource of `gvk` and its capabilities, `None` when the server does not serve
+    /// it. Errors are those of the discovery requests other than "not found".
+    pub(crate) async fn discover(
+        &self,
+        gvk: &GroupVersionKind,
+    ) -> Result<Option<(ApiResource, ApiCapabilities)>, kube::Error> {
+        let mut known = self.discovery.lock().await;
+        if let Some(hit) = known.served.get(gvk) {
+            return Ok(Some(hit.clone()));
+        }
+        let fresh = |at: &Instant| at.elapsed() < NOT_SERVED_FOR;
+        if known.missing.get(gvk).is_some_and(fresh) {
+            return Ok(None);
+        }
+        if !known.complete.as_ref().is_some_and(fresh) && !known.no_aggregated {
+            match Discovery::new(self.kube.clone()).run_aggregated().await {
+                Ok(all) => {
+                    for group in all.groups() {
+                        for version in group.versions() {
+                            for (ar, caps) in group.versioned_resources(version) {
+                                let kind = GroupVersionKind::gvk(&ar.group, &ar.version, &ar.kind);
+                                known.served.insert(kind, (ar, caps));
+                            }
+                        }
+                    }
+                    known.complete = Some(Instant::now());
+                    if let Some(hit) = known.served.get(gvk) {
+                        return Ok(Some(hit.clone()));
+                    }
+                }
+                Err(_) => known.no_aggregated = true,
+            }
+        }
+        if known.complete.is_some() && !known.after_invalidation {
+            return Ok(None);
+        }
+        match discovery::pinned_kind(&self.kube, gvk).await {
+            Ok(found) => {
+                known.served.insert(gvk.clone(), found.clone());
+                Ok(Some(found))
+            }
+            // An unknown group version is a plain-text 404, which kube-rs wraps in a Status
+            // with code 404 (and a reason of its own, so `is_not_found` misses it); a known one
+            // without the kind is a discovery error.
+            Err(kube::Error::Discovery(_)) => {
+                known.missing.insert(gvk.clone(), Instant::now());
+                Ok(None)
+            }
+            Err(kube::Error::Api(status)) if status.code == 404 => {
+                known.missing.insert(gvk.clone(), Instant::now());
+                Ok(None)
+            }
+            Err(source) => Err(source),
+        }
+    }
+
+    /// Forgets which kinds are not served: the install has just created CustomResourceDefinitions
+    /// and their kinds are to be found at the next lookup. Kinds known to be served stay.
+    pub async fn invalidate_discovery(&self) {
+        let mut known = self.discovery.lock().await;
+        known.missing.clear();
+        known.complete = None;
+        known.after_invalidation = true;
+    }
+}

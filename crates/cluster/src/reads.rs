@@ -1,0 +1,389 @@
+//! Lists read once per command and shared by every check that needs them.
+//!
+//! An install reads the same few kinds from several checks: the default revision tag's
+//! decision, the overlapping-injector refusal, the revision inventory, the CRD downgrade check,
+//! the snapshot of what the installation owns, the tag's own apply. Each used to list them with
+//! its own label selector (MutatingWebhookConfigurations seven times in one install). For the
+//! kinds in [`SHARED_KINDS`] (few objects, read by several checks), a client lists each kind
+//! (in a namespace, or cluster-wide) once, unselected, and answers every label selector from
+//! that list. The list stays good until the client writes: every successful write through the
+//! client (any request but a read, other than to a Lease, which only the install lock writes)
+//! ends it, so a read after the install's own apply sees what the apply did. Writes by others
+//! in between are what a read a moment earlier would also have missed; so that "a moment" stays
+//! one, a list is used for [`MAX_AGE`] at most (a confirmation prompt or a readiness wait in
+//! between makes the next check read again).
+//! A selector this module cannot evaluate (set-based: `key in (a,b)`) is sent to the server.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::core::{ApiResource, PartialObjectMeta};
+use serde_json::Value;
+
+use crate::Client;
+
+/// How long a shared list answers for the cluster.
+pub(crate) const MAX_AGE: Duration = Duration::from_secs(10);
+
+/// The kinds whose lists are shared: `(group, kind)`.
+pub(crate) const SHARED_KINDS: &[(&str, &str)] = &[
+    (
+        "admissionregistration.k8s.io",
+        "MutatingWebhookConfiguration",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "ValidatingWebhookConfiguration",
+    ),
+    ("apiextensions.k8s.io", "CustomResourceDefinition"),
+    ("", "Service"),
+];
+
+/// The writes a client has made, counted per resource (`group/plural`); shared by its request
+/// stack and its cached lists. A write to Namespaces counts for every resource (deleting one
+/// deletes what is in it).
+#[derive(Clone, Default)]
+pub(crate) struct Writes(Arc<Mutex<HashMap<String, u64>>>);
+
+impl Writes {
+    /// Counts a request that changed something (its answer was a success), Leases aside.
+    pub(crate) fn note(&self, method: &http::Method, path: &str, status: http::StatusCode) {
+        if is_write(method, path) && status.is_success() {
+            let resource = resource_of(path);
+            let mut counts = self.0.lock().expect("write counts");
+            *counts.entry(resource).or_default() += 1;
+        }
+    }
+
+    /// The writes so far that may have changed resource `group/plural`.
+    fn count(&self, resource: &str) -> u64 {
+        let counts = self.0.lock().expect("write counts");
+        counts.get(resource).copied().unwrap_or(0) + counts.get("/namespaces").copied().unwrap_or(0)
+    }
+}
+
+/// Whether a request may change what a shared list holds: anything but a read, except writes
+/// to Leases (the install lock's acquire, renewals and release).
+pub(crate) fn is_write(method: &http::Method, path: &str) -> bool {
+    let read = matches!(
+        *method,
+        http::Method::GET | http::Method::HEAD | http::Method::OPTIONS
+    );
+    !read && !path.starts_with("/apis/coordination.k8s.io/")
+}
+
+/// The resource (`group/plural`, `/plural` for the core group) a request's path is about:
+/// `/api/v1/namespaces/NS/services/NAME` → `/services`,
+/// `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/NAME` →
+/// `admissionregistration.k8s.io/mutatingwebhookconfigurations`.
+pub(crate) fn resource_of(path: &str) -> String {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let (group, rest) = match segments.as_slice() {
+        ["api", _version, rest @ ..] => ("", rest),
+        ["apis", group, _version, rest @ ..] => (*group, rest),
+        _ => ("?", &segments[..0]),
+    };
+    let plural = match rest {
+        ["namespaces", _namespace, plural, ..] => plural,
+        [plural, ..] => plural,
+        [] => "",
+    };
+    format!("{group}/{plural}")
+}
+
+/// The resource key of `ar`, as [`resource_of`] gives it for its requests.
+fn resource_key(ar: &ApiResource) -> String {
+    format!("{}/{}", ar.group, ar.plural)
+}
+
+/// A client's shared lists: by kind and namespace, the write count they were read at.
+#[derive(Clone, Default)]
+pub(crate) struct ReadCache {
+    pub(crate) writes: Writes,
+    /// Off in a process that lives on (the operator): it would keep the last lists, whole
+    /// objects, in memory between reconciles, for reads that are seconds apart at most in a
+    /// command.
+    off: bool,
+    lists: Arc<tokio::sync::Mutex<HashMap<String, Shared>>>,
+}
+
+/// One shared list: the writes to its kind before it was read, when, and the objects.
+struct Shared {
+    writes: u64,
+    read_at: Instant,
+    objects: Arc<Vec<Value>>,
+}
+
+/// One requirement of an equality-based label selector.
+#[derive(Debug, PartialEq, Eq)]
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    Exists(String),
+    Absent(String),
+}
+
+/// The requirements of `selector`, `None` for set-based ones (`in`, `notin`: sent to the
+/// server as they are).
+fn parse_selector(selector: &str) -> Option<Vec<Requirement>> {
+    if selector.contains('(') {
+        return None;
+    }
+    let mut requirements = Vec::new();
+    for term in selector.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let requirement = if let Some((k, v)) = term.split_once("!=") {
+            Requirement::NotEquals(k.trim().into(), v.trim().into())
+        } else if let Some((k, v)) = term.split_once("==").or_else(|| term.split_once('=')) {
+            Requirement::Equals(k.trim().into(), v.trim().into())
+        } else if let Some(k) = term.strip_prefix('!') {
+            Requirement::Absent(k.trim().into())
+        } else if term.contains(' ') {
+            return None;
+        } else {
+            Requirement::Exists(term.into())
+        };
+        requirements.push(requirement);
+    }
+    Some(requirements)
+}
+
+fn matches(requirements: &[Requirement], labels: &BTreeMap<&str, &str>) -> bool {
+    requirements.iter().all(|r| match r {
+        Requirement::Equals(k, v) => labels.get(k.as_str()) == Some(&v.as_str()),
+        Requirement::NotEquals(k, v) => labels.get(k.as_str()) != Some(&v.as_str()),
+        Requirement::Exists(k) => labels.contains_key(k.as_str()),
+        Requirement::Absent(k) => !labels.contains_key(k.as_str()),
+    })
+}
+
+fn labels_of(object: &Value) -> BTreeMap<&str, &str> {
+    object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `ar`'s lists are shared, in `namespace` (`None`: cluster-wide). Services are
+/// shared within a namespace only: a cluster's Services are too many to read whole for a
+/// label-selected few.
+pub(crate) fn is_shared(ar: &ApiResource, namespace: Option<&str>) -> bool {
+    SHARED_KINDS
+        .iter()
+        .any(|(group, kind)| ar.group == *group && ar.kind == *kind)
+        && (namespace.is_some() || ar.kind != "Service")
+}
+
+impl Client {
+    /// This client without shared lists (`crate::reads`): every check lists what it reads,
+    /// and nothing is kept between reads. For a process that lives on, like the operator.
+    pub fn without_shared_lists(mut self) -> Client {
+        self.reads.off = true;
+        self
+    }
+
+    /// Whether this client answers reads of `ar` in `namespace` from one shared list.
+    pub(crate) fn shares(&self, ar: &ApiResource, namespace: Option<&str>) -> bool {
+        !self.reads.off && is_shared(ar, namespace)
+    }
+
+    /// The objects of kind `ar` (in `namespace`, or in every namespace) that `selector`
+    /// matches, whole, as JSON with `apiVersion` and `kind` set. For a kind of
+    /// [`SHARED_KINDS`] and an equality-based selector, from the client's one list of the kind
+    /// since its last write; otherwise listed now.
+    pub(crate) async fn list_shared(
+        &self,
+        ar: &ApiResource,
+        namespace: Option<&str>,
+        selector: &str,
+    ) -> Result<Vec<Value>, kube::Error> {
+        let api: Api<DynamicObject> = match namespace {
+            Some(ns) => Api::namespaced_with(self.kube.clone(), ns, ar),
+            None => Api::all_with(self.kube.clone(), ar),
+        };
+        let requirements = parse_selector(selector).filter(|_| self.shares(ar, namespace));
+        let Some(requirements) = requirements else {
+            return list_all(&api, ar, selector).await;
+        };
+        let key = format!(
+            "{}/{}/{}",
+            ar.api_version,
+            ar.plural,
+            namespace.unwrap_or("")
+        );
+        let mut lists = self.reads.lists.lock().await;
+        let writes = self.reads.writes.count(&resource_key(ar));
+        let all = match lists.get(&key) {
+            Some(shared) if shared.writes == writes && shared.read_at.elapsed() < MAX_AGE => {
+                shared.objects.clone()
+            }
+            _ => {
+                let read_at = Instant::now();
+                let objects = Arc::new(list_all(&api, ar, "").await?);
+                let shared = Shared {
+                    writes,
+                    read_at,
+                    objects: objects.clone(),
+                };
+                lists.insert(key, shared);
+                objects
+            }
+        };
+        drop(lists);
+        Ok(all
+            .iter()
+            .filter(|o| matches(&requirements, &labels_of(o)))
+            .cloned()
+            .collect())
+    }
+}
+
+impl Client {
+    /// The metadata of every object of kind `ar` (all namespaces) that `selector` matches: from
+    /// the shared list for a kind of [`SHARED_KINDS`], else one metadata list (paged).
+    pub(crate) async fn list_metadata_shared(
+        &self,
+        ar: &ApiResource,
+        selector: &str,
+    ) -> Result<Vec<PartialObjectMeta<DynamicObject>>, kube::Error> {
+        if self.shares(ar, None) && parse_selector(selector).is_some() {
+            return self
+                .list_shared(ar, None, selector)
+                .await?
+                .into_iter()
+                .map(|o| serde_json::from_value(o).map_err(kube::Error::SerdeError))
+                .collect();
+        }
+        let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), ar);
+        let params = match selector {
+            "" => ListParams::default(),
+            _ => ListParams::default().labels(selector),
+        };
+        crate::client::list_metadata_paged(&api, params).await
+    }
+}
+
+/// Every object `api` lists with `selector`, a page of 500 at a time (see
+/// [`crate::client::list_metadata_paged`] on why pages).
+async fn list_all(
+    api: &Api<DynamicObject>,
+    ar: &ApiResource,
+    selector: &str,
+) -> Result<Vec<Value>, kube::Error> {
+    let mut params = ListParams::default().limit(500);
+    if !selector.is_empty() {
+        params = params.labels(selector);
+    }
+    let mut items = Vec::new();
+    loop {
+        let page = api.list(&params).await?;
+        for item in page.items {
+            let mut json = serde_json::to_value(&item).map_err(kube::Error::SerdeError)?;
+            if let Some(map) = json.as_object_mut() {
+                // List items carry no kind.
+                map.insert("apiVersion".into(), ar.api_version.clone().into());
+                map.insert("kind".into(), ar.kind.clone().into());
+            }
+            items.push(json);
+        }
+        match page.metadata.continue_.filter(|c| !c.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(items),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn selectors_as_the_api_server_reads_them() {
+        let object = json!({"metadata": {"labels": {"istio.io/rev": "default", "app": "istiod"}}});
+        let labels = labels_of(&object);
+        // (selector, whether it matches)
+        let cases = [
+            ("", true),
+            ("istio.io/rev=default", true),
+            ("istio.io/rev==default", true),
+            ("istio.io/rev=canary", false),
+            ("istio.io/rev!=canary", true),
+            ("istio.io/rev=default,!istio.io/tag", true),
+            ("istio.io/rev=default,!istio.io/tag,app=istiod", true),
+            ("istio.io/tag", false),
+            ("app, istio.io/rev", true),
+            ("!app", false),
+            ("missing!=x", true),
+        ];
+        for (selector, expected) in cases {
+            let requirements = parse_selector(selector).expect(selector);
+            assert_eq!(matches(&requirements, &labels), expected, "{selector}");
+        }
+        assert_eq!(parse_selector("app in (a,b)"), None);
+        assert_eq!(parse_selector("app notin (a)"), None);
+    }
+
+    #[test]
+    fn reads_do_not_count_as_writes_and_the_lock_does_not_either() {
+        use http::Method;
+        assert!(!is_write(&Method::GET, "/api/v1/services"));
+        assert!(is_write(&Method::PATCH, "/api/v1/namespaces/a/services/b"));
+        assert!(is_write(
+            &Method::DELETE,
+            "/apis/apps/v1/namespaces/a/deployments/b"
+        ));
+        assert!(!is_write(
+            &Method::PUT,
+            "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l"
+        ));
+        let writes = Writes::default();
+        let services = "/services";
+        let injectors = "admissionregistration.k8s.io/mutatingwebhookconfigurations";
+        let ok = http::StatusCode::OK;
+        writes.note(
+            &Method::POST,
+            "/api/v1/namespaces",
+            http::StatusCode::CONFLICT,
+        );
+        assert_eq!(writes.count(services), 0, "a refused write changes nothing");
+        let injector = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/a";
+        writes.note(&Method::PATCH, injector, ok);
+        assert_eq!((writes.count(injectors), writes.count(services)), (1, 0));
+        writes.note(&Method::PATCH, "/api/v1/namespaces/ns/services/s", ok);
+        assert_eq!((writes.count(injectors), writes.count(services)), (1, 1));
+        writes.note(
+            &Method::POST,
+            "/api/v1/namespaces",
+            http::StatusCode::CREATED,
+        );
+        assert_eq!((writes.count(injectors), writes.count(services)), (2, 2));
+    }
+
+    #[test]
+    fn resources_of_request_paths() {
+        let cases = [
+            ("/api/v1/namespaces/ns/services/istiod", "/services"),
+            ("/api/v1/namespaces/ns/services", "/services"),
+            ("/api/v1/namespaces", "/namespaces"),
+            ("/api/v1/namespaces/istio-system", "/namespaces"),
+            (
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/a.b",
+                "apiextensions.k8s.io/customresourcedefinitions",
+            ),
+            (
+                "/apis/apps/v1/namespaces/ns/deployments/d/status",
+                "apps/deployments",
+            ),
+        ];
+        for (path, resource) in cases {
+            assert_eq!(resource_of(path), resource, "{path}");
+        }
+    }
+}
