@@ -276,6 +276,25 @@ fn observe(binary: &Path, label: &str, case: &Case, check_plans: bool) -> Vec<Ob
     common::run(async {
         let client = server.client().await;
         let ready = testenv::make_workloads_ready(&client, None);
+        // The API server makes Service default/kubernetes itself, a moment after it starts:
+        // wait for it, so that it is in the baseline of both servers and in neither's steps.
+        let services: kube::Api<k8s_openapi::api::core::v1::Service> =
+            kube::Api::namespaced(client.kube().clone(), "default");
+        testkit::wait_until(
+            "Service default/kubernetes",
+            std::time::Duration::from_secs(60),
+            std::time::Duration::from_millis(100),
+            || async {
+                services
+                    .get_opt("kubernetes")
+                    .await
+                    .ok()
+                    .flatten()
+                    .map(|_| ())
+            },
+        )
+        .await
+        .expect("the API server's own Service");
         let baseline: BTreeMap<String, String> = all_objects(&client)
             .await
             .into_iter()

@@ -23,18 +23,22 @@ impl Client {
         default_deactivated: bool,
     ) -> Result<Vec<Overlap>, Error> {
         // The shared list of injectors (`crate::reads`), which the tag checks read too.
+        const LISTING: &str = "listing them to check for overlapping sidecar injectors";
+        let all = || {
+            Box::new(ObjectRef {
+                api_version: "admissionregistration.k8s.io/v1".into(),
+                kind: "MutatingWebhookConfiguration".into(),
+                namespace: None,
+                name: "(all)".into(),
+            })
+        };
         let ar = kube::core::ApiResource::erase::<MutatingWebhookConfiguration>(&());
         let items = self
             .list_shared(&ar, None, "")
             .await
             .map_err(|source| Error::Api {
-                object: Box::new(ObjectRef {
-                    api_version: "admissionregistration.k8s.io/v1".into(),
-                    kind: "MutatingWebhookConfiguration".into(),
-                    namespace: None,
-                    name: "(all)".into(),
-                }),
-                action: "listing them to check for overlapping sidecar injectors",
+                object: all(),
+                action: LISTING,
                 source,
             })?;
         let list = items
@@ -42,13 +46,8 @@ impl Client {
             .map(serde_json::from_value::<MutatingWebhookConfiguration>)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| Error::Api {
-                object: Box::new(ObjectRef {
-                    api_version: "admissionregistration.k8s.io/v1".into(),
-                    kind: "MutatingWebhookConfiguration".into(),
-                    namespace: None,
-                    name: "(all)".into(),
-                }),
-                action: "listing them to check for overlapping sidecar injectors",
+                object: all(),
+                action: LISTING,
                 source: kube::Error::SerdeError(e),
             })?;
         let live: Vec<Value> = list

@@ -158,6 +158,16 @@ fn map_in_data(data: &[u8]) -> Result<(Vec<u64>, &[u8]), SparseError> {
 mod tests {
     use super::*;
 
+    fn format_1_0_of_8_bytes() -> SparseHeader {
+        header([
+            ("GNU.sparse.major", "1"),
+            ("GNU.sparse.minor", "0"),
+            ("GNU.sparse.realsize", "8"),
+        ])
+        .unwrap()
+        .unwrap()
+    }
+
     #[test]
     fn ordinary_files_and_unknown_versions_are_not_sparse() {
         assert_eq!(header([("path", "c/a.txt")]), Ok(None));
@@ -192,13 +202,7 @@ mod tests {
         assert_eq!(v01.name.as_deref(), Some("c/big.txt"));
         assert_eq!(expand(&v01, b"abcd").unwrap(), expected);
 
-        let v10 = header([
-            ("GNU.sparse.major", "1"),
-            ("GNU.sparse.minor", "0"),
-            ("GNU.sparse.realsize", "8"),
-        ])
-        .unwrap()
-        .unwrap();
+        let v10 = format_1_0_of_8_bytes();
         let mut data = b"2\n0\n2\n5\n2\n".to_vec();
         data.resize(512, 0);
         data.extend_from_slice(b"abcd");
@@ -224,13 +228,7 @@ mod tests {
         assert!(with_map("0,2,5", "1").is_err());
         assert!(with_map("0,2", "2").is_err());
         assert!(header([("GNU.sparse.map", "0,2"), ("GNU.sparse.size", "8")]).is_err());
-        let v10 = header([
-            ("GNU.sparse.major", "1"),
-            ("GNU.sparse.minor", "0"),
-            ("GNU.sparse.realsize", "8"),
-        ])
-        .unwrap()
-        .unwrap();
+        let v10 = format_1_0_of_8_bytes();
         assert!(expand(&v10, b"99999999\n").is_err());
         assert!(expand(&v10, b"1\n0\n").is_err());
         assert!(with_map("0,x", "1").is_err());
