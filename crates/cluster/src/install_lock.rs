@@ -91,6 +91,11 @@ impl Client {
         };
         self.acquire_install_lock(namespace, &options, wait, on_wait)
             .await?;
+        // Lists and discovery read before the lock may predate another command's writes (an
+        // uninstall waiting for an install would miss what, and which kinds, it created): read
+        // them again.
+        self.forget_shared_lists().await;
+        self.invalidate_discovery().await;
         let renewing = async {
             loop {
                 tokio::time::sleep(RENEW_EVERY).await;

@@ -188,6 +188,12 @@ impl Client {
         self
     }
 
+    /// Drops every shared list: the next read of each kind goes to the server. Called once
+    /// this client holds the install lock, since other clients' writes do not expire them.
+    pub(crate) async fn forget_shared_lists(&self) {
+        self.reads.lists.lock().await.clear();
+    }
+
     /// Whether this client answers reads of `ar` in `namespace` from one shared list.
     pub(crate) fn shares(&self, ar: &ApiResource, namespace: Option<&str>) -> bool {
         !self.reads.off && is_shared(ar, namespace)
