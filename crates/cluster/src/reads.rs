@@ -11,7 +11,9 @@
 //! ends it, so a read after the install's own apply sees what the apply did. Writes by others
 //! in between are what a read a moment earlier would also have missed; so that "a moment" stays
 //! one, a list is used for [`MAX_AGE`] at most (a confirmation prompt or a readiness wait in
-//! between makes the next check read again).
+//! between makes the next check read again). Taking the install lock ends every list too: a
+//! command that waited for another's lock must not trust what it read before that command
+//! finished (`install_lock`).
 //! A selector this module cannot evaluate (set-based: `key in (a,b)`) is sent to the server.
 
 use std::collections::{BTreeMap, HashMap};
