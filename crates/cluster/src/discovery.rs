@@ -7,9 +7,12 @@
 //! Lookups wait for each other, so checks running side by side do not each start the same
 //! discovery. A kind missing from it is not served, and looking it up again costs nothing.
 //!
-//! Two things make it ask again:
+//! These make it ask again:
 //! - [`Client::invalidate_discovery`], called when the install itself has created
-//!   CustomResourceDefinitions and needs their kinds: the next miss runs discovery again, and,
+//!   CustomResourceDefinitions and needs their kinds, and any write of this client to
+//!   CustomResourceDefinitions since the discovery (counted by `crate::reads`, so a caller that
+//!   applies a CRD and then an object of its kind needs no call): the next miss runs discovery
+//!   again, and,
 //!   since the aggregated view may lag a moment behind a CRD just established, a kind still
 //!   missing after that is looked up in its own group version.
 //! - Time: a kind found missing is taken as missing for [`NOT_SERVED_FOR`] only, so a process
@@ -41,7 +44,12 @@ pub(crate) struct Discovered {
     after_invalidation: bool,
     /// The aggregated discovery failed once: kinds are looked up one group version at a time.
     no_aggregated: bool,
+    /// This client's writes to CustomResourceDefinitions when `complete` was filled.
+    crd_writes: u64,
 }
+
+/// The resource key (`crate::reads::resource_of`) of CustomResourceDefinitions.
+const CRDS: &str = "apiextensions.k8s.io/customresourcedefinitions";
 
 /// How long a kind found missing stays missing without asking again.
 pub const NOT_SERVED_FOR: Duration = Duration::from_secs(30);
@@ -59,6 +67,13 @@ impl Client {
         if let Some(hit) = known.served.get(gvk) {
             return Ok(Some(hit.clone()));
         }
+        // This client has made or changed CRDs since the discovery: their kinds may be new.
+        let crd_writes = self.reads.writes.to(CRDS);
+        if known.complete.is_some() && known.crd_writes != crd_writes {
+            known.missing.clear();
+            known.complete = None;
+            known.after_invalidation = true;
+        }
         let fresh = |at: &Instant| at.elapsed() < NOT_SERVED_FOR;
         if known.missing.get(gvk).is_some_and(fresh) {
             return Ok(None);
@@ -75,6 +90,7 @@ impl Client {
                         }
                     }
                     known.complete = Some(Instant::now());
+                    known.crd_writes = crd_writes;
                     if let Some(hit) = known.served.get(gvk) {
                         return Ok(Some(hit.clone()));
                     }

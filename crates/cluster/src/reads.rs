@@ -59,6 +59,12 @@ impl Writes {
         }
     }
 
+    /// The writes so far to resource `group/plural` itself.
+    pub(crate) fn to(&self, resource: &str) -> u64 {
+        let counts = self.0.lock().expect("write counts");
+        counts.get(resource).copied().unwrap_or(0)
+    }
+
     /// The writes so far that may have changed resource `group/plural`.
     fn count(&self, resource: &str) -> u64 {
         let counts = self.0.lock().expect("write counts");
