@@ -95,9 +95,6 @@ impl Client {
                         return Ok(Some(hit.clone()));
                     }
                 }
-                // A server that cannot be reached or does not answer is said at once: looking
-                // the kind up in its group version would only wait as long again.
-                Err(e @ (kube::Error::Service(_) | kube::Error::HyperError(_))) => return Err(e),
                 Err(_) => known.no_aggregated = true,
             }
         }
