@@ -18,11 +18,17 @@
 //! - Time: a kind found missing is taken as missing for [`NOT_SERVED_FOR`] only, so a process
 //!   that lives on (the operator) sees CRDs that others install later. A command's lookups fall
 //!   within that window; kinds found served stay known.
+//! - A discovery that cannot reach the server (no answer, no connection, no credentials) fails
+//!   every lookup that was already waiting for it with the same error, and is tried again by
+//!   the next lookup to start: a command that reads many kinds side by side (`revision list`)
+//!   waits one request timeout, not one for each kind in line. Such an error is not a server
+//!   without aggregated discovery, so no group version is asked on its own either.
 //! - A server without aggregated discovery (older than Kubernetes 1.27, or an aggregated API
 //!   that fails it): each group version is read on its own, as kube-rs's `pinned_kind` does,
 //!   and the answer (served or not) is kept.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kube::core::{ApiResource, GroupVersionKind};
@@ -46,6 +52,26 @@ pub(crate) struct Discovered {
     no_aggregated: bool,
     /// This client's writes to CustomResourceDefinitions when `complete` was filled.
     crd_writes: u64,
+    /// The last discovery that could not reach the server, and when it ended.
+    unreachable: Option<(Instant, Arc<kube::Error>)>,
+}
+
+/// A discovery's failure to reach the server, given to each lookup that waited for it
+/// (`kube::Error` is not `Clone`). It reads as the failure itself.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", crate::timeout::describe(.0))]
+struct SharedFailure(Arc<kube::Error>);
+
+impl SharedFailure {
+    fn error(failure: &Arc<kube::Error>) -> kube::Error {
+        kube::Error::Service(Box::new(SharedFailure(failure.clone())))
+    }
+}
+
+/// The request never got an answer from the server: bosun's own request layer (timeouts,
+/// connection, credentials) or the connection itself failed.
+fn unreachable(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Service(_) | kube::Error::HyperError(_))
 }
 
 /// The resource key (`crate::reads::resource_of`) of CustomResourceDefinitions.
@@ -63,9 +89,15 @@ impl Client {
         &self,
         gvk: &GroupVersionKind,
     ) -> Result<Option<(ApiResource, ApiCapabilities)>, kube::Error> {
+        let waiting_since = Instant::now();
         let mut known = self.discovery.lock().await;
         if let Some(hit) = known.served.get(gvk) {
             return Ok(Some(hit.clone()));
+        }
+        if let Some((at, failure)) = &known.unreachable
+            && *at >= waiting_since
+        {
+            return Err(SharedFailure::error(failure));
         }
         // This client has made or changed CRDs since the discovery: their kinds may be new.
         let crd_writes = self.reads.writes.to(CRDS);
@@ -95,6 +127,11 @@ impl Client {
                         return Ok(Some(hit.clone()));
                     }
                 }
+                Err(e) if unreachable(&e) => {
+                    let failure = Arc::new(e);
+                    known.unreachable = Some((Instant::now(), failure.clone()));
+                    return Err(SharedFailure::error(&failure));
+                }
                 Err(_) => known.no_aggregated = true,
             }
         }
@@ -116,6 +153,11 @@ impl Client {
             Err(kube::Error::Api(status)) if status.code == 404 => {
                 known.missing.insert(gvk.clone(), Instant::now());
                 Ok(None)
+            }
+            Err(e) if unreachable(&e) => {
+                let failure = Arc::new(e);
+                known.unreachable = Some((Instant::now(), failure.clone()));
+                Err(SharedFailure::error(&failure))
             }
             Err(source) => Err(source),
         }
