@@ -283,12 +283,10 @@ fn an_exec_plugin_that_fails_is_named_with_its_words() {
     within(took, 0, 15);
 }
 
-/// Something that is no API server (a proxy's error page) is quoted in one line with its HTTP
-/// code (before: kube-rs's `ApiError: … (Status { … })`).
-#[test]
-fn an_answer_that_is_no_api_status_is_quoted_in_one_line() {
+/// A server on 127.0.0.1 that answers every request with `status` (`502 Bad Gateway`) and
+/// `body` as text/html, and closes the connection.
+fn answering(status: &'static str, body: &'static str) -> String {
     use std::io::{Read, Write};
-    let dir = TempDir::new("proxy-page");
     let listener = TcpListener::bind("127.0.0.1:0").expect("a port on 127.0.0.1");
     let port = listener.local_addr().expect("its address").port();
     std::thread::spawn(move || {
@@ -298,15 +296,25 @@ fn an_answer_that_is_no_api_status_is_quoted_in_one_line() {
             while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).is_ok_and(|n| n == 1) {
                 head.push(byte[0]);
             }
-            let body = "<html><body>502 Bad Gateway</body></html>\n<hr>nginx\n";
             let _ = write!(
                 stream,
-                "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                 body.len()
             );
         }
     });
-    let server = format!("http://127.0.0.1:{port}");
+    format!("http://127.0.0.1:{port}")
+}
+
+/// Something that is no API server (a proxy's error page) is quoted in one line with its HTTP
+/// code (before: kube-rs's `ApiError: … (Status { … })`).
+#[test]
+fn an_answer_that_is_no_api_status_is_quoted_in_one_line() {
+    let dir = TempDir::new("proxy-page");
+    let server = answering(
+        "502 Bad Gateway",
+        "<html><body>502 Bad Gateway</body></html>\n<hr>nginx\n",
+    );
     let config = kubeconfig(&dir.0, &server, None);
     let (out, took) = revision_list(&dir.0, &config, &[]);
     let stderr = fails_saying(
@@ -314,5 +322,23 @@ fn an_answer_that_is_no_api_status_is_quoted_in_one_line() {
         &["the server answered HTTP 502: <html><body>502 Bad Gateway</body></html>"],
     );
     assert!(!stderr.contains("Status {"), "{stderr}");
+    within(took, 0, 15);
+}
+
+/// A server URL whose path leads nowhere (`https://host/prefix` in front of an API server that
+/// has no such prefix) answers 404 for everything: that is said, rather than every kind taken
+/// as not served (before: "No Istio control plane revisions found.", exit 0).
+#[test]
+fn a_server_url_that_is_no_api_server_is_said() {
+    let dir = TempDir::new("not-found");
+    let server = answering("404 Not Found", "404 page not found\n");
+    let config = kubeconfig(&dir.0, &server, None);
+    let (out, took) = revision_list(&dir.0, &config, &[]);
+    fails_saying(
+        &out,
+        &[&format!(
+            "the server {server} answered HTTP 404 for the API discovery paths (/api, /apis): no Kubernetes API server answers at that address"
+        )],
+    );
     within(took, 0, 15);
 }

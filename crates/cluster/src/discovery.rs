@@ -23,6 +23,9 @@
 //!   the next lookup to start: a command that reads many kinds side by side (`revision list`)
 //!   waits one request timeout, not one for each kind in line. Such an error is not a server
 //!   without aggregated discovery, so no group version is asked on its own either.
+//! - A server that answers 404 for `/api` or `/apis` is no Kubernetes API server (a wrong path
+//!   in the kubeconfig's server URL): that is said, as for an unreachable one, rather than
+//!   every kind being taken as not served.
 //! - A server without aggregated discovery (older than Kubernetes 1.27, or an aggregated API
 //!   that fails it): each group version is read on its own, as kube-rs's `pinned_kind` does,
 //!   and the answer (served or not) is kept.
@@ -68,10 +71,25 @@ impl SharedFailure {
     }
 }
 
+/// The server answered 404 for discovery's `/api` or `/apis`, which every Kubernetes API server
+/// serves (older ones without aggregated discovery too): read on, every kind would look
+/// missing and a command would report an empty cluster.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the server {server} answered HTTP 404 for the API discovery paths (/api, /apis): no Kubernetes API server answers at that address; check the server URL (and its path) in the kubeconfig"
+)]
+struct NoApiServer {
+    server: String,
+}
+
 /// The request never got an answer from the server: bosun's own request layer (timeouts,
 /// connection, credentials) or the connection itself failed.
 fn unreachable(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Service(_) | kube::Error::HyperError(_))
+}
+
+fn is_404(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(status) if status.code == 404)
 }
 
 /// The resource key (`crate::reads::resource_of`) of CustomResourceDefinitions.
@@ -127,8 +145,14 @@ impl Client {
                         return Ok(Some(hit.clone()));
                     }
                 }
-                Err(e) if unreachable(&e) => {
-                    let failure = Arc::new(e);
+                Err(e) if unreachable(&e) || is_404(&e) => {
+                    let failure = Arc::new(if is_404(&e) {
+                        kube::Error::Service(Box::new(NoApiServer {
+                            server: self.server().to_string(),
+                        }))
+                    } else {
+                        e
+                    });
                     known.unreachable = Some((Instant::now(), failure.clone()));
                     return Err(SharedFailure::error(&failure));
                 }
