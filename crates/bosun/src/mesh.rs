@@ -321,7 +321,8 @@ pub(crate) fn pipeline_failure(
 
 /// A merge failure in istioctl's words (`message`), then, on lines of their own, what istioctl
 /// leaves out: where a YAML syntax error in an input file stopped (file:line:col, the line, a
-/// caret, as every other input error shows it), and for a profile that is not there, the ones
+/// caret, as every other input error shows it; the file alone when there is no place, as for
+/// an alias bomb), and for a profile that is not there, the ones
 /// that are (or why the install package has none).
 pub(crate) fn explained(
     mut message: String,
@@ -334,6 +335,8 @@ pub(crate) fn explained(
     {
         message.push('\n');
         message.push_str(iop::source::pointer(file, &input.text, line, col).trim_end());
+    } else if let Some(file) = e.unnamed_file() {
+        message.push_str(&format!("\n --> {file}"));
     }
     if let iop::merge::MergeError::ProfileNotFound {
         install_package_path,

@@ -362,7 +362,7 @@ const CASES: &[Case] = &[
             std::fs::write(&bomb, text).unwrap();
             s(&["manifest", "generate", "-f", &path(&bomb)])
         },
-        bosun: &["excessive aliasing"],
+        bosun: &["excessive aliasing", "iop-bomb.yaml"],
         helm: None,
         max_mib: 60,
     },

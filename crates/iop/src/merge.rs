@@ -126,6 +126,17 @@ impl MergeError {
             _ => None,
         }
     }
+
+    /// The input file an error without a position is about, when istioctl's message does not
+    /// name it (an alias bomb, several IstioOperators in one file).
+    pub fn unnamed_file(&self) -> Option<&str> {
+        match self {
+            MergeError::SplitFile { file, at: None, .. }
+            | MergeError::Yaml { file, at: None, .. }
+            | MergeError::MultipleIstioOperators { file } => Some(file),
+            _ => None,
+        }
+    }
 }
 
 /// Where a YAML error in `part` (a slice of `text`) stopped, as a position in `text`.
