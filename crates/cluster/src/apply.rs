@@ -412,7 +412,12 @@ impl Client {
                     None => Before::NotOwned,
                 }
             } else {
-                let key = (ar.group, ar.version, ar.plural, object.namespace.clone());
+                let key = (
+                    ar.group.clone(),
+                    ar.version.clone(),
+                    ar.plural.clone(),
+                    object.namespace.clone(),
+                );
                 match before.get(&key) {
                     Some(names) => names.get(&object.name).cloned(),
                     None => api
@@ -428,7 +433,10 @@ impl Client {
                 .map_or(Before::Absent, Before::Existed)
             };
             let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
-                Ok(after) => after,
+                Ok(after) => {
+                    self.took_in(&ar, &after).await;
+                    after
+                }
                 Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
                     return Err(Error::Conflict {
                         conflicts: conflicts(&status),

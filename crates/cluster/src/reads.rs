@@ -6,9 +6,13 @@
 //! its own label selector (MutatingWebhookConfigurations seven times in one install). For the
 //! kinds in [`SHARED_KINDS`] (few objects, read by several checks), a client lists each kind
 //! (in a namespace, or cluster-wide) once, unselected, and answers every label selector from
-//! that list. The list stays good until the client writes: every successful write through the
-//! client (any request but a read, other than to a Lease, which only the install lock writes)
-//! ends it, so a read after the install's own apply sees what the apply did. Writes by others
+//! that list. The list stays good while every write of this client to its kind is one the list
+//! took in: the request layer counts each successful write (any request but a read, other than
+//! to a Lease, which only the install lock writes), and the server-side apply hands the object
+//! the server answered to [`Client::took_in`], which puts it in the lists of its kind and counts
+//! it there. So a read after the install's own apply sees what the apply did without listing
+//! again (before, the webhook configurations, CRDs and Services were listed once more after the
+//! apply); any other write (a delete, a tag's replace, a dry run) ends the list. Writes by others
 //! in between are what a read a moment earlier would also have missed; so that "a moment" stays
 //! one, a list is used for [`MAX_AGE`] at most (a confirmation prompt or a readiness wait in
 //! between makes the next check read again). Taking the install lock ends every list too: a
@@ -44,10 +48,13 @@ pub(crate) const SHARED_KINDS: &[(&str, &str)] = &[
 ];
 
 /// The writes a client has made, counted per resource (`group/plural`); shared by its request
-/// stack and its cached lists. A write to Namespaces counts for every resource (deleting one
-/// deletes what is in it).
+/// stack and its cached lists. Deleting a Namespace counts for every resource (it deletes what
+/// is in it); creating or changing one changes no other resource's objects.
 #[derive(Clone, Default)]
 pub(crate) struct Writes(Arc<Mutex<HashMap<String, u64>>>);
+
+/// The count key of Namespace deletes, which every resource's count includes.
+const NAMESPACE_DELETES: &str = "(namespace deletes)";
 
 impl Writes {
     /// Counts a request that changed something (its answer was a success), Leases aside.
@@ -55,6 +62,9 @@ impl Writes {
         if is_write(method, path) && status.is_success() {
             let resource = resource_of(path);
             let mut counts = self.0.lock().expect("write counts");
+            if resource == "/namespaces" && *method == http::Method::DELETE {
+                *counts.entry(NAMESPACE_DELETES.to_string()).or_default() += 1;
+            }
             *counts.entry(resource).or_default() += 1;
         }
     }
@@ -68,7 +78,8 @@ impl Writes {
     /// The writes so far that may have changed resource `group/plural`.
     fn count(&self, resource: &str) -> u64 {
         let counts = self.0.lock().expect("write counts");
-        counts.get(resource).copied().unwrap_or(0) + counts.get("/namespaces").copied().unwrap_or(0)
+        counts.get(resource).copied().unwrap_or(0)
+            + counts.get(NAMESPACE_DELETES).copied().unwrap_or(0)
     }
 }
 
@@ -225,12 +236,7 @@ impl Client {
         let Some(requirements) = requirements else {
             return list_all(&api, ar, selector).await;
         };
-        let key = format!(
-            "{}/{}/{}",
-            ar.api_version,
-            ar.plural,
-            namespace.unwrap_or("")
-        );
+        let key = list_key(ar, namespace);
         let mut lists = self.reads.lists.lock().await;
         let writes = self.reads.writes.count(&resource_key(ar));
         let all = match lists.get(&key) {
@@ -256,6 +262,63 @@ impl Client {
             .cloned()
             .collect())
     }
+
+    /// This client's own server-side apply of `object` (kind `ar`), as the server answered it:
+    /// each shared list of the kind in its namespace (and cluster-wide) takes it in, and every
+    /// list of the kind counts the write as seen, so the lists stay good across the apply.
+    /// Call it only for a write that changed the cluster as `object` says (no dry run).
+    pub(crate) async fn took_in(&self, ar: &ApiResource, object: &DynamicObject) {
+        if self.reads.off
+            || !SHARED_KINDS
+                .iter()
+                .any(|(g, k)| ar.group == *g && ar.kind == *k)
+        {
+            return;
+        }
+        let Ok(mut json) = serde_json::to_value(object) else {
+            return;
+        };
+        if let Some(map) = json.as_object_mut() {
+            map.insert("apiVersion".into(), ar.api_version.clone().into());
+            map.insert("kind".into(), ar.kind.clone().into());
+        }
+        let namespace = object.metadata.namespace.as_deref().unwrap_or("");
+        let name = object.metadata.name.as_deref().unwrap_or("");
+        let same = |o: &Value| {
+            o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+                && o.pointer("/metadata/namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    == namespace
+        };
+        let of_kind = format!("{}/{}/", ar.api_version, ar.plural);
+        let mut lists = self.reads.lists.lock().await;
+        for (key, shared) in lists.iter_mut() {
+            let Some(list_namespace) = key.strip_prefix(&of_kind) else {
+                continue;
+            };
+            // A write the list counted without this call (a list read after the write) is
+            // counted twice: the next read lists again, which is only a read more.
+            shared.writes += 1;
+            if list_namespace.is_empty() || list_namespace == namespace {
+                let objects = Arc::make_mut(&mut shared.objects);
+                match objects.iter_mut().find(|o| same(o)) {
+                    Some(old) => *old = json.clone(),
+                    None => objects.push(json.clone()),
+                }
+            }
+        }
+    }
+}
+
+/// The key of the shared list of `ar` in `namespace` (`None`: cluster-wide).
+fn list_key(ar: &ApiResource, namespace: Option<&str>) -> String {
+    format!(
+        "{}/{}/{}",
+        ar.api_version,
+        ar.plural,
+        namespace.unwrap_or("")
+    )
 }
 
 impl Client {
@@ -377,6 +440,12 @@ mod tests {
             "/api/v1/namespaces",
             http::StatusCode::CREATED,
         );
+        assert_eq!(
+            (writes.count(injectors), writes.count(services)),
+            (1, 1),
+            "a new namespace holds nothing of theirs"
+        );
+        writes.note(&Method::DELETE, "/api/v1/namespaces/ns", ok);
         assert_eq!((writes.count(injectors), writes.count(services)), (2, 2));
     }
 
