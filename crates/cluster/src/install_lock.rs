@@ -89,8 +89,13 @@ impl Client {
             lease_duration: LEASE_DURATION,
             renew_every: RENEW_EVERY,
         };
-        self.acquire_install_lock(namespace, &options, wait, on_wait)
-            .await?;
+        // The Lease as this holder last wrote it: renewals and the delete carry its
+        // resourceVersion instead of reading the Lease first (`lease::attempt`).
+        let written = std::sync::Mutex::new(Some(
+            self.acquire_install_lock(namespace, &options, wait, on_wait)
+                .await?,
+        ));
+        let last_written = || written.lock().expect("the lock's Lease").clone();
         // Lists and discovery read before the lock may predate another command's writes (an
         // uninstall waiting for an install would miss what, and which kinds, it created): read
         // them again.
@@ -101,7 +106,11 @@ impl Client {
                 tokio::time::sleep(RENEW_EVERY).await;
                 // A failed renewal is retried at the next tick; the work is not interrupted
                 // half-way (that would leave the very mixed state the lock prevents).
-                let _ = lease::try_acquire_or_renew(self, &options).await;
+                let renewed = lease::attempt(self, &options, last_written().as_ref()).await;
+                *written.lock().expect("the lock's Lease") = match renewed {
+                    Ok(lease::Attempt::Held(lease)) => Some(*lease),
+                    _ => None,
+                };
             }
         };
         let result = tokio::select! {
@@ -112,7 +121,7 @@ impl Client {
         // finished install for. The release gets time of its own past the command's deadline
         // (the work may have ended because it passed).
         self.extend_deadline(RENEW_EVERY);
-        let _ = lease::delete_if_held(self, &options).await;
+        let _ = lease::delete_if_held(self, &options, last_written().as_ref()).await;
         result
     }
 
@@ -122,13 +131,13 @@ impl Client {
         options: &LeaseOptions,
         wait: Duration,
         on_wait: &(dyn Fn(&LockHolder) + Sync),
-    ) -> Result<(), Error> {
+    ) -> Result<k8s_openapi::api::coordination::v1::Lease, Error> {
         let started = Instant::now();
         let mut told = None::<String>;
         loop {
             // The attempt's own read says who holds it: no second read per attempt.
-            let holder = match lease::attempt(self, options).await? {
-                lease::Attempt::Held => return Ok(()),
+            let holder = match lease::attempt(self, options, None).await? {
+                lease::Attempt::Held(lease) => return Ok(*lease),
                 lease::Attempt::Waiting { holder } => holder.map(|holder| LockHolder {
                     lease: lease_ref(namespace),
                     holder,

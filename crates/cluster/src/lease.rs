@@ -107,14 +107,17 @@ fn is_conflict(e: &kube::Error) -> bool {
 
 /// One attempt: returns whether `options.identity` holds the Lease afterwards.
 pub async fn try_acquire_or_renew(client: &Client, options: &LeaseOptions) -> Result<bool, Error> {
-    Ok(matches!(attempt(client, options).await?, Attempt::Held))
+    Ok(matches!(
+        attempt(client, options, None).await?,
+        Attempt::Held(_)
+    ))
 }
 
 /// What one attempt at the Lease found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Attempt {
-    /// `options.identity` holds the Lease now.
-    Held,
+    /// `options.identity` holds the Lease now: the Lease as the server answered the write.
+    Held(Box<Lease>),
     /// Someone else holds it: the holder the attempt read (`None` when another writer won a
     /// race for it between the read and the write, so who holds it now was not read).
     Waiting { holder: Option<String> },
@@ -122,14 +125,38 @@ pub enum Attempt {
 
 /// One attempt, as [`try_acquire_or_renew`], also saying who holds the Lease when it is not
 /// this identity: the Lease read for the attempt is the one a waiter reports, so waiting costs
-/// one read per attempt.
-pub async fn attempt(client: &Client, options: &LeaseOptions) -> Result<Attempt, Error> {
-    let raced = || Attempt::Waiting { holder: None };
+/// one read per attempt. A holder that renews passes `written`, the Lease as its last write
+/// left it ([`Attempt::Held`]), instead of reading it first: the renewal carries that
+/// resourceVersion, and if someone wrote the Lease since (a conflict), the attempt reads it and
+/// decides again.
+pub async fn attempt(
+    client: &Client,
+    options: &LeaseOptions,
+    written: Option<&Lease>,
+) -> Result<Attempt, Error> {
+    if let Some(written) = written {
+        match write_attempt(client, options, Some(written.clone())).await? {
+            Attempt::Waiting { holder: None } => {}
+            done => return Ok(done),
+        }
+    }
     let api: Api<Lease> = Api::namespaced(client.kube().clone(), &options.namespace);
     let current = api
         .get_opt(&options.name)
         .await
         .map_err(kube_error(options, "reading"))?;
+    write_attempt(client, options, current).await
+}
+
+/// The write of an attempt given the Lease as last known (`None`: there is none); a conflict
+/// (someone else wrote first) is `Waiting` with no holder.
+async fn write_attempt(
+    client: &Client,
+    options: &LeaseOptions,
+    current: Option<Lease>,
+) -> Result<Attempt, Error> {
+    let raced = || Attempt::Waiting { holder: None };
+    let api: Api<Lease> = Api::namespaced(client.kube().clone(), &options.namespace);
     let now = Timestamp::now();
     let duration_secs = i32::try_from(options.lease_duration.as_secs()).unwrap_or(i32::MAX);
     match decide(
@@ -159,7 +186,7 @@ pub async fn attempt(client: &Client, options: &LeaseOptions) -> Result<Attempt,
                 }),
             };
             match api.create(&PostParams::default(), &lease).await {
-                Ok(_) => Ok(Attempt::Held),
+                Ok(lease) => Ok(Attempt::Held(Box::new(lease))),
                 Err(e) if is_conflict(&e) => Ok(raced()),
                 Err(e) => Err(kube_error(options, "creating")(e)),
             }
@@ -179,7 +206,7 @@ pub async fn attempt(client: &Client, options: &LeaseOptions) -> Result<Attempt,
                 .replace(&options.name, &PostParams::default(), &lease)
                 .await
             {
-                Ok(_) => Ok(Attempt::Held),
+                Ok(lease) => Ok(Attempt::Held(Box::new(lease))),
                 Err(e) if is_conflict(&e) => Ok(raced()),
                 Err(e) => Err(kube_error(options, "renewing")(e)),
             }
@@ -218,10 +245,21 @@ pub async fn release(client: &Client, options: &LeaseOptions) -> Result<(), Erro
 }
 
 /// Deletes the Lease if `options.identity` still holds it (a lock given up for good, leaving
-/// no trace); the delete carries the resourceVersion read, so a Lease someone else took over
-/// in between stays.
-pub async fn delete_if_held(client: &Client, options: &LeaseOptions) -> Result<(), Error> {
+/// no trace); the delete carries the resourceVersion of `written` (the Lease as this holder's
+/// last write left it) or, without it or when someone wrote the Lease since, of the Lease read
+/// now, so a Lease someone else took over in between stays.
+pub async fn delete_if_held(
+    client: &Client,
+    options: &LeaseOptions,
+    written: Option<&Lease>,
+) -> Result<(), Error> {
     let api: Api<Lease> = Api::namespaced(client.kube().clone(), &options.namespace);
+    if let Some(written) = written {
+        match delete_version(&api, options, written).await {
+            Err(e) if is_conflict(&e) => {}
+            done => return done.map_err(kube_error(options, "deleting")),
+        }
+    }
     let Some(lease) = api
         .get_opt(&options.name)
         .await
@@ -236,6 +274,19 @@ pub async fn delete_if_held(client: &Client, options: &LeaseOptions) -> Result<(
     if holder != Some(options.identity.as_str()) {
         return Ok(());
     }
+    match delete_version(&api, options, &lease).await {
+        Err(e) if is_conflict(&e) => Ok(()),
+        done => done.map_err(kube_error(options, "deleting")),
+    }
+}
+
+/// Deletes the Lease if it is still `lease` (its resourceVersion and uid); one gone already
+/// is as good.
+async fn delete_version(
+    api: &Api<Lease>,
+    options: &LeaseOptions,
+    lease: &Lease,
+) -> Result<(), kube::Error> {
     let params = kube::api::DeleteParams {
         preconditions: Some(kube::api::Preconditions {
             resource_version: lease.metadata.resource_version.clone(),
@@ -245,9 +296,8 @@ pub async fn delete_if_held(client: &Client, options: &LeaseOptions) -> Result<(
     };
     match api.delete(&options.name, &params).await {
         Ok(_) => Ok(()),
-        Err(e) if is_conflict(&e) => Ok(()),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-        Err(e) => Err(kube_error(options, "deleting")(e)),
+        Err(e) => Err(e),
     }
 }
 
