@@ -1,4 +1,5 @@
-//! `bosun mesh install`: one multi-primary mesh over several kubeconfig contexts. The flags
+//! `bosun mesh install`: one mesh over several kubeconfig contexts (multi-primary, or
+//! primary-remote with `--remote`). The flags
 //! are read and the files named here; the checks, the installs and the remote secrets are
 //! `installer::mesh`'s (each cluster's install is `installer::Install::apply`, as for
 //! `install`); this prints what it says, each line prefixed with the cluster's context.
@@ -35,6 +36,20 @@ pub struct MeshInstallArgs {
     /// as CONTEXT=URL; default: the kubeconfig's.
     #[arg(long = "server", value_name = "CONTEXT=URL")]
     pub servers: Vec<String>,
+    /// A context to install as a remote of the mesh's primary (repeat for each): the `remote`
+    /// profile (no istiod; the primary's serves its sidecars and injection), its Istio
+    /// namespace annotated topology.istio.io/controlPlaneClusters with the primary's cluster
+    /// name, and its remote secret applied in the primaries only. The primary is the first
+    /// --context that is not --remote.
+    #[arg(long = "remote", value_name = "CONTEXT")]
+    pub remotes: Vec<String>,
+    /// The address (IP or DNS name) at which the remotes reach the primary's istiod
+    /// (values.global.remotePilotAddress); required when they are on another network (the
+    /// primary's east-west gateway's external address). Default on one network: the
+    /// primary's first node's InternalIP, where a Service istiod-exposed forwards 15012 and
+    /// 15017 to istiod.
+    #[arg(long = "remote-pilot-address", value_name = "ADDRESS")]
+    pub remote_pilot_address: Option<String>,
     /// A mesh CA directory from `bosun mesh ca` (DIR/<cluster name>/ca-cert.pem and the
     /// other three files): each cluster's `cacerts` Secret is created from it before
     /// istiod starts. Without it every cluster must hold a `cacerts` of one root already.
@@ -163,6 +178,7 @@ pub fn mesh_install(
         &args.networks,
         &args.servers,
     )?;
+    let members = mesh::remotes(members, &args.remotes)?;
     let inputs = crate::mesh::inputs(&args.input)?;
     let files = inputs.files.clone();
     let runtime = runtime.get()?;
@@ -175,8 +191,13 @@ pub fn mesh_install(
         request_timeout: args.request_timeout,
     };
     let connected = runtime.block_on(mesh::connect(members, &base))?;
+    let control = runtime.block_on(mesh::remote_control(
+        &connected,
+        args.remote_pilot_address.as_deref(),
+    ))?;
+    let remote: Vec<bool> = connected.iter().map(|c| c.member.remote).collect();
     let packages = crate::mesh::packages();
-    let renders = mesh::render(
+    let renders = mesh::render_with_remotes(
         &connected,
         &mesh::MeshInputs {
             inputs,
@@ -185,6 +206,7 @@ pub fn mesh_install(
             gke_detection: crate::mesh::gke_detection(),
         },
         &packages,
+        control.as_ref(),
     );
     // The inputs are the same for every cluster: their diagnostics are printed once.
     let mut printed: Vec<String> = Vec::new();
@@ -205,7 +227,13 @@ pub fn mesh_install(
     };
     let ca = match &args.ca {
         Some(dir) => {
-            let names: Vec<String> = rendered.iter().map(|r| r.cluster_name.clone()).collect();
+            // A remote has no istiod and needs no CA of its own.
+            let names: Vec<String> = rendered
+                .iter()
+                .zip(&remote)
+                .filter(|(_, remote)| !**remote)
+                .map(|(r, _)| r.cluster_name.clone())
+                .collect();
             Some(ca_files(dir, &names)?)
         }
         None => None,
@@ -216,7 +244,9 @@ pub fn mesh_install(
         today: crate::release::today(),
         force: args.force,
     };
-    let prepared = runtime.block_on(mesh::prepare(connected, rendered, &packages, ca, &policy))?;
+    let prepared = runtime
+        .block_on(mesh::prepare(connected, rendered, &packages, ca, &policy))?
+        .lead_remotes(control);
     for (context, warning) in &prepared.warnings {
         warn(context, warning);
     }
@@ -252,7 +282,18 @@ pub fn mesh_install(
         let clusters: Vec<String> = prepared
             .members
             .iter()
-            .map(|m| format!("{} (cluster {})", m.context(), m.cluster_name))
+            .map(|m| {
+                format!(
+                    "{} (cluster {}{})",
+                    m.context(),
+                    m.cluster_name,
+                    if m.connected.member.remote {
+                        ", remote"
+                    } else {
+                        ""
+                    }
+                )
+            })
             .collect();
         crate::prompt::confirm(
             "install",
@@ -318,7 +359,7 @@ pub fn mesh_install(
             failures.push(format!(
                 "every cluster is installed, but {} of {} remote secrets were applied: run the same command again (it converges)",
                 applied.len(),
-                report.members.len() * (report.members.len() - 1)
+                prepared.secret_count()
             ));
         }
     }

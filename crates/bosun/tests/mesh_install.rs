@@ -17,7 +17,14 @@
 //! with the secret's token. Then `--plan`
 //! changes nothing and shows both clusters. Everything is uninstalled at the end.
 //!
-//! Needs: root (the living clusters), the images built for them; about 1 to 2 minutes.
+//! `mesh_install_primary_remote_on_two_living_clusters` installs the first cluster as the
+//! primary and the second as its remote (`--remote`), and checks that the primary's istiod leads
+//! the remote: see its documentation.
+//!
+//! Both tests use the same two clusters and hold [`CLUSTERS`] throughout; each leaves them as
+//! it found them (uninstalled, `cacerts`, remote secrets and what primary-remote adds removed).
+//!
+//! Needs: root (the living clusters), the images built for them; about 1 to 2 minutes each.
 
 mod common;
 
@@ -37,6 +44,15 @@ use kube::api::{DeleteParams, ListParams, LogParams};
 use serde_json::Value;
 
 const NS: &str = "istio-system";
+
+/// The two living clusters, one test at a time.
+static CLUSTERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn lock_clusters() -> std::sync::MutexGuard<'static, ()> {
+    CLUSTERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// The kubeconfig's current context.
 fn context_of(kubeconfig: &Path) -> String {
@@ -157,6 +173,7 @@ fn istiod_env(deployment: &Deployment, name: &str) -> Option<String> {
 
 #[test]
 fn mesh_install_joins_two_living_clusters() {
+    let _clusters = lock_clusters();
     let living = testenv::living();
     let a_config = testenv::living_kubeconfig().to_path_buf();
     let b_config = testenv::second_living_kubeconfig().to_path_buf();
@@ -497,6 +514,363 @@ fn mesh_install_joins_two_living_clusters() {
     });
 }
 
+/// Removes what primary-remote adds that uninstall does not: the Service exposing the primary's
+/// istiod, the remote's `istiod` EndpointSlice (the `remote` profile's; `uninstall --purge`
+/// leaves it) and the control-plane annotation on the remote's Istio namespace.
+async fn clean_primary_remote(primary: &kube::Client, remote: &kube::Client) {
+    use k8s_openapi::api::core::v1::Service;
+    use k8s_openapi::api::discovery::v1::EndpointSlice;
+    let dp = DeleteParams::default();
+    let _ = Api::<Service>::namespaced(primary.clone(), NS)
+        .delete(manifest::primary_remote::EXPOSED_ISTIOD_SERVICE, &dp)
+        .await;
+    let _ = Api::<EndpointSlice>::namespaced(remote.clone(), NS)
+        .delete("istiod", &dp)
+        .await;
+    let namespaces = Api::<Namespace>::all(remote.clone());
+    if namespaces.get_opt(NS).await.ok().flatten().is_some() {
+        let patch = serde_json::json!({"metadata": {"annotations": {
+            manifest::primary_remote::CONTROL_PLANE_CLUSTERS: null
+        }}});
+        namespaces
+            .patch(
+                NS,
+                &kube::api::PatchParams::default(),
+                &kube::api::Patch::Merge(&patch),
+            )
+            .await
+            .unwrap();
+    }
+}
+
+/// Both clusters uninstalled and cleaned (see [`clean`] and [`clean_primary_remote`]).
+async fn reset_primary_remote(configs: [&Path; 2], primary: &kube::Client, remote: &kube::Client) {
+    for config in configs {
+        succeeded(&common::bosun_at(config, &["uninstall", "--purge", "-y"]));
+    }
+    clean(primary).await;
+    clean(remote).await;
+    clean_primary_remote(primary, remote).await;
+}
+
+/// The manager that owns `field` (a `managedFields` path such as `f:caBundle`) in `object`'s
+/// managed fields, with the object's JSON.
+fn managers_of(object: &Value, field: &str) -> Vec<String> {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["fieldsV1"].to_string().contains(&format!("\"{field}\"")))
+        .filter_map(|m| m["manager"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Primary-remote: `mesh install --context A --context B --remote B`. The checks first (a
+/// `--remote` that is not a given context, every context a remote, a second network without
+/// `--remote-pilot-address`), each writing nothing. Then the mesh, and what proves that the
+/// primary's istiod leads the remote:
+/// - the primary's istiod (`EXTERNAL_ISTIOD=true`) holds the remote's secret and logs that its
+///   controller for the remote synced; the remote holds no secret of the primary, no istiod
+///   Deployment, no `cacerts`, and its Istio namespace names the primary in
+///   `topology.istio.io/controlPlaneClusters`;
+/// - the remote's injector's `caBundle` is the mesh root (of the primary's `cacerts`: the remote
+///   has none) and was written by the manager `pilot-discovery` (istiod's), not by the install
+///   (bosun); the remote's `default` namespace holds `istio-ca-root-cert` with that root, also
+///   written by `pilot-discovery`: there is no istiod on the remote, so it is the primary's,
+///   reaching the remote API server with the remote secret's token;
+/// - injection on the remote goes through `global.remotePilotAddress`: a Pod created (server
+///   dry run) in an injection-enabled namespace of the remote comes back with `istio-proxy`,
+///   whose `ISTIO_META_CLUSTER_ID` is the remote's (from the injection path), so the remote's API
+///   server reached the primary's istiod at the primary's node address.
+///
+/// What the test clusters cannot show: the proxies themselves (Istio's Envoy cannot be built
+/// here), so no sidecar of the remote ever connects to the primary's istiod on 15012 and no
+/// traffic crosses the clusters.
+#[test]
+fn mesh_install_primary_remote_on_two_living_clusters() {
+    let _clusters = lock_clusters();
+    let living = testenv::living();
+    let a_config = testenv::living_kubeconfig().to_path_buf();
+    let b_config = testenv::second_living_kubeconfig().to_path_buf();
+    let a = context_of(&a_config);
+    let b = context_of(&b_config);
+    assert_ne!(a, b, "the two living clusters' contexts");
+    let merged = PathBuf::from(format!("{}:{}", a_config.display(), b_config.display()));
+    let work = std::env::temp_dir().join(format!("bosun-mesh-remote-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let hub = format!("hub={}", living.hub);
+    let tag = format!("tag={}", living.tag);
+    let mesh = |extra: &[&str]| {
+        let mut args = vec![
+            "mesh",
+            "install",
+            "--context",
+            &a,
+            "--context",
+            &b,
+            "-y",
+            "--set",
+            "profile=minimal",
+            "--set",
+            &hub,
+            "--set",
+            &tag,
+        ];
+        args.extend_from_slice(extra);
+        common::bosun_at(&merged, &args)
+    };
+    common::run(async {
+        let ka = testenv::living_client().await.kube().clone();
+        let kb = testenv::second_living_client().await.kube().clone();
+        reset_primary_remote([&a_config, &b_config], &ka, &kb).await;
+
+        // The primary's CA only: a remote needs none.
+        let ca = work.join("ca");
+        let ca_arg = ca.display().to_string();
+        succeeded(&common::bosun_at(
+            &merged,
+            &["mesh", "ca", "--cluster", &a, "--out", &ca_arg],
+        ));
+
+        let net_a = format!("{a}=net1");
+        let net_b = format!("{b}=net2");
+        let bad: Vec<(Vec<&str>, String)> = vec![
+            (
+                vec!["--remote", "nope", "--ca", &ca_arg],
+                format!("--remote nope: \"nope\" is not one of the --context values ({a}, {b})"),
+            ),
+            (
+                vec!["--remote", &a, "--remote", &b, "--ca", &ca_arg],
+                "every context is a --remote".to_string(),
+            ),
+            (
+                vec![
+                    "--remote",
+                    &b,
+                    "--ca",
+                    &ca_arg,
+                    "--network",
+                    &net_a,
+                    "--network",
+                    &net_b,
+                ],
+                format!(
+                    "the remotes reach the primary \"{a}\" on another network, through its east-west gateway: pass --remote-pilot-address"
+                ),
+            ),
+        ];
+        let before = (snapshot(&ka).await, snapshot(&kb).await);
+        let mut failures = Vec::new();
+        for (extra, expected) in &bad {
+            let out = mesh(extra);
+            if out.status.success() || !stderr(&out).contains(expected.as_str()) {
+                failures.push(format!("{extra:?}: expected {expected:?}:\n{}", text(&out)));
+            }
+        }
+        if (snapshot(&ka).await, snapshot(&kb).await) != before {
+            failures.push("a refused primary-remote install wrote to a cluster".into());
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+        // --plan shows the remote's steps and writes nothing.
+        let plan = mesh(&["--remote", &b, "--ca", &ca_arg, "--plan"]);
+        succeeded(&plan);
+        let planned = stdout(&plan);
+        for expected in [
+            format!("* annotate namespace istio-system topology.istio.io/controlPlaneClusters={a}"),
+            "* no Secret istio-system/cacerts: the primary's istiod signs this cluster's workloads"
+                .to_string(),
+            format!("* apply Secret istio-system/istio-remote-secret-{b} (reads context {b})"),
+            "* apply Service istio-system/istiod-exposed".to_string(),
+        ] {
+            assert!(
+                planned.contains(&expected),
+                "{expected:?} not planned:\n{planned}"
+            );
+        }
+        assert!(
+            !planned.contains(&format!("istio-remote-secret-{a}")),
+            "a remote reads no cluster:\n{planned}"
+        );
+        if (snapshot(&ka).await, snapshot(&kb).await) != before {
+            panic!("--plan wrote to a cluster");
+        }
+
+        let started = std::time::Instant::now();
+        let out = mesh(&["--remote", &b, "--ca", &ca_arg]);
+        eprintln!("primary-remote mesh install took {:?}", started.elapsed());
+        succeeded(&out);
+        let printed = stdout(&out);
+        for expected in [
+            format!(
+                "[{b}] ✔ Namespace istio-system annotated topology.istio.io/controlPlaneClusters={a}"
+            ),
+            format!("[{a}] ✔ Installation complete"),
+            format!("[{b}] ✔ Installation complete"),
+            "✔ Mesh \"mesh1\": 2 clusters, 1 remote secrets".to_string(),
+        ] {
+            assert!(printed.contains(&expected), "{expected:?}:\n{printed}");
+        }
+
+        // The primary: istiod told to lead remotes, reading the remote with its secret.
+        let istiod = Api::<Deployment>::namespaced(ka.clone(), NS)
+            .get("istiod")
+            .await
+            .unwrap();
+        assert_eq!(
+            istiod_env(&istiod, "EXTERNAL_ISTIOD").as_deref(),
+            Some("true")
+        );
+        Api::<Secret>::namespaced(ka.clone(), NS)
+            .get(&format!("istio-remote-secret-{b}"))
+            .await
+            .unwrap_or_else(|e| panic!("the primary holds no remote secret of {b}: {e}"));
+        let pods = Api::<Pod>::namespaced(ka.clone(), NS);
+        let wanted = format!("kube controller for {b} synced");
+        let synced = testkit::wait_until(
+            &format!("the primary's istiod to log {wanted:?}"),
+            Duration::from_secs(90),
+            Duration::from_millis(1000),
+            || async {
+                let list = pods
+                    .list(&ListParams::default().labels("app=istiod"))
+                    .await
+                    .ok()?;
+                for pod in list.items {
+                    let pod = pod.metadata.name.unwrap_or_default();
+                    let log = pods.logs(&pod, &LogParams::default()).await.ok()?;
+                    if let Some(line) = log.lines().find(|l| l.contains(&wanted)) {
+                        return Some(line.to_string());
+                    }
+                }
+                None
+            },
+        )
+        .await;
+        match synced {
+            Ok(line) => eprintln!("the primary's istiod: {line}"),
+            Err(e) => panic!("{e}"),
+        }
+
+        // The remote: no istiod, no CA, no secret of the primary; led by the primary.
+        assert!(
+            Api::<Deployment>::namespaced(kb.clone(), NS)
+                .get_opt("istiod")
+                .await
+                .unwrap()
+                .is_none(),
+            "the remote runs an istiod"
+        );
+        let remote_secrets = Api::<Secret>::namespaced(kb.clone(), NS);
+        for name in ["cacerts".to_string(), format!("istio-remote-secret-{a}")] {
+            assert!(
+                remote_secrets.get_opt(&name).await.unwrap().is_none(),
+                "the remote holds Secret {name}"
+            );
+        }
+        let ns = Api::<Namespace>::all(kb.clone()).get(NS).await.unwrap();
+        assert_eq!(
+            ns.metadata
+                .annotations
+                .unwrap_or_default()
+                .get(manifest::primary_remote::CONTROL_PLANE_CLUSTERS),
+            Some(&a)
+        );
+        let root = std::fs::read_to_string(ca.join("root-cert.pem")).unwrap();
+        let webhooks = Api::<MutatingWebhookConfiguration>::all(kb.clone());
+        let led = testkit::wait_until(
+            "the primary's istiod to patch the remote's injector and write istio-ca-root-cert",
+            Duration::from_secs(60),
+            Duration::from_millis(500),
+            || async {
+                let webhook = webhooks.get("istio-sidecar-injector").await.ok()?;
+                let bundle = webhook
+                    .webhooks
+                    .as_ref()?
+                    .first()?
+                    .client_config
+                    .ca_bundle
+                    .clone()?;
+                if !manifest::cacerts::same_root(&String::from_utf8_lossy(&bundle.0), &root) {
+                    return None;
+                }
+                let config_map = Api::<ConfigMap>::namespaced(kb.clone(), "default")
+                    .get_opt("istio-ca-root-cert")
+                    .await
+                    .ok()??;
+                let cert = config_map.data.as_ref()?.get("root-cert.pem")?.clone();
+                if !manifest::cacerts::same_root(&cert, &root) {
+                    return None;
+                }
+                Some((
+                    serde_json::to_value(&webhook).unwrap(),
+                    serde_json::to_value(&config_map).unwrap(),
+                ))
+            },
+        )
+        .await;
+        let (webhook, config_map) = led.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            managers_of(&webhook, "f:caBundle"),
+            vec!["pilot-discovery".to_string()],
+            "the injector's caBundle is istiod's write"
+        );
+        assert_eq!(
+            managers_of(&config_map, "f:root-cert.pem"),
+            vec!["pilot-discovery".to_string()],
+            "istio-ca-root-cert is istiod's write"
+        );
+
+        // Injection on the remote, served by the primary's istiod at the node address.
+        let injected_ns = "bosun-remote-injection";
+        let namespaces = Api::<Namespace>::all(kb.clone());
+        let namespace: Namespace = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": injected_ns, "labels": {"istio-injection": "enabled"}}
+        }))
+        .unwrap();
+        namespaces
+            .create(&Default::default(), &namespace)
+            .await
+            .unwrap();
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "injected"},
+            "spec": {"containers": [{"name": "app", "image": living.busybox_image.clone()}]}
+        }))
+        .unwrap();
+        let created = Api::<Pod>::namespaced(kb.clone(), injected_ns)
+            .create(
+                &kube::api::PostParams {
+                    dry_run: true,
+                    ..Default::default()
+                },
+                &pod,
+            )
+            .await;
+        let _ = namespaces
+            .delete(injected_ns, &DeleteParams::default())
+            .await;
+        let created = created.unwrap_or_else(|e| panic!("creating a pod on the remote: {e}"));
+        let spec = created.spec.unwrap();
+        let proxy = spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .find(|c| c.name == "istio-proxy")
+            .unwrap_or_else(|| panic!("the remote's pod was not injected: {spec:?}"));
+        let cluster_id = proxy
+            .env
+            .iter()
+            .flatten()
+            .find(|e| e.name == "ISTIO_META_CLUSTER_ID")
+            .and_then(|e| e.value.clone());
+        assert_eq!(cluster_id.as_deref(), Some(b.as_str()));
+
+        reset_primary_remote([&a_config, &b_config], &ka, &kb).await;
+        let _ = std::fs::remove_dir_all(&work);
+    });
+}
+
 /// The east-west gateway's IstioOperator is what the pinned Istio's
 /// `samples/multicluster/gen-eastwest-gateway.sh` prints, byte for byte, with and without a
 /// revision; the cross-network Gateway is `samples/multicluster/expose-services.yaml`'s, in the
@@ -537,4 +911,44 @@ fn the_east_west_gateway_is_istios_samples() {
     numbers_as_f64(&mut ours);
     numbers_as_f64(&mut expected);
     assert_eq!(ours, expected);
+}
+
+/// The Gateway and VirtualService that expose the primary's istiod through its east-west
+/// gateway are the pinned Istio's `samples/multicluster/expose-istiod.yaml` and, with a
+/// revision, `expose-istiod-rev.yaml.tmpl` (its `{{.Revision}}` filled in), in the Istio
+/// namespace. No cluster.
+#[test]
+fn expose_istiod_is_istios_sample() {
+    let istio = common::fetched("BOSUN_ISTIO", "fetch-istio");
+    let samples = istio.join("samples/multicluster");
+    fn numbers_as_f64(v: &mut Value) {
+        match v {
+            Value::Number(n) => *v = serde_json::json!(n.as_f64().unwrap()),
+            Value::Array(a) => a.iter_mut().for_each(numbers_as_f64),
+            Value::Object(o) => o.values_mut().for_each(numbers_as_f64),
+            _ => {}
+        }
+    }
+    for (file, revision) in [
+        ("expose-istiod.yaml", None),
+        ("expose-istiod-rev.yaml.tmpl", Some("canary")),
+    ] {
+        let text = std::fs::read_to_string(samples.join(file))
+            .unwrap()
+            .replace("{{.Revision}}", revision.unwrap_or_default());
+        let mut expected: Vec<Value> = text
+            .split("\n---\n")
+            .filter(|d| d.contains("kind:"))
+            .map(|d| {
+                let mut v = goyaml::from_yaml_json(d).unwrap();
+                v["metadata"]["namespace"] = "istio-system".into();
+                numbers_as_f64(&mut v);
+                v
+            })
+            .collect();
+        let mut ours = manifest::primary_remote::expose_istiod("istio-system", revision);
+        ours.iter_mut().for_each(numbers_as_f64);
+        expected.iter_mut().for_each(numbers_as_f64);
+        assert_eq!(ours, expected, "{file}");
+    }
 }

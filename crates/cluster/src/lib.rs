@@ -56,6 +56,10 @@
 //!   [`Client::token_data`] and the other reads and writes of `create-remote-secret` (the
 //!   long-lived token Secret, found or created and waited for).
 //!
+//! - [`Client::node_addresses`] and [`Client::annotate_namespace`]: what `mesh install`
+//!   reads and writes for a primary-remote mesh besides the installs (the address a remote
+//!   reaches its primary's istiod at; the remote's control-plane annotation).
+//!
 //! - [`Client::labelled_secrets`], [`Client::write_secret`], [`Client::delete_secret`]: the
 //!   reads and writes of Helm release records (`install --helm-releases`; their format is the
 //!   `helmrelease` crate's, which records to write is `installer`'s).
@@ -76,6 +80,7 @@ mod listed;
 pub mod overlap;
 mod plan;
 mod precheck;
+mod primary_remote;
 pub mod proxies;
 mod prune;
 mod reads;

@@ -1,27 +1,35 @@
-//! `mesh install`: one Istio mesh over several clusters (multi-primary, one network or several),
-//! every check first, then each cluster installed through the same path as `install`
-//! ([`crate::Install::apply`]), side by side, then remote secrets in every direction.
+//! `mesh install`: one Istio mesh over several clusters (multi-primary, one network or several,
+//! or primary-remote), every check first, then each cluster installed through the same path as
+//! `install` ([`crate::Install::apply`]), side by side, then remote secrets in every direction
+//! (remote→primary only for a remote).
 //!
 //! A target cluster is data: a context's [`cluster::Client`] and its facts ([`Connected`]). The
 //! stages, each a function the command line calls in turn:
 //! 1. [`members`] (pure): the `--context`, `--cluster-name`, `--network` and `--server` flags
 //!    as one [`Member`] per context; flags naming a context not given, a context twice, a name
 //!    that is not a DNS-1123 label, networks for some clusters only, are refused here.
+//!    [`remotes`] (pure) marks the `--remote` contexts (at least one primary stays).
 //! 2. [`connect`]: a client per context, each API server asked for its version (all at once);
-//!    every context that does not exist or does not answer is named.
+//!    every context that does not exist or does not answer is named. With remotes,
+//!    [`remote_control`] picks the primary (the first non-remote) and the address the remotes
+//!    reach its istiod at (given, or on one network its node's, read from the node list).
 //! 3. [`render`] (no request): each cluster's inputs rendered, with `values.global.meshID`,
 //!    `values.global.multiCluster.clusterName` and `values.global.network` per cluster (the
 //!    flags win over the files; the defaults, `mesh1` and the context's name, lose to them),
 //!    and for a multi-network mesh the east-west gateway's IstioOperator
-//!    ([`manifest::eastwest`]). Then the rendered values are judged: one mesh ID, unique
-//!    cluster names.
+//!    ([`manifest::eastwest`]); with remotes ([`render_with_remotes`]) each primary gets
+//!    `values.global.externalIstiod` and each remote the `remote` profile, its injection path
+//!    and `values.global.remotePilotAddress` ([`manifest::primary_remote`]). Then the rendered
+//!    values are judged: one mesh ID, unique cluster names.
 //! 4. [`prepare`] (reads only): each cluster's install prepared and refused as `install`
 //!    refuses (release policy, injector overlaps, CRD downgrades), and the `cacerts` roots
-//!    judged ([`judge_roots`]): all clusters share one, or the CA given makes them share one.
+//!    judged ([`judge_roots`]): all clusters share one, or the CA given makes them share one
+//!    (the primaries only: a remote's workloads get certificates from the primary's istiod).
 //! 5. [`Prepared::plan`] (server-side dry runs) or [`Prepared::install`]: per cluster the
 //!    Istio namespace with its network label and `cacerts`, the install, the east-west gateway
-//!    and its `cross-network-gateway`; once every cluster is installed, each cluster's remote
-//!    secret ([`crate::remote_secret`]) applied in every other cluster. A cluster that fails
+//!    and its `cross-network-gateway`; a remote's namespace annotated with its primary, the
+//!    primary's istiod exposed to the remotes; once every cluster is installed, each cluster's
+//!    remote secret ([`crate::remote_secret`]) applied in every other primary. A cluster that fails
 //!    does not stop the others; the secrets are then not exchanged, and the report says which
 //!    cluster failed, which were installed, and that running the command again converges.
 
@@ -51,6 +59,9 @@ pub struct Member {
     /// `--server CONTEXT=URL`: the API server as the other clusters reach it (the remote
     /// secret's), when not the kubeconfig's.
     pub server: Option<String>,
+    /// `--remote CONTEXT`: a remote of the mesh's primary (the `remote` profile, no istiod of
+    /// its own; see [`remotes`]).
+    pub remote: bool,
 }
 
 /// Why the mesh cannot be installed as asked. Every one is found before the first write.
@@ -119,6 +130,34 @@ pub enum MeshError {
         "--ca: the CA files of cluster {cluster:?} (context {context:?}) have another root than the others'"
     )]
     CaRootsDiffer { cluster: String, context: String },
+    #[error("--remote {context}: {context:?} is not one of the --context values ({})", given.join(", "))]
+    UnknownRemote { context: String, given: Vec<String> },
+    #[error("--remote {0}: the context is named twice")]
+    RemoteTwice(String),
+    #[error(
+        "every context is a --remote: a primary-remote mesh needs at least one primary (a --context that is not --remote) to run the istiod the remotes use"
+    )]
+    NoPrimary,
+    #[error(
+        "the remotes reach the primary {primary:?} on another network, through its east-west gateway: pass --remote-pilot-address with the gateway's external address (its Service's load balancer IP or hostname)"
+    )]
+    PilotAddressNeeded { primary: String },
+    #[error(
+        "context {context:?}: no node has an InternalIP address, so the remotes cannot reach its istiod on the node network: pass --remote-pilot-address"
+    )]
+    NoNodeAddress { context: String },
+    #[error("--remote-pilot-address is for a primary-remote mesh: give --remote CONTEXT too")]
+    PilotAddressWithoutRemote,
+    #[error("--remote-pilot-address {0:?} is not an IP address or a DNS name")]
+    InvalidPilotAddress(String),
+    #[error(
+        "context {context:?} (a --remote): the inputs name its cluster {rendered:?}, but its injection path was made for {expected:?}: pass --cluster-name {context}=NAME"
+    )]
+    RemoteNameFromInputs {
+        context: String,
+        rendered: String,
+        expected: String,
+    },
 }
 
 fn have(n: usize) -> &'static str {
@@ -260,9 +299,137 @@ pub fn members(
             cluster_name,
             network: nets.remove(context),
             server: urls.remove(context),
+            remote: false,
         });
     }
     Ok(out)
+}
+
+/// Marks the `--remote` contexts of `members` (primary-remote): each must be a given context,
+/// named once, and at least one member must stay a primary. Pure.
+pub fn remotes(mut members: Vec<Member>, remotes: &[String]) -> Result<Vec<Member>, MeshError> {
+    for (i, r) in remotes.iter().enumerate() {
+        if remotes[..i].contains(r) {
+            return Err(MeshError::RemoteTwice(r.clone()));
+        }
+        match members.iter_mut().find(|m| &m.context == r) {
+            Some(m) => m.remote = true,
+            None => {
+                return Err(MeshError::UnknownRemote {
+                    context: r.clone(),
+                    given: members.iter().map(|m| m.context.clone()).collect(),
+                });
+            }
+        }
+    }
+    if !members.is_empty() && members.iter().all(|m| m.remote) {
+        return Err(MeshError::NoPrimary);
+    }
+    Ok(members)
+}
+
+/// How the remotes reach the primary's istiod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exposure {
+    /// One network, no address given: a Service with the primary's node address as its
+    /// external IP ([`manifest::primary_remote::exposed_istiod_service`]).
+    NodeAddress,
+    /// Another network: `expose-istiod.yaml` on the primary's east-west gateway, at the
+    /// address given.
+    EastWestGateway,
+    /// One network, the address given (`--remote-pilot-address`): nothing is applied for it.
+    Given,
+}
+
+/// A primary-remote mesh's control plane: which member leads the remotes and where they reach
+/// its istiod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteControl {
+    /// The primary's index among the members (the first member that is not a remote).
+    pub primary: usize,
+    /// `values.global.remotePilotAddress` of every remote.
+    pub address: String,
+    pub exposure: Exposure,
+}
+
+/// Whether `address` can be `global.remotePilotAddress`: an IPv4 or IPv6 address (an
+/// EndpointSlice of it) or a DNS name (an ExternalName Service).
+fn valid_address(address: &str) -> bool {
+    address.parse::<std::net::IpAddr>().is_ok()
+        || (!address.is_empty()
+            && address.len() <= 253
+            && address.split('.').all(|l| {
+                !l.is_empty()
+                    && l.len() <= 63
+                    && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            }))
+}
+
+/// The remotes' control plane (None: no member is a remote). The primary is the first member
+/// that is not a remote. With `pilot_address` the remotes use it (on another network it must
+/// be the primary's east-west gateway's, where `expose-istiod.yaml` passes istiod's ports
+/// through); without it, on one network, the primary's first ready node's InternalIP, where a
+/// Service with that external IP exposes istiod (reads only: the node list).
+pub async fn remote_control(
+    connected: &[Connected],
+    pilot_address: Option<&str>,
+) -> Result<Option<RemoteControl>, MeshError> {
+    if !connected.iter().any(|c| c.member.remote) {
+        return match pilot_address {
+            Some(_) => Err(MeshError::PilotAddressWithoutRemote),
+            None => Ok(None),
+        };
+    }
+    let Some(primary) = connected.iter().position(|c| !c.member.remote) else {
+        return Err(MeshError::NoPrimary);
+    };
+    let mut networks: Vec<&Option<String>> = connected.iter().map(|c| &c.member.network).collect();
+    networks.sort();
+    networks.dedup();
+    let multi_network = networks.len() > 1;
+    let context = &connected[primary].member.context;
+    if let Some(address) = pilot_address {
+        if !valid_address(address) {
+            return Err(MeshError::InvalidPilotAddress(address.to_string()));
+        }
+        return Ok(Some(RemoteControl {
+            primary,
+            address: address.to_string(),
+            exposure: if multi_network {
+                Exposure::EastWestGateway
+            } else {
+                Exposure::Given
+            },
+        }));
+    }
+    if multi_network {
+        return Err(MeshError::PilotAddressNeeded {
+            primary: context.clone(),
+        });
+    }
+    let nodes = connected[primary]
+        .client
+        .node_addresses()
+        .await
+        .map_err(|e| {
+            MeshError::Clusters(vec![ClusterFailure {
+                context: context.clone(),
+                error: e.into(),
+            }])
+        })?;
+    let address = nodes
+        .into_iter()
+        .find_map(|(_, a)| a.into_iter().next())
+        .ok_or_else(|| MeshError::NoNodeAddress {
+            context: context.clone(),
+        })?;
+    Ok(Some(RemoteControl {
+        primary,
+        address,
+        exposure: Exposure::NodeAddress,
+    }))
 }
 
 /// A member whose API server answered: the target, as data.
@@ -397,8 +564,22 @@ pub fn render(
     mesh: &MeshInputs,
     packages: &pipeline::InstallPackages,
 ) -> Renders {
+    render_with_remotes(connected, mesh, packages, None)
+}
+
+/// [`render`] for a mesh that may have remotes (`control`: [`remote_control`]'s answer): the
+/// primaries also get `values.global.externalIstiod: true` (so their istiod leads the remotes
+/// that name them), and each remote the `remote` profile, `values.istiodRemote.injectionPath`
+/// (its cluster name and network) and `values.global.remotePilotAddress`.
+pub fn render_with_remotes(
+    connected: &[Connected],
+    mesh: &MeshInputs,
+    packages: &pipeline::InstallPackages,
+    control: Option<&RemoteControl>,
+) -> Renders {
     let mut diagnostics = Vec::new();
     let mut mains = Vec::new();
+    let mut paths = Vec::new();
     for c in connected {
         let mut inputs = mesh.inputs.clone();
         inputs
@@ -414,6 +595,31 @@ pub fn render(
         }
         if let Some(net) = &c.member.network {
             inputs.set.push(format!("values.global.network={net}"));
+        }
+        if let Some(control) = control {
+            if c.member.remote {
+                let name = c
+                    .member
+                    .cluster_name
+                    .as_deref()
+                    .unwrap_or(&c.member.context);
+                let path =
+                    manifest::primary_remote::injection_path(name, c.member.network.as_deref());
+                inputs.set.push("profile=remote".to_string());
+                inputs
+                    .set
+                    .push(format!("values.istiodRemote.injectionPath={path}"));
+                inputs.set.push(format!(
+                    "values.global.remotePilotAddress={}",
+                    control.address
+                ));
+                paths.push(Some(name.to_string()));
+            } else {
+                inputs
+                    .set
+                    .push("values.global.externalIstiod=true".to_string());
+                paths.push(None);
+            }
         }
         let detected = pipeline::Detected::from_facts(&c.facts, mesh.gke_detection);
         let detect = move || Ok(detected.clone());
@@ -459,6 +665,21 @@ pub fn render(
             diagnostics,
             result: Err(e.into()),
         };
+    }
+    for ((c, m), expected) in connected.iter().zip(&members).zip(&paths) {
+        if let Some(expected) = expected
+            && &m.cluster_name != expected
+        {
+            return Renders {
+                diagnostics,
+                result: Err(MeshError::RemoteNameFromInputs {
+                    context: c.member.context.clone(),
+                    rendered: m.cluster_name.clone(),
+                    expected: expected.clone(),
+                }
+                .into()),
+            };
+        }
     }
     if multi_network(&members) {
         for (c, m) in connected.iter().zip(members.iter_mut()) {
@@ -670,12 +891,16 @@ pub struct Prepared {
     /// What the checks said without refusing (context, text): the catalog's concerns, and
     /// refusals passed over with `force`.
     pub warnings: Vec<(String, String)>,
+    /// The remotes' control plane (primary-remote; [`Prepared::lead_remotes`]).
+    pub control: Option<RemoteControl>,
 }
 
 /// Prepares every cluster's install (reads only, all clusters at once): the install and the
 /// east-west gateway's made from their renders, `install`'s refusals (release policy,
 /// injector overlaps, CRD downgrades) per cluster, the `cacerts` roots judged with
-/// [`judge_roots`] (`ca`: the CA files per member, same order). Any refusal (unless
+/// [`judge_roots`] (`ca`: the CA files per member, same order; only the primaries' when some
+/// are remotes: a remote runs no istiod, so its workloads get their certificates from the
+/// primary's and its own `cacerts` is neither read nor written). Any refusal (unless
 /// `policy.force`) or failed read fails it all, naming each cluster.
 pub async fn prepare(
     connected: Vec<Connected>,
@@ -714,17 +939,20 @@ pub async fn prepare(
         .unwrap_or_default();
     let live: Vec<(String, Option<String>)> = members
         .iter()
+        .filter(|m| !m.connected.member.remote)
         .map(|m| (m.context().to_string(), m.live_root.clone()))
         .collect();
     let given: Option<Vec<(String, CaFiles)>> = ca.map(|files| {
         members
             .iter()
+            .filter(|m| !m.connected.member.remote)
             .map(|m| m.context().to_string())
             .zip(files)
             .collect()
     });
     let actions = judge_roots(&namespace, &live, given.as_deref())?;
-    for (i, (member, action)) in members.iter_mut().zip(actions).enumerate() {
+    let primaries = members.iter_mut().filter(|m| !m.connected.member.remote);
+    for (i, (member, action)) in primaries.zip(actions).enumerate() {
         member.ca = action;
         member.ca_files = given.as_ref().map(|g| g[i].1.clone());
     }
@@ -732,6 +960,7 @@ pub async fn prepare(
         members,
         mesh_id,
         warnings,
+        control: None,
     })
 }
 
@@ -888,6 +1117,33 @@ pub struct MemberPlan {
 }
 
 impl Prepared {
+    /// The remotes' control plane ([`remote_control`]'s answer) for the install: the primary
+    /// exposes istiod and the remotes' namespaces name it.
+    pub fn lead_remotes(mut self, control: Option<RemoteControl>) -> Self {
+        self.control = control;
+        self
+    }
+
+    /// The primary that leads the remotes, when there are remotes.
+    fn leader(&self) -> Option<&PreparedMember> {
+        self.control.as_ref().map(|c| &self.members[c.primary])
+    }
+
+    /// Whether member `holder` holds member `read`'s remote secret: a primary reads every
+    /// other cluster; a remote reads none.
+    fn reads(&self, holder: usize, read: usize) -> bool {
+        holder != read && !self.members[holder].connected.member.remote
+    }
+
+    /// How many remote secrets [`Prepared::install`] applies.
+    pub fn secret_count(&self) -> usize {
+        let n = self.members.len();
+        (0..n)
+            .flat_map(|i| (0..n).map(move |j| (i, j)))
+            .filter(|(i, j)| self.reads(*i, *j))
+            .count()
+    }
+
     /// The steps [`Prepared::install`] takes on member `i`, in words. Pure.
     pub fn steps(&self, i: usize) -> Vec<String> {
         let m = &self.members[i];
@@ -907,7 +1163,44 @@ impl Prepared {
                 format!("label namespace {} {NETWORK_LABEL}={net}", m.namespace),
             );
         }
+        let remote = m.connected.member.remote;
+        if remote {
+            // The install's step is the last so far (after the network label's).
+            let last = steps.len() - 1;
+            steps[last] = format!(
+                "install Istio {} with the remote profile (no istiod; mesh ID {:?}, cluster name {:?}{}; istiod at {})",
+                m.install.version,
+                self.mesh_id,
+                m.cluster_name,
+                m.network
+                    .as_ref()
+                    .map(|n| format!(", network {n:?}"))
+                    .unwrap_or_default(),
+                self.control
+                    .as_ref()
+                    .map(|c| c.address.as_str())
+                    .unwrap_or("?")
+            );
+            if let Some(leader) = self.leader() {
+                steps.insert(
+                    0,
+                    format!(
+                        "annotate namespace {} {}={} (the primary's istiod leads this cluster)",
+                        m.namespace,
+                        manifest::primary_remote::CONTROL_PLANE_CLUSTERS,
+                        leader.cluster_name
+                    ),
+                );
+            }
+        }
         match m.ca {
+            _ if remote => steps.insert(
+                0,
+                format!(
+                    "no Secret {}/cacerts: the primary's istiod signs this cluster's workloads",
+                    m.namespace
+                ),
+            ),
             CaAction::Keep => steps.insert(
                 0,
                 format!("keep Secret {}/cacerts (the mesh's root)", m.namespace),
@@ -937,8 +1230,27 @@ impl Prepared {
                 manifest::eastwest::EXPOSE_SERVICES_NAME
             ));
         }
+        if let Some(control) = &self.control
+            && control.primary == i
+        {
+            match control.exposure {
+                Exposure::NodeAddress => steps.push(format!(
+                    "apply Service {}/{} (istiod's 15012 and 15017 at the node address {}, for the remotes)",
+                    m.namespace,
+                    manifest::primary_remote::EXPOSED_ISTIOD_SERVICE,
+                    control.address
+                )),
+                Exposure::EastWestGateway => steps.push(format!(
+                    "apply Gateway {}/{} and its VirtualService (istiod's 15012 and 15017 through the east-west gateway, at {})",
+                    m.namespace,
+                    manifest::primary_remote::ISTIOD_GATEWAY_NAME,
+                    control.address
+                )),
+                Exposure::Given => {}
+            }
+        }
         for (j, other) in self.members.iter().enumerate() {
-            if j != i {
+            if self.reads(i, j) {
                 steps.push(format!(
                     "apply Secret {}/istio-remote-secret-{} (reads context {})",
                     m.namespace,
@@ -976,10 +1288,15 @@ impl Prepared {
     /// Installs every cluster at once (see the module's documentation), then exchanges the
     /// remote secrets when every cluster is installed. `options` are every install's.
     pub async fn install(&self, options: &cluster::InstallOptions, on: OnEvent<'_>) -> MeshReport {
-        let installs = self
-            .members
-            .iter()
-            .map(|m| async move { (m.context().to_string(), install_one(m, options, on).await) });
+        let installs = self.members.iter().enumerate().map(|(i, m)| {
+            let extras = self.extras(i);
+            async move {
+                (
+                    m.context().to_string(),
+                    install_one(m, &extras, options, on).await,
+                )
+            }
+        });
         let members = join_all(installs).await;
         let secrets = if members.iter().all(|(_, r)| r.is_ok()) {
             self.exchange_secrets(on).await
@@ -989,16 +1306,48 @@ impl Prepared {
         MeshReport { members, secrets }
     }
 
+    /// What member `i` gets besides its install in a primary-remote mesh.
+    fn extras(&self, i: usize) -> Extras {
+        let m = &self.members[i];
+        let mut extras = Extras::default();
+        let Some(control) = &self.control else {
+            return extras;
+        };
+        if m.connected.member.remote {
+            extras.leader = self.leader().map(|l| l.cluster_name.clone());
+        } else if control.primary == i {
+            let revision = m.install.merged.revision();
+            extras.expose = match control.exposure {
+                Exposure::NodeAddress => vec![manifest::primary_remote::exposed_istiod_service(
+                    &m.namespace,
+                    revision,
+                    &control.address,
+                )],
+                Exposure::EastWestGateway => {
+                    manifest::primary_remote::expose_istiod(&m.namespace, revision)
+                }
+                Exposure::Given => Vec::new(),
+            };
+        }
+        extras
+    }
+
     /// Each cluster's remote secret (made on it, as `create-remote-secret --name <cluster>`),
-    /// applied in every other cluster's Istio namespace.
+    /// applied in the Istio namespace of every other cluster that reads it: every primary
+    /// (a remote reads no cluster: primary-remote exchanges remote→primary only).
     pub async fn exchange_secrets(&self, on: OnEvent<'_>) -> Secrets {
         let packages = self.members.first().map(|m| m.install.packages.clone());
         let Some(packages) = packages else {
             return Secrets::Exchanged(Vec::new());
         };
-        let made = self.members.iter().map(|m| {
+        let n = self.members.len();
+        let made = self.members.iter().enumerate().map(|(j, m)| {
             let packages = &packages;
+            let wanted = (0..n).any(|i| self.reads(i, j));
             async move {
+                if !wanted {
+                    return Ok(None);
+                }
                 let made = async {
                     let options = Options::new(
                         Some(m.cluster_name.clone()),
@@ -1029,7 +1378,7 @@ impl Prepared {
                 {
                     on(m.context(), MeshEvent::Warning(warning));
                 }
-                made.map_err(|error| ClusterFailure {
+                made.map(Some).map_err(|error| ClusterFailure {
                     context: m.context().to_string(),
                     error,
                 })
@@ -1045,10 +1394,10 @@ impl Prepared {
         let mut applies = Vec::new();
         for (i, holder) in self.members.iter().enumerate() {
             for (j, read) in self.members.iter().enumerate() {
-                if i == j {
+                let Some(read_secret) = made[j].as_ref().filter(|_| self.reads(i, j)) else {
                     continue;
-                }
-                let mut secret = made[j].secret.clone();
+                };
+                let mut secret = read_secret.secret.clone();
                 secret["metadata"]["namespace"] = holder.namespace.clone().into();
                 applies.push(async move {
                     let result = holder
@@ -1103,8 +1452,18 @@ fn outcome_word(outcome: cluster::Outcome) -> &'static str {
     }
 }
 
+/// What a member of a primary-remote mesh gets besides its install.
+#[derive(Default)]
+struct Extras {
+    /// A remote: the cluster name of the primary that leads it (its namespace's annotation).
+    leader: Option<String>,
+    /// The leading primary: the objects that expose its istiod to the remotes.
+    expose: Vec<Value>,
+}
+
 async fn install_one(
     m: &PreparedMember,
+    extras: &Extras,
     options: &cluster::InstallOptions,
     on: OnEvent<'_>,
 ) -> Result<MemberInstalled, ClusterError> {
@@ -1126,6 +1485,20 @@ async fn install_one(
             context,
             MeshEvent::Step(&format!(
                 "Namespace {} labelled {NETWORK_LABEL}={net}",
+                m.namespace
+            )),
+        );
+    }
+    if let Some(leader) = &extras.leader {
+        let key = manifest::primary_remote::CONTROL_PLANE_CLUSTERS;
+        let annotations = BTreeMap::from([(key.to_string(), leader.clone())]);
+        client
+            .annotate_namespace(&m.namespace, &annotations, FIELD_MANAGER)
+            .await?;
+        on(
+            context,
+            MeshEvent::Step(&format!(
+                "Namespace {} annotated {key}={leader}",
                 m.namespace
             )),
         );
@@ -1168,6 +1541,21 @@ async fn install_one(
         }
         None => None,
     };
+    if !extras.expose.is_empty() {
+        let report = client
+            .apply(&extras.expose, FIELD_MANAGER, options.force)
+            .await?;
+        for a in &report.objects {
+            on(
+                context,
+                MeshEvent::Step(&format!(
+                    "{} {} (istiod exposed to the remotes)",
+                    a.object,
+                    outcome_word(a.outcome)
+                )),
+            );
+        }
+    }
     Ok(MemberInstalled { applied, eastwest })
 }
 
@@ -1296,6 +1684,51 @@ mod tests {
         for (contexts, names, nets, expected) in cases {
             let e = members(&s(contexts), &s(names), &s(nets), &[]).unwrap_err();
             assert!(e.to_string().contains(expected), "{contexts:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn remotes_are_marked_and_judged() {
+        let m = |contexts: &[&str]| members(&s(contexts), &[], &[], &[]).unwrap();
+        let marked = remotes(m(&["east", "west", "north"]), &s(&["west"])).unwrap();
+        let flags: Vec<bool> = marked.iter().map(|m| m.remote).collect();
+        assert_eq!(flags, vec![false, true, false]);
+        assert!(
+            remotes(m(&["east", "west"]), &[])
+                .unwrap()
+                .iter()
+                .all(|m| !m.remote)
+        );
+        let cases: &[(&[&str], &[&str], &str)] = &[
+            (
+                &["east", "west"],
+                &["north"],
+                "--remote north: \"north\" is not one of the --context values (east, west)",
+            ),
+            (
+                &["east", "west"],
+                &["west", "west"],
+                "--remote west: the context is named twice",
+            ),
+            (
+                &["east", "west"],
+                &["east", "west"],
+                "every context is a --remote: a primary-remote mesh needs at least one primary",
+            ),
+        ];
+        for (contexts, given, expected) in cases {
+            let e = remotes(m(contexts), &s(given)).unwrap_err();
+            assert!(e.to_string().starts_with(expected), "{given:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn pilot_addresses_are_ips_or_dns_names() {
+        for good in ["10.250.1.2", "fd00::1", "istiod.example.com", "a-b.c"] {
+            assert!(valid_address(good), "{good}");
+        }
+        for bad in ["", "http://x", "a..b", "-a.b", "10.0.0.1:15012", "a_b"] {
+            assert!(!valid_address(bad), "{bad}");
         }
     }
 

@@ -33,6 +33,7 @@ pub mod order;
 pub mod overlay;
 pub mod ownership;
 pub mod postprocess;
+pub mod primary_remote;
 pub mod remote_secret;
 pub mod render;
 pub mod runtime;
