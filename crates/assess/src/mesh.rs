@@ -14,9 +14,9 @@
 //! | BOSUN-MESH007 | Error | a remote secret's API server refuses its token (401: revoked or invalid) |
 //! | BOSUN-MESH008 | Error / Warning | a remote secret's token has expired / expires within 7 days (its JWT `exp`) |
 //! | BOSUN-MESH009 | Error | the clusters' roots of trust differ (`root-cert.pem` of `cacerts`, else of istiod's self-signed `istio-ca-secret`), or a cluster has none |
-//! | BOSUN-MESH010 | Error | the Istio namespace's `topology.istio.io/network` label differs from istiod's `values.global.network` |
+//! | BOSUN-MESH010 | Error / Warning | the Istio namespace's `topology.istio.io/network` label differs from istiod's `values.global.network` (both set / only one set) |
 //! | BOSUN-MESH011 | Error | clusters on several networks, and a cluster lacks the east-west gateway or the `cross-network-gateway` Gateway |
-//! | BOSUN-MESH012 | Error | istiod does not report another cluster as synced (`/debug/clusterz`'s `SyncStatus`; from the log: `kube controller for NAME synced` after the last time it removed or timed out that cluster) |
+//! | BOSUN-MESH012 | Error | istiod does not report another cluster as synced (`/debug/clusterz`'s `syncStatus`; from the log: `kube controller for NAME synced` after the last time it removed or timed out that cluster) |
 //! | BOSUN-MESH013 | Warning | istiod's `/debug/clusterz` could not be read (then the log is judged instead), or neither could (no running istiod pod) |
 //!
 //! How istiod's view is read: istiod serves `/debug/clusterz` (every cluster it reads, with
@@ -171,14 +171,21 @@ pub enum ClusterState {
     Other(String),
 }
 
-/// istiod's view from `/debug/clusterz`: a JSON list of clusters, each with its `ID` and
-/// `SyncStatus` (`synced`, `syncing`, `timeout`, `closed`).
-pub fn clusterz_view(json: &str) -> Result<BTreeMap<String, ClusterState>, String> {
-    let value: serde_json::Value = serde_json::from_str(json)
-        .map_err(|e| format!("/debug/clusterz did not answer JSON: {e}"))?;
-    let list = value
-        .as_array()
-        .ok_or("/debug/clusterz did not answer a list")?;
+/// Why `/debug/clusterz`'s answer could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterzError {
+    #[error("/debug/clusterz did not answer JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("/debug/clusterz did not answer a list")]
+    NotAList,
+}
+
+/// istiod's view from `/debug/clusterz`: a JSON list of clusters, each with its `id`,
+/// `secretName` and `syncStatus` (`synced`, `syncing`, `timeout`, `closed`), as the pinned
+/// istiod answers (older ones capitalised the fields).
+pub fn clusterz_view(json: &str) -> Result<BTreeMap<String, ClusterState>, ClusterzError> {
+    let value: serde_json::Value = serde_json::from_str(json).map_err(ClusterzError::NotJson)?;
+    let list = value.as_array().ok_or(ClusterzError::NotAList)?;
     let mut out = BTreeMap::new();
     for entry in list {
         let field = |names: &[&str]| {
@@ -187,10 +194,10 @@ pub fn clusterz_view(json: &str) -> Result<BTreeMap<String, ClusterState>, Strin
                 .find_map(|n| entry.get(*n).and_then(|v| v.as_str()))
                 .map(str::to_string)
         };
-        let Some(id) = field(&["ID", "id", "Cluster", "cluster"]) else {
+        let Some(id) = field(&["id", "ID"]) else {
             continue;
         };
-        let status = field(&["SyncStatus", "syncStatus", "sync_status"]).unwrap_or_default();
+        let status = field(&["syncStatus", "SyncStatus"]).unwrap_or_default();
         let state = match status.to_ascii_lowercase().as_str() {
             "synced" => ClusterState::Synced,
             "timeout" => ClusterState::TimedOut,
@@ -428,9 +435,16 @@ pub fn check(clusters: &[ClusterRead], now: i64) -> Vec<MeshFinding> {
         .collect();
     for (c, v) in &names {
         if c.namespace_network != v.network {
+            // Both set and different: istiod and the namespace disagree. One of them alone
+            // still gives the cluster a network, but not everywhere Istio looks for it.
+            let level = if c.namespace_network.is_some() && v.network.is_some() {
+                Level::Error
+            } else {
+                Level::Warning
+            };
             out.push(MeshFinding::new(
                 "BOSUN-MESH010",
-                Level::Error,
+                level,
                 &c.context,
                 format!(
                     "namespace {} is labelled topology.istio.io/network={:?} but istiod was installed with values.global.network={:?}",
@@ -687,7 +701,7 @@ mod tests {
                 json: serde_json::to_string(
                     &std::iter::once(context)
                         .chain(others.iter().copied())
-                        .map(|id| serde_json::json!({"ID": id, "SyncStatus": "synced"}))
+                        .map(|id| serde_json::json!({"id": id, "secretName": "", "syncStatus": "synced"}))
                         .collect::<Vec<_>>(),
                 )
                 .unwrap(),
@@ -750,8 +764,13 @@ mod tests {
             ),
             ("no root", |m| m[1].root = None, &["Error BOSUN-MESH009 b"]),
             (
-                "network label",
+                "network label missing",
                 |m| m[0].namespace_network = None,
+                &["Warning BOSUN-MESH010 a"],
+            ),
+            (
+                "network label differs",
+                |m| m[0].namespace_network = Some("net9".into()),
                 &["Error BOSUN-MESH010 a"],
             ),
             (
@@ -769,7 +788,7 @@ mod tests {
                 |m| {
                     m[0].istiod_view = IstiodReport::Clusterz {
                         pod: "istiod-1".into(),
-                        json: r#"[{"ID":"a","SyncStatus":"synced"},{"ID":"b","SyncStatus":"syncing"}]"#.into(),
+                        json: r#"[{"id":"a","syncStatus":"synced"},{"id":"b","syncStatus":"syncing"}]"#.into(),
                     }
                 },
                 &["Error BOSUN-MESH012 a"],

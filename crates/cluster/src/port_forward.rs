@@ -257,7 +257,7 @@ impl Client {
                 Err(e) => return Err(format!("reading the forwarded connection: {e}")),
             };
             match opcode {
-                0 | 1 | 2 => message.extend_from_slice(&payload),
+                0..=2 => message.extend_from_slice(&payload),
                 8 => break,
                 9 => {
                     let mut pong =
@@ -345,7 +345,9 @@ mod tests {
 
     #[test]
     fn responses_complete_or_not() {
-        let cases: &[(&[u8], bool, Option<(u16, &[u8])>)] = &[
+        // The bytes read, whether the connection closed, the response expected.
+        type Case<'a> = (&'a [u8], bool, Option<(u16, &'a [u8])>);
+        let cases: &[Case] = &[
             (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]", false, Some((200, b"[]"))),
             (b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n[]", false, None),
             (
