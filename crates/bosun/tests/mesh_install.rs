@@ -177,6 +177,10 @@ async fn mesh_check_finds_what_breaks(
     other_ca: &Path,
 ) {
     let started = std::time::Instant::now();
+    // A context that does not exist: the check cannot run (exit 2), and says which.
+    let (code, _, err) = mesh_check(merged, a, "nope", false);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("context \"nope\" was not found"), "{err}");
     let (code, out, err) = mesh_check(merged, a, b, false);
     assert_eq!(code, Some(0), "healthy mesh:\n{out}\n{err}");
     for (x, y) in [(a, b), (b, a)] {
