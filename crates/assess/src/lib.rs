@@ -5,6 +5,8 @@
 //!   the tags pointing at each, the namespaces selecting each and the pods running its proxy
 //!   (`bosun revision list`, and what `uninstall --revision` refuses over).
 //! - [`crds`]: whether an install would replace live CustomResourceDefinitions with older ones.
+//! - [`mesh`]: `bosun mesh check`'s findings on several clusters of one mesh (remote secrets,
+//!   roots of trust, networks, istiod's view of the other clusters).
 //! - [`precheck`]: `bosun precheck`'s findings (stable codes, levels, one-line fixes) from the
 //!   facts read, the permissions an install needs, and the exit status.
 //! - [`proxies`]: which revision injected each workload's proxies, which it asks for now, the
@@ -14,6 +16,7 @@
 //! Each module's rules have data-driven cases under `tests/cases/assess/`.
 
 pub mod crds;
+pub mod mesh;
 pub mod precheck;
 pub mod proxies;
 pub mod revisions;

@@ -16,6 +16,7 @@ mod install;
 mod lock;
 mod mesh;
 mod mesh_ca;
+mod mesh_check;
 mod mesh_install;
 mod operator;
 mod owned;
@@ -149,6 +150,16 @@ enum MeshCommand {
     /// gateway per cluster when they are on several networks), then applies each cluster's
     /// remote secret in every other. --plan changes nothing.
     Install(Box<mesh_install::MeshInstallArgs>),
+    /// Check a mesh's clusters (kubeconfig contexts): each holds a working remote secret of
+    /// every other (its API server answers and accepts the token, not expired), all share one
+    /// root of trust, network labels match istiod's network (and the east-west gateways are
+    /// there when there are several), and each istiod reports the others as synced. Exit 0
+    /// when no finding is an Error, 1 when one is, 2 when the check could not run.
+    Check(mesh_check::MeshCheckArgs),
+    /// Give each cluster's reader service account a new token, replace its remote secret in
+    /// every other cluster, then delete the old token Secrets so that the API server refuses
+    /// the old tokens (each istiod takes the new secret up by itself).
+    RotateSecrets(mesh_check::RotateArgs),
 }
 
 #[derive(Subcommand)]
@@ -468,6 +479,22 @@ fn main() -> ExitCode {
         Command::Mesh {
             command: MeshCommand::Install(args),
         } => mesh_install::mesh_install(*args, &runtime).map_err(|e| Failure::input(e.0)),
+        Command::Mesh {
+            command: MeshCommand::RotateSecrets(args),
+        } => mesh_check::rotate_secrets(args, &runtime).map_err(|e| Failure::input(e.0)),
+        Command::Mesh {
+            command: MeshCommand::Check(args),
+        } => match mesh_check::mesh_check(args, &runtime) {
+            Ok(mesh_check::Outcome::Passed) => Ok(()),
+            Ok(mesh_check::Outcome::Failed) => Err(Failure {
+                code: 1,
+                ..Failure::input("")
+            }),
+            Err(e) => Err(Failure {
+                code: 2,
+                ..Failure::input(e.0)
+            }),
+        },
         Command::Version(args) => version::version(args).map_err(|e| Failure::input(e.0)),
         Command::Completion(args) => {
             completion::completion(args, Cli::command()).map_err(|e| Failure::input(e.0))

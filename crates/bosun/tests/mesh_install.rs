@@ -14,8 +14,10 @@
 //! cluster ID and the mesh ID, the Istio namespace labelled with the network, both `cacerts`
 //! of the one root, and each cluster holding the other's remote secret, which istiod takes up:
 //! it logs that its controller for the other cluster synced, so it reached the other API server
-//! with the secret's token. Then `--plan`
-//! changes nothing and shows both clusters. Everything is uninstalled at the end.
+//! with the secret's token. Then `mesh check` passes (istiod's view read from its
+//! `/debug/clusterz` through a port-forward) and fails, naming the cluster and the cause, after
+//! a remote secret is deleted, with a foreign `cacerts`, and after the reader's token is revoked.
+//! Then `--plan` changes nothing and shows both clusters. Everything is uninstalled at the end.
 //!
 //! `mesh_install_primary_remote_on_two_living_clusters` installs the first cluster as the
 //! primary and the second as its remote (`--remote`), and checks that the primary's istiod leads
@@ -149,12 +151,224 @@ async fn clean(kube: &kube::Client) {
         for s in list.items {
             let name = s.metadata.name.unwrap_or_default();
             if name.starts_with("istio-remote-secret-")
-                || name.ends_with("-istio-remote-secret-token")
+                || name.contains("-istio-remote-secret-token")
             {
                 let _ = secrets.delete(&name, &dp).await;
             }
         }
     }
+}
+
+/// `bosun mesh check` over the merged kubeconfig: its exit status, stdout and stderr.
+fn mesh_check(merged: &Path, a: &str, b: &str, json: bool) -> (Option<i32>, String, String) {
+    let mut args = vec!["mesh", "check", "--context", a, "--context", b];
+    if json {
+        args.extend(["-o", "json"]);
+    }
+    let out = common::bosun_at(merged, &args);
+    (out.status.code(), stdout(&out), stderr(&out))
+}
+
+/// A Secret as it can be created again.
+fn recreatable(mut secret: Secret) -> Secret {
+    let meta = &mut secret.metadata;
+    meta.resource_version = None;
+    meta.uid = None;
+    meta.creation_timestamp = None;
+    meta.managed_fields = None;
+    secret
+}
+
+/// `mesh check` on the healthy mesh passes, with istiod's view read from `/debug/clusterz`
+/// (no fallback to its log); `mesh rotate-secrets` replaces the tokens (the old one is refused
+/// by the API server, the mesh passes the check again); then `mesh check` fails, naming the cluster and the cause, after a remote
+/// secret is deleted, with a `cacerts` of a foreign root, and after the reader's token is
+/// revoked (its token Secret deleted), each restored but the last.
+async fn mesh_check_finds_what_breaks(
+    merged: &Path,
+    ka: &kube::Client,
+    kb: &kube::Client,
+    a: &str,
+    b: &str,
+    other_ca: &Path,
+) {
+    let started = std::time::Instant::now();
+    // A context that does not exist: the check cannot run (exit 2), and says which.
+    let (code, _, err) = mesh_check(merged, a, "nope", false);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("context \"nope\" was not found"), "{err}");
+    let (code, out, err) = mesh_check(merged, a, b, false);
+    assert_eq!(code, Some(0), "healthy mesh:\n{out}\n{err}");
+    for (x, y) in [(a, b), (b, a)] {
+        assert!(
+            out.contains(&format!(
+                "Info [BOSUN-MESH001] (cluster {x}) remote secret istio-system/istio-remote-secret-{y} for cluster {y}:"
+            )),
+            "{out}"
+        );
+    }
+    assert!(
+        !out.contains("BOSUN-MESH013"),
+        "istiod's /debug/clusterz was not read:\n{out}"
+    );
+    assert!(err.contains("✔ mesh check: no errors"), "{err}");
+    let (code, out, _) = mesh_check(merged, a, b, true);
+    assert_eq!(code, Some(0));
+    let findings: Vec<Value> = serde_json::from_str(&out).unwrap();
+    for f in &findings {
+        for key in ["code", "level", "cluster", "message", "fix"] {
+            assert!(f.get(key).is_some(), "{f}: no {key}");
+        }
+        assert!(
+            !f["message"].as_str().unwrap().contains("token:"),
+            "a secret value printed: {f}"
+        );
+    }
+
+    // rotate-secrets: new tokens everywhere, the old one refused, the mesh whole again.
+    let a_secrets = Api::<Secret>::namespaced(ka.clone(), NS);
+    let remote = format!("istio-remote-secret-{b}");
+    let old_kubeconfig = a_secrets.get(&remote).await.unwrap().data.unwrap()[b]
+        .0
+        .clone();
+    let rotated = common::bosun_at(
+        merged,
+        &[
+            "mesh",
+            "rotate-secrets",
+            "--context",
+            a,
+            "--context",
+            b,
+            "-y",
+        ],
+    );
+    succeeded(&rotated);
+    let printed = stdout(&rotated);
+    for x in [a, b] {
+        assert!(
+            printed.contains(&format!("[{x}] ✔ cluster {x}: new token Secret")),
+            "{printed}"
+        );
+    }
+    let new_kubeconfig = a_secrets.get(&remote).await.unwrap().data.unwrap()[b]
+        .0
+        .clone();
+    assert_ne!(
+        old_kubeconfig, new_kubeconfig,
+        "a's remote secret for b was not replaced"
+    );
+    let old =
+        kube::config::Kubeconfig::from_yaml(&String::from_utf8(old_kubeconfig).unwrap()).unwrap();
+    let old = kube::Config::from_custom_kubeconfig(old, &Default::default())
+        .await
+        .unwrap();
+    let old = kube::Client::try_from(old).unwrap();
+    let refused = testkit::wait_until(
+        "b's API server to refuse the old token",
+        Duration::from_secs(30),
+        Duration::from_millis(500),
+        || async {
+            let review =
+                Api::<k8s_openapi::api::authentication::v1::SelfSubjectReview>::all(old.clone())
+                    .create(&Default::default(), &Default::default())
+                    .await;
+            matches!(review, Err(kube::Error::Api(s)) if s.code == 401).then_some(())
+        },
+    )
+    .await;
+    refused.unwrap();
+    let whole = testkit::wait_until(
+        "mesh check to pass after rotate-secrets",
+        Duration::from_secs(60),
+        Duration::from_millis(1000),
+        || async { (mesh_check(merged, a, b, false).0 == Some(0)).then_some(()) },
+    )
+    .await;
+    if let Err(e) = whole {
+        panic!("{e}\n{}", mesh_check(merged, a, b, false).1);
+    }
+
+    // A remote secret deleted: a no longer reads b.
+    let saved = recreatable(a_secrets.get(&remote).await.unwrap());
+    a_secrets
+        .delete(&remote, &DeleteParams::default())
+        .await
+        .unwrap();
+    let (code, out, _) = mesh_check(merged, a, b, false);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(&format!(
+            "Error [BOSUN-MESH004] (cluster {a}) no remote secret for cluster {b}"
+        )),
+        "{out}"
+    );
+    a_secrets.create(&Default::default(), &saved).await.unwrap();
+
+    // A foreign root in b: both clusters are told their roots differ.
+    let b_secrets = Api::<Secret>::namespaced(kb.clone(), NS);
+    let cacerts = recreatable(b_secrets.get("cacerts").await.unwrap());
+    let foreign = other_ca.join(b);
+    let mut data = cacerts.clone();
+    data.data = Some(
+        manifest::cacerts::FILES
+            .iter()
+            .map(|f| {
+                (
+                    f.to_string(),
+                    k8s_openapi::ByteString(std::fs::read(foreign.join(f)).unwrap()),
+                )
+            })
+            .collect(),
+    );
+    b_secrets
+        .replace("cacerts", &Default::default(), &data)
+        .await
+        .unwrap();
+    let (code, out, _) = mesh_check(merged, a, b, false);
+    assert_eq!(code, Some(1), "{out}");
+    for x in [a, b] {
+        assert!(
+            out.contains(&format!(
+                "Error [BOSUN-MESH009] (cluster {x}) the root of trust in Secret istio-system/"
+            )),
+            "{out}"
+        );
+    }
+    b_secrets
+        .replace("cacerts", &Default::default(), &cacerts)
+        .await
+        .unwrap();
+
+    // b's reader token revoked: a's remote secret for b is refused by b's API server.
+    for secret in b_secrets.list(&ListParams::default()).await.unwrap().items {
+        let name = secret.metadata.name.unwrap_or_default();
+        if name.starts_with("istio-reader-service-account-istio-remote-secret-token") {
+            b_secrets
+                .delete(&name, &DeleteParams::default())
+                .await
+                .unwrap();
+        }
+    }
+    // The API server refuses a token whose Secret is gone once its cache of tokens forgets it.
+    let refused = testkit::wait_until(
+        "mesh check to find the revoked token",
+        Duration::from_secs(30),
+        Duration::from_millis(1000),
+        || async {
+            let (code, out, _) = mesh_check(merged, a, b, false);
+            (code == Some(1)
+                && out.contains(&format!(
+                    "Error [BOSUN-MESH007] (cluster {a}) remote secret istio-system/istio-remote-secret-{b} for cluster {b}: "
+                )))
+            .then_some(out)
+        },
+    )
+    .await;
+    if let Err(e) = refused {
+        panic!("{e}\n{}", mesh_check(merged, a, b, false).1);
+    }
+    eprintln!("mesh check cases took {:?}", started.elapsed());
 }
 
 fn istiod_env(deployment: &Deployment, name: &str) -> Option<String> {
@@ -460,6 +674,8 @@ fn mesh_install_joins_two_living_clusters() {
                 Err(e) => panic!("{e}"),
             }
         }
+
+        mesh_check_finds_what_breaks(&merged, &ka, &kb, &a, &b, &other).await;
 
         // --plan writes nothing and shows both clusters; moving the second cluster to another
         // network would add an east-west gateway to each (planned only: its Envoy cannot run

@@ -55,6 +55,9 @@
 //! - [`Client::kube_system_uid`], [`Client::service_account_token_secret`],
 //!   [`Client::token_data`] and the other reads and writes of `create-remote-secret` (the
 //!   long-lived token Secret, found or created and waited for).
+//! - [`Client::mesh_read`]: what `mesh check` judges (`assess::mesh`): istiod's values, the
+//!   network label, the root of trust, every remote secret tried with its own credentials, the
+//!   east-west gateway, istiod's log.
 //!
 //! - [`Client::node_addresses`] and [`Client::annotate_namespace`]: what `mesh install`
 //!   reads and writes for a primary-remote mesh besides the installs (the address a remote
@@ -77,8 +80,10 @@ mod install;
 mod install_lock;
 pub mod lease;
 mod listed;
+pub mod mesh_check;
 pub mod overlap;
 mod plan;
+pub mod port_forward;
 mod precheck;
 mod primary_remote;
 pub mod proxies;

@@ -188,4 +188,57 @@ impl Client {
                 })?;
         }
     }
+
+    /// The names of every token Secret of `service_account` in `namespace` (type
+    /// `kubernetes.io/service-account-token`, annotated with the account), by name.
+    pub async fn service_account_token_secrets(
+        &self,
+        namespace: &str,
+        service_account: &str,
+    ) -> Result<Vec<String>, Error> {
+        let listed = Api::<Secret>::namespaced(self.kube.clone(), namespace)
+            .list(&ListParams::default())
+            .await
+            .map_err(|source| Error::List {
+                target: Box::new(crate::ListTarget {
+                    api_version: "v1".into(),
+                    kind: "Secret".into(),
+                    selector: format!("(none), in namespace {namespace}"),
+                }),
+                source,
+            })?;
+        let mut names: Vec<String> = listed
+            .items
+            .into_iter()
+            .filter(|secret| {
+                serde_json::to_value(secret).is_ok_and(|json| {
+                    manifest::remote_secret::references_service_account(&json, service_account)
+                })
+            })
+            .filter_map(|s| s.metadata.name)
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Creates the Secret `secret` (JSON) in `namespace`.
+    pub async fn create_secret(&self, namespace: &str, secret: &Value) -> Result<Secret, Error> {
+        let name = secret["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let typed: Secret =
+            serde_json::from_value(secret.clone()).map_err(|e| Error::InvalidObject {
+                index: 0,
+                reason: e.to_string(),
+            })?;
+        Api::<Secret>::namespaced(self.kube.clone(), namespace)
+            .create(&PostParams::default(), &typed)
+            .await
+            .map_err(|source| Error::Api {
+                object: object("Secret", Some(namespace), &name),
+                action: "create",
+                source,
+            })
+    }
 }

@@ -58,4 +58,9 @@ pub enum Error {
         "Secret {namespace}/cacerts holds another root CA: replacing it would cut this cluster off from every cluster that trusts the old one; pass --force to replace it"
     )]
     ForeignRoot { namespace: String },
+    /// No istiod configuration to take the cluster's name from.
+    #[error(
+        "no istiod configuration in namespace {namespace} (ConfigMap istio-sidecar-injector with values.global.multiCluster.clusterName): install the mesh first"
+    )]
+    NotInstalled { namespace: String },
 }

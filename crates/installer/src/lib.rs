@@ -29,7 +29,9 @@
 //!
 //! - [`mesh`]: `mesh install`'s orchestration over several clusters (each a client and its
 //!   facts): the checks across them, each cluster's install through [`Install::apply`], side by
-//!   side, and the remote secrets in every direction.
+//!   side, and the remote secrets in every direction; [`mesh_check`]: `mesh check`'s reads of
+//!   every cluster, judged together by `assess::mesh`; [`mesh_rotate`]: `mesh rotate-secrets`
+//!   (new reader tokens, every remote secret replaced, the old tokens revoked).
 //!
 //! - [`helm_releases`]: `--helm-releases`, each component instance recorded as the Helm
 //!   release Istio's Helm docs name (which release, the ownership markers, when a new
@@ -46,6 +48,8 @@ mod default_tag;
 mod error;
 pub mod helm_releases;
 pub mod mesh;
+pub mod mesh_check;
+pub mod mesh_rotate;
 mod refusal;
 pub mod remote_secret;
 
