@@ -51,7 +51,7 @@ pub enum VersionError {
     Fetch {
         version: String,
         #[source]
-        source: release::Error,
+        source: Box<release::Error>,
     },
 }
 
@@ -120,7 +120,10 @@ impl Versions {
         let _one = self.fetching.lock().unwrap_or_else(|e| e.into_inner());
         match self.packages.ensure(&resolved, &|_| {}) {
             Ok(dir) => Ok((version, dir)),
-            Err(source) => Err(VersionError::Fetch { version, source }),
+            Err(source) => Err(VersionError::Fetch {
+                version,
+                source: Box::new(source),
+            }),
         }
     }
 }
