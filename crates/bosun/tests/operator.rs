@@ -2078,7 +2078,8 @@ async fn operator_applies_the_release_policy() {
             "the install is not supported by Istio's release policy: Istio {} is end of life: support for {minor} ended 2020-01-01",
             pin.trim()
         )) && message.contains("; note: The Kubernetes Version \"")
-            && message.contains("\" is lower than the minimum version: 1.99"),
+            && message.contains("\" is lower than the minimum version: 1.99")
+            && message.contains("; note: the annotation bosun.io/ignore-release-policy: \"true\" applies what the release policy refuses"),
         "{status}"
     );
     assert_eq!(condition(&status, "Reconciled")["reason"], "Refused");

@@ -742,6 +742,10 @@ async fn apply(
                     ));
                 } else {
                     refusals.push(refusal);
+                    notes.push(format!(
+                        "the annotation {}: \"true\" applies what the release policy refuses",
+                        vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION
+                    ));
                 }
             }
         }
