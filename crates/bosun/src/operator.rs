@@ -388,6 +388,14 @@ fn inline_render(
     }
 }
 
+/// The catalog and the packages for the Istio versions IstioOperators name: what `--version`
+/// uses (`BOSUN_CATALOG`, `BOSUN_CACHE`, `BOSUN_ISTIO_MIRROR`, `GOPROXY`).
+fn versions() -> Result<operator::version::Versions, MeshFailure> {
+    let catalog = crate::release::catalog().map_err(MeshFailure)?;
+    let packages = crate::release::packages(crate::release::sources(None)).map_err(MeshFailure)?;
+    Ok(operator::version::Versions::new(catalog, packages))
+}
+
 fn default_identity() -> String {
     if let Some(pod) = std::env::var("POD_NAME").ok().filter(|p| !p.is_empty()) {
         return pod;
@@ -406,15 +414,24 @@ async fn run(args: RunArgs) -> Result<(), MeshFailure> {
         let identity = args.identity.clone().unwrap_or_else(default_identity);
         operator::lease::LeaseOptions::new(ns, operator::deploy::LEASE_NAME, &identity)
     });
+    // Read once: the version and CNI settings of a running cluster rarely change, and every
+    // reconcile would otherwise read them again.
+    let facts = client.cluster_facts().await?;
+    let v = &facts.version;
+    let kubernetes = assess::precheck::KubernetesVersion {
+        git_version: v.git_version.clone(),
+        major: v.major.clone(),
+        minor: v.minor.clone(),
+    }
+    .judged();
     let options = operator::controller::RunOptions {
         watch_namespace: args.watch_namespace,
         metrics_addr: args.metrics_addr,
         lease,
         crd_timeout: args.crd_timeout,
+        versions: Some(Arc::new(versions()?)),
+        kubernetes,
     };
-    // Read once: the version and CNI settings of a running cluster rarely change, and every
-    // reconcile would otherwise read them again.
-    let facts = client.cluster_facts().await?;
     let render: Arc<dyn operator::Render> = match args.render {
         RenderMode::Inline => Arc::new(inline_render(args.manifests, &facts)),
         RenderMode::Subprocess => Arc::new(ChildRender {
@@ -468,11 +485,18 @@ struct ChildRender {
 }
 
 impl operator::Render for ChildRender {
-    fn render(&self, iop: &Value) -> Result<operator::Rendered, operator::RenderError> {
+    fn render(
+        &self,
+        iop: &Value,
+        package: Option<&std::path::Path>,
+    ) -> Result<operator::Rendered, operator::RenderError> {
         use operator::RenderError;
         use std::process::{Command, Stdio};
-        let request =
-            serde_json::json!({"iop": iop, "manifests": self.manifests, "facts": self.facts});
+        // The package of the version the IstioOperator names replaces the operator's own.
+        let manifests = package
+            .map(|p| p.display().to_string())
+            .or_else(|| self.manifests.clone());
+        let request = serde_json::json!({"iop": iop, "manifests": manifests, "facts": self.facts});
         let failed = |what: String| RenderError::Failed(format!("the render process: {what}"));
         let mut child = Command::new(&self.exe)
             .args(["operator", "render-child"])
@@ -523,6 +547,7 @@ impl operator::Render for ChildRender {
         Ok(operator::Rendered {
             components,
             warnings: serde_json::from_value(rendered["warnings"].clone()).unwrap_or_default(),
+            version: rendered["version"].as_str().unwrap_or_default().to_string(),
         })
     }
 }
@@ -538,13 +563,14 @@ fn render_child() -> Result<(), MeshFailure> {
         .map_err(|e| MeshFailure(format!("reading the render request: {e}")))?;
     let facts = facts_from_json(&request["facts"]).map_err(MeshFailure)?;
     let render = inline_render(request["manifests"].as_str().map(str::to_string), &facts);
-    let answer = match operator::Render::render(&render, &request["iop"]) {
+    let answer = match operator::Render::render(&render, &request["iop"], None) {
         Ok(rendered) => serde_json::json!({"rendered": {
             "components": rendered.components.iter().map(|c| serde_json::json!({
                 "name": c.name, "displayName": c.display_name, "after": c.after,
                 "objects": c.objects,
             })).collect::<Vec<_>>(),
             "warnings": rendered.warnings,
+            "version": rendered.version,
         }}),
         Err(operator::RenderError::Invalid(messages)) => serde_json::json!({"invalid": messages}),
         Err(operator::RenderError::Failed(message)) => serde_json::json!({"failed": message}),

@@ -1704,3 +1704,410 @@ async fn operator_refuses_to_replace_newer_crds() {
     iop.wait_applied(&operator, 3).await;
     iop.delete(&operator).await;
 }
+
+/// `bosun manifest generate --version VERSION -f FILE` with `env` (the test's cache, catalog
+/// and mirror): the objects as the CLI renders that version.
+fn generate_version(env: &[(&str, &str)], version: &str, file: &std::path::Path) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_bosun"))
+        .args(["manifest", "generate", "--version", version, "-f"])
+        .arg(file)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    common::manifests::objects(&String::from_utf8_lossy(&out.stdout))
+        .unwrap()
+        .into_values()
+        .flatten()
+        .collect()
+}
+
+fn object_ref(object: &Value) -> vocab::ObjectRef {
+    let field = |p: &str| {
+        object
+            .pointer(p)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    vocab::ObjectRef {
+        api_version: field("/apiVersion").unwrap(),
+        kind: field("/kind").unwrap(),
+        namespace: field("/metadata/namespace"),
+        name: field("/metadata/name").unwrap(),
+    }
+}
+
+/// The first of `objects` the cluster does not hold as rendered: `None` when every one is
+/// live with every rendered field but the labels that say who manages it (the command line's
+/// render says `manifest generate`'s, the operator writes its own). CRDs are left out: they
+/// are cluster-wide, never pruned, and the other tests running beside this one apply the pin's.
+async fn first_unsatisfied(objects: &[Value]) -> Option<String> {
+    let client = testenv::client().await;
+    let owned: Vec<&Value> = objects
+        .iter()
+        .filter(|o| o["kind"] != "CustomResourceDefinition")
+        .collect();
+    assert!(
+        owned.len() > 10,
+        "too few objects rendered: {}",
+        owned.len()
+    );
+    for object in owned {
+        let what = object_ref(object);
+        let mut object = object.clone();
+        if let Some(labels) = object
+            .pointer_mut("/metadata/labels")
+            .and_then(Value::as_object_mut)
+        {
+            labels.retain(|k, _| {
+                k != vocab::labels::MANAGED_BY_LABEL && !k.starts_with("install.operator.istio.io/")
+            });
+        }
+        let object = &object;
+        match client.get(&what).await.unwrap() {
+            None => return Some(format!("{what}: missing")),
+            Some(live) => {
+                if let Some(field) = operator::noop::unsatisfied_field(object, &live) {
+                    return Some(format!("{what}: {field}"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// An IstioOperator naming an Istio version (`bosun.io/istio-version`) is reconciled to that
+/// version's objects, fetched from a module proxy on loopback holding the two snapshots'
+/// module zips (the older one and the pin; their go.sum hashes are in the built-in catalog)
+/// into a cache of the test's own: the live objects are what `manifest generate --version
+/// <older>` renders of the same IstioOperator; changing the annotation to the pin's version
+/// reconciles the pin's objects; an unknown version leaves the cluster as it is, with the
+/// reason in the status and a Warning event, while another IstioOperator naming an unknown
+/// version from the start never has anything applied and does not stop the first. (Module
+/// versions rather than the release mirror of `versions.rs`: its archives carry the
+/// snapshots' charts, whose version is `1.0.0`, and the release policy would then judge
+/// them against the other tests' 1.31 control planes.)
+#[tokio::test]
+async fn an_istio_operator_naming_a_version_is_reconciled_to_that_version() {
+    use common::http::FileServer;
+    use common::mirror::{PREVIOUS, Scratch, previous_manifests};
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let scratch = Scratch::new("operator-versions");
+    let (proxy, cache) = (scratch.0.join("proxy"), scratch.0.join("cache"));
+    let gomod = previous_manifests()
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap()
+        .join("gomod/cache/download/istio.io/istio/@v");
+    let pin_zip = std::fs::read_dir(&gomod)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|e| e == "zip") && !p.to_string_lossy().contains(PREVIOUS)
+        })
+        .expect("the pin's module zip in Go's module cache (scripts/fetch-istio)");
+    let pin = pin_zip.file_stem().unwrap().to_str().unwrap().to_string();
+    let at = proxy.join("istio.io/istio/@v");
+    std::fs::create_dir_all(&at).unwrap();
+    for zip in [gomod.join(format!("{PREVIOUS}.zip")), pin_zip.clone()] {
+        std::fs::copy(&zip, at.join(zip.file_name().unwrap())).unwrap();
+    }
+    let server = FileServer::start(&proxy);
+    let env = [
+        ("BOSUN_CACHE", cache.to_str().unwrap()),
+        ("GOPROXY", server.url.as_str()),
+        ("GOSUMDB", "off"),
+        ("GOFLAGS", "-mod=mod"),
+        ("BOSUN_CATALOG", ""),
+        ("BOSUN_ISTIO_MIRROR", "http://127.0.0.1:9"),
+    ];
+
+    let ns = testenv::unique_name("iop-ver");
+    let (istio_a, istio_b) = (
+        testenv::unique_name("istio-ver"),
+        testenv::unique_name("istio-verbad"),
+    );
+    create_namespace(&ns).await;
+    let operator = Operator::start_env(testenv::kubeconfig(), &ns, &[], &env);
+    let api = iops(&ns).await;
+    let annotation = vocab::labels::ISTIO_VERSION_ANNOTATION;
+    let named = |name: &str, istio_ns: &str, version: &str| {
+        let mut object = iop(name, &ns, istio_ns, json!({}));
+        object["metadata"]["annotations"] = json!({annotation: version});
+        object
+    };
+    let a = named("a", &istio_a, PREVIOUS);
+    let file = scratch.0.join("a.yaml");
+    std::fs::write(&file, serde_json::to_string(&a).unwrap()).unwrap();
+    // The command line fetches into a cache of its own: the operator fetches for itself.
+    let cli_cache = scratch.0.join("cli-cache");
+    let mut cli_env = env;
+    cli_env[0] = ("BOSUN_CACHE", cli_cache.to_str().unwrap());
+    let older = generate_version(&cli_env, PREVIOUS, &file);
+    let newer = generate_version(&cli_env, &pin, &file);
+    assert_eq!(server.requests(), 2);
+    // The sidecar injector's and the values ConfigMaps differ (CRDs aside, which the
+    // comparison leaves out): the test can tell the versions apart.
+    let without_crds = |objects: &[Value]| -> Vec<Value> {
+        objects
+            .iter()
+            .filter(|o| o["kind"] != "CustomResourceDefinition")
+            .cloned()
+            .collect()
+    };
+    assert_ne!(
+        without_crds(&older),
+        without_crds(&newer),
+        "the two versions render alike: the test could not tell"
+    );
+    for object in [a, named("b", &istio_b, "9.7.0")] {
+        api.create(
+            &PostParams::default(),
+            &serde_json::from_value(object).unwrap(),
+        )
+        .await
+        .unwrap();
+    }
+
+    // a: the older snapshot's objects, and its status says so.
+    let reconciled = |name: &'static str, version: String| {
+        let api = api.clone();
+        let wanted = format!("with Istio {version} (");
+        move || {
+            let (api, wanted) = (api.clone(), wanted.clone());
+            async move {
+                let s = status_of(&api.get(name).await.unwrap());
+                let c = condition(&s, "Reconciled");
+                (c["status"] == "True"
+                    && c["message"].as_str().is_some_and(|m| m.contains(&wanted)))
+                .then_some(s)
+            }
+        }
+    };
+    let status = wait_for(
+        "a reconciled with the older snapshot",
+        &operator,
+        reconciled("a", PREVIOUS.to_string()),
+    )
+    .await;
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("Istio {PREVIOUS} (bosun.io/istio-version): ")),
+        "{status}"
+    );
+    if let Some(d) = first_unsatisfied(&older).await {
+        panic!("the older snapshot's render is not what is live: {d}");
+    }
+    assert!(
+        cache
+            .join(format!("istio-{PREVIOUS}/manifests/profiles"))
+            .is_dir()
+    );
+
+    // b: refused, nothing of it in the cluster.
+    let status = wait_for("b refused", &operator, || async {
+        let s = status_of(&api.get("b").await.unwrap());
+        (s["status"] == "ERROR").then_some(s)
+    })
+    .await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "nothing was applied: annotation bosun.io/istio-version: Istio release 9.7.0 is not in bosun's catalog; known releases: "
+        ),
+        "{status}"
+    );
+    assert_eq!(condition(&status, "Reconciled")["reason"], "InvalidVersion");
+    let client = testenv::client().await;
+    let events: Api<k8s_openapi::api::events::v1::Event> =
+        Api::namespaced(client.kube().clone(), &ns);
+    let event = wait_for("an InvalidVersion event", &operator, || async {
+        let list = events.list(&Default::default()).await.unwrap();
+        list.items.into_iter().find(|e| {
+            e.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("b")
+                && e.reason.as_deref() == Some("InvalidVersion")
+        })
+    })
+    .await;
+    assert_eq!(event.type_.as_deref(), Some("Warning"));
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&istio_b).await.unwrap().is_none());
+
+    // The pin's version: the pin's objects, and what only the older snapshot rendered is
+    // pruned.
+    let set_version = |version: &str| {
+        let patch = json!({"metadata": {"annotations": {annotation: version}}});
+        let api = api.clone();
+        async move {
+            api.patch("a", &PatchParams::default(), &Patch::Merge(&patch))
+                .await
+                .unwrap();
+        }
+    };
+    set_version(&pin).await;
+    wait_for(
+        "a reconciled with the pin",
+        &operator,
+        reconciled("a", pin.clone()),
+    )
+    .await;
+    if let Some(d) = first_unsatisfied(&newer).await {
+        panic!("the pin's render is not what is live: {d}");
+    }
+    assert_eq!(
+        server.requests(),
+        4,
+        "the operator fetched each module once"
+    );
+    assert!(
+        cache
+            .join(format!("istio-{pin}/manifests/profiles"))
+            .is_dir()
+    );
+    let newer_refs: Vec<vocab::ObjectRef> = newer.iter().map(object_ref).collect();
+    for gone in older
+        .iter()
+        .map(object_ref)
+        .filter(|r| !newer_refs.contains(r))
+    {
+        assert!(
+            client.get(&gone).await.unwrap().is_none(),
+            "{gone} was not pruned"
+        );
+    }
+
+    // An unknown version: the status says why, the cluster is left as it is.
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_a);
+    let before = deployments
+        .get("istiod")
+        .await
+        .unwrap()
+        .metadata
+        .resource_version;
+    set_version("9.0.9").await;
+    let status = wait_for("a refused", &operator, || async {
+        let s = status_of(&api.get("a").await.unwrap());
+        (s["status"] == "ERROR").then_some(s)
+    })
+    .await;
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("Istio release 9.0.9 is not in bosun's catalog"),
+        "{status}"
+    );
+    if let Some(d) = first_unsatisfied(&newer).await {
+        panic!("an unknown version changed the cluster: {d}");
+    }
+    let after = deployments
+        .get("istiod")
+        .await
+        .unwrap()
+        .metadata
+        .resource_version;
+    assert_eq!(before, after, "istiod was written");
+
+    // Removing the annotation renders the operator's own package (the pin) again; deleting
+    // uninstalls through the finalizer.
+    let remove = json!({"metadata": {"annotations": {annotation: null}}});
+    api.patch("a", &PatchParams::default(), &Patch::Merge(&remove))
+        .await
+        .unwrap();
+    wait_for("a reconciled without a version", &operator, || async {
+        let s = status_of(&api.get("a").await.unwrap());
+        (condition(&s, "Reconciled")["status"] == "True").then_some(())
+    })
+    .await;
+    delete_and_wait(&api, "a", &operator).await;
+    delete_and_wait(&api, "b", &operator).await;
+    drop(server);
+}
+
+/// The operator applies the release policy `install` applies (`installer::release_policy`):
+/// with a catalog (`BOSUN_CATALOG`) saying the pin's minor is end of life and needs a newer
+/// Kubernetes than the test control plane's, an IstioOperator goes to ACTION_REQUIRED with the
+/// end of life in its message and nothing applied; the annotation
+/// `bosun.io/ignore-release-policy: "true"` lets it apply, the status noting both the ignored
+/// refusal and the Kubernetes range (which only warns, as in `install`).
+#[tokio::test]
+async fn operator_applies_the_release_policy() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let pin = std::fs::read_to_string(common::manifests_dir().with_file_name("VERSION")).unwrap();
+    let mut parts = pin.trim().split('.');
+    let minor = format!("{}.{}", parts.next().unwrap(), parts.next().unwrap());
+    let scratch = common::mirror::Scratch::new("operator-policy");
+    let catalog = scratch.0.join("catalog.json");
+    std::fs::write(
+        &catalog,
+        format!(
+            r#"{{"releases": [{{"minor": "{minor}", "status": "supported", "end_of_life": "2020-01-01",
+               "kubernetes": {{"min": "1.99", "max": null}}, "patches": [{{"version": "{minor}.0"}}]}}]}}"#
+        ),
+    )
+    .unwrap();
+    let ns = testenv::unique_name("iop-policy");
+    let istio_ns = testenv::unique_name("istio-policy");
+    create_namespace(&ns).await;
+    let env = [
+        ("BOSUN_CATALOG", catalog.to_str().unwrap()),
+        ("BOSUN_CACHE", scratch.0.to_str().unwrap()),
+    ];
+    let operator = Operator::start_env(testenv::kubeconfig(), &ns, &[], &env);
+    let api = iops(&ns).await;
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(iop("eol", &ns, &istio_ns, json!({}))).unwrap(),
+    )
+    .await
+    .unwrap();
+    let status = wait_for("refused as end of life", &operator, || async {
+        let s = status_of(&api.get("eol").await.unwrap());
+        (s["status"] == "ACTION_REQUIRED").then_some(s)
+    })
+    .await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "the install is not supported by Istio's release policy: Istio {} is end of life: support for {minor} ended 2020-01-01",
+            pin.trim()
+        )) && message.contains("; note: The Kubernetes Version \"")
+            && message.contains("\" is lower than the minimum version: 1.99")
+            && message.contains("; note: the annotation bosun.io/ignore-release-policy: \"true\" applies what the release policy refuses"),
+        "{status}"
+    );
+    assert_eq!(condition(&status, "Reconciled")["reason"], "Refused");
+    let client = testenv::client().await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(namespaces.get_opt(&istio_ns).await.unwrap().is_none());
+
+    let ignore = json!({"metadata": {"annotations": {
+        vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION: "true"}}});
+    api.patch("eol", &PatchParams::default(), &Patch::Merge(&ignore))
+        .await
+        .unwrap();
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    wait_for("istiod applied once ignored", &operator, || async {
+        deployments.get_opt("istiod").await.unwrap()
+    })
+    .await;
+    let status = wait_for("reconciled", &operator, || async {
+        let s = status_of(&api.get("eol").await.unwrap());
+        (condition(&s, "Reconciled")["status"] == "True").then_some(s)
+    })
+    .await;
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains("is end of life")
+            && message.contains("(ignored: bosun.io/ignore-release-policy=true)")
+            && message.contains("lower than the minimum version: 1.99"),
+        "{status}"
+    );
+    delete_and_wait(&api, "eol", &operator).await;
+}

@@ -16,43 +16,15 @@
 
 mod common;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use common::http::FileServer;
 use common::manifests::{first_difference, objects};
+use common::mirror::{Scratch, previous_manifests, publish, release_archive};
 use common::{stderr, stdout, succeeded, text};
 
-const PREVIOUS: &str = "v0.0.0-20260423205519-b01690e6db7d";
-
-/// The older snapshot's `manifests/` (scripts/fetch-istio --previous).
-fn previous_manifests() -> PathBuf {
-    let out = Command::new(common::repo_root().join("scripts/fetch-istio"))
-        .arg("--previous")
-        .output()
-        .expect("running scripts/fetch-istio --previous");
-    assert!(out.status.success(), "{}", text(&out));
-    Path::new(stdout(&out).trim()).join("manifests")
-}
-
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("bosun-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use common::mirror::PREVIOUS;
 
 /// `bosun ARGS` with bosun's cache at `cache` and `env` set; nothing else of the caller's
 /// environment that would point bosun at a network source.
@@ -254,54 +226,6 @@ fn a_module_zip_with_another_hash_is_refused() {
     );
     assert!(stderr(&out).starts_with(&want), "{}", stderr(&out));
     assert!(!cache.join(format!("istio-{PREVIOUS}")).exists());
-}
-
-/// A gzipped tar laid out as Istio's release archive `istio-<version>-linux-amd64.tar.gz`,
-/// with `manifests` as its `manifests/`.
-fn release_archive(version: &str, manifests: &Path) -> Vec<u8> {
-    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
-        Vec::new(),
-        flate2::Compression::fast(),
-    ));
-    let top = format!("istio-{version}");
-    let mut add = |path: &str, data: &[u8], mode: u32| {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(data.len() as u64);
-        header.set_mode(mode);
-        header.set_cksum();
-        builder
-            .append_data(&mut header, format!("{top}/{path}"), data)
-            .unwrap();
-    };
-    add("LICENSE", b"Apache License 2.0\n", 0o644);
-    add("README.md", b"# Istio\n", 0o644);
-    add(
-        "manifest.yaml",
-        format!("version: {version}\n").as_bytes(),
-        0o644,
-    );
-    add("bin/istioctl", b"\x7fELF not really istioctl", 0o755);
-    add("samples/README.md", b"samples\n", 0o644);
-    builder
-        .append_dir_all(format!("{top}/manifests"), manifests)
-        .unwrap();
-    builder.into_inner().unwrap().finish().unwrap()
-}
-
-/// Writes `archive` into `mirror/<version>/` with its checksum file (`"<hex> <basename>\n"`,
-/// as Istio publishes it), the checksum being `sha256`'s when given.
-fn publish(mirror: &Path, version: &str, archive: &[u8], sha256: Option<&str>) {
-    use sha2::Digest;
-    let dir = mirror.join(version);
-    std::fs::create_dir_all(&dir).unwrap();
-    let name = format!("istio-{version}-linux-amd64.tar.gz");
-    std::fs::write(dir.join(&name), archive).unwrap();
-    let digest: String = sha2::Sha256::digest(archive)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let mut sum = std::fs::File::create(dir.join(format!("{name}.sha256"))).unwrap();
-    writeln!(sum, "{} {name}", sha256.unwrap_or(&digest)).unwrap();
 }
 
 const TEST_CATALOG: &str = r#"{

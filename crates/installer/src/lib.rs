@@ -57,7 +57,7 @@ use serde_json::Value;
 
 pub use default_tag::{DefaultTag, DefaultTagOutcome};
 pub use error::Error;
-pub use refusal::{Refusal, crd_downgrades, refusals, webhook_overlaps};
+pub use refusal::{Refusal, crd_downgrades, refusals, release_policy, webhook_overlaps};
 
 /// The field manager of every object `bosun install` (and `bosun operator init`) applies; the
 /// operator applies as its own (`operator::controller::FIELD_MANAGER`).

@@ -124,26 +124,15 @@ impl Install {
         kubernetes: Option<&str>,
         today: release::support::Date,
     ) -> Result<(Option<Refusal>, Vec<release::support::Concern>), Error> {
-        let inventory = client.revisions().await?;
-        let installed: Vec<(String, String)> = inventory
-            .revisions
-            .iter()
-            // A control plane: istiod or an injector. `uninstall --revision` leaves a
-            // revision's Base objects (CRDs, the reader account), which upgrade nothing.
-            .filter(|r| !r.istiod_namespaces.is_empty() || !r.injectors.is_empty())
-            .flat_map(|r| r.versions.iter().map(|v| (r.revision.clone(), v.clone())))
-            .collect();
-        let concerns = release::support::judge(
+        release_policy(
+            client,
             catalog,
             &self.version,
             self.revision(),
             kubernetes,
-            &installed,
             today,
-        );
-        let (refusing, told): (Vec<_>, Vec<_>) = concerns.into_iter().partition(|c| c.refuses());
-        let refusal = (!refusing.is_empty()).then_some(Refusal::Unsupported { concerns: refusing });
-        Ok((refusal, told))
+        )
+        .await
     }
 
     /// [`crd_downgrades`] for this install.
@@ -151,6 +140,36 @@ impl Install {
         let rendered: Vec<&Value> = self.objects().collect();
         crd_downgrades(client, &rendered).await
     }
+}
+
+/// What bosun's catalog says of installing Istio `version` as `revision` on day `today`
+/// ([`release::support::judge`]: the release's end of life, the cluster's Kubernetes version
+/// against its range, Istio's upgrade rules against every installed revision's version), with
+/// the ones that refuse as one [`Refusal::Unsupported`] and the others (Kubernetes range, not
+/// in the catalog) to tell. `kubernetes` is the API server's version; only the revisions are
+/// read here. [`Install::release_policy`] and the operator both judge through this.
+pub async fn release_policy(
+    client: &cluster::Client,
+    catalog: &release::Catalog,
+    version: &str,
+    revision: &str,
+    kubernetes: Option<&str>,
+    today: release::support::Date,
+) -> Result<(Option<Refusal>, Vec<release::support::Concern>), Error> {
+    let inventory = client.revisions().await?;
+    let installed: Vec<(String, String)> = inventory
+        .revisions
+        .iter()
+        // A control plane: istiod or an injector. `uninstall --revision` leaves a
+        // revision's Base objects (CRDs, the reader account), which upgrade nothing.
+        .filter(|r| !r.istiod_namespaces.is_empty() || !r.injectors.is_empty())
+        .flat_map(|r| r.versions.iter().map(|v| (r.revision.clone(), v.clone())))
+        .collect();
+    let concerns =
+        release::support::judge(catalog, version, revision, kubernetes, &installed, today);
+    let (refusing, told): (Vec<_>, Vec<_>) = concerns.into_iter().partition(|c| c.refuses());
+    let refusal = (!refusing.is_empty()).then_some(Refusal::Unsupported { concerns: refusing });
+    Ok((refusal, told))
 }
 
 /// Rendered sidecar injectors that would inject the same pods as a live injector of another

@@ -101,6 +101,12 @@ pub struct RunOptions {
     /// How long CRDs (the IstioOperator CRD at startup, Istio's in each apply) may take to be
     /// Established.
     pub crd_timeout: Duration,
+    /// The catalog, sources and cache for the Istio versions IstioOperators name (see
+    /// [`crate::version`]); `None`: an IstioOperator naming one is refused.
+    pub versions: Option<Arc<crate::version::Versions>>,
+    /// The cluster's Kubernetes version as the release policy judges it (`1.33` or its
+    /// `gitVersion`); `None`: not judged.
+    pub kubernetes: Option<String>,
 }
 
 fn iop_resource() -> ApiResource {
@@ -135,8 +141,13 @@ struct Context {
     last_applied: Mutex<HashMap<Owner, Fingerprints>>,
     recorder: Recorder,
     render: Arc<dyn Render>,
+    versions: Option<Arc<crate::version::Versions>>,
+    kubernetes: Option<String>,
     metrics: Arc<Metrics>,
     crd_timeout: Duration,
+    /// What the release policy said without refusing at each IstioOperator's last new render
+    /// (shown in its status until the next new render is judged).
+    policy_notes: Mutex<HashMap<Owner, Vec<String>>>,
     /// Consecutive failures per IstioOperator, for the backoff.
     failures: Mutex<HashMap<Owner, u32>>,
 }
@@ -234,12 +245,16 @@ async fn store_status(
 /// An Event for a phase change. Events are a courtesy: failing to record one is logged, not
 /// an error of the reconcile.
 async fn publish_event(ctx: &Context, iop: &DynamicObject, status: &Status) {
-    let (type_, reason) = match status.phase {
-        Phase::Healthy => (EventType::Normal, "Healthy"),
-        Phase::ActionRequired => (EventType::Warning, "Refused"),
-        Phase::Error if status.components.is_empty() => (EventType::Warning, "Invalid"),
-        Phase::Error => (EventType::Warning, "ApplyFailed"),
-        _ => (EventType::Normal, "Reconciling"),
+    let (type_, reason) = match (status.phase, status.outcome) {
+        (_, crate::status::Outcome::InvalidVersion) => (EventType::Warning, "InvalidVersion"),
+        (_, crate::status::Outcome::FetchFailed) => (EventType::Warning, "FetchFailed"),
+        (phase, _) => match phase {
+            Phase::Healthy => (EventType::Normal, "Healthy"),
+            Phase::ActionRequired => (EventType::Warning, "Refused"),
+            Phase::Error if status.components.is_empty() => (EventType::Warning, "Invalid"),
+            Phase::Error => (EventType::Warning, "ApplyFailed"),
+            _ => (EventType::Normal, "Reconciling"),
+        },
     };
     publish(ctx, iop, type_, reason, status.message.clone()).await;
 }
@@ -551,9 +566,47 @@ async fn apply(
         return Ok(Action::await_change());
     }
 
+    // The Istio version the IstioOperator names: resolved through the catalog, fetched,
+    // verified and cached (a blocking download the first time), then rendered as
+    // `--manifests` of that package would be.
+    let (version, package) = match crate::version::requested(iop.meta().annotations.as_ref()) {
+        None => (None, None),
+        Some(requested) => {
+            let spec = iop.data.get("spec").cloned();
+            let versions = ctx.versions.clone();
+            let found = tokio::task::spawn_blocking(move || match versions {
+                Some(versions) => versions.package(&requested, spec.as_ref()),
+                None => Err(crate::version::VersionError::NoCatalog),
+            })
+            .await
+            .map_err(Error::RenderTask)?;
+            match found {
+                Ok((version, dir)) => (Some(version), Some(dir)),
+                Err(e) if e.is_invalid() => {
+                    let message = e.to_string();
+                    let status = Status::invalid_version(generation, &message);
+                    write_status(&ctx, &api, &iop, current, &status).await?;
+                    log(
+                        "warn",
+                        "invalid Istio version; nothing applied",
+                        &[("iop", &owner), ("error", &message)],
+                    );
+                    // Only a change of the IstioOperator fixes it; that change is an event.
+                    return Ok(Action::await_change());
+                }
+                Err(e) => {
+                    let status = Status::fetch_failed(generation, &e.to_string());
+                    write_status(&ctx, &api, &iop, current, &status).await?;
+                    return Err(e.into());
+                }
+            }
+        }
+    };
+    let version = version.as_deref();
+
     let input = render_input(&iop);
     let render = ctx.render.clone();
-    let rendered = tokio::task::spawn_blocking(move || render.render(&input))
+    let rendered = tokio::task::spawn_blocking(move || render.render(&input, package.as_deref()))
         .await
         .map_err(Error::RenderTask)?;
     let rendered = match rendered {
@@ -564,7 +617,7 @@ async fn apply(
                 &api,
                 &iop,
                 current,
-                &Status::invalid(generation, &messages),
+                &Status::invalid(generation, &messages).with_version(version),
             )
             .await?;
             log(
@@ -576,7 +629,7 @@ async fn apply(
             return Ok(Action::await_change());
         }
         Err(e @ RenderError::Failed(_)) => {
-            let status = Status::render_failed(generation, &e.to_string());
+            let status = Status::render_failed(generation, &e.to_string()).with_version(version);
             write_status(&ctx, &api, &iop, current, &status).await?;
             return Err(e.into());
         }
@@ -656,11 +709,55 @@ async fn apply(
     // pods, newer CRDs) is checked for each new render, before anything is written: a render
     // already applied was checked when it was, and drift repair only puts it back. While it
     // stays refused, the status is the same each time, so a recheck writes nothing.
-    if !same_render {
-        let refusals = installer::refusals(&ctx.client, &objects).await?;
+    // The release policy (`installer::release_policy`, what `install` judges): its refusals
+    // join the others; what it only says goes into the status as notes.
+    let mut notes = Vec::new();
+    if same_render {
+        let kept = ctx.policy_notes.lock().expect("policy_notes");
+        notes = kept.get(&owner).cloned().unwrap_or_default();
+    } else {
+        let mut refusals = installer::refusals(&ctx.client, &objects).await?;
+        if let Some(versions) = &ctx.versions {
+            let (refusal, told) =
+                release_policy(&ctx, &iop, versions.catalog(), &rendered.version).await?;
+            for concern in told {
+                log(
+                    "warn",
+                    "release policy",
+                    &[("iop", &owner), ("concern", &concern)],
+                );
+                notes.push(concern.to_string());
+            }
+            if let Some(refusal) = refusal {
+                if ignores_release_policy(iop.meta().annotations.as_ref()) {
+                    log(
+                        "warn",
+                        "release policy ignored by annotation",
+                        &[("iop", &owner), ("refusal", &refusal.findings())],
+                    );
+                    notes.push(format!(
+                        "{} (ignored: {}=true)",
+                        refusal.findings(),
+                        vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION
+                    ));
+                } else {
+                    refusals.push(refusal);
+                    notes.push(format!(
+                        "the annotation {}: \"true\" applies what the release policy refuses",
+                        vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION
+                    ));
+                }
+            }
+        }
+        ctx.policy_notes
+            .lock()
+            .expect("policy_notes")
+            .insert(owner.clone(), notes.clone());
         if !refusals.is_empty() {
             let findings: Vec<String> = refusals.iter().map(installer::Refusal::findings).collect();
-            let status = Status::refused(generation, &findings, overlap_lines);
+            let status = Status::refused(generation, &findings, overlap_lines)
+                .with_version(version)
+                .with_notes(&notes);
             write_status(&ctx, &api, &iop, current, &status).await?;
             let reasons: Vec<&str> = refusals.iter().map(installer::Refusal::reason).collect();
             log(
@@ -676,7 +773,7 @@ async fn apply(
         }
     }
     if !settled {
-        let applying = Status::applying(generation, overlap_lines.clone());
+        let applying = Status::applying(generation, overlap_lines.clone()).with_version(version);
         current = write_status(&ctx, &api, &iop, current, &applying).await?;
     }
     let (to_apply, left) = split_unchanged(
@@ -733,7 +830,9 @@ async fn apply(
             },
         );
     }
-    let status = Status::from_components(generation, states, overlap_lines);
+    let status = Status::from_components(generation, states, overlap_lines)
+        .with_version(version)
+        .with_notes(&notes);
     write_status(&ctx, &api, &iop, current, &status).await?;
     log(
         "info",
@@ -781,6 +880,10 @@ async fn cleanup(iop: Arc<IstioOperatorObject>, ctx: Arc<Context>) -> Result<Act
         .lock()
         .expect("last_applied")
         .remove(&owner);
+    ctx.policy_notes
+        .lock()
+        .expect("policy_notes")
+        .remove(&owner);
     for object in &removed {
         ctx.metrics.pruned(&object.kind);
     }
@@ -815,6 +918,45 @@ fn wake_partners(ctx: &Context, owner: &Owner, partners: std::collections::BTree
     for other in before.union(&partners) {
         request_reconcile(ctx, other);
     }
+}
+
+/// What the release policy says of applying `version` (the rendered package's Istio version)
+/// as `iop`'s revision today: [`installer::release_policy`], as `install` judges.
+async fn release_policy(
+    ctx: &Context,
+    iop: &DynamicObject,
+    catalog: &release::Catalog,
+    version: &str,
+) -> Result<(Option<installer::Refusal>, Vec<release::support::Concern>), Error> {
+    let revision = iop
+        .data
+        .pointer("/spec/revision")
+        .and_then(Value::as_str)
+        .filter(|r| !r.is_empty())
+        .unwrap_or(vocab::labels::DEFAULT_REVISION);
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400);
+    let today = release::support::Date::from_unix_days(days as i64);
+    Ok(installer::release_policy(
+        &ctx.client,
+        catalog,
+        version,
+        revision,
+        ctx.kubernetes.as_deref(),
+        today,
+    )
+    .await?)
+}
+
+/// Whether `annotations` let the release policy's refusals pass
+/// ([`vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION`]).
+fn ignores_release_policy(
+    annotations: Option<&std::collections::BTreeMap<String, String>>,
+) -> bool {
+    annotations
+        .and_then(|a| a.get(vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION))
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
 }
 
 /// The error a reconcile ends with (kube-rs's finalizer wraps ours).
@@ -1020,9 +1162,12 @@ pub async fn run(
         trigger,
         client,
         render,
+        versions: options.versions.clone(),
+        kubernetes: options.kubernetes.clone(),
         metrics,
         crd_timeout: options.crd_timeout,
         failures: Mutex::new(HashMap::new()),
+        policy_notes: Mutex::new(HashMap::new()),
         last_applied: Mutex::new(HashMap::new()),
     });
     log(

@@ -12,6 +12,9 @@
 //! [`Render`] trait, which lets the CLI render in a short-lived child process instead (so the
 //! render's memory goes with the child).
 //!
+//! The Istio version an IstioOperator may name ([`version`]) is resolved, fetched and cached
+//! through `release`, with the catalog and sources the CLI hands in.
+//!
 //! Must not: render any other way, depend on the CLI, or duplicate cluster I/O that `cluster`
 //! has: every apply goes through [`cluster::Client::install`], readiness through
 //! [`cluster::Client::readiness_of`].
@@ -30,6 +33,7 @@ pub mod prune;
 pub mod rbac;
 pub mod render;
 pub mod status;
+pub mod version;
 
 use serde_json::Value;
 
@@ -41,6 +45,9 @@ pub struct Rendered {
     pub components: Vec<vocab::Component>,
     /// The charts' and validation's warnings (logged, not fatal).
     pub warnings: Vec<String>,
+    /// The Istio version of the install package that rendered it (judged by the release
+    /// policy, `installer::release_policy`).
+    pub version: String,
 }
 
 /// Why an IstioOperator could not be rendered.
@@ -57,8 +64,14 @@ pub enum RenderError {
 /// Validation and rendering of one IstioOperator: [`render::InlineRender`], or another process
 /// running it. Called on a blocking thread (rendering is CPU work).
 pub trait Render: Send + Sync + 'static {
-    /// Renders `iop`, the IstioOperator as stored (apiVersion, kind, metadata, spec).
-    fn render(&self, iop: &Value) -> Result<Rendered, RenderError>;
+    /// Renders `iop`, the IstioOperator as stored (apiVersion, kind, metadata, spec), with
+    /// the install package `package` when given (the version the IstioOperator names, see
+    /// [`version`]) instead of the operator's own.
+    fn render(
+        &self,
+        iop: &Value,
+        package: Option<&std::path::Path>,
+    ) -> Result<Rendered, RenderError>;
 }
 
 /// Errors of the operator's own I/O.
@@ -74,6 +87,9 @@ pub enum Error {
     },
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The Istio version the IstioOperator names could not be had (see [`version`]).
+    #[error(transparent)]
+    Version(#[from] version::VersionError),
     /// The installer's checks before applying could not run.
     #[error("checking before applying: {0}")]
     Installer(#[from] installer::Error),

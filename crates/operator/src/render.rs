@@ -16,13 +16,18 @@ pub struct InlineRender {
 }
 
 impl Render for InlineRender {
-    fn render(&self, iop: &Value) -> Result<Rendered, RenderError> {
+    fn render(
+        &self,
+        iop: &Value,
+        package: Option<&std::path::Path>,
+    ) -> Result<Rendered, RenderError> {
+        let package = package.map(|p| p.display().to_string());
         // A package of its own per render: a pinned release that could not be located is
         // looked for again next time.
         let packages = pipeline::InstallPackages::new(self.locate.clone());
         let rendered = pipeline::resource::render_resource(
             iop,
-            self.manifests.as_deref(),
+            package.as_deref().or(self.manifests.as_deref()),
             &self.detected,
             &packages,
         )
@@ -33,6 +38,7 @@ impl Render for InlineRender {
         Ok(Rendered {
             components: rendered.components,
             warnings: rendered.warnings,
+            version: rendered.version,
         })
     }
 }

@@ -3,7 +3,9 @@
 //! Kubernetes-style `conditions` people and tools can wait on (`kubectl wait
 //! --for=condition=Ready istiooperator/NAME`):
 //! - `Reconciled`: the current generation is applied (`Applied`), or why not (`Applying`,
-//!   `Invalid`, `RenderFailed`, `Refused`, `ApplyFailed`, `Paused`);
+//!   `Invalid`, `InvalidVersion`, `FetchFailed`, `RenderFailed`, `Refused`, `ApplyFailed`,
+//!   `Paused`); when the IstioOperator names an Istio version (see [`crate::version`]), the
+//!   `Applied` message and `message` say which;
 //! - `Ready`: every workload it applied is ready (`Healthy`), or why not (`WorkloadsNotReady`,
 //!   or the reason Reconciled gives);
 //! - `Overlapping`: another IstioOperator renders some of the same objects (`SharedObjects`,
@@ -13,7 +15,7 @@
 //! controller writes it with server-side apply, only when it changed).
 
 use serde_json::{Map, Value, json};
-use vocab::labels::PAUSE_ANNOTATION;
+use vocab::labels::{ISTIO_VERSION_ANNOTATION, PAUSE_ANNOTATION};
 
 /// Whether an IstioOperator's annotations pause it.
 pub fn is_paused(annotations: Option<&std::collections::BTreeMap<String, String>>) -> bool {
@@ -35,6 +37,10 @@ pub enum Outcome {
     Applied,
     /// The spec is invalid; nothing was applied.
     Invalid,
+    /// The Istio version the IstioOperator names is malformed or unknown; nothing was applied.
+    InvalidVersion,
+    /// The named version's install package could not be fetched or verified; retried.
+    FetchFailed,
     /// Rendering failed (charts missing, a template failed).
     RenderFailed,
     /// The installer refused to apply what the cluster holds would conflict with (another
@@ -50,6 +56,8 @@ impl Outcome {
             Outcome::Applying => "Applying",
             Outcome::Applied => "Applied",
             Outcome::Invalid => "Invalid",
+            Outcome::InvalidVersion => "InvalidVersion",
+            Outcome::FetchFailed => "FetchFailed",
             Outcome::RenderFailed => "RenderFailed",
             Outcome::Refused => "Refused",
             Outcome::ApplyFailed => "ApplyFailed",
@@ -185,6 +193,8 @@ pub struct Status {
     pub outcome: Outcome,
     /// Objects another IstioOperator renders too, one line each (see [`crate::overlap`]).
     pub overlaps: Vec<String>,
+    /// The Istio version the IstioOperator names and this status is about, when it names one.
+    pub version: Option<String>,
 }
 
 impl Status {
@@ -195,7 +205,11 @@ impl Status {
                 type_: "Reconciled",
                 status: "True",
                 reason: Outcome::Applied.reason().into(),
-                message: format!("generation {} is applied", self.observed_generation),
+                message: format!(
+                    "generation {} is applied{}",
+                    self.observed_generation,
+                    self.version_note()
+                ),
             },
             other => Condition {
                 type_: "Reconciled",
@@ -276,6 +290,60 @@ impl Status {
         status
     }
 
+    /// This status with the Istio version the IstioOperator names (`None`: its operator's
+    /// own): said in `message` and in the `Reconciled` condition.
+    pub fn with_version(mut self, version: Option<&str>) -> Status {
+        self.version = version.map(str::to_string);
+        if let Some(v) = &self.version {
+            self.message = format!("Istio {v} ({}): {}", ISTIO_VERSION_ANNOTATION, self.message);
+        }
+        self
+    }
+
+    /// This status with what the release policy says without refusing (the cluster's
+    /// Kubernetes outside the release's range, a version the catalog lacks) added to `message`.
+    pub fn with_notes(mut self, notes: &[String]) -> Status {
+        for note in notes {
+            self.message.push_str(&format!("; note: {note}"));
+        }
+        self
+    }
+
+    fn version_note(&self) -> String {
+        self.version
+            .as_ref()
+            .map(|v| format!(" with Istio {v} ({ISTIO_VERSION_ANNOTATION})"))
+            .unwrap_or_default()
+    }
+
+    /// The Istio version the IstioOperator names is malformed, unknown or conflicts with its
+    /// spec: ERROR, nothing applied; only a change of the IstioOperator fixes it.
+    pub fn invalid_version(generation: i64, error: &str) -> Status {
+        Status {
+            phase: Phase::Error,
+            message: format!("nothing was applied: {error}"),
+            observed_generation: generation,
+            components: Vec::new(),
+            outcome: Outcome::InvalidVersion,
+            overlaps: Vec::new(),
+            version: None,
+        }
+    }
+
+    /// The named version's package could not be fetched or verified: ERROR, nothing applied,
+    /// retried with backoff (nothing was cached).
+    pub fn fetch_failed(generation: i64, error: &str) -> Status {
+        Status {
+            phase: Phase::Error,
+            message: format!("nothing was applied, retrying with backoff: {error}"),
+            observed_generation: generation,
+            components: Vec::new(),
+            outcome: Outcome::FetchFailed,
+            overlaps: Vec::new(),
+            version: None,
+        }
+    }
+
     /// While a generation is applied.
     pub fn applying(generation: i64, overlaps: Vec<String>) -> Status {
         Status {
@@ -285,6 +353,7 @@ impl Status {
             components: Vec::new(),
             outcome: Outcome::Applying,
             overlaps,
+            version: None,
         }
     }
 
@@ -297,6 +366,7 @@ impl Status {
             components: Vec::new(),
             outcome: Outcome::RenderFailed,
             overlaps: Vec::new(),
+            version: None,
         }
     }
 
@@ -314,6 +384,7 @@ impl Status {
             components: Vec::new(),
             outcome: Outcome::Refused,
             overlaps,
+            version: None,
         }
     }
 
@@ -331,6 +402,7 @@ impl Status {
             components: Vec::new(),
             outcome: Outcome::Invalid,
             overlaps: Vec::new(),
+            version: None,
         }
     }
 
@@ -391,6 +463,7 @@ impl Status {
             components,
             outcome,
             overlaps,
+            version: None,
         }
     }
 }
@@ -461,6 +534,48 @@ mod tests {
         assert!(j.get("componentStatus").is_none());
         assert_eq!(condition(&j, "Reconciled")["reason"], "Invalid");
         assert_eq!(condition(&j, "Ready")["status"], "False");
+    }
+
+    #[test]
+    fn a_named_version_shows_in_the_message_and_the_reconciled_condition() {
+        let healthy = ComponentState {
+            name: "Pilot".into(),
+            phase: Phase::Healthy,
+            error: String::new(),
+        };
+        let s = Status::from_components(3, vec![healthy], Vec::new())
+            .with_version(Some("1.30.3"))
+            .with_notes(&["Istio 1.30.3 is not in bosun's catalog".into()]);
+        let j = s.to_json(None, "T0");
+        assert_eq!(
+            j["message"],
+            "Istio 1.30.3 (bosun.io/istio-version): every component is applied and its workloads are ready; note: Istio 1.30.3 is not in bosun's catalog"
+        );
+        assert_eq!(
+            condition(&j, "Reconciled")["message"],
+            "generation 3 is applied with Istio 1.30.3 (bosun.io/istio-version)"
+        );
+        let unversioned = Status::from_components(3, Vec::new(), Vec::new()).with_version(None);
+        assert_eq!(
+            condition(&unversioned.to_json(None, "T0"), "Reconciled")["message"],
+            "generation 3 is applied"
+        );
+    }
+
+    #[test]
+    fn an_invalid_or_unfetched_version_is_an_error_with_its_reason() {
+        let invalid = Status::invalid_version(1, "annotation bosun.io/istio-version: unknown");
+        let j = invalid.to_json(None, "T0");
+        assert_eq!(j["status"], "ERROR");
+        assert_eq!(
+            j["message"],
+            "nothing was applied: annotation bosun.io/istio-version: unknown"
+        );
+        assert_eq!(condition(&j, "Reconciled")["reason"], "InvalidVersion");
+        assert_eq!(condition(&j, "Ready")["reason"], "InvalidVersion");
+        let fetch = Status::fetch_failed(1, "mirror down").to_json(None, "T0");
+        assert_eq!(fetch["status"], "ERROR");
+        assert_eq!(condition(&fetch, "Reconciled")["reason"], "FetchFailed");
     }
 
     fn condition<'a>(status: &'a Value, type_: &str) -> &'a Value {

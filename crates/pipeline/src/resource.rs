@@ -13,6 +13,9 @@ pub struct ResourceRender {
     pub components: Vec<vocab::Component>,
     /// The CNI, validation and charts' warnings, as a person reads them.
     pub warnings: Vec<String>,
+    /// The Istio version of the install package that rendered it (what the owner labels
+    /// carry, and what the release policy judges).
+    pub version: String,
 }
 
 /// Why a resource did not render.
@@ -73,6 +76,7 @@ pub fn render_resource(
     Ok(ResourceRender {
         components,
         warnings,
+        version,
     })
 }
 

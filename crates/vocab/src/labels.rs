@@ -45,6 +45,14 @@ pub const NOT_PRUNED_LABEL: &str = "install.operator.istio.io/owning-resource-no
 /// `install.istio.io/ignoreReconcile` (the old Istio operator's annotation): `"true"` stops
 /// every reconcile of an IstioOperator but its uninstall; removing it resumes.
 pub const PAUSE_ANNOTATION: &str = "install.istio.io/ignoreReconcile";
+/// `bosun.io/istio-version`: on an IstioOperator, the Istio version bosun's operator installs
+/// (a release `1.30.3`, a minor `1.30`, or an `istio.io/istio` module version), as `--version`
+/// takes it. Not part of Istio's API: istioctl ignores it.
+pub const ISTIO_VERSION_ANNOTATION: &str = "bosun.io/istio-version";
+/// `bosun.io/ignore-release-policy`: `"true"` on an IstioOperator lets bosun's operator apply
+/// what the release policy refuses (an end-of-life release, a skipped minor, a downgrade), as
+/// `install --force` does; the refusal is still logged.
+pub const IGNORE_RELEASE_POLICY_ANNOTATION: &str = "bosun.io/ignore-release-policy";
 
 // Kubernetes', Helm's and bosun's own.
 

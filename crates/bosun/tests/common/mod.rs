@@ -6,6 +6,7 @@
 
 pub mod http;
 pub mod manifests;
+pub mod mirror;
 pub mod operator;
 pub mod readme;
 

@@ -52,6 +52,17 @@ impl Operator {
 
     /// Started with `kubeconfig` (one that impersonates the operator's ServiceAccount, say).
     pub fn start_with(kubeconfig: &Path, watch_namespace: &str, extra: &[&str]) -> Operator {
+        Operator::start_env(kubeconfig, watch_namespace, extra, &[])
+    }
+
+    /// Started with `kubeconfig` and the environment variables `env` set (bosun's cache,
+    /// catalog and mirror, say).
+    pub fn start_env(
+        kubeconfig: &Path,
+        watch_namespace: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Operator {
         let log = std::env::temp_dir().join(format!("{}.log", testenv::unique_name("bosun-op")));
         let file = std::fs::File::create(&log).unwrap();
         let manifests = manifests();
@@ -68,6 +79,7 @@ impl Operator {
             ])
             .args(extra)
             .env("KUBECONFIG", kubeconfig)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(file)
