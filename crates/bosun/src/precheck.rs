@@ -101,7 +101,27 @@ pub(crate) fn findings(
             crate::release::today(),
         )
     });
-    assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))
+    let mut findings =
+        assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))?;
+    let adoption = prepared
+        .runtime
+        .block_on(prepared.install.helm_adoption(&prepared.client))?;
+    findings.extend(assess::precheck::helm_installed(
+        &adoption
+            .releases
+            .iter()
+            .map(|r| {
+                (
+                    format!("Helm release {}/{}", r.namespace, r.release),
+                    format!(
+                        "chart {}-{}, revision {}, {}",
+                        r.chart, r.chart_version, r.revision, r.status
+                    ),
+                )
+            })
+            .collect::<Vec<_>>(),
+    ));
+    Ok(findings)
 }
 
 /// istioctl's closing error, with its page for Istio `version`.
