@@ -21,7 +21,7 @@ pub(crate) fn check(
 ) -> Result<Adoption, MeshFailure> {
     let adoption = prepared
         .runtime
-        .block_on(prepared.install.helm_adoption(&prepared.client))?;
+        .block_on(prepared.install.helm_adoption(&prepared.client, adopt))?;
     if adoption.is_empty() {
         if adopt {
             let _ = writeln!(

@@ -12,7 +12,8 @@
 //!   (managedFields, helm's release annotations, istioctl's owner labels, the labels that name
 //!   the release, and the sidecar injector deactivated in favour of the default revision tag,
 //!   as istioctl's install makes it), helm's field manager owns nothing, `helm list -A` is
-//!   empty, and a second `install` changes nothing.
+//!   empty, helm cannot import the objects again, and later installs write nothing.
+//!
 //! One test: it installs into `istio-system` as the other living tests do, one binary at a
 //! time.
 

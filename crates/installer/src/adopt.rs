@@ -341,7 +341,15 @@ pub struct HandedOver {
 impl Install {
     /// The Helm-installed Istio releases this install renders over, judged ([`judge`]) from
     /// the helm records in the namespaces its components go to. Only reads.
-    pub async fn helm_adoption(&self, client: &cluster::Client) -> Result<Adoption, AdoptError> {
+    ///
+    /// Only when `adopting`, a release under the name bosun gives one of Istio's but of
+    /// another chart is refused: an install that neither adopts nor records releases leaves a
+    /// release it renders nothing of alone, whatever its name.
+    pub async fn helm_adoption(
+        &self,
+        client: &cluster::Client,
+        adopting: bool,
+    ) -> Result<Adoption, AdoptError> {
         let rendered: Vec<ObjectKey> = self.objects().map(key_of).collect();
         let mut namespaces: Vec<&str> = rendered
             .iter()
@@ -360,6 +368,9 @@ impl Install {
         }
         if records.is_empty() {
             return Ok(Adoption::default());
+        }
+        if !adopting {
+            return judge(&records, &[], &rendered);
         }
         // The names bosun gives Istio's releases, for the same-name check (each chart loaded
         // again from the install package: only when there are records to judge).
