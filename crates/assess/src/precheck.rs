@@ -22,6 +22,7 @@
 //! | BOSUN-PRE006 | Info | the Istio version installed is not in bosun's catalog: no end-of-life or Kubernetes range check |
 //! | BOSUN-PRE007 | Error | the Istio release installed is past its end of life (the catalog, on the day given) |
 //! | BOSUN-PRE008 | Warning | Kubernetes newer than the newest the installed release supports (the catalog's maximum) |
+//! | BOSUN-PRE009 | Warning | Istio was installed by helm: a release of Istio's charts holds objects the install renders (`install` refuses them without `--adopt`) |
 //!
 //! The install's permissions: [`required_access`] lists, for each kind the render writes, the
 //! verbs bosun's install sends for it (see [`WAITED_KINDS`] for which), in each namespace it
@@ -720,6 +721,24 @@ pub fn skipped(check: &str, error: &str) -> Finding {
         format!("Could not check {check}: {error}"),
         "run precheck as a user who can read these objects, or check this by hand",
     )
+}
+
+/// BOSUN-PRE009 for each Helm release of Istio's charts that holds objects the install
+/// renders: `origin` is the release (`Helm release istio-system/istiod`), `described` what it
+/// is (chart, revision, status).
+pub fn helm_installed(releases: &[(String, String)]) -> Vec<Finding> {
+    releases
+        .iter()
+        .map(|(origin, described)| {
+            Finding::new(
+                "BOSUN-PRE009",
+                Level::Warning,
+                origin.clone(),
+                format!("Istio was installed by helm here ({described}); an install over it is refused unless it adopts it"),
+                "install with --adopt to hand its objects to bosun (bosun install --plan --adopt shows what changes), or keep upgrading it with helm",
+            )
+        })
+        .collect()
 }
 
 /// istioctl's `--from-version` check: IST0169 when `from` is 1.21 or older and the Service

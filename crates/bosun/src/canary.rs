@@ -315,7 +315,7 @@ fn run(
                         p
                     }
                 };
-                crate::install::apply(ready, install, None).map_err(|e| {
+                crate::install::apply(ready, install, None, Default::default()).map_err(|e| {
                     resume_hint(&state, "the install of the new revision failed", e)
                 })?;
             }

@@ -63,6 +63,13 @@ pub struct InstallArgs {
     /// upgrade, rollback and uninstall then work on them.
     #[arg(long = "helm-releases")]
     pub helm_releases: bool,
+    /// Take over an Istio that helm installed (releases of Istio's charts whose objects this
+    /// install renders): the objects are applied with bosun's field manager taking over helm's
+    /// fields, helm's field manager and release annotations are removed from them, and the
+    /// releases' records are deleted (helm list no longer shows them). Without it, such
+    /// releases refuse the install.
+    #[arg(long, conflicts_with = "helm_releases")]
+    pub adopt: bool,
 }
 
 fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
@@ -87,6 +94,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     } else {
         None
     };
+    let adoption = crate::adopt::check(&prepared, args.adopt, "install")?;
     // Read-only checks, before asking and before the first write.
     if args.precheck {
         crate::precheck::before_install(&prepared, args.force)?;
@@ -95,13 +103,17 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     prepared.check_webhook_overlaps(args.force)?;
     prepared.check_crd_downgrades(args.force)?;
     if args.dry_run || args.plan {
-        return crate::plan::install_without_writing(
+        crate::plan::install_without_writing(
             &prepared,
-            args.force,
+            args.force || !adoption.is_empty(),
             args.output,
             args.plan,
             args.dry_run,
-        );
+        )?;
+        if args.plan && args.output == crate::plan::Format::Text {
+            crate::mesh::write_stdout(&crate::adopt::describe(&adoption, &prepared.install))?;
+        }
+        return Ok(());
     }
     if !args.yes {
         let profile = prepared.install.merged.profile();
@@ -113,7 +125,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
             .collect();
         confirm(profile, &names)?;
     }
-    apply(prepared, &args, helm_releases)
+    apply(prepared, &args, helm_releases, adoption)
 }
 
 /// Applies a prepared install (checked and confirmed already): every component in order with
@@ -125,6 +137,7 @@ pub(crate) fn apply(
     prepared: crate::prepare::Prepared<'_>,
     args: &InstallArgs,
     helm_releases: Option<installer::helm_releases::HelmReleases>,
+    adoption: installer::adopt::Adoption,
 ) -> Result<(), MeshFailure> {
     let crate::prepare::Prepared {
         install,
@@ -141,7 +154,8 @@ pub(crate) fn apply(
             installer::FIELD_MANAGER
         }
         .to_string(),
-        force: args.force,
+        // Adopting takes over the fields helm's field manager owns.
+        force: args.force || !adoption.is_empty(),
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
         wait_for_load_balancers: args.wait_for_load_balancers,
@@ -184,7 +198,29 @@ pub(crate) fn apply(
         }
         None => Vec::new(),
     };
+    let handed = if adoption.is_empty() {
+        None
+    } else {
+        Some(runtime.block_on(adoption.hand_over(&client, &install))?)
+    };
     let mut stdout = std::io::stdout().lock();
+    if let Some(handed) = handed {
+        for release in &adoption.releases {
+            let _ = writeln!(
+                stdout,
+                "✔ Adopted helm release {}/{}: {} object(s) now bosun's, {} record(s) deleted",
+                release.namespace,
+                release.release,
+                release.objects.len(),
+                release.secrets.len()
+            );
+        }
+        let _ = writeln!(
+            stdout,
+            "  (helm's field manager and release annotations removed from {} object(s))",
+            handed.objects
+        );
+    }
     for r in &recorded {
         let _ = writeln!(
             stdout,

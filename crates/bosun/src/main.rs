@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
+mod adopt;
 mod canary;
 mod completion;
 mod duration;

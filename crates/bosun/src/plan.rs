@@ -34,15 +34,20 @@ pub struct PlanArgs {
     /// Output format.
     #[arg(short = 'o', long = "output", value_enum, default_value = "text")]
     pub output: Format,
+    /// Plan as `install --adopt` would apply: take over an Istio that helm installed (see
+    /// `install --adopt`); the plan then also lists the releases adopted and their records.
+    #[arg(long)]
+    pub adopt: bool,
 }
 
 /// `bosun plan`: renders as install does, checks webhooks as install does, prints the plan.
 pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
     let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
     prepared.check_webhook_overlaps(args.force)?;
-    let plan = prepared.plan(args.force)?;
+    let plan = prepared.plan(args.force || !adoption.is_empty())?;
     crate::mesh::write_stdout(&match args.output {
-        Format::Text => render_plan(&plan),
+        Format::Text => render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install),
         Format::Json => render_json(&plan),
     })
 }

@@ -101,7 +101,39 @@ pub(crate) fn findings(
             crate::release::today(),
         )
     });
-    assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))
+    let mut findings =
+        assess::precheck::precheck(&facts).map_err(|e| MeshFailure(e.to_string()))?;
+    // Helm releases of Istio's charts under the install (a check that cannot run, such as
+    // listing Secrets being forbidden, is said as such, as the other checks are).
+    let adoption = match prepared
+        .runtime
+        .block_on(prepared.install.helm_adoption(&prepared.client, false))
+    {
+        Ok(adoption) => adoption,
+        Err(e) => {
+            findings.push(assess::precheck::skipped(
+                "Helm releases of Istio's charts",
+                &e.to_string(),
+            ));
+            Default::default()
+        }
+    };
+    findings.extend(assess::precheck::helm_installed(
+        &adoption
+            .releases
+            .iter()
+            .map(|r| {
+                (
+                    format!("Helm release {}/{}", r.namespace, r.release),
+                    format!(
+                        "chart {}-{}, revision {}, {}",
+                        r.chart, r.chart_version, r.revision, r.status
+                    ),
+                )
+            })
+            .collect::<Vec<_>>(),
+    ));
+    Ok(findings)
 }
 
 /// istioctl's closing error, with its page for Istio `version`.

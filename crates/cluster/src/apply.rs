@@ -233,6 +233,79 @@ impl Client {
     /// [`Client::apply`]), or `None` when it does not exist. A namespaced object without a
     /// namespace is looked up in [`Client::default_namespace`].
     pub async fn get(&self, object: &ObjectRef) -> Result<Option<Value>, Error> {
+        let api = self.api_of(object).await?;
+        let live = api
+            .get_opt(&object.name)
+            .await
+            .map_err(|source| Error::Api {
+                object: Box::new(object.clone()),
+                action: "reading it",
+                source,
+            })?;
+        Ok(live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null)))
+    }
+
+    /// Removes field manager `manager`'s entries from the live object's `managedFields`, and
+    /// the `annotations` named, in one update guarded by the object's `resourceVersion` (what
+    /// adopting another tool's objects does once bosun's apply owns their fields). `false`
+    /// when there was nothing to remove or the object is gone. The fields only `manager` owned
+    /// stay in the object, unowned.
+    pub async fn drop_field_manager(
+        &self,
+        object: &ObjectRef,
+        manager: &str,
+        annotations: &[&str],
+    ) -> Result<bool, Error> {
+        let api = self.api_of(object).await?;
+        let failed = |action: &'static str| {
+            let object = Box::new(object.clone());
+            move |source| Error::Api {
+                object,
+                action,
+                source,
+            }
+        };
+        // Another writer (a controller updating the status, istiod patching its webhooks)
+        // may change the object between the read and the update: read again, a few times.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let Some(mut live) = api
+                .get_opt(&object.name)
+                .await
+                .map_err(failed("reading it"))?
+            else {
+                return Ok(false);
+            };
+            let meta = &mut live.metadata;
+            let mut changed = false;
+            if let Some(fields) = meta.managed_fields.as_mut() {
+                let before = fields.len();
+                fields.retain(|f| f.manager.as_deref() != Some(manager));
+                changed |= fields.len() != before;
+            }
+            if let Some(map) = meta.annotations.as_mut() {
+                for name in annotations {
+                    changed |= map.remove(*name).is_some();
+                }
+            }
+            if !changed {
+                return Ok(false);
+            }
+            match api
+                .replace(&object.name, &kube::api::PostParams::default(), &live)
+                .await
+            {
+                Ok(_) => return Ok(true),
+                Err(kube::Error::Api(e)) if e.code == 409 && attempts < 5 => continue,
+                Err(e) => return Err(failed("removing another field manager's ownership")(e)),
+            }
+        }
+    }
+
+    /// The API of `object`'s kind (resolved through discovery), in its namespace
+    /// ([`Client::default_namespace`] for a namespaced object naming none).
+    async fn api_of(&self, object: &ObjectRef) -> Result<Api<DynamicObject>, Error> {
         let (group, version) = match object.api_version.split_once('/') {
             Some((g, v)) => (g, v),
             None => ("", object.api_version.as_str()),
@@ -252,15 +325,7 @@ impl Client {
             }
             Scope::Cluster => Api::all_with(self.kube.clone(), &ar),
         };
-        let live = api
-            .get_opt(&object.name)
-            .await
-            .map_err(|source| Error::Api {
-                object: Box::new(object.clone()),
-                action: "reading it",
-                source,
-            })?;
-        Ok(live.map(|o| serde_json::to_value(o).unwrap_or(Value::Null)))
+        Ok(api)
     }
 
     /// Server-side applies `objects` with `field_manager`, a few at a time, stopping at the

@@ -37,11 +37,15 @@
 //!   release Istio's Helm docs name (which release, the ownership markers, when a new
 //!   revision is due, refusing another chart's release of the same name).
 //!
+//! - [`adopt`]: `install --adopt`, taking over a Helm-installed Istio (which releases, the
+//!   refusals, handing their objects and records over to bosun).
+//!
 //! Must not: parse flags, print, ask, or decide what to do about a refusal (the command line
 //! fails or warns with `--force`; the operator records it in the IstioOperator's status).
 //! Rendering is `pipeline`'s and every request is `cluster`'s: this crate only sequences them.
 //! A target cluster is plain data here, a [`cluster::Client`] passed to each call.
 
+pub mod adopt;
 pub mod cacerts;
 pub mod canary;
 mod default_tag;
