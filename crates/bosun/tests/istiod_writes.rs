@@ -87,6 +87,38 @@ fn a_second_install_keeps_what_istiod_wrote() {
         assert!(plan.status.success(), "{}", text(&plan));
         let said = String::from_utf8_lossy(&plan.stdout);
         assert!(said.contains(" 0 to update"), "{}", text(&plan));
+
+        // The default tag made again by an install, from the live injector, which now holds
+        // istiod's CA bundle (as an install that waited for istiod makes it): the tag's
+        // webhooks carry the bundle as bosun's field. The plan generates the tag as the install
+        // does, bundle included, so it still changes nothing (before: the tag's two webhook
+        // configurations were planned as updates removing `caBundle` after every such install).
+        injectors
+            .delete("istio-revision-tag-default", &Default::default())
+            .await
+            .expect("deleting the default tag's injector");
+        validators
+            .delete("istiod-default-validator", &Default::default())
+            .await
+            .expect("deleting the default validator");
+        let remade = bosun(kc, &args);
+        assert!(remade.status.success(), "{}", text(&remade));
+        let tag: serde_json::Value = serde_json::to_value(
+            injectors
+                .get("istio-revision-tag-default")
+                .await
+                .expect("the default tag made again"),
+        )
+        .unwrap();
+        assert!(
+            tag.pointer("/webhooks/0/clientConfig/caBundle")
+                .is_some_and(|b| b.as_str().is_some_and(|b| !b.is_empty())),
+            "the tag took the live injector's CA bundle: {tag}"
+        );
+        let plan = bosun(kc, &["plan", "-d", &manifests, "--set", "profile=minimal"]);
+        assert!(plan.status.success(), "{}", text(&plan));
+        let said = String::from_utf8_lossy(&plan.stdout);
+        assert!(said.contains(" 0 to update"), "{}", text(&plan));
         ready.abort();
     });
 }

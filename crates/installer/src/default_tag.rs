@@ -147,7 +147,23 @@ impl Install {
             .ok_or_else(|| Error::NoInjector {
                 revision: revision.to_string(),
             })?;
-        let canonical = manifest::tag::Canonical::from_injector(own_injector)?;
+        let mut canonical = manifest::tag::Canonical::from_injector(own_injector)?;
+        // The install generates the tag from the live injector once applied, whose CA bundle
+        // istiod wrote (the apply leaves it: `manifest::runtime`), and the tag's webhooks carry
+        // that bundle; the rendered injector has none. Without the live one the plan showed
+        // the tag's `caBundle` removed after every install.
+        if canonical.ca_bundle.is_empty() {
+            let selector = format!(
+                "{}={revision},!{}",
+                vocab::labels::REVISION_LABEL,
+                vocab::labels::TAG_LABEL
+            );
+            if let [live] = client.mutating_webhooks(&selector).await?.as_slice()
+                && let Ok(live) = manifest::tag::Canonical::from_injector(live)
+            {
+                canonical.ca_bundle = live.ca_bundle;
+            }
+        }
         let (options, render) =
             pipeline::tag::default_tag_setup(&self.merged, &self.owner_labels(), &self.packages);
         let live_validator = client.default_validator().await?;
