@@ -160,7 +160,11 @@ enum MeshCommand {
     /// Give each cluster's reader service account a new token, replace its remote secret in
     /// every other cluster, then delete the old token Secrets so that the API server refuses
     /// the old tokens (each istiod takes the new secret up by itself).
-    RotateSecrets(mesh_check::RotateArgs),
+    RotateSecrets(mesh_check::ClustersArgs),
+    /// Make the given clusters stop reading each other: in each, delete the remote secrets of
+    /// the others (each istiod drops a cluster whose secret goes away). The readers' tokens
+    /// stay valid for the clusters that remain; `mesh rotate-secrets` among those revokes them.
+    Disconnect(mesh_check::ClustersArgs),
 }
 
 #[derive(Subcommand)]
@@ -483,6 +487,9 @@ fn main() -> ExitCode {
         Command::Mesh {
             command: MeshCommand::RotateSecrets(args),
         } => mesh_check::rotate_secrets(args, &runtime).map_err(|e| Failure::input(e.0)),
+        Command::Mesh {
+            command: MeshCommand::Disconnect(args),
+        } => mesh_check::disconnect(args, &runtime).map_err(|e| Failure::input(e.0)),
         Command::Mesh {
             command: MeshCommand::Check(args),
         } => match mesh_check::mesh_check(args, &runtime) {

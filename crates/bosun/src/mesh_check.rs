@@ -134,8 +134,9 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// The clusters `mesh rotate-secrets` and `mesh disconnect` write to.
 #[derive(Args, Debug)]
-pub struct RotateArgs {
+pub struct ClustersArgs {
     /// A kubeconfig context of a cluster of the mesh (repeat for each cluster; at least two).
     #[arg(long = "context", value_name = "CONTEXT", required = true)]
     pub context: Vec<String>,
@@ -156,7 +157,7 @@ pub struct RotateArgs {
 
 /// `bosun mesh rotate-secrets`.
 pub fn rotate_secrets(
-    args: RotateArgs,
+    args: ClustersArgs,
     runtime: &crate::runtime::Runtime,
 ) -> Result<(), MeshFailure> {
     if !args.yes {
@@ -213,4 +214,53 @@ fn now() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or_default()
+}
+
+/// `bosun mesh disconnect`.
+pub fn disconnect(
+    args: ClustersArgs,
+    runtime: &crate::runtime::Runtime,
+) -> Result<(), MeshFailure> {
+    if !args.yes {
+        crate::prompt::confirm(
+            "disconnect",
+            &format!(
+                "This will delete, in each of {}, the remote secrets of the others, so that their istiods stop reading each other. Proceed? (y/N)",
+                args.context.join(", ")
+            ),
+        )?;
+    }
+    let base = cluster::Target {
+        kubeconfig: args
+            .kubeconfig
+            .clone()
+            .filter(|p| !p.as_os_str().is_empty()),
+        context: None,
+        request_timeout: args.request_timeout,
+    };
+    let options = installer::mesh_check::CheckOptions {
+        contexts: args.context.clone(),
+        namespace: args.namespace.clone(),
+        probe_timeout: args.request_timeout,
+        now: now(),
+    };
+    let said = |d: &installer::mesh_disconnect::Disconnected| {
+        let mut stdout = std::io::stdout().lock();
+        let text = if d.deleted.is_empty() {
+            "no remote secret of the others (already disconnected)".to_string()
+        } else {
+            d.deleted
+                .iter()
+                .map(|(secret, clusters)| format!("deleted {secret} ({})", clusters.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let _ = writeln!(stdout, "[{}] ✔ {text}", d.context);
+    };
+    runtime
+        .get()?
+        .block_on(installer::mesh_disconnect::disconnect(
+            &options, &base, &said,
+        ))?;
+    Ok(())
 }

@@ -183,7 +183,8 @@ fn recreatable(mut secret: Secret) -> Secret {
 /// (no fallback to its log); `mesh rotate-secrets` replaces the tokens (the old one is refused
 /// by the API server, the mesh passes the check again); then `mesh check` fails, naming the cluster and the cause, after a remote
 /// secret is deleted, with a `cacerts` of a foreign root, and after the reader's token is
-/// revoked (its token Secret deleted), each restored but the last.
+/// revoked (its token Secret deleted), each restored but the last; `mesh disconnect` then
+/// deletes each cluster's remote secret of the other, and nothing else.
 async fn mesh_check_finds_what_breaks(
     merged: &Path,
     ka: &kube::Client,
@@ -368,6 +369,55 @@ async fn mesh_check_finds_what_breaks(
     if let Err(e) = refused {
         panic!("{e}\n{}", mesh_check(merged, a, b, false).1);
     }
+
+    // disconnect: each cluster's remote secret of the other deleted, nothing else; again, it
+    // finds nothing to do.
+    let disconnect = || {
+        common::bosun_at(
+            merged,
+            &["mesh", "disconnect", "--context", a, "--context", b, "-y"],
+        )
+    };
+    let first = disconnect();
+    succeeded(&first);
+    for (x, y) in [(a, b), (b, a)] {
+        assert!(
+            stdout(&first).contains(&format!(
+                "[{x}] ✔ deleted istio-system/istio-remote-secret-{y} ({y})"
+            )),
+            "{}",
+            stdout(&first)
+        );
+    }
+    for secrets in [&a_secrets, &b_secrets] {
+        let left = secrets
+            .list(&ListParams::default().labels("istio/multiCluster=true"))
+            .await
+            .unwrap()
+            .items;
+        assert!(left.is_empty(), "remote secrets left: {left:?}");
+    }
+    assert!(
+        b_secrets.get_opt("cacerts").await.unwrap().is_some(),
+        "disconnect deleted more than remote secrets"
+    );
+    let (code, out, _) = mesh_check(merged, a, b, false);
+    assert_eq!(code, Some(1), "{out}");
+    for (x, y) in [(a, b), (b, a)] {
+        assert!(
+            out.contains(&format!(
+                "Error [BOSUN-MESH004] (cluster {x}) no remote secret for cluster {y}"
+            )),
+            "{out}"
+        );
+    }
+    let again = disconnect();
+    succeeded(&again);
+    assert!(
+        stdout(&again).contains("already disconnected"),
+        "{}",
+        stdout(&again)
+    );
     eprintln!("mesh check cases took {:?}", started.elapsed());
 }
 

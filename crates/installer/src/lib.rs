@@ -53,6 +53,7 @@ mod error;
 pub mod helm_releases;
 pub mod mesh;
 pub mod mesh_check;
+pub mod mesh_disconnect;
 pub mod mesh_rotate;
 mod refusal;
 pub mod remote_secret;

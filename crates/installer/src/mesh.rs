@@ -158,6 +158,16 @@ pub enum MeshError {
         rendered: String,
         expected: String,
     },
+    #[error(
+        "context {context:?}: the remote secret {secret} also holds the cluster(s) {} that stay connected: deleting it would cut them off too; remove its keys for {} by hand",
+        staying.join(", "), leaving.join(", ")
+    )]
+    SharedRemoteSecret {
+        context: String,
+        secret: String,
+        leaving: Vec<String>,
+        staying: Vec<String>,
+    },
 }
 
 fn have(n: usize) -> &'static str {
