@@ -43,8 +43,12 @@ pub struct ClusterRead {
     pub context: String,
     /// The Istio namespace.
     pub namespace: String,
-    /// istiod's values (`istio-sidecar-injector`'s): None when there is none.
+    /// istiod's values (`istio-sidecar-injector`'s; for a remote, the `values` ConfigMap's):
+    /// None when there is none.
     pub istiod: Option<IstiodValues>,
+    /// A remote of a primary-remote mesh (the `remote` profile): it runs no istiod, holds no
+    /// remote secrets and needs no root of its own; a primary's istiod reads it.
+    pub remote: bool,
     /// The Istio namespace's `topology.istio.io/network` label.
     pub namespace_network: Option<String>,
     /// The root of trust: where it was read and its PEM.
@@ -346,8 +350,9 @@ pub fn check(clusters: &[ClusterRead], now: i64) -> Vec<MeshFinding> {
             ));
         }
     }
-    // Remote secrets: every other cluster's, working.
-    for (c, _) in &names {
+    // Remote secrets: every other cluster's, working, in each cluster that runs istiod (a
+    // remote runs none; the primaries read it).
+    for (c, _) in names.iter().filter(|(c, _)| !c.remote) {
         for (other, ov) in names.iter().filter(|(o, _)| o.context != c.context) {
             let name = &ov.cluster_name;
             let secrets: Vec<&RemoteSecret> = c
@@ -376,8 +381,10 @@ pub fn check(clusters: &[ClusterRead], now: i64) -> Vec<MeshFinding> {
         }
     }
     // One root of trust.
+    // A remote's workloads get their certificates from a primary's istiod: it needs no root.
     let roots: Vec<(&ClusterRead, Option<String>)> = clusters
         .iter()
+        .filter(|c| !c.remote)
         .map(|c| (c, c.root.as_ref().and_then(|r| root_identity(&r.pem))))
         .collect();
     let distinct: BTreeSet<&String> = roots.iter().filter_map(|(_, r)| r.as_ref()).collect();
@@ -488,8 +495,8 @@ pub fn check(clusters: &[ClusterRead], now: i64) -> Vec<MeshFinding> {
             }
         }
     }
-    // istiod's view.
-    for (c, _) in &names {
+    // istiod's view (a remote runs no istiod).
+    for (c, _) in names.iter().filter(|(c, _)| !c.remote) {
         let fallback = |why: String| {
             MeshFinding::new(
                 "BOSUN-MESH013",
@@ -676,6 +683,7 @@ mod tests {
                 mesh_id: Some("mesh1".into()),
                 network: Some("net1".into()),
             }),
+            remote: false,
             namespace_network: Some("net1".into()),
             root: Some(Root {
                 source: "Secret istio-system/cacerts".into(),
@@ -763,6 +771,25 @@ mod tests {
                 &["Error BOSUN-MESH009 a", "Error BOSUN-MESH009 b"],
             ),
             ("no root", |m| m[1].root = None, &["Error BOSUN-MESH009 b"]),
+            (
+                "b a remote of a: no istiod, no secrets, no root of its own",
+                |m| {
+                    m[1].remote = true;
+                    m[1].remote_secrets.clear();
+                    m[1].root = None;
+                    m[1].istiod_view = IstiodReport::Unreadable("no running istiod pod".into());
+                },
+                &[],
+            ),
+            (
+                "the primary without the remote's secret",
+                |m| {
+                    m[1].remote = true;
+                    m[1].remote_secrets.clear();
+                    m[0].remote_secrets.clear();
+                },
+                &["Error BOSUN-MESH004 a"],
+            ),
             (
                 "network label missing",
                 |m| m[0].namespace_network = None,

@@ -1104,15 +1104,27 @@ fn mesh_install_primary_remote_on_two_living_clusters() {
             "spec": {"containers": [{"name": "app", "image": living.busybox_image.clone()}]}
         }))
         .unwrap();
-        let created = Api::<Pod>::namespaced(kb.clone(), injected_ns)
-            .create(
-                &kube::api::PostParams {
-                    dry_run: true,
-                    ..Default::default()
-                },
-                &pod,
-            )
-            .await;
+        // kube-proxy on both clusters programs the path (the remote's `istiod` Service to the
+        // primary's node address, that node's external IP to istiod) a moment after the
+        // install: until then the API server's webhook call is refused.
+        let pods = Api::<Pod>::namespaced(kb.clone(), injected_ns);
+        let dry_run = kube::api::PostParams {
+            dry_run: true,
+            ..Default::default()
+        };
+        let started = std::time::Instant::now();
+        let created = loop {
+            let created = pods.create(&dry_run, &pod).await;
+            match &created {
+                Err(kube::Error::Api(s))
+                    if s.message.contains("failed calling webhook")
+                        && started.elapsed() < Duration::from_secs(30) =>
+                {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                _ => break created,
+            }
+        };
         let _ = namespaces
             .delete(injected_ns, &DeleteParams::default())
             .await;
@@ -1131,6 +1143,17 @@ fn mesh_install_primary_remote_on_two_living_clusters() {
             .find(|e| e.name == "ISTIO_META_CLUSTER_ID")
             .and_then(|e| e.value.clone());
         assert_eq!(cluster_id.as_deref(), Some(b.as_str()));
+
+        // mesh check knows the remote: no istiod, secrets or root expected there; the
+        // primary's secret for it working and its istiod reporting it synced.
+        let (code, out, err) = mesh_check(&merged, &a, &b, false);
+        assert_eq!(code, Some(0), "primary-remote mesh:\n{out}\n{err}");
+        assert!(
+            out.contains(&format!(
+                "Info [BOSUN-MESH001] (cluster {a}) remote secret istio-system/istio-remote-secret-{b} for cluster {b}:"
+            )),
+            "{out}"
+        );
 
         reset_primary_remote([&a_config, &b_config], &ka, &kb).await;
         let _ = std::fs::remove_dir_all(&work);

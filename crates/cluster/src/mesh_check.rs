@@ -81,7 +81,27 @@ impl Client {
             })
             .collect();
         injectors.sort_by_key(|c| c.metadata.name.as_deref() != Some("istio-sidecar-injector"));
-        let istiod = injectors.iter().find_map(|c| istiod_values(c));
+        let mut istiod = injectors.iter().find_map(|c| istiod_values(c, "values"));
+        // A remote (the `remote` profile) runs no istiod and has no injector ConfigMap; its
+        // values are in the ConfigMap `values[-REV]` (`merged-values`).
+        let runs_no_istiod = injectors.is_empty() && istiod.is_none();
+        if runs_no_istiod {
+            let mut rendered: Vec<&ConfigMap> = listed
+                .items
+                .iter()
+                .filter(|c| {
+                    c.metadata
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| n == "values" || n.starts_with("values-"))
+                })
+                .collect();
+            rendered.sort_by_key(|c| c.metadata.name.as_deref() != Some("values"));
+            istiod = rendered
+                .iter()
+                .find_map(|c| istiod_values(c, "merged-values"));
+        }
+        let is_remote = runs_no_istiod && istiod.is_some();
 
         // The root of trust: cacerts, else istiod's self-signed CA.
         let mut root = None;
@@ -170,6 +190,7 @@ impl Client {
             context: context.to_string(),
             namespace: namespace.to_string(),
             istiod,
+            remote: is_remote,
             namespace_network,
             root,
             remote_secrets,
@@ -242,8 +263,9 @@ impl Client {
 }
 
 /// istiod's values from an injector ConfigMap's `values` (JSON).
-fn istiod_values(configmap: &ConfigMap) -> Option<IstiodValues> {
-    let text = configmap.data.as_ref()?.get("values")?;
+/// The cluster name, mesh ID and network of the values JSON under `key` of `configmap`.
+fn istiod_values(configmap: &ConfigMap, key: &str) -> Option<IstiodValues> {
+    let text = configmap.data.as_ref()?.get(key)?;
     let values: Value = serde_json::from_str(text).ok()?;
     let global = values.get("global")?;
     let text = |v: Option<&Value>| {

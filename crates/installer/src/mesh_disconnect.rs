@@ -124,6 +124,7 @@ mod tests {
             context: context.into(),
             namespace: "istio-system".into(),
             istiod: None,
+            remote: false,
             namespace_network: None,
             root: None,
             remote_secrets: secrets

@@ -115,7 +115,8 @@ pub async fn rotate_secrets(
         let mut failures = Vec::new();
         let others: Vec<&ReadCluster> = clusters
             .iter()
-            .filter(|o| o.read.context != c.read.context)
+            // A remote runs no istiod to read remote secrets.
+            .filter(|o| o.read.context != c.read.context && !o.read.remote)
             .collect();
         let applies = others.iter().map(|o| {
             let secret = made.secret.clone();
