@@ -392,7 +392,20 @@ fn inline_render(
 /// uses (`BOSUN_CATALOG`, `BOSUN_CACHE`, `BOSUN_ISTIO_MIRROR`, `GOPROXY`).
 fn versions() -> Result<operator::version::Versions, MeshFailure> {
     let catalog = crate::release::catalog().map_err(MeshFailure)?;
-    let packages = crate::release::packages(crate::release::sources(None)).map_err(MeshFailure)?;
+    let sources = crate::release::sources(None);
+    let packages = match crate::release::cache_dir() {
+        Some(_) => crate::release::packages(sources).map_err(MeshFailure)?,
+        // Neither BOSUN_CACHE nor HOME (the image run without its Deployment's environment):
+        // the temporary directory, as the Deployment's BOSUN_CACHE=/tmp/bosun. The operator
+        // must not fail to start for a cache only an IstioOperator naming a version uses.
+        None => release::Packages {
+            cache: release::Cache {
+                root: std::env::temp_dir().join("bosun"),
+            },
+            sources,
+            limits: release::archive::Limits::default(),
+        },
+    };
     Ok(operator::version::Versions::new(catalog, packages))
 }
 
