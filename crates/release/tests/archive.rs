@@ -220,11 +220,12 @@ fn module_hash_is_gos() {
         let version = path.file_stem().unwrap().to_string_lossy().into_owned();
         let files = archive::module_files(&zip, &version, Limits::default()).unwrap();
         assert!(files.iter().any(|f| f.path == "VERSION"));
-        assert!(
-            files
-                .iter()
-                .all(|f| f.path == "VERSION" || f.path.starts_with("manifests/"))
-        );
+        // The values API's proto is kept too: a version's `values` are validated against it.
+        let values_proto = "operator/pkg/apis/values_types.proto";
+        assert!(files.iter().any(|f| f.path == values_proto));
+        assert!(files.iter().all(|f| f.path == "VERSION"
+            || f.path == values_proto
+            || f.path.starts_with("manifests/")));
         checked += 1;
     }
     assert!(
