@@ -155,6 +155,27 @@ pub struct ClustersArgs {
     pub yes: bool,
 }
 
+impl ClustersArgs {
+    /// The kubeconfig to find the contexts in, and the clusters to read.
+    fn clusters(&self) -> (cluster::Target, installer::mesh_check::CheckOptions) {
+        let base = cluster::Target {
+            kubeconfig: self
+                .kubeconfig
+                .clone()
+                .filter(|p| !p.as_os_str().is_empty()),
+            context: None,
+            request_timeout: self.request_timeout,
+        };
+        let options = installer::mesh_check::CheckOptions {
+            contexts: self.context.clone(),
+            namespace: self.namespace.clone(),
+            probe_timeout: self.request_timeout,
+            now: now(),
+        };
+        (base, options)
+    }
+}
+
 /// `bosun mesh rotate-secrets`.
 pub fn rotate_secrets(
     args: ClustersArgs,
@@ -169,20 +190,7 @@ pub fn rotate_secrets(
             ),
         )?;
     }
-    let base = cluster::Target {
-        kubeconfig: args
-            .kubeconfig
-            .clone()
-            .filter(|p| !p.as_os_str().is_empty()),
-        context: None,
-        request_timeout: args.request_timeout,
-    };
-    let options = installer::mesh_check::CheckOptions {
-        contexts: args.context.clone(),
-        namespace: args.namespace.clone(),
-        probe_timeout: args.request_timeout,
-        now: now(),
-    };
+    let (base, options) = args.clusters();
     let packages = crate::mesh::packages();
     let said = |r: &installer::mesh_rotate::Rotated| {
         let mut stdout = std::io::stdout().lock();
@@ -230,20 +238,7 @@ pub fn disconnect(
             ),
         )?;
     }
-    let base = cluster::Target {
-        kubeconfig: args
-            .kubeconfig
-            .clone()
-            .filter(|p| !p.as_os_str().is_empty()),
-        context: None,
-        request_timeout: args.request_timeout,
-    };
-    let options = installer::mesh_check::CheckOptions {
-        contexts: args.context.clone(),
-        namespace: args.namespace.clone(),
-        probe_timeout: args.request_timeout,
-        now: now(),
-    };
+    let (base, options) = args.clusters();
     let said = |d: &installer::mesh_disconnect::Disconnected| {
         let mut stdout = std::io::stdout().lock();
         let text = if d.deleted.is_empty() {

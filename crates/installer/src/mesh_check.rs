@@ -85,3 +85,29 @@ pub async fn check(
         .collect();
     Ok(assess::mesh::check(&read, options.now))
 }
+
+/// The cluster name istiod was installed with in each cluster, in order; every cluster that has
+/// none (Istio not installed there) is named.
+pub(crate) fn cluster_names(
+    clusters: &[ReadCluster],
+    namespace: &str,
+) -> Result<Vec<String>, MeshError> {
+    let mut names = Vec::new();
+    let mut missing = Vec::new();
+    for c in clusters {
+        match &c.read.istiod {
+            Some(values) => names.push(values.cluster_name.clone()),
+            None => missing.push(ClusterFailure {
+                context: c.read.context.clone(),
+                error: crate::mesh::ClusterError::Installer(crate::Error::NotInstalled {
+                    namespace: namespace.to_string(),
+                }),
+            }),
+        }
+    }
+    if missing.is_empty() {
+        Ok(names)
+    } else {
+        Err(MeshError::Clusters(missing))
+    }
+}

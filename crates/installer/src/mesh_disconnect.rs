@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use assess::mesh::ClusterRead;
 
-use crate::mesh::{ClusterError, ClusterFailure, MeshError};
-use crate::mesh_check::{CheckOptions, read_all};
+use crate::mesh::{ClusterFailure, MeshError};
+use crate::mesh_check::{CheckOptions, cluster_names, read_all};
 
 /// What was deleted in one cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,22 +79,7 @@ pub async fn disconnect(
     on: &(dyn Fn(&Disconnected) + Sync),
 ) -> Result<Vec<Disconnected>, MeshError> {
     let clusters = read_all(options, base).await?;
-    let mut names = Vec::new();
-    let mut missing = Vec::new();
-    for c in &clusters {
-        match &c.read.istiod {
-            Some(values) => names.push(values.cluster_name.clone()),
-            None => missing.push(ClusterFailure {
-                context: c.read.context.clone(),
-                error: ClusterError::Installer(crate::Error::NotInstalled {
-                    namespace: options.namespace.clone(),
-                }),
-            }),
-        }
-    }
-    if !missing.is_empty() {
-        return Err(MeshError::Clusters(missing));
-    }
+    let names = cluster_names(&clusters, &options.namespace)?;
     let reads: Vec<ClusterRead> = clusters.iter().map(|c| c.read.clone()).collect();
     let plan = secrets_to_delete(&reads, &names)?;
     for (c, done) in clusters.iter().zip(&plan) {

@@ -18,7 +18,7 @@ use manifest::remote_secret::{self as objects, Auth, Options, READER_SERVICE_ACC
 
 use crate::FIELD_MANAGER;
 use crate::mesh::{ClusterError, ClusterFailure, MeshError};
-use crate::mesh_check::{CheckOptions, ReadCluster, read_all};
+use crate::mesh_check::{CheckOptions, ReadCluster, cluster_names, read_all};
 
 /// What was done for one cluster.
 #[derive(Debug, Clone)]
@@ -45,22 +45,7 @@ pub async fn rotate_secrets(
     on: OnRotated<'_>,
 ) -> Result<Vec<Rotated>, MeshError> {
     let clusters = read_all(options, base).await?;
-    let mut missing = Vec::new();
-    let mut names = Vec::new();
-    for c in &clusters {
-        match &c.read.istiod {
-            Some(values) => names.push(values.cluster_name.clone()),
-            None => missing.push(ClusterFailure {
-                context: c.read.context.clone(),
-                error: ClusterError::Installer(crate::Error::NotInstalled {
-                    namespace: options.namespace.clone(),
-                }),
-            }),
-        }
-    }
-    if !missing.is_empty() {
-        return Err(MeshError::Clusters(missing));
-    }
+    let names = cluster_names(&clusters, &options.namespace)?;
     let namespace = &options.namespace;
     let mut done = Vec::new();
     for (i, c) in clusters.iter().enumerate() {
