@@ -177,8 +177,22 @@ impl Client {
         labels: &BTreeMap<String, String>,
         field_manager: &str,
     ) -> Result<(), Error> {
+        self.merge_namespace_metadata(name, "labels", labels, field_manager, "labelling it")
+            .await
+    }
+
+    /// Merges `values` into `metadata.<field>` (`labels` or `annotations`) of namespace `name`:
+    /// a merge patch, so other keys stay and a later apply of the namespace does not own them.
+    pub(crate) async fn merge_namespace_metadata(
+        &self,
+        name: &str,
+        field: &str,
+        values: &BTreeMap<String, String>,
+        field_manager: &str,
+        action: &'static str,
+    ) -> Result<(), Error> {
         let api: Api<Namespace> = Api::all(self.kube.clone());
-        let patch = serde_json::json!({ "metadata": { "labels": labels } });
+        let patch = serde_json::json!({ "metadata": { field: values } });
         let params = kube::api::PatchParams {
             field_manager: Some(field_manager.into()),
             ..Default::default()
@@ -193,7 +207,7 @@ impl Client {
                     namespace: None,
                     name: name.into(),
                 }),
-                action: "labelling it",
+                action,
                 source,
             })
     }

@@ -5,10 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Namespace, Node};
+use k8s_openapi::api::core::v1::Node;
 use kube::Api;
 use kube::api::ListParams;
-use vocab::ObjectRef;
 
 use crate::{Client, Error, ListTarget};
 
@@ -59,24 +58,13 @@ impl Client {
         annotations: &BTreeMap<String, String>,
         field_manager: &str,
     ) -> Result<(), Error> {
-        let api: Api<Namespace> = Api::all(self.kube.clone());
-        let patch = serde_json::json!({ "metadata": { "annotations": annotations } });
-        let params = kube::api::PatchParams {
-            field_manager: Some(field_manager.into()),
-            ..Default::default()
-        };
-        api.patch(name, &params, &kube::api::Patch::Merge(&patch))
-            .await
-            .map(|_| ())
-            .map_err(|source| Error::Api {
-                object: Box::new(ObjectRef {
-                    api_version: "v1".into(),
-                    kind: "Namespace".into(),
-                    namespace: None,
-                    name: name.into(),
-                }),
-                action: "annotating it",
-                source,
-            })
+        self.merge_namespace_metadata(
+            name,
+            "annotations",
+            annotations,
+            field_manager,
+            "annotating it",
+        )
+        .await
     }
 }
