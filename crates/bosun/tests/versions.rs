@@ -17,7 +17,8 @@
 //!   catalog's SHA-256 refuses, one that is no archive, an unknown tag, a second run with the
 //!   registry stopped; and a fake one behind a bearer-token challenge that serves a corrupted
 //!   blob, a manifest under another digest, a blob longer than its manifest says and a layer
-//!   over the download limit, each refused with nothing cached;
+//!   over the download limit, each refused with nothing cached (crane and oras from
+//!   `BOSUN_OCI_TOOLS`, else `scripts/fetch-oci-tools` builds them);
 //! - bad input: an unknown version, `--version` with another install package.
 
 mod common;

@@ -348,17 +348,24 @@ pub fn token_from_answer(answer: &[u8]) -> Option<String> {
 
 /// The login docker's `config.json` holds for `registry` (`auths.<registry>`: `auth`, the
 /// base64 of `user:password`, or `username` and `password`; keys may carry a scheme and a
-/// path, as `https://index.docker.io/v1/`). Credential helpers (`credsStore`, `credHelpers`)
+/// path, as `https://index.docker.io/v1/`, Docker Hub's, which also serves `docker.io` and
+/// `registry-1.docker.io`). Credential helpers (`credsStore`, `credHelpers`)
 /// are not run: a login kept only in a helper is not found.
 pub fn docker_config_credentials(config: &str, registry: &str) -> Option<Credentials> {
     let json: serde_json::Value = serde_json::from_str(config).ok()?;
     let auths = json.get("auths")?.as_object()?;
+    // docker keeps Docker Hub's login under its index's name.
+    let docker_hub = ["docker.io", "registry-1.docker.io", "index.docker.io"];
+    let same = |host: &str| {
+        host.eq_ignore_ascii_case(registry)
+            || (docker_hub.contains(&host) && docker_hub.contains(&registry))
+    };
     let entry = auths.iter().find_map(|(key, value)| {
         let host = key
             .trim_start_matches("https://")
             .trim_start_matches("http://");
         let host = host.split('/').next().unwrap_or(host);
-        host.eq_ignore_ascii_case(registry).then_some(value)
+        same(host).then_some(value)
     })?;
     if let Some(auth) = entry
         .get("auth")
@@ -555,6 +562,7 @@ mod tests {
                 password: "pass".to_string()
             })
         );
+        assert_eq!(got("registry-1.docker.io"), got("index.docker.io"));
         assert_eq!(got("harbor.example.com:8443").unwrap().password, "s:e:cret");
         assert_eq!(got("harbor.example.com"), None);
         assert_eq!(got("other.example.com"), None, "no colon in the auth");
