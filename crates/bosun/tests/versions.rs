@@ -15,7 +15,8 @@
 //! - releases from an OCI registry (`--mirror oci://…`): a real one (`crane registry serve`)
 //!   with the archives pushed by `oras push`, by release number and by minor, an artifact the
 //!   catalog's SHA-256 refuses, one that is no archive, an unknown tag, a second run with the
-//!   registry stopped; and a fake one behind a bearer-token challenge that serves a corrupted
+//!   registry stopped; and a fake one behind a bearer-token challenge (asked anonymously, and
+//!   with the login of docker's `config.json`) that serves a corrupted
 //!   blob, a manifest under another digest, a blob longer than its manifest says and a layer
 //!   over the download limit, each refused with nothing cached (crane and oras from
 //!   `BOSUN_OCI_TOOLS`, else `scripts/fetch-oci-tools` builds them);
@@ -672,11 +673,22 @@ fn a_registry_that_lies_is_refused() {
     let huge_digest = huge.layer_digest();
     tags.insert("9.1.0".to_string(), huge);
 
+    // 9.0.2: honest, fetched with a login.
+    tags.insert(
+        "9.0.2".to_string(),
+        Artifact::oras(&name("9.0.2"), &archive("9.0.2"), None),
+    );
+
     let registry = FakeRegistry::start("istio", tags);
     let mirror = format!("oci://{}/istio", registry.address);
+    // No login: docker's config names none for this registry.
+    let docker = scratch.0.join("docker");
+    std::fs::create_dir_all(&docker).unwrap();
+    std::fs::write(docker.join("config.json"), r#"{"auths":{}}"#).unwrap();
     let env = [
         ("BOSUN_CATALOG", catalog.to_str().unwrap()),
         ("BOSUN_ISTIO_MIRROR", mirror.as_str()),
+        ("DOCKER_CONFIG", docker.to_str().unwrap()),
     ];
     // Through the registry's bearer-token challenge.
     let got = generate(&cache, &env, &["--version", "9.0.1"]);
@@ -695,6 +707,27 @@ fn a_registry_that_lies_is_refused() {
         ],
         "{requests:?}"
     );
+
+    // With a login in docker's config.json, the token is asked for with it.
+    std::fs::write(
+        docker.join("config.json"),
+        format!(
+            r#"{{"auths":{{"https://{}":{{"auth":"cHVsbGVyOnMzY3JldA=="}}}}}}"#,
+            registry.address
+        ),
+    )
+    .unwrap();
+    let out = bosun(&cache, &env, &["profile", "list", "--version", "9.0.2"]);
+    succeeded(&out);
+    assert!(
+        registry.requests().contains(
+            &"GET /token?service=fake-registry&scope=repository%3Aistio%3Apull [Basic cHVsbGVyOnMzY3JldA==]"
+                .to_string()
+        ),
+        "{:?}",
+        registry.requests()
+    );
+    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
 
     let prefix = |v: &str| {
         format!(

@@ -163,7 +163,7 @@ pub enum Error {
         registry: String,
         artifact: String,
         #[source]
-        source: fetch::oci::OciError,
+        source: Box<fetch::oci::OciError>,
     },
     #[error(
         "{location} is not a checksum file for {archive} (want \"<sha256 hex> {archive}\"); refusing the release (nothing was cached)"
@@ -186,6 +186,14 @@ pub enum Error {
     },
     #[error(transparent)]
     Cache(#[from] CacheError),
+}
+
+/// A release archive as a mirror gave it: its bytes, where they came from, and the checksums
+/// (hex, and who says so) the mirror published beside it.
+struct Downloaded {
+    tgz: Vec<u8>,
+    location: String,
+    checksums: Vec<(String, String)>,
 }
 
 /// The packages of every version the catalog knows, in a cache, fetched from `sources`.
@@ -281,7 +289,11 @@ impl Packages {
         progress: &dyn Fn(Progress<'_>),
     ) -> Result<Vec<archive::File>, Error> {
         let version = &patch.version;
-        let (tgz, location, mut wanted) = match &self.sources.mirror {
+        let Downloaded {
+            tgz,
+            location,
+            checksums: mut wanted,
+        } = match &self.sources.mirror {
             Mirror::Oci(oci) => self.oci_archive(oci, version, progress)?,
             mirror => self.file_mirror_archive(mirror, version, progress)?,
         };
@@ -308,13 +320,12 @@ impl Packages {
     }
 
     /// The archive from a file mirror, where it is, and the checksum its `.sha256` file says.
-    #[allow(clippy::type_complexity)]
     fn file_mirror_archive(
         &self,
         mirror: &Mirror,
         version: &str,
         progress: &dyn Fn(Progress<'_>),
-    ) -> Result<(Vec<u8>, String, Vec<(String, String)>), Error> {
+    ) -> Result<Downloaded, Error> {
         let name = release_archive_name(version);
         let sum_name = format!("{name}.sha256");
         let failed = |source| Error::Mirror {
@@ -336,18 +347,21 @@ impl Packages {
             from: &location,
         });
         let tgz = mirror.get(version, &name, progress).map_err(failed)?;
-        Ok((tgz, location, vec![(published, sum_location)]))
+        Ok(Downloaded {
+            tgz,
+            location,
+            checksums: vec![(published, sum_location)],
+        })
     }
 
     /// The archive from an OCI registry mirror, verified against its digests (the manifest's,
     /// the layer's digest and size), and where it is: `oci://HOST/REPO:VERSION`.
-    #[allow(clippy::type_complexity)]
     fn oci_archive(
         &self,
         oci: &OciMirror,
         version: &str,
         progress: &dyn Fn(Progress<'_>),
-    ) -> Result<(Vec<u8>, String, Vec<(String, String)>), Error> {
+    ) -> Result<Downloaded, Error> {
         let location = format!("oci://{}", oci.artifact(version));
         progress(Progress::Fetching {
             what: &format!("Istio {version}"),
@@ -364,9 +378,13 @@ impl Packages {
             version: version.to_string(),
             registry: oci.registry.clone(),
             artifact: oci.artifact(version),
-            source,
+            source: Box::new(source),
         })?;
         let location = format!("{location} (layer {})", pulled.layer.digest);
-        Ok((pulled.data, location, Vec::new()))
+        Ok(Downloaded {
+            tgz: pulled.data,
+            location,
+            checksums: Vec::new(),
+        })
     }
 }

@@ -182,10 +182,10 @@ pub struct Layer {
 }
 
 /// Why a manifest does not name the release archive.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
     #[error("the manifest is not JSON: {0}")]
-    NotJson(String),
+    NotJson(#[source] serde_json::Error),
     #[error(
         "the tag names an image index ({media_type}), not an artifact; push the archive with `oras push HOST/REPO:VERSION istio-VERSION-linux-amd64.tar.gz`"
     )]
@@ -207,7 +207,7 @@ pub fn release_layer(
     file: &str,
 ) -> Result<Layer, ManifestError> {
     let json: serde_json::Value =
-        serde_json::from_slice(manifest).map_err(|e| ManifestError::NotJson(e.to_string()))?;
+        serde_json::from_slice(manifest).map_err(ManifestError::NotJson)?;
     let media_type = json
         .get("mediaType")
         .and_then(|m| m.as_str())

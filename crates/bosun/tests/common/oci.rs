@@ -126,7 +126,8 @@ impl Artifact {
 /// token endpoint (`/token`) hands out for `repository:REPO:pull`.
 pub struct FakeRegistry {
     pub address: String,
-    /// The requests it answered (`METHOD PATH`), in order.
+    /// The requests it answered (`METHOD PATH`, and ` [AUTHORIZATION]` for a token request
+    /// that carried credentials), in order.
     pub log: Arc<Mutex<Vec<String>>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -200,7 +201,15 @@ fn serve(
         words.next().unwrap_or("").to_string(),
         words.next().unwrap_or("/").to_string(),
     );
-    log.lock().unwrap().push(format!("{method} {target}"));
+    // A token request's credentials are logged: the test of a login reads them.
+    let credentials = headers
+        .get("authorization")
+        .filter(|_| target.starts_with("/token"))
+        .map(|a| format!(" [{a}]"))
+        .unwrap_or_default();
+    log.lock()
+        .unwrap()
+        .push(format!("{method} {target}{credentials}"));
     let mut conn = conn;
     let mut answer = |status: &str, extra: &[(&str, &str)], body: &[u8]| {
         let mut head = format!(
