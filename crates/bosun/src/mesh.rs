@@ -39,8 +39,10 @@ pub struct VersionFlags {
     #[arg(long = "version", value_name = "VERSION", conflicts_with = "manifests")]
     pub version: Option<String>,
     /// Where release archives come from: an HTTP(S) base URL or a directory laid out as
-    /// Istio's release downloads (VERSION/istio-VERSION-linux-amd64.tar.gz and its .sha256);
-    /// default $BOSUN_ISTIO_MIRROR, else https://github.com/istio/istio/releases/download.
+    /// Istio's release downloads (VERSION/istio-VERSION-linux-amd64.tar.gz and its .sha256),
+    /// or an OCI registry, oci://HOST[:PORT]/REPO, holding release VERSION as the artifact
+    /// REPO:VERSION (`oras push`); default $BOSUN_ISTIO_MIRROR, else
+    /// https://github.com/istio/istio/releases/download.
     #[arg(long = "mirror", value_name = "URL|DIR", requires = "version")]
     pub mirror: Option<String>,
 }

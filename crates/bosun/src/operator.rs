@@ -389,10 +389,11 @@ fn inline_render(
 }
 
 /// The catalog and the packages for the Istio versions IstioOperators name: what `--version`
-/// uses (`BOSUN_CATALOG`, `BOSUN_CACHE`, `BOSUN_ISTIO_MIRROR`, `GOPROXY`).
+/// uses (`BOSUN_CATALOG`, `BOSUN_CACHE`, `BOSUN_ISTIO_MIRROR`, `GOPROXY`); a mirror setting
+/// that is not one stops the operator at its start.
 fn versions() -> Result<operator::version::Versions, MeshFailure> {
     let catalog = crate::release::catalog().map_err(MeshFailure)?;
-    let sources = crate::release::sources(None);
+    let sources = crate::release::sources(None).map_err(MeshFailure)?;
     let packages = match crate::release::cache_dir() {
         Some(_) => crate::release::packages(sources).map_err(MeshFailure)?,
         // Neither BOSUN_CACHE nor HOME (the image run without its Deployment's environment):

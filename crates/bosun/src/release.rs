@@ -1,6 +1,7 @@
 //! The CLI's side of install packages by version (the `release` library does the work): where
 //! bosun's cache is, the catalog (compiled in, plus `BOSUN_CATALOG`), where packages come from
-//! (`GOPROXY`, `BOSUN_ISTIO_MIRROR`, `--mirror`), `--version V` resolved to a `manifests/`
+//! (`GOPROXY`, `BOSUN_ISTIO_MIRROR`, `--mirror`, docker's `config.json` for an OCI mirror's
+//! login), `--version V` resolved to a `manifests/`
 //! directory, and the download's progress on a terminal.
 
 use std::io::{IsTerminal, Write};
@@ -36,16 +37,59 @@ pub fn catalog() -> Result<Catalog, String> {
 }
 
 /// Where packages come from: `GOPROXY`'s first HTTP(S) proxy for module versions; `mirror`
-/// (the `--mirror` flag), else `BOSUN_ISTIO_MIRROR`, else Istio's release downloads.
-pub fn sources(mirror: Option<&str>) -> Sources {
+/// (the `--mirror` flag), else `BOSUN_ISTIO_MIRROR`, else Istio's release downloads. An
+/// `oci://` mirror is spoken to over plain HTTP on loopback or when
+/// `BOSUN_ISTIO_MIRROR_PLAIN_HTTP` is `true`, with the login docker's `config.json` holds for
+/// its registry.
+pub fn sources(mirror: Option<&str>) -> Result<Sources, String> {
     let env_mirror = std::env::var("BOSUN_ISTIO_MIRROR").ok();
     let mirror = mirror
         .or(env_mirror.as_deref())
         .filter(|m| !m.trim().is_empty());
-    Sources {
+    let plain_http = match std::env::var("BOSUN_ISTIO_MIRROR_PLAIN_HTTP").as_deref() {
+        Ok("true" | "1") => true,
+        Ok("false" | "0" | "") | Err(_) => false,
+        Ok(other) => {
+            return Err(format!(
+                "BOSUN_ISTIO_MIRROR_PLAIN_HTTP={other:?}: want true or false"
+            ));
+        }
+    };
+    let mirror = match mirror {
+        None => Sources::default().mirror,
+        Some(text) => {
+            let mut mirror = Mirror::parse(text, plain_http).map_err(|e| e.to_string())?;
+            if let Mirror::Oci(oci) = &mut mirror {
+                oci.credentials = registry_login(&oci.registry)?;
+            }
+            mirror
+        }
+    };
+    Ok(Sources {
         module_proxy: release::module_proxy_from_goproxy(std::env::var("GOPROXY").ok().as_deref()),
-        mirror: mirror.map_or(Sources::default().mirror, Mirror::parse),
+        mirror,
         ..Sources::default()
+    })
+}
+
+/// The login for `registry` in docker's `config.json` (`$DOCKER_CONFIG/config.json`, else
+/// `~/.docker/config.json`; what `docker login` and `oras login` write), if any.
+fn registry_login(registry: &str) -> Result<Option<release::oci::Credentials>, String> {
+    let path = match std::env::var_os("DOCKER_CONFIG").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("config.json"),
+        None => match std::env::var_os("HOME") {
+            Some(home) => PathBuf::from(home).join(".docker").join("config.json"),
+            None => return Ok(None),
+        },
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(release::oci::docker_config_credentials(&text, registry)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!(
+            "reading docker's config {}: {}",
+            path.display(),
+            crate::io_error_text(&e)
+        )),
     }
 }
 
@@ -64,7 +108,7 @@ pub fn packages(sources: Sources) -> Result<Packages, String> {
 pub fn version_dir(version: &str, mirror: Option<&str>) -> Result<PathBuf, String> {
     let catalog = catalog()?;
     let resolved = catalog.resolve(version).map_err(|e| e.to_string())?;
-    let packages = packages(sources(mirror))?;
+    let packages = packages(sources(mirror)?)?;
     fetch(&packages, &resolved)
 }
 
@@ -72,7 +116,13 @@ pub fn version_dir(version: &str, mirror: Option<&str>) -> Result<PathBuf, Strin
 pub fn manifests_dir() -> Result<PathBuf, String> {
     let catalog = catalog()?;
     let module = catalog.default_module().map_err(|e| e.to_string())?;
-    let packages = packages(sources(None))?;
+    // A module version: the release mirror plays no part (a mirror setting bosun cannot
+    // read does not stop the pin).
+    let sources = Sources {
+        module_proxy: release::module_proxy_from_goproxy(std::env::var("GOPROXY").ok().as_deref()),
+        ..Sources::default()
+    };
+    let packages = packages(sources)?;
     fetch(&packages, &release::Resolved::Module(module)).map_err(|e| {
         format!("{e}. Pass --manifests DIR (an Istio release's manifests/ directory) instead")
     })

@@ -12,6 +12,14 @@
 //!   refused with nothing cached; a second run works with the server stopped;
 //! - each version's own `values` API (its `values_types.proto`, kept with its package): a value
 //!   only the pin knows is refused with the older snapshot's package;
+//! - releases from an OCI registry (`--mirror oci://…`): a real one (`crane registry serve`)
+//!   with the archives pushed by `oras push`, by release number and by minor, an artifact the
+//!   catalog's SHA-256 refuses, one that is no archive, an unknown tag, a second run with the
+//!   registry stopped; and a fake one behind a bearer-token challenge (asked anonymously, and
+//!   with the login of docker's `config.json`) that serves a corrupted
+//!   blob, a manifest under another digest, a blob longer than its manifest says and a layer
+//!   over the download limit, each refused with nothing cached (crane and oras from
+//!   `BOSUN_OCI_TOOLS`, else `scripts/fetch-oci-tools` builds them);
 //! - bad input: an unknown version, `--version` with another install package.
 
 mod common;
@@ -19,9 +27,12 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use std::collections::BTreeMap;
+
 use common::http::FileServer;
 use common::manifests::{first_difference, objects};
 use common::mirror::{Scratch, previous_manifests, publish, release_archive};
+use common::oci::{self, Artifact, FakeRegistry, Registry};
 use common::{stderr, stdout, succeeded, text};
 
 use common::mirror::PREVIOUS;
@@ -453,4 +464,319 @@ fn bad_version_input_is_refused_before_anything_is_fetched() {
         assert!(stderr(&out).starts_with(want), "{args:?}: {}", stderr(&out));
     }
     assert!(!cache.exists(), "nothing may be written for bad input");
+}
+
+/// The releases of the OCI registry tests: `9.1.0` with a catalog SHA-256 that no archive has.
+const OCI_CATALOG: &str = r#"{
+  "releases": [
+    {"minor": "9.0", "status": "supported", "end_of_life": null,
+     "kubernetes": {"min": "1.30"},
+     "patches": [{"version": "9.0.1"}, {"version": "9.0.2"}]},
+    {"minor": "9.1", "status": "supported", "end_of_life": null,
+     "kubernetes": {"min": "1.30"},
+     "patches": [{"version": "9.1.0", "sha256": "0000000000000000000000000000000000000000000000000000000000000000"},
+                 {"version": "9.1.1"}, {"version": "9.1.2"}, {"version": "9.1.3"}]}
+  ]
+}"#;
+
+/// Writes `istio-V-linux-amd64.tar.gz` of `manifests` into `dir` and returns its path.
+fn archive_file(dir: &Path, version: &str, manifests: &Path) -> std::path::PathBuf {
+    let path = dir.join(format!("istio-{version}-linux-amd64.tar.gz"));
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(&path, release_archive(version, manifests)).unwrap();
+    path
+}
+
+#[test]
+fn releases_from_an_oci_registry() {
+    let previous = previous_manifests();
+    let pinned = common::manifests_dir();
+    let scratch = Scratch::new("versions-oci");
+    let (files, cache) = (scratch.0.join("files"), scratch.0.join("cache"));
+    let catalog = scratch.0.join("catalog.json");
+    std::fs::write(&catalog, OCI_CATALOG).unwrap();
+
+    // A real registry, the archives pushed by oras as an air-gapped site pushes them.
+    let registry = Registry::start();
+    let repo = "mirror/istio/releases";
+    let mirror = format!("oci://{}/{repo}", registry.address);
+    let older = archive_file(&files.join("a"), "9.0.1", &previous);
+    registry.push(repo, "9.0.1", &older);
+    registry.push(
+        repo,
+        "9.0.2",
+        &archive_file(&files.join("b"), "9.0.2", &pinned),
+    );
+    // 9.1.0: a good artifact whose archive is not the one the catalog names.
+    let other = archive_file(&files.join("c"), "9.1.0", &previous);
+    registry.push(repo, "9.1.0", &other);
+    // 9.1.2: an artifact whose layer is not a gzipped tar.
+    let not_tar = files.join("d/istio-9.1.2-linux-amd64.tar.gz");
+    std::fs::create_dir_all(not_tar.parent().unwrap()).unwrap();
+    std::fs::write(&not_tar, "<html>a proxy's error page</html>").unwrap();
+    registry.push(repo, "9.1.2", &not_tar);
+    // 9.1.1 is not pushed.
+
+    let env = [("BOSUN_CATALOG", catalog.to_str().unwrap())];
+    let by_dir = |dir: &Path, profile: &str| {
+        let set = format!("profile={profile}");
+        generate(
+            &cache,
+            &[],
+            &["--set", &set, "--manifests", dir.to_str().unwrap()],
+        )
+    };
+    let previous_default = by_dir(&previous, "default");
+    let pinned_default = by_dir(&pinned, "default");
+
+    // By release number, with --mirror.
+    for profile in ["default", "ambient"] {
+        let set = format!("profile={profile}");
+        let got = generate(
+            &cache,
+            &env,
+            &["--set", &set, "--version", "9.0.1", "--mirror", &mirror],
+        );
+        let want = if profile == "default" {
+            previous_default.clone()
+        } else {
+            by_dir(&previous, profile)
+        };
+        same_objects(&got, &want, profile);
+    }
+    // By minor (its newest patch, 9.0.2: the pin's charts), with BOSUN_ISTIO_MIRROR.
+    let env_mirror = [env[0], ("BOSUN_ISTIO_MIRROR", mirror.as_str())];
+    let got = generate(&cache, &env_mirror, &["--version", "9.0"]);
+    same_objects(&got, &pinned_default, "9.0");
+    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
+
+    // Refused, with nothing cached.
+    let refused = |version: &str| {
+        let out = bosun(
+            &cache,
+            &env,
+            &["profile", "list", "--version", version, "--mirror", &mirror],
+        );
+        assert!(!out.status.success(), "{version}: {}", text(&out));
+        assert!(
+            !cache.join(format!("istio-{version}")).exists(),
+            "{version} was cached"
+        );
+        stderr(&out)
+    };
+    let artifact = |v: &str| format!("{}/{repo}:{v}", registry.address);
+    let layer = |path: &Path| format!("sha256:{}", oci::sha256(&std::fs::read(path).unwrap()));
+    assert_eq!(
+        refused("9.1.0"),
+        format!(
+            "Error: oci://{} (layer {}) has SHA-256 {}, but bosun's catalog says {}; refusing it (nothing was cached)\n",
+            artifact("9.1.0"),
+            layer(&other),
+            oci::sha256(&std::fs::read(&other).unwrap()),
+            "0".repeat(64)
+        )
+    );
+    assert_eq!(
+        refused("9.1.2"),
+        format!(
+            "Error: oci://{} (layer {}): not a readable tar.gz archive; refusing it (nothing was cached)\n",
+            artifact("9.1.2"),
+            layer(&not_tar)
+        )
+    );
+    let api = format!("http://{}/v2/{repo}", registry.address);
+    assert_eq!(
+        refused("9.1.1"),
+        format!(
+            "Error: could not fetch Istio 9.1.1 from the OCI registry {}: {}: the registry has no tag 9.1.1 (GET {api}/manifests/9.1.1: 404 Not Found: MANIFEST_UNKNOWN Unknown manifest) (nothing was cached)\n",
+            registry.address,
+            artifact("9.1.1")
+        )
+    );
+
+    // The registry stopped: what is cached still renders; what is not names the registry.
+    let address = registry.address.clone();
+    drop(registry);
+    let got = generate(&cache, &env, &["--version", "9.0.1", "--mirror", &mirror]);
+    same_objects(&got, &previous_default, "9.0.1 offline");
+    let got = generate(&cache, &env_mirror, &["--version", "9.0"]);
+    same_objects(&got, &pinned_default, "9.0 offline");
+    let e = refused("9.1.1");
+    assert!(
+        e.starts_with(&format!(
+            "Error: could not fetch Istio 9.1.1 from the OCI registry {address}: {address}/{repo}:9.1.1: GET {api}/manifests/9.1.1: Connection Failed: "
+        )),
+        "{e}"
+    );
+
+    // Bad mirror names, before anything is fetched.
+    for (bad, want) in [
+        (
+            format!("oci://{address}"),
+            format!(
+                "Error: \"oci://{address}\": an OCI mirror is oci://HOST[:PORT]/REPOSITORY (the tag is the release)\n"
+            ),
+        ),
+        (
+            format!("oci://{address}/{repo}:9.0.1"),
+            format!(
+                "Error: \"oci://{address}/{repo}:9.0.1\": \"{repo}:9.0.1\" is not a repository name (lower-case letters, digits and . _ - between them, / between components); name the repository only: bosun adds the release as the tag\n"
+            ),
+        ),
+    ] {
+        let out = bosun(
+            &cache,
+            &env,
+            &["profile", "list", "--version", "9.1.1", "--mirror", &bad],
+        );
+        assert_eq!(stderr(&out), want);
+    }
+}
+
+#[test]
+fn a_registry_that_lies_is_refused() {
+    let previous = previous_manifests();
+    let scratch = Scratch::new("versions-oci-fake");
+    let cache = scratch.0.join("cache");
+    let catalog = scratch.0.join("catalog.json");
+    std::fs::write(&catalog, OCI_CATALOG).unwrap();
+    let name = |v: &str| format!("istio-{v}-linux-amd64.tar.gz");
+    // Each tag its own archive: the registry finds a blob by its digest alone.
+    let archive = |v: &str| release_archive(v, &previous);
+    let mut tags = BTreeMap::new();
+    // 9.0.1: honest.
+    tags.insert(
+        "9.0.1".to_string(),
+        Artifact::oras(&name("9.0.1"), &archive("9.0.1"), None),
+    );
+    // 9.1.1: the blob served is not the one its digest names (a byte flipped, same size).
+    let mut corrupted = Artifact::oras(&name("9.1.1"), &archive("9.1.1"), None);
+    let blob = corrupted.blobs.values_mut().next().unwrap();
+    let middle = blob.len() / 2;
+    blob[middle] ^= 0xff;
+    let corrupted_digest = corrupted.layer_digest();
+    let corrupted_got = oci::sha256(&corrupted.blobs[&corrupted_digest]);
+    tags.insert("9.1.1".to_string(), corrupted);
+    // 9.1.2: the manifest is named by another digest than its bytes'.
+    let mut renamed = Artifact::oras(&name("9.1.2"), &archive("9.1.2"), None);
+    let renamed_got = oci::sha256(&renamed.manifest);
+    renamed.named = format!("sha256:{}", "1".repeat(64));
+    tags.insert("9.1.2".to_string(), renamed);
+    // 9.1.3: the blob is longer than the manifest says.
+    let short_archive = archive("9.1.3");
+    let short_size = short_archive.len() as u64 - 1;
+    let short = Artifact::oras(&name("9.1.3"), &short_archive, Some(short_size));
+    let short_digest = short.layer_digest();
+    tags.insert("9.1.3".to_string(), short);
+    // 9.1.0: a layer over bosun's download limit: refused before it is fetched.
+    let huge = Artifact::oras(&name("9.1.0"), b"small", Some(600 << 20));
+    let huge_digest = huge.layer_digest();
+    tags.insert("9.1.0".to_string(), huge);
+
+    // 9.0.2: honest, fetched with a login.
+    tags.insert(
+        "9.0.2".to_string(),
+        Artifact::oras(&name("9.0.2"), &archive("9.0.2"), None),
+    );
+
+    let registry = FakeRegistry::start("istio", tags);
+    let mirror = format!("oci://{}/istio", registry.address);
+    // No login: docker's config names none for this registry.
+    let docker = scratch.0.join("docker");
+    std::fs::create_dir_all(&docker).unwrap();
+    std::fs::write(docker.join("config.json"), r#"{"auths":{}}"#).unwrap();
+    let env = [
+        ("BOSUN_CATALOG", catalog.to_str().unwrap()),
+        ("BOSUN_ISTIO_MIRROR", mirror.as_str()),
+        ("DOCKER_CONFIG", docker.to_str().unwrap()),
+    ];
+    // Through the registry's bearer-token challenge.
+    let got = generate(&cache, &env, &["--version", "9.0.1"]);
+    same_objects(
+        &got,
+        &generate(&cache, &[], &["--manifests", previous.to_str().unwrap()]),
+        "9.0.1 through a token",
+    );
+    let requests = registry.requests();
+    assert_eq!(
+        requests[..3],
+        [
+            "GET /v2/istio/manifests/9.0.1".to_string(),
+            "GET /token?service=fake-registry&scope=repository%3Aistio%3Apull".to_string(),
+            "GET /v2/istio/manifests/9.0.1".to_string(),
+        ],
+        "{requests:?}"
+    );
+
+    // With a login in docker's config.json, the token is asked for with it.
+    std::fs::write(
+        docker.join("config.json"),
+        format!(
+            r#"{{"auths":{{"https://{}":{{"auth":"cHVsbGVyOnMzY3JldA=="}}}}}}"#,
+            registry.address
+        ),
+    )
+    .unwrap();
+    let out = bosun(&cache, &env, &["profile", "list", "--version", "9.0.2"]);
+    succeeded(&out);
+    assert!(
+        registry.requests().contains(
+            &"GET /token?service=fake-registry&scope=repository%3Aistio%3Apull [Basic cHVsbGVyOnMzY3JldA==]"
+                .to_string()
+        ),
+        "{:?}",
+        registry.requests()
+    );
+    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
+
+    let prefix = |v: &str| {
+        format!(
+            "Error: could not fetch Istio {v} from the OCI registry {0}: {0}/istio:{v}: ",
+            registry.address
+        )
+    };
+    for (version, want) in [
+        (
+            "9.1.1",
+            format!(
+                "blob {corrupted_digest}: the bytes the registry sent have digest sha256:{corrupted_got}, not the one they are named by (corrupted or tampered with)"
+            ),
+        ),
+        (
+            "9.1.2",
+            format!(
+                "the manifest the registry sent has digest sha256:{renamed_got}, but the registry names it sha256:{} (Docker-Content-Digest): refusing it",
+                "1".repeat(64)
+            ),
+        ),
+        (
+            "9.1.3",
+            format!(
+                "blob {short_digest}: the registry sent more than {short_size} bytes, but the manifest says {short_size}"
+            ),
+        ),
+        (
+            "9.1.0",
+            format!(
+                "the layer {huge_digest} is 629145600 bytes, more than the 536870912 bytes bosun takes: refusing it"
+            ),
+        ),
+    ] {
+        let out = bosun(&cache, &env, &["profile", "list", "--version", version]);
+        assert_eq!(
+            stderr(&out),
+            format!("{}{want} (nothing was cached)\n", prefix(version)),
+            "{version}"
+        );
+        assert!(
+            !cache.join(format!("istio-{version}")).exists(),
+            "{version}"
+        );
+    }
+    assert!(
+        !registry
+            .requests()
+            .contains(&format!("GET /v2/istio/blobs/{huge_digest}")),
+        "the layer over the limit was fetched"
+    );
 }

@@ -1,6 +1,8 @@
 //! Getting a package's bytes: over HTTP(S) (the module proxy, a release mirror) or from a local
-//! directory mirror, and `go mod download` as the module's second way in. The only module of
-//! this crate that touches the network.
+//! directory mirror, an OCI registry mirror ([`oci`]), and `go mod download` as the module's
+//! second way in. The only module of this crate that touches the network.
+
+pub mod oci;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -69,36 +71,60 @@ pub const MAX_DOWNLOAD: u64 = 512 << 20;
 
 /// GETs `url` whole.
 pub fn get(url: &str, progress: &dyn Fn(Progress<'_>)) -> Result<Vec<u8>, FetchError> {
-    let response = match ureq::get(url)
-        .timeout(std::time::Duration::from_secs(300))
-        .call()
-    {
-        Ok(response) => response,
-        Err(ureq::Error::Status(status, response)) => {
-            return Err(FetchError::Status {
-                url: url.to_string(),
-                status,
-                text: response.status_text().to_string(),
-            });
-        }
-        Err(ureq::Error::Transport(t)) => {
-            return Err(FetchError::Transport {
-                url: url.to_string(),
-                source: Box::new(t),
-            });
-        }
+    match call(url, &[])? {
+        Ok(response) => read_body(url, response, MAX_DOWNLOAD, progress),
+        Err(response) => Err(status_error(url, &response)),
+    }
+}
+
+/// GETs `url` with `headers`: the response, or the one of an error status (its headers and
+/// body say why); a transport failure is an error.
+pub(crate) fn call(
+    url: &str,
+    headers: &[(&str, &str)],
+) -> Result<Result<ureq::Response, ureq::Response>, FetchError> {
+    let mut request = ureq::get(url).timeout(std::time::Duration::from_secs(300));
+    for (name, value) in headers {
+        request = request.set(name, value);
+    }
+    match request.call() {
+        Ok(response) => Ok(Ok(response)),
+        Err(ureq::Error::Status(_, response)) => Ok(Err(response)),
+        Err(ureq::Error::Transport(t)) => Err(FetchError::Transport {
+            url: url.to_string(),
+            source: Box::new(t),
+        }),
+    }
+}
+
+/// The error of an answer with an error status.
+pub(crate) fn status_error(url: &str, response: &ureq::Response) -> FetchError {
+    FetchError::Status {
+        url: url.to_string(),
+        status: response.status(),
+        text: response.status_text().to_string(),
+    }
+}
+
+/// Reads `response`'s body whole, refusing more than `limit` bytes.
+pub(crate) fn read_body(
+    url: &str,
+    response: ureq::Response,
+    limit: u64,
+    progress: &dyn Fn(Progress<'_>),
+) -> Result<Vec<u8>, FetchError> {
+    let too_large = || FetchError::TooLarge {
+        url: url.to_string(),
+        limit,
     };
     let total: Option<u64> = response
         .header("Content-Length")
         .and_then(|l| l.parse().ok());
-    if total.is_some_and(|t| t > MAX_DOWNLOAD) {
-        return Err(FetchError::TooLarge {
-            url: url.to_string(),
-            limit: MAX_DOWNLOAD,
-        });
+    if total.is_some_and(|t| t > limit) {
+        return Err(too_large());
     }
-    let mut reader = response.into_reader().take(MAX_DOWNLOAD + 1);
-    let mut out = Vec::with_capacity(total.unwrap_or(1 << 20) as usize);
+    let mut reader = response.into_reader().take(limit + 1);
+    let mut out = Vec::with_capacity(total.unwrap_or(1 << 20).min(limit) as usize);
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = reader.read(&mut buf).map_err(|source| FetchError::Read {
@@ -109,11 +135,8 @@ pub fn get(url: &str, progress: &dyn Fn(Progress<'_>)) -> Result<Vec<u8>, FetchE
             break;
         }
         out.extend_from_slice(&buf[..n]);
-        if out.len() as u64 > MAX_DOWNLOAD {
-            return Err(FetchError::TooLarge {
-                url: url.to_string(),
-                limit: MAX_DOWNLOAD,
-            });
+        if out.len() as u64 > limit {
+            return Err(too_large());
         }
         progress(Progress::Received {
             bytes: out.len() as u64,

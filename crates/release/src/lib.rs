@@ -1,21 +1,24 @@
 //! Istio install packages by version: which versions bosun knows ([`catalog`], compiled in),
 //! where a version's charts and profiles come from ([`Sources`]: the Go module proxy for an
-//! `istio.io/istio` module version, a release archive mirror for a release), how a download is
-//! verified and unpacked ([`archive`]: the module's go.sum hash, the release's published
-//! SHA-256, `manifests/` only, within limits), and bosun's cache of them ([`cache`]).
+//! `istio.io/istio` module version, a release archive mirror for a release: files over HTTP(S)
+//! or in a directory, or an OCI registry ([`oci`])), how a download is verified and unpacked
+//! ([`archive`]: the module's go.sum hash, the release's published SHA-256 or its OCI digests,
+//! `manifests/` only, within limits), and bosun's cache of them ([`cache`]).
 //!
 //! Whether the catalog lets a version be installed ([`support`]: end of life, the Kubernetes
 //! range, Istio's upgrade rules) is pure too, with today's date passed in.
 //!
-//! The catalog, version resolution, hashing and unpacking are pure; [`fetch`] (network, local
-//! mirror reads, `go mod download`) and [`cache`] (writes) do the I/O. The CLI decides where
-//! the cache is and reads the environment (`GOPROXY`, `BOSUN_ISTIO_MIRROR`, `BOSUN_CATALOG`);
-//! this crate reads no environment.
+//! The catalog, version resolution, hashing, unpacking and the OCI formats ([`oci`]) are pure;
+//! [`fetch`] (network, the OCI distribution API, local mirror reads, `go mod download`) and
+//! [`cache`] (writes) do the I/O. The CLI decides where the cache is and reads the environment
+//! (`GOPROXY`, `BOSUN_ISTIO_MIRROR`, `BOSUN_CATALOG`) and docker's `config.json`; this crate
+//! reads no environment.
 
 pub mod archive;
 pub mod cache;
 pub mod catalog;
 pub mod fetch;
+pub mod oci;
 pub mod support;
 
 use std::path::PathBuf;
@@ -23,6 +26,7 @@ use std::path::PathBuf;
 pub use cache::{Cache, CacheError};
 pub use catalog::{Catalog, CatalogError, ResolveError, Resolved};
 pub use fetch::{FetchError, GoError, Progress};
+pub use oci::OciMirror;
 
 /// The Go module whose versions are module versions.
 pub const ISTIO_MODULE: &str = "istio.io/istio";
@@ -44,32 +48,44 @@ pub struct Sources {
 }
 
 /// A release archive mirror: `<base>/<version>/istio-<version>-linux-amd64.tar.gz` and its
-/// `.sha256`, over HTTP(S) or in a local directory.
+/// `.sha256`, over HTTP(S) or in a local directory; or an OCI registry holding release
+/// `<version>` as the artifact `<registry>/<repository>:<version>` ([`oci`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mirror {
     Url(String),
     Dir(PathBuf),
+    Oci(OciMirror),
 }
 
 impl Mirror {
-    /// A mirror as a flag or `BOSUN_ISTIO_MIRROR` names it: an `http(s)://` base URL, a
-    /// `file://` URL or a directory.
-    pub fn parse(text: &str) -> Mirror {
+    /// A mirror as a flag or `BOSUN_ISTIO_MIRROR` names it: an `http(s)://` base URL, an
+    /// `oci://HOST[:PORT]/REPO` registry (over plain HTTP when `plain_http`, or on loopback),
+    /// a `file://` URL or a directory.
+    pub fn parse(text: &str, plain_http: bool) -> Result<Mirror, oci::MirrorError> {
         let text = text.trim();
         if text.starts_with("http://") || text.starts_with("https://") {
-            return Mirror::Url(text.trim_end_matches('/').to_string());
+            return Ok(Mirror::Url(text.trim_end_matches('/').to_string()));
         }
-        Mirror::Dir(PathBuf::from(text.strip_prefix("file://").unwrap_or(text)))
+        if text.starts_with("oci://") {
+            return OciMirror::parse(text, plain_http).map(Mirror::Oci);
+        }
+        Ok(Mirror::Dir(PathBuf::from(
+            text.strip_prefix("file://").unwrap_or(text),
+        )))
     }
 
-    /// Where `file` of release `version` is, as a URL or a path.
+    /// Where `file` of release `version` is, as a URL or a path (for an OCI mirror, the
+    /// artifact: `oci://HOST/REPO:VERSION`).
     pub fn location(&self, version: &str, file: &str) -> String {
         match self {
             Mirror::Url(base) => format!("{base}/{version}/{file}"),
             Mirror::Dir(dir) => dir.join(version).join(file).display().to_string(),
+            Mirror::Oci(oci) => format!("oci://{}", oci.artifact(version)),
         }
     }
 
+    /// `file` of release `version` from a file mirror (an OCI mirror is pulled whole by
+    /// [`fetch::oci::pull`]).
     fn get(
         &self,
         version: &str,
@@ -77,8 +93,8 @@ impl Mirror {
         progress: &dyn Fn(Progress<'_>),
     ) -> Result<Vec<u8>, FetchError> {
         match self {
-            Mirror::Url(_) => fetch::get(&self.location(version, file), progress),
             Mirror::Dir(dir) => fetch::read_local(&dir.join(version).join(file)),
+            Mirror::Url(_) | Mirror::Oci(_) => fetch::get(&self.location(version, file), progress),
         }
     }
 }
@@ -140,6 +156,16 @@ pub enum Error {
         source: FetchError,
     },
     #[error(
+        "could not fetch Istio {version} from the OCI registry {registry}: {artifact}: {source} (nothing was cached)"
+    )]
+    Oci {
+        version: String,
+        registry: String,
+        artifact: String,
+        #[source]
+        source: Box<fetch::oci::OciError>,
+    },
+    #[error(
         "{location} is not a checksum file for {archive} (want \"<sha256 hex> {archive}\"); refusing the release (nothing was cached)"
     )]
     ChecksumFile { location: String, archive: String },
@@ -160,6 +186,14 @@ pub enum Error {
     },
     #[error(transparent)]
     Cache(#[from] CacheError),
+}
+
+/// A release archive as a mirror gave it: its bytes, where they came from, and the checksums
+/// (hex, and who says so) the mirror published beside it.
+struct Downloaded {
+    tgz: Vec<u8>,
+    location: String,
+    checksums: Vec<(String, String)>,
 }
 
 /// The packages of every version the catalog knows, in a cache, fetched from `sources`.
@@ -255,11 +289,47 @@ impl Packages {
         progress: &dyn Fn(Progress<'_>),
     ) -> Result<Vec<archive::File>, Error> {
         let version = &patch.version;
-        let mirror = &self.sources.mirror;
+        let Downloaded {
+            tgz,
+            location,
+            checksums: mut wanted,
+        } = match &self.sources.mirror {
+            Mirror::Oci(oci) => self.oci_archive(oci, version, progress)?,
+            mirror => self.file_mirror_archive(mirror, version, progress)?,
+        };
+        // One path after the bytes, whichever mirror they came from: the catalog's SHA-256,
+        // then the archive's own checks.
+        let got = archive::sha256_hex(&tgz);
+        if let Some(pinned) = &patch.sha256 {
+            wanted.push((pinned.to_ascii_lowercase(), "bosun's catalog".to_string()));
+        }
+        for (want, said_by) in wanted {
+            if got != want {
+                return Err(Error::Checksum {
+                    location,
+                    got,
+                    want,
+                    said_by,
+                });
+            }
+        }
+        archive::release_files(&tgz, version, self.limits).map_err(|source| Error::Archive {
+            what: location,
+            source,
+        })
+    }
+
+    /// The archive from a file mirror, where it is, and the checksum its `.sha256` file says.
+    fn file_mirror_archive(
+        &self,
+        mirror: &Mirror,
+        version: &str,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Downloaded, Error> {
         let name = release_archive_name(version);
         let sum_name = format!("{name}.sha256");
         let failed = |source| Error::Mirror {
-            version: version.clone(),
+            version: version.to_string(),
             source,
         };
         // The small checksum file first: a mirror that is down or lacks the release is told
@@ -277,24 +347,44 @@ impl Packages {
             from: &location,
         });
         let tgz = mirror.get(version, &name, progress).map_err(failed)?;
-        let got = archive::sha256_hex(&tgz);
-        let mut wanted = vec![(published, sum_location)];
-        if let Some(pinned) = &patch.sha256 {
-            wanted.push((pinned.to_ascii_lowercase(), "bosun's catalog".to_string()));
-        }
-        for (want, said_by) in wanted {
-            if got != want {
-                return Err(Error::Checksum {
-                    location,
-                    got,
-                    want,
-                    said_by,
-                });
-            }
-        }
-        archive::release_files(&tgz, version, self.limits).map_err(|source| Error::Archive {
-            what: location,
-            source,
+        Ok(Downloaded {
+            tgz,
+            location,
+            checksums: vec![(published, sum_location)],
+        })
+    }
+
+    /// The archive from an OCI registry mirror, verified against its digests (the manifest's,
+    /// the layer's digest and size), and where it is: `oci://HOST/REPO:VERSION`.
+    fn oci_archive(
+        &self,
+        oci: &OciMirror,
+        version: &str,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Downloaded, Error> {
+        let location = format!("oci://{}", oci.artifact(version));
+        progress(Progress::Fetching {
+            what: &format!("Istio {version}"),
+            from: &location,
+        });
+        let pulled = fetch::oci::pull(
+            oci,
+            version,
+            &release_archive_name(version),
+            fetch::MAX_DOWNLOAD,
+            progress,
+        )
+        .map_err(|source| Error::Oci {
+            version: version.to_string(),
+            registry: oci.registry.clone(),
+            artifact: oci.artifact(version),
+            source: Box::new(source),
+        })?;
+        let location = format!("{location} (layer {})", pulled.layer.digest);
+        Ok(Downloaded {
+            tgz: pulled.data,
+            location,
+            checksums: Vec::new(),
         })
     }
 }

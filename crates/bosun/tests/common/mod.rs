@@ -7,6 +7,7 @@
 pub mod http;
 pub mod manifests;
 pub mod mirror;
+pub mod oci;
 pub mod operator;
 pub mod readme;
 
