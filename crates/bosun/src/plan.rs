@@ -38,16 +38,35 @@ pub struct PlanArgs {
     /// `install --adopt`); the plan then also lists the releases adopted and their records.
     #[arg(long)]
     pub adopt: bool,
+    /// Plan as `install --helm-releases` would apply: objects with Helm's markers, applied as
+    /// helm's field manager; the plan then also says each Helm release's next revision and
+    /// what helm changed since bosun's last record.
+    #[arg(long = "helm-releases", conflicts_with = "adopt")]
+    pub helm_releases: bool,
 }
 
 /// `bosun plan`: renders as install does, checks webhooks as install does, prints the plan.
 pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
-    let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let recording = if args.helm_releases {
+        Some(crate::helm_records::read(&mut prepared)?)
+    } else {
+        None
+    };
     let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
     prepared.check_webhook_overlaps(args.force)?;
-    let plan = prepared.plan(args.force || !adoption.is_empty())?;
+    let plan = prepared.plan(
+        args.force || !adoption.is_empty(),
+        crate::install::field_manager(args.helm_releases),
+    )?;
     crate::mesh::write_stdout(&match args.output {
-        Format::Text => render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install),
+        Format::Text => {
+            let releases = match &recording {
+                Some(recording) => recording.describe(),
+                None => String::new(),
+            };
+            render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install) + &releases
+        }
         Format::Json => render_json(&plan),
     })
 }
@@ -57,11 +76,12 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
 pub fn install_without_writing(
     prepared: &crate::prepare::Prepared,
     force: bool,
+    field_manager: &str,
     output: Format,
     as_plan: bool,
     dry_run: bool,
 ) -> Result<(), MeshFailure> {
-    let plan = prepared.plan(force)?;
+    let plan = prepared.plan(force, field_manager)?;
     crate::mesh::write_stdout(&match (output, as_plan) {
         (Format::Json, _) => render_json(&plan),
         (_, true) => render_plan(&plan),
