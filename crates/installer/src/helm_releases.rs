@@ -666,13 +666,26 @@ impl HelmChange {
 pub fn helm_change(draft: &Draft, existing: &[Record]) -> Option<HelmChange> {
     let newest = existing.iter().max_by_key(|r| r.version())?;
     let revision = newest.version()?;
-    let mark = newest
+    let mark = |r: &Record| {
+        r.labels
+            .get(vocab::labels::HELM_RECORDED_REVISION_LABEL)
+            .and_then(|m| m.parse::<u32>().ok())
+    };
+    newest
         .labels
         .get(vocab::labels::HELM_RECORDED_REVISION_LABEL)?;
-    let bosun_revision = mark.parse::<u32>().ok();
-    if bosun_revision == Some(revision) {
+    if mark(newest) == Some(revision) {
         return None;
     }
+    // bosun's last: the newest record whose mark is its own number; else (helm kept none of
+    // bosun's) the revision the newest one's mark names (a rollback carries the mark of the
+    // revision it rolled back to).
+    let bosun_revision = existing
+        .iter()
+        .filter(|r| r.version().is_some() && mark(r) == r.version())
+        .filter_map(Record::version)
+        .max()
+        .or_else(|| mark(newest));
     let ours = bosun_revision.and_then(|b| existing.iter().find(|r| r.version() == Some(b)));
     let theirs = newest.config();
     let (values, chart) = match ours {
@@ -1088,6 +1101,7 @@ mod tests {
         let change =
             helm_change(&draft(base.clone()), &[v1.clone(), v2.clone(), rollback]).unwrap();
         assert_eq!(change.description, "Rollback to 1");
+        assert_eq!(change.bosun_revision, Some(1));
         assert!(change.values.is_empty() && !change.would_undo());
         assert_eq!(change.change_lines(), ["no value changed"]);
 
@@ -1108,6 +1122,34 @@ mod tests {
             .labels
             .remove(vocab::labels::HELM_RECORDED_REVISION_LABEL);
         assert_eq!(helm_change(&draft(base), &[unmarked]), None);
+    }
+
+    #[test]
+    fn bosuns_last_revision_is_its_newest_own_one() {
+        let base = json!({"a": 1});
+        let v1 = read(
+            next_revision(&draft(base.clone()), &[], at(1), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
+        let v2 = helm_upgrade(&v1, json!({"a": 2}), "1.2.3");
+        let v3 = read(
+            next_revision(&draft(base.clone()), &[v1.clone(), v2.clone()], at(3), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
+        // helm rollback to 2: revision 4, its labels (mark "1") carried over from revision 2.
+        let mut v4 = helm_upgrade(&v2, json!({"a": 2}), "1.2.3");
+        v4.body["version"] = json!(4);
+        let change = helm_change(&draft(base), &[v1, v2, v3, v4]).unwrap();
+        assert_eq!(change.revision, 4);
+        assert_eq!(change.bosun_revision, Some(3));
+        assert!(change.since_bosun);
+        assert_eq!(change.values.len(), 1);
     }
 
     fn v2_only(v1: &Record, config: &Value) -> Record {
