@@ -9,6 +9,12 @@
 //! ([`next_revision`]: the previous deployed one `superseded`, history kept to helm's default
 //! of 10); a record of another chart under the same name, or a Secret of that release that is
 //! not helm's format, refuses the install before anything is written ([`HelmReleases::read`]).
+//! Each revision bosun writes carries its number in a release label
+//! ([`vocab::labels::HELM_RECORDED_REVISION_LABEL`]), which helm carries over: a newest
+//! revision with another number is helm's, and [`helm_change`] says what it changed since
+//! bosun's (value paths, never values) and whether this install would undo it (the command
+//! line refuses that unless forced). istioctl's owner labels the charts do not render are held
+//! by bosun's own field manager ([`owner_label_hold`]), so helm's upgrades leave them.
 //!
 //! The objects are applied by the field manager helm uses ([`HELM_FIELD_MANAGER`]): helm v4
 //! upgrades a release recorded with `apply_method: ssa` by server-side apply as manager `helm`

@@ -35,7 +35,9 @@
 //!
 //! - [`helm_releases`]: `--helm-releases`, each component instance recorded as the Helm
 //!   release Istio's Helm docs name (which release, the ownership markers, when a new
-//!   revision is due, refusing another chart's release of the same name).
+//!   revision is due, refusing another chart's release of the same name, which revisions helm
+//!   wrote after bosun's and what they changed, the owner labels held by bosun's own field
+//!   manager so that helm's upgrades keep them).
 //!
 //! - [`adopt`]: `install --adopt`, taking over a Helm-installed Istio (which releases, the
 //!   refusals, handing their objects and records over to bosun).
