@@ -86,10 +86,10 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
     // Another chart's release of the same name, or a record not in helm's format, stops
     // here, before anything is written; so does a change helm made that the install would undo
-    // (but for a plan, which says it).
+    // (a dry run too, as it fails where the install would; a plan says it instead).
     let recording = if args.helm_releases {
         let recording = crate::helm_records::read(&mut prepared)?;
-        if !args.plan && !args.dry_run {
+        if !args.plan {
             recording.check(args.force)?;
         }
         Some(recording)
