@@ -108,16 +108,13 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         crate::plan::install_without_writing(
             &prepared,
             args.force || !adoption.is_empty(),
-            field_manager(recording.is_some()),
+            recording.as_ref(),
             args.output,
             args.plan,
             args.dry_run,
         )?;
         if args.plan && args.output == crate::plan::Format::Text {
             crate::mesh::write_stdout(&crate::adopt::describe(&adoption, &prepared.install))?;
-            if let Some(recording) = &recording {
-                crate::mesh::write_stdout(&recording.describe())?;
-            }
         }
         return Ok(());
     }

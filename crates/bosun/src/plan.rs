@@ -67,7 +67,7 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
             };
             render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install) + &releases
         }
-        Format::Json => render_json(&plan),
+        Format::Json => render_json_with(&plan, recording.as_ref().map(|r| r.to_json())),
     })
 }
 
@@ -76,15 +76,15 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
 pub fn install_without_writing(
     prepared: &crate::prepare::Prepared,
     force: bool,
-    field_manager: &str,
+    recording: Option<&crate::helm_records::Recording>,
     output: Format,
     as_plan: bool,
     dry_run: bool,
 ) -> Result<(), MeshFailure> {
-    let plan = prepared.plan(force, field_manager)?;
+    let plan = prepared.plan(force, crate::install::field_manager(recording.is_some()))?;
     crate::mesh::write_stdout(&match (output, as_plan) {
-        (Format::Json, _) => render_json(&plan),
-        (_, true) => render_plan(&plan),
+        (Format::Json, _) => render_json_with(&plan, recording.map(|r| r.to_json())),
+        (_, true) => render_plan(&plan) + &recording.map(|r| r.describe()).unwrap_or_default(),
         (_, false) => render_dry_run(&plan),
     })?;
     match plan.count(Action::Conflict) {
@@ -184,6 +184,12 @@ pub(crate) fn change_json(change: &Change) -> Value {
 /// `name`, `action`, `note`, and for updates `changes` with `path`, `old` and `new`, a side
 /// left out when the field is absent there) and `summary` counts.
 pub fn render_json(plan: &Plan) -> String {
+    render_json_with(plan, None)
+}
+
+/// [`render_json`], with `helmReleases` (what recording the install as Helm releases would
+/// do, see [`crate::helm_records::Recording::to_json`]) when planned with `--helm-releases`.
+pub fn render_json_with(plan: &Plan, helm_releases: Option<Value>) -> String {
     let objects: Vec<Value> = plan
         .objects
         .iter()
@@ -209,8 +215,11 @@ pub fn render_json(plan: &Plan) -> String {
     .into_iter()
     .map(|a| (a.to_string(), plan.count(a).into()))
     .collect();
-    let mut text = serde_json::to_string_pretty(&json!({"objects": objects, "summary": summary}))
-        .unwrap_or_default();
+    let mut document = json!({"objects": objects, "summary": summary});
+    if let Some(helm_releases) = helm_releases {
+        document["helmReleases"] = helm_releases;
+    }
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
     text
 }
