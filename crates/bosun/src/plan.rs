@@ -67,7 +67,7 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
             };
             render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install) + &releases
         }
-        Format::Json => render_json_with(&plan, recording.as_ref().map(|r| r.to_json())),
+        Format::Json => render_json(&plan, recording.as_ref().map(|r| r.to_json())),
     })
 }
 
@@ -83,7 +83,7 @@ pub fn install_without_writing(
 ) -> Result<(), MeshFailure> {
     let plan = prepared.plan(force, crate::install::field_manager(recording.is_some()))?;
     crate::mesh::write_stdout(&match (output, as_plan) {
-        (Format::Json, _) => render_json_with(&plan, recording.map(|r| r.to_json())),
+        (Format::Json, _) => render_json(&plan, recording.map(|r| r.to_json())),
         (_, true) => render_plan(&plan) + &recording.map(|r| r.describe()).unwrap_or_default(),
         (_, false) => render_dry_run(&plan),
     })?;
@@ -183,13 +183,9 @@ pub(crate) fn change_json(change: &Change) -> Value {
 /// The plan as one JSON document: `objects` (each with `apiVersion`, `kind`, `namespace`,
 /// `name`, `action`, `note`, and for updates `changes` with `path`, `old` and `new`, a side
 /// left out when the field is absent there) and `summary` counts.
-pub fn render_json(plan: &Plan) -> String {
-    render_json_with(plan, None)
-}
-
-/// [`render_json`], with `helmReleases` (what recording the install as Helm releases would
-/// do, see [`crate::helm_records::Recording::to_json`]) when planned with `--helm-releases`.
-pub fn render_json_with(plan: &Plan, helm_releases: Option<Value>) -> String {
+/// With `--helm-releases` it also has `helmReleases` (what recording the install as Helm
+/// releases would do, see [`crate::helm_records::Recording::to_json`]).
+pub fn render_json(plan: &Plan, helm_releases: Option<Value>) -> String {
     let objects: Vec<Value> = plan
         .objects
         .iter()
@@ -300,7 +296,7 @@ mod tests {
 
     #[test]
     fn json_plan() {
-        let v: Value = serde_json::from_str(&render_json(&sample())).unwrap();
+        let v: Value = serde_json::from_str(&render_json(&sample(), None)).unwrap();
         assert_eq!(v["summary"]["update"], 2);
         assert_eq!(v["summary"]["delete"], 1);
         assert_eq!(v["objects"][1]["kind"], "Deployment");
