@@ -84,13 +84,15 @@ fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
 
 pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
     let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
-    let helm_releases = if args.helm_releases {
-        let releases = prepared.install.helm_release_drafts()?;
-        // Another chart's release of the same name, or a record not in helm's format, stops
-        // here, before anything is written.
-        prepared.runtime.block_on(releases.read(&prepared.client))?;
-        prepared.install.mark_helm_objects(&releases);
-        Some(releases)
+    // Another chart's release of the same name, or a record not in helm's format, stops
+    // here, before anything is written; so does a change helm made that the install would undo
+    // (a dry run too, as it fails where the install would; a plan says it instead).
+    let recording = if args.helm_releases {
+        let recording = crate::helm_records::read(&mut prepared)?;
+        if !args.plan {
+            recording.check(args.force)?;
+        }
+        Some(recording)
     } else {
         None
     };
@@ -106,6 +108,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         crate::plan::install_without_writing(
             &prepared,
             args.force || !adoption.is_empty(),
+            recording.as_ref(),
             args.output,
             args.plan,
             args.dry_run,
@@ -125,7 +128,17 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
             .collect();
         confirm(profile, &names)?;
     }
-    apply(prepared, &args, helm_releases, adoption)
+    apply(prepared, &args, recording.map(|r| r.releases), adoption)
+}
+
+/// The field manager an install applies as: helm's when it records Helm releases (helm's later
+/// upgrades then own the same fields), else bosun's.
+pub(crate) fn field_manager(helm_releases: bool) -> &'static str {
+    if helm_releases {
+        installer::helm_releases::HELM_FIELD_MANAGER
+    } else {
+        installer::FIELD_MANAGER
+    }
 }
 
 /// Applies a prepared install (checked and confirmed already): every component in order with
@@ -148,12 +161,7 @@ pub(crate) fn apply(
     args.timeout.set_on(&client);
     let components = &install.components;
     let options = cluster::InstallOptions {
-        field_manager: if helm_releases.is_some() {
-            installer::helm_releases::HELM_FIELD_MANAGER
-        } else {
-            installer::FIELD_MANAGER
-        }
-        .to_string(),
+        field_manager: field_manager(helm_releases.is_some()).to_string(),
         // Adopting takes over the fields helm's field manager owns.
         force: args.force || !adoption.is_empty(),
         crd_timeout: args.readiness_timeout,

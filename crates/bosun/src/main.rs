@@ -12,6 +12,7 @@ mod adopt;
 mod canary;
 mod completion;
 mod duration;
+mod helm_records;
 mod input;
 mod install;
 mod lock;

@@ -38,17 +38,36 @@ pub struct PlanArgs {
     /// `install --adopt`); the plan then also lists the releases adopted and their records.
     #[arg(long)]
     pub adopt: bool,
+    /// Plan as `install --helm-releases` would apply: objects with Helm's markers, applied as
+    /// helm's field manager; the plan then also says each Helm release's next revision and
+    /// what helm changed since bosun's last record.
+    #[arg(long = "helm-releases", conflicts_with = "adopt")]
+    pub helm_releases: bool,
 }
 
 /// `bosun plan`: renders as install does, checks webhooks as install does, prints the plan.
 pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
-    let prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
+    let recording = if args.helm_releases {
+        Some(crate::helm_records::read(&mut prepared)?)
+    } else {
+        None
+    };
     let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
     prepared.check_webhook_overlaps(args.force)?;
-    let plan = prepared.plan(args.force || !adoption.is_empty())?;
+    let plan = prepared.plan(
+        args.force || !adoption.is_empty(),
+        crate::install::field_manager(args.helm_releases),
+    )?;
     crate::mesh::write_stdout(&match args.output {
-        Format::Text => render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install),
-        Format::Json => render_json(&plan),
+        Format::Text => {
+            let releases = match &recording {
+                Some(recording) => recording.describe(),
+                None => String::new(),
+            };
+            render_plan(&plan) + &crate::adopt::describe(&adoption, &prepared.install) + &releases
+        }
+        Format::Json => render_json(&plan, recording.as_ref().map(|r| r.to_json())),
     })
 }
 
@@ -57,14 +76,15 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
 pub fn install_without_writing(
     prepared: &crate::prepare::Prepared,
     force: bool,
+    recording: Option<&crate::helm_records::Recording>,
     output: Format,
     as_plan: bool,
     dry_run: bool,
 ) -> Result<(), MeshFailure> {
-    let plan = prepared.plan(force)?;
+    let plan = prepared.plan(force, crate::install::field_manager(recording.is_some()))?;
     crate::mesh::write_stdout(&match (output, as_plan) {
-        (Format::Json, _) => render_json(&plan),
-        (_, true) => render_plan(&plan),
+        (Format::Json, _) => render_json(&plan, recording.map(|r| r.to_json())),
+        (_, true) => render_plan(&plan) + &recording.map(|r| r.describe()).unwrap_or_default(),
         (_, false) => render_dry_run(&plan),
     })?;
     match plan.count(Action::Conflict) {
@@ -163,7 +183,9 @@ pub(crate) fn change_json(change: &Change) -> Value {
 /// The plan as one JSON document: `objects` (each with `apiVersion`, `kind`, `namespace`,
 /// `name`, `action`, `note`, and for updates `changes` with `path`, `old` and `new`, a side
 /// left out when the field is absent there) and `summary` counts.
-pub fn render_json(plan: &Plan) -> String {
+/// With `--helm-releases` it also has `helmReleases` (what recording the install as Helm
+/// releases would do, see [`crate::helm_records::Recording::to_json`]).
+pub fn render_json(plan: &Plan, helm_releases: Option<Value>) -> String {
     let objects: Vec<Value> = plan
         .objects
         .iter()
@@ -189,8 +211,11 @@ pub fn render_json(plan: &Plan) -> String {
     .into_iter()
     .map(|a| (a.to_string(), plan.count(a).into()))
     .collect();
-    let mut text = serde_json::to_string_pretty(&json!({"objects": objects, "summary": summary}))
-        .unwrap_or_default();
+    let mut document = json!({"objects": objects, "summary": summary});
+    if let Some(helm_releases) = helm_releases {
+        document["helmReleases"] = helm_releases;
+    }
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
     text.push('\n');
     text
 }
@@ -271,7 +296,7 @@ mod tests {
 
     #[test]
     fn json_plan() {
-        let v: Value = serde_json::from_str(&render_json(&sample())).unwrap();
+        let v: Value = serde_json::from_str(&render_json(&sample(), None)).unwrap();
         assert_eq!(v["summary"]["update"], 2);
         assert_eq!(v["summary"]["delete"], 1);
         assert_eq!(v["objects"][1]["kind"], "Deployment");

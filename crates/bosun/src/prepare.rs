@@ -123,13 +123,12 @@ impl Prepared<'_> {
         })
     }
 
-    /// What installing with `force` would do (server-side dry runs; writes nothing).
-    pub fn plan(&self, force: bool) -> Result<cluster::Plan, MeshFailure> {
-        Ok(self.runtime.block_on(self.install.plan(
-            &self.client,
-            installer::FIELD_MANAGER,
-            force,
-        ))?)
+    /// What installing as `field_manager` with `force` would do (server-side dry runs; writes
+    /// nothing).
+    pub fn plan(&self, force: bool, field_manager: &str) -> Result<cluster::Plan, MeshFailure> {
+        Ok(self
+            .runtime
+            .block_on(self.install.plan(&self.client, field_manager, force))?)
     }
 }
 

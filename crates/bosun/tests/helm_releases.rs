@@ -5,8 +5,12 @@
 //! the values `manifest translate` writes for each chart, `helm get manifest` holds exactly the
 //! documents `manifest generate --cluster-specific` prints, `helm history` works, a second
 //! install changes no record, `helm upgrade --reuse-values --set …` with the same chart
-//! succeeds with no field-manager conflict (its change reaches the Deployment), `helm rollback`
-//! and `helm uninstall` work, and `uninstall --purge` removes bosun's records. Bad records
+//! succeeds with no field-manager conflict (its change reaches the Deployment) and leaves
+//! istioctl's owner labels on the objects; bosun then notices helm's revision (`plan
+//! --helm-releases` names it and the value paths it changed), `install` refuses to undo it and
+//! `install --force` re-applies bosun's render as the next revision; `helm rollback` (to helm's
+//! revision, which bosun notices too, and to bosun's) and `helm uninstall` work, and `uninstall
+//! --purge` removes bosun's records. Bad records
 //! (another chart's release of the same name, a Secret that is not helm's format) refuse the
 //! install with nothing changed. One test: it installs into `istio-system` as the other living
 //! tests do, and the test binaries run one at a time.
@@ -142,6 +146,49 @@ async fn fresh(kube: &kube::Client) {
         },
     )
     .await;
+}
+
+/// The labels of a live object of the Istio namespace.
+async fn owner_labels(
+    kube: &kube::Client,
+    kind: &str,
+    name: &str,
+) -> std::collections::BTreeMap<String, String> {
+    let meta = match kind {
+        "Deployment" => {
+            Api::<Deployment>::namespaced(kube.clone(), NS)
+                .get(name)
+                .await
+                .unwrap()
+                .metadata
+        }
+        "ConfigMap" => {
+            Api::<k8s_openapi::api::core::v1::ConfigMap>::namespaced(kube.clone(), NS)
+                .get(name)
+                .await
+                .unwrap()
+                .metadata
+        }
+        other => panic!("kind {other}"),
+    };
+    meta.labels.unwrap_or_default()
+}
+
+/// The environment of istiod's container.
+async fn istiod_env(deployments: &Api<Deployment>) -> Vec<k8s_openapi::api::core::v1::EnvVar> {
+    deployments
+        .get("istiod")
+        .await
+        .unwrap()
+        .spec
+        .unwrap()
+        .template
+        .spec
+        .unwrap()
+        .containers[0]
+        .env
+        .clone()
+        .unwrap_or_default()
 }
 
 /// A release record of `release` that helm's format has but whose chart is `chart`.
@@ -380,6 +427,185 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
             .collect();
         assert_eq!(statuses, ["superseded", "deployed"], "{history}");
 
+        // istioctl's owner labels survive helm's upgrade (bosun's field manager holds those
+        // the charts do not render), so bosun's prune and uninstall still find the objects.
+        for (kind, name) in [("Deployment", "istiod"), ("ConfigMap", "istio")] {
+            let labels = owner_labels(&kube, kind, name).await;
+            for key in [
+                "operator.istio.io/managed",
+                "operator.istio.io/version",
+                "install.operator.istio.io/owning-resource-namespace",
+                "istio.io/rev",
+                "operator.istio.io/component",
+            ] {
+                assert!(
+                    labels.contains_key(key),
+                    "{kind} {name} lost {key}: {labels:?}"
+                );
+            }
+        }
+        let out = bosun(&["uninstall", "--revision", "default", "--dry-run"]);
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("  Deployment istio-system/istiod\n"),
+            "{}",
+            text(&out)
+        );
+
+        // bosun notices helm's revision: the plan says it, by path (never the value).
+        let plan = with_inputs(&["plan", "--helm-releases"], &inputs, &[]);
+        let out = bosun(&plan);
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        for line in [
+            "Helm release istio-system/istio-base: revision 1 (unchanged)\n",
+            "Helm release istio-system/istiod: revision 2 → 3\n",
+            "  ❗ helm release istio-system/istiod: revision 2 (deployed, \"Upgrade complete\", at ",
+            ") was not written by bosun; bosun wrote revision 1 last; changed since:\n    values.pilot.env.BOSUN_HELM_TEST added\n",
+            "  install would undo these changes and refuses",
+        ] {
+            assert!(said.contains(line), "{line:?} in:\n{said}");
+        }
+        // (The object changes above the summary show the live Deployment's fields; the
+        // release section after it names value paths only.)
+        let releases = said
+            .split_once("\nPlan: ")
+            .map(|(_, r)| r)
+            .unwrap_or_default();
+        assert!(
+            !releases.contains("upgraded"),
+            "no value printed:\n{releases}"
+        );
+        // install --plan plans as helm's field manager: bosun's render is helm's values undone.
+        let out = bosun(&with_inputs(
+            &["install", "--plan", "--helm-releases"],
+            &inputs,
+            &[],
+        ));
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            said.contains("spec.template.spec.containers.[name:discovery].env.[name:BOSUN_HELM_TEST]: {\"name\":\"BOSUN_HELM_TEST\",\"value\":\"upgraded\"} → (absent)")
+                && said.contains("Helm release istio-system/istiod: revision 2 → 3\n")
+                && !said.contains("conflict"),
+            "{said}"
+        );
+        // With helm's value taken into the IstioOperator, nothing of helm's is undone.
+        let taken = with_inputs(
+            &[
+                "plan",
+                "--helm-releases",
+                "--set",
+                "values.pilot.env.BOSUN_HELM_TEST=upgraded",
+            ],
+            &inputs,
+            &[],
+        );
+        let out = bosun(&taken);
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            said.contains("    values.pilot.env.BOSUN_HELM_TEST added — in this install's values\n  this install's values carry these changes\n"),
+            "{said}"
+        );
+
+        // install refuses to undo it, before writing anything, and says the two ways on.
+        let out = bosun(&install);
+        assert!(!out.status.success(), "{}", text(&out));
+        let said = text(&out);
+        for part in [
+            "helm changed releases bosun recorded, and this install would undo it:",
+            "values.pilot.env.BOSUN_HELM_TEST added",
+            "take helm's changes into your IstioOperator (under spec.values: values.pilot.env.BOSUN_HELM_TEST;",
+            "or run it with --force to re-apply bosun's render over helm's, recorded as the next revision (istiod revision 3). Nothing was changed.",
+        ] {
+            assert!(said.contains(part), "{part:?} in:\n{said}");
+        }
+        assert!(!said.contains("upgraded"), "no value printed:\n{said}");
+        assert_eq!(
+            helm_json(&["history", "istiod", "-n", NS, "-o", "json"])
+                .as_array()
+                .unwrap()
+                .len(),
+            2,
+            "no revision written"
+        );
+        assert!(
+            istiod_env(&deployments)
+                .await
+                .iter()
+                .any(|e| e.name == "BOSUN_HELM_TEST")
+        );
+
+        // --force re-applies bosun's render, recorded as bosun's next revision.
+        let forced = with_inputs(
+            &["install", "-y", "--force", "--helm-releases", "--no-wait"],
+            &inputs,
+            &[],
+        );
+        let out = bosun(&forced);
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .contains("✔ Helm release istiod in istio-system: revision 3\n"),
+            "{}",
+            text(&out)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(
+                "re-applying bosun's render over it because of --force (recorded as revision 3)"
+            ),
+            "{}",
+            text(&out)
+        );
+        let history = helm_json(&["history", "istiod", "-n", NS, "-o", "json"]);
+        let revisions: Vec<(i64, &str, &str)> = history
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                (
+                    h["revision"].as_i64().unwrap(),
+                    h["status"].as_str().unwrap(),
+                    h["description"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            revisions,
+            [
+                (1, "superseded", "Install complete"),
+                (2, "superseded", "Upgrade complete"),
+                (3, "deployed", "Upgrade complete")
+            ],
+            "{history}"
+        );
+        assert!(
+            !istiod_env(&deployments)
+                .await
+                .iter()
+                .any(|e| e.name == "BOSUN_HELM_TEST"),
+            "bosun's render re-applied"
+        );
+        // helm rollback to helm's revision: bosun notices that one too.
+        succeeded(&helm(&["rollback", "istiod", "2", "-n", NS]));
+        assert!(
+            istiod_env(&deployments)
+                .await
+                .iter()
+                .any(|e| e.name == "BOSUN_HELM_TEST" && e.value.as_deref() == Some("upgraded")),
+            "rolled back to helm's revision"
+        );
+        let out = bosun(&plan);
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            said.contains("Helm release istio-system/istiod: revision 4 → 5\n")
+                && said.contains("revision 4 (deployed, \"Rollback to 2\", at ")
+                && said.contains("bosun wrote revision 3 last; changed since:\n    values.pilot.env.BOSUN_HELM_TEST added\n"),
+            "{said}"
+        );
+
         // helm rollback to bosun's revision. A rollback applies the revision's stored
         // manifest, an install render: its validator says `failurePolicy: Ignore`, which
         // istiod (field manager pilot-discovery) has switched to Fail since, so a plain
@@ -410,6 +636,14 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         assert!(
             !env.iter().any(|e| e.name == "BOSUN_HELM_TEST"),
             "rolled back: {env:?}"
+        );
+
+        assert_eq!(
+            helm_json(&["history", "istiod", "-n", NS, "-o", "json"])
+                .as_array()
+                .unwrap()
+                .len(),
+            5
         );
 
         // helm uninstall of istiod: its objects and records go.

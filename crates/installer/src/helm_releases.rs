@@ -9,12 +9,18 @@
 //! ([`next_revision`]: the previous deployed one `superseded`, history kept to helm's default
 //! of 10); a record of another chart under the same name, or a Secret of that release that is
 //! not helm's format, refuses the install before anything is written ([`HelmReleases::read`]).
+//! Each revision bosun writes carries its number in a release label
+//! ([`vocab::labels::HELM_RECORDED_REVISION_LABEL`]), which helm carries over: a newest
+//! revision with another number is helm's, and [`helm_change`] says what it changed since
+//! bosun's (value paths, never values) and whether this install would undo it (the command
+//! line refuses that unless forced). istioctl's owner labels the charts do not render are held
+//! by bosun's own field manager ([`owner_label_hold`]), so helm's upgrades leave them.
 //!
 //! The objects are applied by the field manager helm uses ([`HELM_FIELD_MANAGER`]): helm v4
 //! upgrades a release recorded with `apply_method: ssa` by server-side apply as manager `helm`
 //! without forcing conflicts, so fields another manager owned would conflict.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use helmrelease::{Record, Release, Status};
@@ -133,6 +139,9 @@ pub struct Draft {
     pub manifest: String,
     /// Kind, namespace and name of each object: which objects get this release's markers.
     pub objects: Vec<(String, String, String)>,
+    /// The label keys the chart itself renders on each object (as [`Draft::objects`]): helm's
+    /// own render of the release sets them too.
+    pub chart_label_keys: Vec<BTreeSet<String>>,
     /// The release's own labels: bosun's mark, the revision and the component.
     pub labels: BTreeMap<String, String>,
 }
@@ -225,6 +234,16 @@ impl Install {
                             )
                         })
                         .collect(),
+                    chart_label_keys: objects
+                        .iter()
+                        .map(|o| {
+                            o.value()
+                                .pointer("/metadata/labels")
+                                .and_then(Value::as_object)
+                                .map(|l| l.keys().cloned().collect())
+                                .unwrap_or_default()
+                        })
+                        .collect(),
                     labels,
                 });
             }
@@ -235,11 +254,24 @@ impl Install {
     /// Puts Helm's ownership markers on every object of a recorded release (the
     /// `app.kubernetes.io/managed-by: Helm` label and the `meta.helm.sh/release-name` and
     /// `-namespace` annotations), as helm puts them on what it applies.
+    ///
+    /// Also makes the install's owner-label holds ([`owner_label_hold`]): istioctl's owner
+    /// labels the charts do not render, applied once more by bosun's own field manager so that
+    /// a later `helm upgrade` (whose render lacks them) does not remove them.
     pub fn mark_helm_objects(&mut self, releases: &HelmReleases) {
+        let owner = self.installation.owner_labels.clone();
+        let mut holds = Vec::new();
         for component in &mut self.components {
             for object in &mut component.objects {
                 mark_objects(object, &releases.drafts);
+                holds.extend(owner_label_hold(object, &releases.drafts, &owner));
             }
+        }
+        self.owner_label_holds = holds;
+        // The install's own injector as rendered, kept for the default tag (which is made from
+        // it, and copies its annotations): marked as the applied one is.
+        if let Some(injector) = &mut self.default_tag.deactivated_injector {
+            mark_objects(injector, &releases.drafts);
         }
     }
 }
@@ -289,6 +321,59 @@ pub fn mark_objects(object: &mut Value, drafts: &[Draft]) {
         vocab::labels::HELM_RELEASE_NAMESPACE_ANNOTATION,
         &draft.namespace,
     );
+}
+
+/// The owner-label hold of `object` when one of `drafts` records it (pure): the object's
+/// identity and those of its labels that are istioctl's owner labels (`owner`, and the
+/// component label) but that the chart does not render. Applied by bosun's field manager, those
+/// labels are then co-owned by `bosun` beside `helm`, so helm's next server-side apply, whose
+/// render lacks them, leaves them on the object (it removes only fields no other manager owns);
+/// and as helm never sends them, helm never conflicts with them. Labels the chart renders stay
+/// helm's alone: holding one helm renders with another value would make `helm upgrade` fail on
+/// a conflict.
+pub fn owner_label_hold(
+    object: &Value,
+    drafts: &[Draft],
+    owner: &BTreeMap<String, String>,
+) -> Option<Value> {
+    let field = |p: &str| object.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let key = (
+        field("/kind").to_string(),
+        field("/metadata/namespace").to_string(),
+        field("/metadata/name").to_string(),
+    );
+    let (draft, at) = drafts
+        .iter()
+        .find_map(|d| d.objects.iter().position(|o| *o == key).map(|i| (d, i)))?;
+    let rendered = draft.chart_label_keys.get(at)?;
+    let labels = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)?;
+    let held: Map<String, Value> = labels
+        .iter()
+        .filter(|(k, _)| {
+            (owner.contains_key(*k) || *k == vocab::labels::COMPONENT_LABEL)
+                && !rendered.contains(*k)
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if held.is_empty() {
+        return None;
+    }
+    let mut metadata = Map::new();
+    metadata.insert("name".into(), Value::String(key.2.clone()));
+    if !key.1.is_empty() {
+        metadata.insert("namespace".into(), Value::String(key.1.clone()));
+    }
+    metadata.insert("labels".into(), Value::Object(held));
+    let mut hold = Map::new();
+    hold.insert(
+        "apiVersion".into(),
+        object.get("apiVersion").cloned().unwrap_or(Value::Null),
+    );
+    hold.insert("kind".into(), Value::String(key.0));
+    hold.insert("metadata".into(), Value::Object(metadata));
+    Some(Value::Object(hold))
 }
 
 /// What one release's record needs: the Secrets to create, replace and delete.
@@ -377,6 +462,10 @@ pub fn next_revision(
             .unwrap_or_default()
             .into_iter()
             .chain(draft.labels.clone())
+            .chain([(
+                vocab::labels::HELM_RECORDED_REVISION_LABEL.to_string(),
+                version.to_string(),
+            )])
             .collect(),
         apply_method: helmrelease::APPLY_METHOD_SERVER_SIDE.into(),
     };
@@ -402,6 +491,265 @@ pub fn next_revision(
         delete,
         version,
     })
+}
+
+/// How a value changed between two revisions' values (helm's `config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueChangeKind {
+    Added,
+    Changed,
+    Removed,
+}
+
+impl std::fmt::Display for ValueChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ValueChangeKind::Added => "added",
+            ValueChangeKind::Changed => "changed",
+            ValueChangeKind::Removed => "removed",
+        })
+    }
+}
+
+/// One value path that differs (the values themselves are not kept: they may be secrets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueChange {
+    /// The path in the chart's values, dot-separated (`pilot.env.FOO`; a dot inside a key is
+    /// written `\.`, list items by index or `[name:x]`).
+    pub path: String,
+    pub kind: ValueChangeKind,
+}
+
+/// The paths where `to` differs from `from` (paths only), down to each leaf: a map added or
+/// removed whole is listed by the paths of its leaves (`pilot.env.FOO added`, not `pilot.env
+/// added`), the paths `--set values.…` would take.
+pub fn value_changes(from: &Map<String, Value>, to: &Map<String, Value>) -> Vec<ValueChange> {
+    let mut out = Vec::new();
+    for change in
+        manifest::diff::compare_values(&Value::Object(from.clone()), &Value::Object(to.clone()))
+    {
+        match change {
+            manifest::diff::Change::Added { path, new } => {
+                leaves(&path, &new, ValueChangeKind::Added, &mut out)
+            }
+            manifest::diff::Change::Removed { path, old } => {
+                leaves(&path, &old, ValueChangeKind::Removed, &mut out)
+            }
+            manifest::diff::Change::Changed { path, .. } => out.push(ValueChange {
+                path,
+                kind: ValueChangeKind::Changed,
+            }),
+        }
+    }
+    out
+}
+
+/// The leaf paths of `value` at `path` (a non-empty map's entries; anything else is a leaf).
+fn leaves(path: &str, value: &Value, kind: ValueChangeKind, out: &mut Vec<ValueChange>) {
+    match value.as_object() {
+        Some(map) if !map.is_empty() => {
+            for (k, v) in map {
+                let seg = k.replace('.', "\\.");
+                let child = if path.is_empty() {
+                    seg
+                } else {
+                    format!("{path}.{seg}")
+                };
+                leaves(&child, v, kind, out);
+            }
+        }
+        _ => out.push(ValueChange {
+            path: path.to_string(),
+            kind,
+        }),
+    }
+}
+
+/// Whether two value paths name the same value or one lies inside the other.
+fn paths_overlap(a: &str, b: &str) -> bool {
+    let inside = |long: &str, short: &str| {
+        long.strip_prefix(short)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+    };
+    inside(a, b) || inside(b, a)
+}
+
+/// A release whose newest revision bosun did not write: helm (or another tool) changed it after
+/// bosun's last record ([`helm_change`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelmChange {
+    pub release: String,
+    pub namespace: String,
+    /// The newest revision, its status, description (`Upgrade complete`, `Rollback to 1`)
+    /// and when it was deployed.
+    pub revision: u32,
+    pub status: String,
+    pub description: String,
+    pub deployed: String,
+    /// The revision bosun wrote last (its mark carried over), when known.
+    pub bosun_revision: Option<u32>,
+    /// Whether bosun's last revision is still in the history (helm keeps 10): the changes are
+    /// then counted from it, else from what this install would record.
+    pub since_bosun: bool,
+    /// The chart versions, bosun's last and the newest, when they differ.
+    pub chart: Option<(String, String)>,
+    /// The value paths helm changed (from bosun's last revision to the newest).
+    pub values: Vec<ValueChange>,
+    /// Those of [`HelmChange::values`] this install's values do not carry (it would undo
+    /// them), and whether its chart version differs from the newest revision's.
+    pub undone: Vec<ValueChange>,
+    pub chart_undone: bool,
+    /// The revision this install would record.
+    pub next: u32,
+}
+
+impl HelmChange {
+    /// Whether the install would undo something helm changed: values this install's do not
+    /// carry, or another chart version.
+    pub fn would_undo(&self) -> bool {
+        !self.undone.is_empty() || self.chart_undone
+    }
+
+    /// `istio-system/istiod revision 2 (Upgrade complete, deployed at …)`.
+    pub fn describe(&self) -> String {
+        let mut out = format!(
+            "helm release {}/{}: revision {} ({}",
+            self.namespace, self.release, self.revision, self.status
+        );
+        if !self.description.is_empty() {
+            out.push_str(&format!(", {:?}", self.description));
+        }
+        if !self.deployed.is_empty() {
+            out.push_str(&format!(", at {}", self.deployed));
+        }
+        out.push_str(") was not written by bosun");
+        match self.bosun_revision {
+            Some(r) => out.push_str(&format!("; bosun wrote revision {r} last")),
+            None => out.push_str("; bosun's revision is not known"),
+        }
+        out
+    }
+
+    /// The changes, one line each (paths only, never values): the chart version, then each
+    /// value path, marked when this install would undo it.
+    pub fn change_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if let Some((ours, theirs)) = &self.chart {
+            lines.push(format!("chart version {ours} → {theirs}"));
+        } else if self.chart_undone {
+            lines.push("chart version: this install's differs".to_string());
+        }
+        let from = if self.since_bosun {
+            String::new()
+        } else {
+            " (bosun's revision is no longer in helm's history: compared with this install's values)"
+                .to_string()
+        };
+        for v in &self.values {
+            let undone = if self.undone.contains(v) {
+                ""
+            } else {
+                " — in this install's values"
+            };
+            lines.push(format!("values.{} {}{undone}", v.path, v.kind));
+        }
+        if self.values.is_empty() {
+            lines.push(format!("no value changed{from}"));
+        } else if !from.is_empty() {
+            lines.push(from.trim_start().to_string());
+        }
+        lines
+    }
+}
+
+/// Whether the newest of a release's `existing` records was written by someone else than
+/// bosun after bosun's own (pure): bosun's mark ([`vocab::labels::HELM_RECORDED_REVISION_LABEL`],
+/// carried over by helm) names another revision than the record's. A release without records,
+/// or whose newest record carries no mark (records of bosun before the mark, or not bosun's at
+/// all: those are `--adopt`'s business), gives none. What changed is counted from bosun's last
+/// revision when helm kept it, else from the draft's values; each change the draft's values do
+/// not carry too is one the install would undo.
+pub fn helm_change(draft: &Draft, existing: &[Record]) -> Option<HelmChange> {
+    let newest = existing.iter().max_by_key(|r| r.version())?;
+    let revision = newest.version()?;
+    let mark = |r: &Record| {
+        r.labels
+            .get(vocab::labels::HELM_RECORDED_REVISION_LABEL)
+            .and_then(|m| m.parse::<u32>().ok())
+    };
+    newest
+        .labels
+        .get(vocab::labels::HELM_RECORDED_REVISION_LABEL)?;
+    if mark(newest) == Some(revision) {
+        return None;
+    }
+    // bosun's last: the newest record whose mark is its own number; else (helm kept none of
+    // bosun's) the revision the newest one's mark names (a rollback carries the mark of the
+    // revision it rolled back to).
+    let bosun_revision = existing
+        .iter()
+        .filter(|r| r.version().is_some() && mark(r) == r.version())
+        .filter_map(Record::version)
+        .max()
+        .or_else(|| mark(newest));
+    let ours = bosun_revision.and_then(|b| existing.iter().find(|r| r.version() == Some(b)));
+    let theirs = newest.config();
+    let (values, chart) = match ours {
+        Some(ours) => (
+            value_changes(&ours.config(), &theirs),
+            (ours.chart_version() != newest.chart_version()).then(|| {
+                (
+                    ours.chart_version().to_string(),
+                    newest.chart_version().to_string(),
+                )
+            }),
+        ),
+        None => (value_changes(&draft.config, &theirs), None),
+    };
+    let against_draft = value_changes(&theirs, &draft.config);
+    let undone = values
+        .iter()
+        .filter(|v| {
+            against_draft
+                .iter()
+                .any(|d| paths_overlap(&v.path, &d.path))
+        })
+        .cloned()
+        .collect();
+    let str_at = |p: &str| {
+        newest
+            .body
+            .pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    Some(HelmChange {
+        release: draft.release.clone(),
+        namespace: draft.namespace.clone(),
+        revision,
+        status: newest.status().to_string(),
+        description: str_at("/info/description"),
+        deployed: str_at("/info/last_deployed"),
+        bosun_revision,
+        since_bosun: ours.is_some(),
+        chart,
+        values,
+        undone,
+        chart_undone: newest.chart_version() != draft.chart_version,
+        next: revision + 1,
+    })
+}
+
+/// What recording would do to one release ([`HelmReleases::planned`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedRelease {
+    pub release: String,
+    pub namespace: String,
+    /// Its newest revision now (0: none yet).
+    pub current: u32,
+    /// The revision after the install (`current` when nothing changed).
+    pub next: u32,
 }
 
 /// What recording did to one release.
@@ -444,6 +792,48 @@ impl HelmReleases {
             all.push(records);
         }
         Ok(all)
+    }
+
+    /// The releases helm (or another tool) changed after bosun's last record
+    /// ([`helm_change`]), from the records [`HelmReleases::read`] gave (pure).
+    pub fn helm_changes(&self, records: &[Vec<Record>]) -> Vec<HelmChange> {
+        self.drafts
+            .iter()
+            .zip(records)
+            .filter_map(|(draft, records)| helm_change(draft, records))
+            .collect()
+    }
+
+    /// What recording would do to each release, from the records [`HelmReleases::read`] gave
+    /// (pure): its revision now (0 when there is none) and the one this install would
+    /// record (the same when nothing changed).
+    pub fn planned(
+        &self,
+        records: &[Vec<Record>],
+    ) -> Result<Vec<PlannedRelease>, HelmReleaseError> {
+        self.drafts
+            .iter()
+            .zip(records)
+            .map(|(draft, records)| {
+                let now = records
+                    .iter()
+                    .filter_map(Record::version)
+                    .max()
+                    .unwrap_or(0);
+                let writes = next_revision(
+                    draft,
+                    records,
+                    SystemTime::now(),
+                    helmrelease::DEFAULT_MAX_HISTORY,
+                )?;
+                Ok(PlannedRelease {
+                    release: draft.release.clone(),
+                    namespace: draft.namespace.clone(),
+                    current: now,
+                    next: writes.version,
+                })
+            })
+            .collect()
     }
 
     /// Writes each release's next revision (after the install applied its objects): the new
@@ -555,6 +945,7 @@ mod tests {
             config: config.as_object().unwrap().clone(),
             manifest: "---\na: 1\n".into(),
             objects: vec![("ConfigMap".into(), "istio-system".into(), "istio".into())],
+            chart_label_keys: vec![BTreeSet::from(["istio.io/rev".to_string()])],
             labels: BTreeMap::from([(
                 vocab::labels::HELM_RELEASE_RECORD_LABEL.into(),
                 "true".into(),
@@ -607,6 +998,205 @@ mod tests {
         assert_eq!(changed.replace.len(), 1);
         assert_eq!(read(&changed.replace[0]).status(), "superseded");
         assert_eq!(read(&changed.replace[0]).version(), Some(1));
+    }
+
+    /// The revision helm's upgrade writes over `previous`: its release labels carried over
+    /// (bosun's mark among them), other values.
+    fn helm_upgrade(previous: &Record, config: Value, chart_version: &str) -> Record {
+        let version = previous.version().unwrap() + 1;
+        read(
+            &helmrelease::Release {
+                name: "istiod".into(),
+                namespace: "istio-system".into(),
+                version,
+                status: Status::Deployed,
+                description: "Upgrade complete".into(),
+                first_deployed: "1970-01-01T00:01:40Z".into(),
+                last_deployed: "1970-01-01T00:10:00Z".into(),
+                chart: json!({"metadata": {"name": "istiod", "version": chart_version}}),
+                config: config.as_object().unwrap().clone(),
+                manifest: "---\nb: 1\n".into(),
+                labels: previous.own_labels(),
+                apply_method: "ssa".into(),
+            }
+            .to_secret(600),
+        )
+    }
+
+    #[test]
+    fn a_revision_helm_wrote_after_bosuns_is_noticed() {
+        let base = json!({"pilot": {"env": {"A": "1"}}, "global": {"hub": "h"}});
+        let v1 = read(
+            next_revision(&draft(base.clone()), &[], at(100), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
+        assert_eq!(v1.labels[vocab::labels::HELM_RECORDED_REVISION_LABEL], "1");
+        // bosun's own newest revision: nothing to say.
+        assert_eq!(
+            helm_change(&draft(base.clone()), std::slice::from_ref(&v1)),
+            None
+        );
+
+        // helm upgrade --reuse-values --set pilot.env.B=x --set global.hub=other
+        let helms = json!({"pilot": {"env": {"A": "1", "B": "x"}}, "global": {"hub": "other"}, "new": {"x.y": {"z": 1}}});
+        let v2 = helm_upgrade(&v1, helms.clone(), "1.2.3");
+        let records = [v1.clone(), v2.clone()];
+        let change = helm_change(&draft(base.clone()), &records).unwrap();
+        assert_eq!(change.revision, 2);
+        assert_eq!(change.bosun_revision, Some(1));
+        assert!(change.since_bosun);
+        assert_eq!(change.description, "Upgrade complete");
+        assert_eq!(change.deployed, "1970-01-01T00:10:00Z");
+        assert_eq!(change.chart, None);
+        let paths: Vec<(&str, ValueChangeKind)> = change
+            .values
+            .iter()
+            .map(|v| (v.path.as_str(), v.kind))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                ("global.hub", ValueChangeKind::Changed),
+                ("new.x\\.y.z", ValueChangeKind::Added),
+                ("pilot.env.B", ValueChangeKind::Added)
+            ]
+        );
+        // bosun's values carry neither: the install would undo both.
+        assert_eq!(change.undone, change.values);
+        assert!(change.would_undo());
+        assert_eq!(change.next, 3);
+        let lines = change.change_lines().join("\n");
+        assert_eq!(
+            lines,
+            "values.global.hub changed\nvalues.new.x\\.y.z added\nvalues.pilot.env.B added"
+        );
+        assert!(!lines.contains("other"), "no values shown");
+
+        // The install's values carry one of them: only the other would be undone.
+        let half = json!({"pilot": {"env": {"A": "1", "B": "x"}}, "global": {"hub": "h"}, "new": {"x.y": {"z": 1}}});
+        let change = helm_change(&draft(half), &records).unwrap();
+        assert_eq!(change.undone.len(), 1);
+        assert_eq!(change.undone[0].path, "global.hub");
+        // Both: nothing undone, still reported.
+        let change = helm_change(&draft(helms.clone()), &records).unwrap();
+        assert!(!change.would_undo(), "{change:?}");
+
+        // bosun writes revision 3 over helm's: its mark says 3 again.
+        let writes = next_revision(&draft(base.clone()), &records, at(700), 10).unwrap();
+        let v3 = read(writes.create.as_ref().unwrap());
+        assert_eq!(v3.labels[vocab::labels::HELM_RECORDED_REVISION_LABEL], "3");
+        // (The test's v1 was left `deployed`: both are superseded.)
+        let superseded: Vec<Record> = writes.replace.iter().map(read).collect();
+        let v2_superseded = superseded
+            .iter()
+            .find(|r| r.version() == Some(2))
+            .unwrap()
+            .clone();
+        assert_eq!(v2_superseded.status(), "superseded");
+        assert_eq!(
+            helm_change(&draft(base.clone()), &[v1.clone(), v2_superseded, v3]),
+            None
+        );
+
+        // A rollback to bosun's revision: helm's, with no value changed; nothing undone.
+        let mut rollback = helm_upgrade(&v2, base.clone(), "1.2.3");
+        rollback.body["info"]["description"] = json!("Rollback to 1");
+        let change =
+            helm_change(&draft(base.clone()), &[v1.clone(), v2.clone(), rollback]).unwrap();
+        assert_eq!(change.description, "Rollback to 1");
+        assert_eq!(change.bosun_revision, Some(1));
+        assert!(change.values.is_empty() && !change.would_undo());
+        assert_eq!(change.change_lines(), ["no value changed"]);
+
+        // Another chart version.
+        let v2 = helm_upgrade(&v1, base.clone(), "1.2.4");
+        let change = helm_change(&draft(base.clone()), &[v1.clone(), v2]).unwrap();
+        assert_eq!(change.chart, Some(("1.2.3".into(), "1.2.4".into())));
+        assert!(change.would_undo());
+
+        // bosun's revision gone from the history: counted from the install's values.
+        let change = helm_change(&draft(base.clone()), &[v2_only(&v1, &helms)]).unwrap();
+        assert!(!change.since_bosun);
+        assert_eq!(change.values.len(), 3);
+
+        // Records without bosun's revision mark (older bosun, or not bosun's): none.
+        let mut unmarked = v1.clone();
+        unmarked
+            .labels
+            .remove(vocab::labels::HELM_RECORDED_REVISION_LABEL);
+        assert_eq!(helm_change(&draft(base), &[unmarked]), None);
+    }
+
+    #[test]
+    fn bosuns_last_revision_is_its_newest_own_one() {
+        let base = json!({"a": 1});
+        let v1 = read(
+            next_revision(&draft(base.clone()), &[], at(1), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
+        let v2 = helm_upgrade(&v1, json!({"a": 2}), "1.2.3");
+        let v3 = read(
+            next_revision(&draft(base.clone()), &[v1.clone(), v2.clone()], at(3), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
+        // helm rollback to 2: revision 4, its labels (mark "1") carried over from revision 2.
+        let mut v4 = helm_upgrade(&v2, json!({"a": 2}), "1.2.3");
+        v4.body["version"] = json!(4);
+        let change = helm_change(&draft(base), &[v1, v2, v3, v4]).unwrap();
+        assert_eq!(change.revision, 4);
+        assert_eq!(change.bosun_revision, Some(3));
+        assert!(change.since_bosun);
+        assert_eq!(change.values.len(), 1);
+    }
+
+    fn v2_only(v1: &Record, config: &Value) -> Record {
+        helm_upgrade(v1, config.clone(), "1.2.3")
+    }
+
+    #[test]
+    fn value_paths_overlap_by_segment() {
+        assert!(paths_overlap("a.b", "a.b"));
+        assert!(paths_overlap("a.b", "a.b.c"));
+        assert!(paths_overlap("a.b[0]", "a.b"));
+        assert!(!paths_overlap("a.b", "a.bc"));
+        assert!(!paths_overlap("a.b", "a.c"));
+    }
+
+    #[test]
+    fn owner_labels_the_chart_does_not_render_are_held() {
+        let d = draft(json!({}));
+        let owner = BTreeMap::from([
+            (
+                "operator.istio.io/managed".to_string(),
+                "Reconcile".to_string(),
+            ),
+            ("istio.io/rev".to_string(), "default".to_string()),
+        ]);
+        let object = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "istio", "namespace": "istio-system",
+            "labels": {"operator.istio.io/managed": "Reconcile", "istio.io/rev": "default",
+                       "operator.istio.io/component": "Pilot", "app": "x"}},
+            "data": {"a": "b"}});
+        assert_eq!(
+            owner_label_hold(&object, std::slice::from_ref(&d), &owner),
+            Some(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+                "name": "istio", "namespace": "istio-system",
+                "labels": {"operator.istio.io/managed": "Reconcile", "operator.istio.io/component": "Pilot"}}})
+            )
+        );
+        let other = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "other", "namespace": "istio-system", "labels": {"operator.istio.io/managed": "Reconcile"}}});
+        assert_eq!(owner_label_hold(&other, &[d], &owner), None);
     }
 
     #[test]

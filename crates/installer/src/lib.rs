@@ -35,7 +35,9 @@
 //!
 //! - [`helm_releases`]: `--helm-releases`, each component instance recorded as the Helm
 //!   release Istio's Helm docs name (which release, the ownership markers, when a new
-//!   revision is due, refusing another chart's release of the same name).
+//!   revision is due, refusing another chart's release of the same name, which revisions helm
+//!   wrote after bosun's and what they changed, the owner labels held by bosun's own field
+//!   manager so that helm's upgrades keep them).
 //!
 //! - [`adopt`]: `install --adopt`, taking over a Helm-installed Istio (which releases, the
 //!   refusals, handing their objects and records over to bosun).
@@ -86,6 +88,10 @@ pub struct Install {
     /// The render itself, per component and instance, before the install's labels (what
     /// `manifest generate` prints; Helm release records hold it).
     pub generated: manifest::generate::Generated,
+    /// With Helm release records: istioctl's owner labels the charts do not render, per
+    /// object, applied by bosun's own field manager after the components
+    /// ([`helm_releases::owner_label_hold`]); empty otherwise.
+    pub owner_label_holds: Vec<Value>,
 }
 
 impl Install {
@@ -118,6 +124,7 @@ impl Install {
             default_tag,
             packages,
             generated,
+            owner_label_holds: Vec::new(),
         })
     }
 
@@ -149,6 +156,11 @@ impl Install {
     ) -> Result<Applied, Error> {
         let writes = async {
             let report = client.install(&self.components, options, progress).await?;
+            if !self.owner_label_holds.is_empty() {
+                client
+                    .apply(&self.owner_label_holds, FIELD_MANAGER, options.force)
+                    .await?;
+            }
             let pruned = client
                 .prune_after_install(&self.installation, &report, deleted)
                 .await

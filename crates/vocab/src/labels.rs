@@ -89,3 +89,8 @@ pub const HELM_RELEASE_NAMESPACE_ANNOTATION: &str = "meta.helm.sh/release-namesp
 /// release label, which helm carries over to the revisions it makes), by which `uninstall
 /// --helm-releases` finds them.
 pub const HELM_RELEASE_RECORD_LABEL: &str = "bosun.io/helm-release";
+/// bosun's own: on each Helm release record `install --helm-releases` writes, the revision
+/// it wrote (`"3"` on `sh.helm.release.v1.istiod.v3`). helm carries release labels over to
+/// the revisions it makes, so a newest revision whose number is not this label's value was
+/// written by helm (or another tool) after bosun's, and the value names bosun's last one.
+pub const HELM_RECORDED_REVISION_LABEL: &str = "bosun.io/helm-revision";
