@@ -266,7 +266,9 @@ fn chart_renders_the_objects_operator_dump_prints() {
 /// the kubeconfig (which does not exist).
 #[test]
 fn operator_mirror_flags_set_the_deployment_environment_or_are_refused() {
-    let good: &[(&[&str], &[(&str, &str)])] = &[
+    // Flags, and the variables they add (name, value).
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let good: &[Case] = &[
         (&[], &[]),
         (
             &["--mirror", "https://downloads.corp/istio/"],
