@@ -101,9 +101,7 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     if args.precheck {
         crate::precheck::before_install(&prepared, args.force)?;
     }
-    prepared.check_release_policy(args.force)?;
-    prepared.check_webhook_overlaps(args.force)?;
-    prepared.check_crd_downgrades(args.force)?;
+    prepared.check_refusals(args.force)?;
     if args.dry_run || args.plan {
         crate::plan::install_without_writing(
             &prepared,

@@ -71,6 +71,108 @@ pub struct DeployArgs {
     /// The install package (charts and profiles) directory inside the operator's image.
     #[arg(short = 'd', long = "manifests", default_value = operator::deploy::IMAGE_MANIFESTS)]
     pub manifests: String,
+    /// Where the operator fetches the Istio releases IstioOperators name
+    /// (`bosun.io/istio-version`): a release mirror's `http(s)://` URL, an OCI registry
+    /// (`oci://HOST[:PORT]/REPO`) or an absolute directory in its pod; its BOSUN_ISTIO_MIRROR.
+    #[arg(long, value_name = "URL|oci://HOST/REPO|DIR", value_parser = parse_mirror)]
+    pub mirror: Option<String>,
+    /// Speak to the `oci://` mirror over plain HTTP (helm's --plain-http); its
+    /// BOSUN_ISTIO_MIRROR_PLAIN_HTTP.
+    #[arg(long = "mirror-plain-http", requires = "mirror")]
+    pub mirror_plain_http: bool,
+    /// A `kubernetes.io/dockerconfigjson` Secret in the operator's namespace holding the login
+    /// for the `oci://` mirror: mounted as the pod's docker config (DOCKER_CONFIG).
+    #[arg(long = "mirror-secret", value_name = "SECRET", requires = "mirror", value_parser = parse_secret_name)]
+    pub mirror_secret: Option<String>,
+    /// Where the operator fetches `istio.io/istio` module versions: Go's GOPROXY list, with
+    /// an `http(s)://` module proxy in it (the image has no `go` to fall back on).
+    #[arg(long, value_name = "URL", value_parser = parse_goproxy)]
+    pub goproxy: Option<String>,
+}
+
+/// `--mirror`: what `--mirror` of the other commands takes, but in the operator's pod, so a
+/// directory must be absolute and a URL must name a host.
+fn parse_mirror(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(
+            "empty; want an http(s):// URL, oci://HOST[:PORT]/REPO or an absolute directory".into(),
+        );
+    }
+    match release::Mirror::parse(text, false).map_err(|e| e.to_string())? {
+        release::Mirror::Url(url) => {
+            http_url(&url)?;
+        }
+        release::Mirror::Dir(dir) if !dir.is_absolute() => {
+            return Err(format!(
+                "{text:?} is neither an http(s):// URL, an oci:// registry nor an absolute directory (the operator's pod has no working directory to resolve it in)"
+            ));
+        }
+        release::Mirror::Dir(_) | release::Mirror::Oci(_) => {}
+    }
+    Ok(text.to_string())
+}
+
+/// An `http(s)://` URL with a host and no spaces.
+fn http_url(url: &str) -> Result<(), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| format!("{url:?} is not an http(s):// URL"))?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.is_empty() || host.starts_with(':') || url.contains(char::is_whitespace) {
+        return Err(format!(
+            "{url:?}: an http(s):// URL needs a host (and no spaces)"
+        ));
+    }
+    Ok(())
+}
+
+/// `--goproxy`: Go's GOPROXY list (`,` or `|` between entries) of `http(s)://` proxies,
+/// `direct` and `off`, with at least one proxy: bosun fetches from the first, and the
+/// operator's image has no `go` for the others.
+fn parse_goproxy(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    let mut proxies = 0;
+    for entry in text.split([',', '|']).map(str::trim) {
+        match entry {
+            "direct" | "off" => {}
+            _ if entry.starts_with("http://") || entry.starts_with("https://") => {
+                http_url(entry)?;
+                proxies += 1;
+            }
+            _ => {
+                return Err(format!(
+                    "{entry:?} is not a module proxy: want http(s):// URLs (or direct, off) separated by , or |"
+                ));
+            }
+        }
+    }
+    if proxies == 0 {
+        return Err(format!(
+            "{text:?} names no http(s):// module proxy; the operator fetches module versions only from one"
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// `--mirror-secret`: a Secret's name (a DNS subdomain: lower-case letters, digits, `-` and
+/// `.`, starting and ending with a letter or digit, at most 253 characters).
+fn parse_secret_name(text: &str) -> Result<String, String> {
+    let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let valid = !text.is_empty()
+        && text.len() <= 253
+        && text.chars().all(|c| alnum(c) || c == '-' || c == '.')
+        && text
+            .split('.')
+            .all(|label| label.starts_with(alnum) && label.ends_with(alnum));
+    if valid {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{text:?} is not a Secret name (lower-case letters, digits, - and . ; starting and ending with a letter or digit)"
+        ))
+    }
 }
 
 #[derive(Args, Debug)]
@@ -128,17 +230,40 @@ pub struct RunArgs {
     pub cluster: crate::target::ClusterArgs,
 }
 
-fn deploy_options(args: &DeployArgs) -> operator::deploy::DeployOptions {
-    operator::deploy::DeployOptions {
+/// The operator's install as the flags say; `--mirror-plain-http` and `--mirror-secret` are for
+/// an `oci://` mirror only (refused with another, before anything is printed or applied).
+fn deploy_options(args: &DeployArgs) -> Result<operator::deploy::DeployOptions, MeshFailure> {
+    let oci = args
+        .mirror
+        .as_deref()
+        .is_some_and(|m| m.starts_with("oci://"));
+    for (given, flag) in [
+        (args.mirror_plain_http, "--mirror-plain-http"),
+        (args.mirror_secret.is_some(), "--mirror-secret"),
+    ] {
+        if given && !oci {
+            return Err(MeshFailure(format!(
+                "{flag} is for an OCI registry mirror: --mirror {:?} is not oci://HOST/REPO",
+                args.mirror.as_deref().unwrap_or_default()
+            )));
+        }
+    }
+    Ok(operator::deploy::DeployOptions {
         watch_namespace: args.watch_namespace.clone(),
         manifests: Some(args.manifests.clone()).filter(|m| !m.is_empty()),
         istio_namespaces: args.istio_namespaces.clone(),
         replicas: args.replicas,
+        sources: operator::deploy::ReleaseSources {
+            mirror: args.mirror.clone(),
+            mirror_plain_http: args.mirror_plain_http,
+            goproxy: args.goproxy.clone(),
+            docker_config_secret: args.mirror_secret.clone(),
+        },
         ..operator::deploy::DeployOptions::new(
             &args.operator_namespace,
             operator::deploy::image(args.image.as_deref(), args.hub.as_deref(), &args.tag),
         )
-    }
+    })
 }
 
 /// The operator commands; those that talk to the cluster run on `runtime`, whose blocking
@@ -158,7 +283,7 @@ pub fn operator(
 
 fn dump(args: &DeployArgs) -> Result<(), MeshFailure> {
     let objects: Vec<manifest::object::Object> =
-        operator::deploy::dump_objects(&deploy_options(args))
+        operator::deploy::dump_objects(&deploy_options(args)?)
             .into_iter()
             .map(manifest::object::Object::new)
             .collect();
@@ -166,7 +291,7 @@ fn dump(args: &DeployArgs) -> Result<(), MeshFailure> {
 }
 
 async fn init(args: InitArgs) -> Result<(), MeshFailure> {
-    let options = deploy_options(&args.deploy);
+    let options = deploy_options(&args.deploy)?;
     let component = vocab::Component {
         name: "Operator".into(),
         display_name: "bosun operator".into(),

@@ -27,8 +27,9 @@ pub struct PlanArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub cluster: crate::target::ClusterArgs,
-    /// Proceed even when validation fails, and plan as `install --force` would apply (taking
-    /// over fields other field managers own).
+    /// Proceed even when validation fails or the install would be refused (the release
+    /// policy, overlapping injectors, CRD downgrades: warned instead), and plan as `install
+    /// --force` would apply (taking over fields other field managers own).
     #[arg(long)]
     pub force: bool,
     /// Output format.
@@ -45,7 +46,9 @@ pub struct PlanArgs {
     pub helm_releases: bool,
 }
 
-/// `bosun plan`: renders as install does, checks webhooks as install does, prints the plan.
+/// `bosun plan`: renders as install does, refuses what install refuses (the release policy,
+/// overlapping injectors, CRD downgrades: the same error and exit status 1, or with `--force`
+/// the same warnings), prints the plan. So `plan` exits 0 exactly when `install` would go on.
 pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
     let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
     let recording = if args.helm_releases {
@@ -54,7 +57,7 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
         None
     };
     let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
-    prepared.check_webhook_overlaps(args.force)?;
+    prepared.check_refusals(args.force)?;
     let plan = prepared.plan(
         args.force || !adoption.is_empty(),
         crate::install::field_manager(args.helm_releases),

@@ -104,6 +104,31 @@ impl Prepared<'_> {
         })
     }
 
+    /// Every refusal `install` checks before it writes, in its order: the release policy,
+    /// overlapping injectors, CRD downgrades. The first refusal fails (with `install`'s words
+    /// and fix); with `force` each is printed as a warning and the command goes on. `install`,
+    /// `install --plan|--dry-run` and `plan` all check through this, so a plan fails exactly
+    /// when the install would. Only reads the cluster.
+    pub fn check_refusals(&self, force: bool) -> Result<(), MeshFailure> {
+        self.check_release_policy(force)?;
+        self.check_webhook_overlaps(force)?;
+        self.check_crd_downgrades(force)
+    }
+
+    /// What the catalog says of the Istio these inputs render as installed, for
+    /// `verify-install`: its end of life and the cluster's Kubernetes version against its
+    /// range ([`release::support::lifecycle`]; not the upgrade rules, which judge a new install
+    /// against the installed ones). Today is the clock's. Reads nothing.
+    pub fn release_lifecycle(&self) -> Result<Vec<release::support::Concern>, MeshFailure> {
+        let catalog = crate::release::catalog()?;
+        Ok(release::support::lifecycle(
+            &catalog,
+            &self.install.version,
+            self.kubernetes.judged().as_deref(),
+            crate::release::today(),
+        ))
+    }
+
     /// Refuses (or with `force` warns about) rendered CRDs that would replace newer live ones.
     /// Only reads the cluster.
     pub fn check_crd_downgrades(&self, force: bool) -> Result<(), MeshFailure> {

@@ -1,9 +1,12 @@
 //! `bosun verify-install`: renders as `install` does and checks the cluster against it with
 //! `cluster::Client::verify` (every object present, as rendered, workloads ready), printing
 //! istioctl's verify-install lines. Fails (exit 1) when anything is missing, differs or is not
-//! ready.
+//! ready. What bosun's catalog says of the verified Istio (end of life, the cluster's Kubernetes
+//! outside its range) is told on stderr (`releasePolicy` in `-o json`) and changes no exit
+//! status: the install is what was asked for, and the advice is about the release.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
 
 use clap::Args;
 use cluster::{Presence, Readiness, VerifiedObject, VerifyReport};
@@ -99,11 +102,44 @@ pub fn render(report: &VerifyReport) -> (String, Option<String>) {
     (out, Some(summary))
 }
 
+/// What to do about a concern of the catalog's about an installed release: install's fix for
+/// the Kubernetes range; a way up for an end-of-life release (install's fix names `--force`,
+/// which means nothing here); none for a release the catalog does not know.
+fn advice(concern: &release::support::Concern) -> Option<String> {
+    use release::support::Concern::*;
+    match concern {
+        NotInCatalog { .. } => None,
+        EndOfLife { .. } => Some(
+            "upgrade to a supported release (`bosun version --list` shows them; `bosun upgrade --canary --version V` moves the workloads to it)".to_string(),
+        ),
+        other => Some(other.fix()),
+    }
+}
+
+/// The catalog's concerns as verify-install tells them on stderr: `❗` and a fix line for
+/// end of life and the Kubernetes range, `ℹ` for a release not in the catalog.
+pub fn render_release_policy(concerns: &[release::support::Concern]) -> String {
+    let mut out = String::new();
+    for concern in concerns {
+        match advice(concern) {
+            Some(fix) => {
+                let _ = writeln!(out, "❗ {concern}\n    fix: {fix}");
+            }
+            None => {
+                let _ = writeln!(out, "ℹ {concern}");
+            }
+        }
+    }
+    out
+}
+
 /// The report as one JSON document: `ok`, and `objects`, each with `apiVersion`, `kind`,
 /// `namespace`, `name`, `status` (`missing`, `differs`, `matches`), `reason` (why missing),
 /// `changes` (live → rendered, as in `plan -o json`) and `ready` (`null` for non-workloads)
-/// with `notReadyReason`.
-pub fn render_json(report: &VerifyReport) -> String {
+/// with `notReadyReason`; and `releasePolicy`: what the catalog says of the verified release
+/// (each `kind`, as `release::support::Concern::kind`, `message` and `fix`, `null` when there
+/// is nothing to do), which `ok` does not count.
+pub fn render_json(report: &VerifyReport, concerns: &[release::support::Concern]) -> String {
     let objects: Vec<serde_json::Value> = report
         .objects
         .iter()
@@ -135,9 +171,20 @@ pub fn render_json(report: &VerifyReport) -> String {
             })
         })
         .collect();
+    let policy: Vec<serde_json::Value> = concerns
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "kind": c.kind(),
+                "message": c.to_string(),
+                "fix": advice(c),
+            })
+        })
+        .collect();
     let mut text = serde_json::to_string_pretty(&serde_json::json!({
         "ok": report.ok(),
         "objects": objects,
+        "releasePolicy": policy,
     }))
     .unwrap_or_default();
     text.push('\n');
@@ -153,11 +200,19 @@ pub fn verify_install(
     let report = prepared
         .runtime
         .block_on(prepared.client.verify(&objects, installer::FIELD_MANAGER))?;
+    let concerns = prepared.release_lifecycle()?;
     let (text, problems) = render(&report);
     crate::mesh::write_stdout(&match args.output {
         crate::plan::Format::Text => text,
-        crate::plan::Format::Json => render_json(&report),
+        crate::plan::Format::Json => render_json(&report, &concerns),
     })?;
+    if args.output == crate::plan::Format::Text {
+        let _ = write!(
+            std::io::stderr().lock(),
+            "{}",
+            render_release_policy(&concerns)
+        );
+    }
     match problems {
         None => Ok(()),
         Some(summary) => Err(MeshFailure(summary)),
@@ -255,7 +310,29 @@ mod tests {
                 ),
             ],
         };
-        let v: serde_json::Value = serde_json::from_str(&render_json(&report)).unwrap();
+        let ended = release::support::Concern::EndOfLife {
+            version: "1.9.9".into(),
+            minor: "1.9".into(),
+            since: Some("2021-10-08".into()),
+        };
+        let unknown = release::support::Concern::NotInCatalog {
+            version: "1.99.0".into(),
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&render_json(&report, &[ended, unknown])).unwrap();
+        assert_eq!(v["releasePolicy"][0]["kind"], "end-of-life");
+        assert_eq!(
+            v["releasePolicy"][0]["message"],
+            "Istio 1.9.9 is end of life: support for 1.9 ended 2021-10-08"
+        );
+        assert!(
+            v["releasePolicy"][0]["fix"]
+                .as_str()
+                .unwrap()
+                .starts_with("upgrade to a supported release")
+        );
+        assert_eq!(v["releasePolicy"][1]["kind"], "not-in-catalog");
+        assert_eq!(v["releasePolicy"][1]["fix"], serde_json::Value::Null);
         assert_eq!(v["ok"], false);
         assert_eq!(v["objects"][0]["ready"], false);
         assert_eq!(v["objects"][0]["notReadyReason"], "0/1 replicas ready");

@@ -142,6 +142,33 @@ fn variants() -> Vec<(&'static str, Vec<&'static str>, Vec<&'static str>)> {
                 "2",
             ],
         ),
+        (
+            "an OCI mirror with its login, and a module proxy",
+            vec![
+                "--set",
+                "mirror=oci://registry.corp:5000/istio/releases",
+                "--set",
+                "mirrorPlainHttp=true",
+                "--set",
+                "mirrorSecret=mirror-login",
+                "--set",
+                "goproxy=https://goproxy.corp/go",
+            ],
+            vec![
+                "--mirror",
+                "oci://registry.corp:5000/istio/releases",
+                "--mirror-plain-http",
+                "--mirror-secret",
+                "mirror-login",
+                "--goproxy",
+                "https://goproxy.corp/go",
+            ],
+        ),
+        (
+            "a file mirror",
+            vec!["--set", "mirror=https://downloads.corp/istio"],
+            vec!["--mirror", "https://downloads.corp/istio"],
+        ),
     ]
 }
 
@@ -228,6 +255,161 @@ fn chart_renders_the_objects_operator_dump_prints() {
         assert_eq!(names(&from_chart), names(&dumped), "{name}");
         for (a, b) in from_chart.iter().zip(&dumped) {
             assert_eq!(a, b, "{name}: {} differs", key(a));
+        }
+    }
+}
+
+/// The mirror settings of `operator dump` / `operator init`, data-driven: each good set of
+/// flags and the environment it puts into the operator's Deployment (after the operator's own
+/// four variables), each bad one and the error naming its flag (exit status 2 for what flag
+/// parsing refuses, 1 for combinations), with nothing printed. `init` refuses before it reads
+/// the kubeconfig (which does not exist).
+#[test]
+fn operator_mirror_flags_set_the_deployment_environment_or_are_refused() {
+    // Flags, and the variables they add (name, value).
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)]);
+    let good: &[Case] = &[
+        (&[], &[]),
+        (
+            &["--mirror", "https://downloads.corp/istio/"],
+            &[("BOSUN_ISTIO_MIRROR", "https://downloads.corp/istio/")],
+        ),
+        (
+            &["--mirror", "/srv/istio-releases"],
+            &[("BOSUN_ISTIO_MIRROR", "/srv/istio-releases")],
+        ),
+        (
+            &["--mirror", "oci://127.0.0.1:5000/istio/releases"],
+            &[("BOSUN_ISTIO_MIRROR", "oci://127.0.0.1:5000/istio/releases")],
+        ),
+        (
+            &[
+                "--mirror",
+                "oci://harbor.corp/istio/releases",
+                "--mirror-plain-http",
+                "--mirror-secret",
+                "harbor-login",
+            ],
+            &[
+                ("BOSUN_ISTIO_MIRROR", "oci://harbor.corp/istio/releases"),
+                ("BOSUN_ISTIO_MIRROR_PLAIN_HTTP", "true"),
+                ("DOCKER_CONFIG", "/etc/bosun/docker"),
+            ],
+        ),
+        (
+            &["--goproxy", "https://goproxy.corp,direct"],
+            &[("GOPROXY", "https://goproxy.corp,direct")],
+        ),
+    ];
+    for (flags, want) in good {
+        let mut args = vec!["operator", "dump"];
+        args.extend(*flags);
+        let objects = objects_of(&bosun(&args));
+        let deployment = objects
+            .iter()
+            .find(|o| o["kind"] == "Deployment")
+            .expect("a Deployment");
+        let env: Vec<(String, String)> =
+            deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .skip(4)
+                .map(|e| {
+                    (
+                        e["name"].as_str().unwrap().to_string(),
+                        e["value"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(env, want, "{flags:?}");
+    }
+
+    let bad: &[(&[&str], i32, &str)] = &[
+        (
+            &["--mirror", " "],
+            2,
+            "for '--mirror <URL|oci://HOST/REPO|DIR>': empty",
+        ),
+        (
+            &["--mirror", "oci://harbor.corp"],
+            2,
+            "for '--mirror <URL|oci://HOST/REPO|DIR>': \"oci://harbor.corp\": an OCI mirror is oci://HOST[:PORT]/REPOSITORY",
+        ),
+        (
+            &["--mirror", "oci://harbor.corp/istio/releases:1.30.3"],
+            2,
+            "name the repository only: bosun adds the release as the tag",
+        ),
+        (
+            &["--mirror", "releases"],
+            2,
+            "for '--mirror <URL|oci://HOST/REPO|DIR>': \"releases\" is neither an http(s):// URL, an oci:// registry nor an absolute directory",
+        ),
+        (
+            &["--mirror", "https:///istio"],
+            2,
+            "an http(s):// URL needs a host",
+        ),
+        (
+            &["--goproxy", "direct"],
+            2,
+            "for '--goproxy <URL>': \"direct\" names no http(s):// module proxy",
+        ),
+        (
+            &["--goproxy", "ftp://goproxy.corp"],
+            2,
+            "for '--goproxy <URL>': \"ftp://goproxy.corp\" is not a module proxy",
+        ),
+        (
+            &["--mirror-plain-http"],
+            2,
+            "the following required arguments were not provided:\n  --mirror <URL|oci://HOST/REPO|DIR>",
+        ),
+        (
+            &[
+                "--mirror",
+                "https://downloads.corp/istio",
+                "--mirror-plain-http",
+            ],
+            1,
+            "Error: --mirror-plain-http is for an OCI registry mirror: --mirror \"https://downloads.corp/istio\" is not oci://HOST/REPO",
+        ),
+        (
+            &["--mirror", "/srv/istio", "--mirror-secret", "login"],
+            1,
+            "Error: --mirror-secret is for an OCI registry mirror",
+        ),
+        (
+            &[
+                "--mirror",
+                "oci://harbor.corp/istio",
+                "--mirror-secret",
+                "Harbor_Login",
+            ],
+            2,
+            "for '--mirror-secret <SECRET>': \"Harbor_Login\" is not a Secret name",
+        ),
+    ];
+    for command in ["dump", "init"] {
+        for (flags, code, want) in bad {
+            let mut args = vec!["operator", command];
+            args.extend(*flags);
+            if command == "init" {
+                args.extend(["--kubeconfig", "/nonexistent/kubeconfig"]);
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_bosun"))
+                .args(&args)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(*code), "{args:?}: {}", text(&out));
+            assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(want), "{args:?}: want {want:?} in\n{err}");
         }
     }
 }

@@ -2,7 +2,10 @@
 //! Kubernetes v1.36.3): `precheck`'s findings and exit status for an end-of-life release and a
 //! Kubernetes version outside the release's range; `install` refusing an end-of-life release
 //! until `--force`; Istio's upgrade rules (an in-place downgrade and an in-place skip of a minor
-//! refused before anything is written, a canary two minors up let through).
+//! refused before anything is written, a canary two minors up let through). `plan`,
+//! `install --plan` and `install --dry-run` refuse what `install` refuses, with its words and
+//! exit status 1, and plan with `--force`; `verify-install` tells the end of life and the
+//! Kubernetes range (`releasePolicy` in `-o json`) without changing its exit status.
 //!
 //! The catalogs are test files laid over the built-in one with `BOSUN_CATALOG` (end of life in
 //! 2020 or 2099, so the clock never moves a verdict); the older control plane is the pinned
@@ -58,6 +61,52 @@ async fn istiod_version(ns: &str, name: &str) -> Option<String> {
     Some(found.metadata.labels.unwrap_or_default()["operator.istio.io/version"].clone())
 }
 
+/// `plan` given `inputs`, and with `also_install`, `install --plan` and `install --dry-run` too
+/// (the same check: `Prepared::check_refusals`).
+fn planning(inputs: &[&str], also_install: bool) -> Vec<Vec<String>> {
+    let mut commands = vec![vec!["plan"]];
+    if also_install {
+        commands.push(vec!["install", "-y", "--plan"]);
+        commands.push(vec!["install", "-y", "--dry-run"]);
+    }
+    commands
+        .into_iter()
+        .map(|mut command| {
+            command.extend(inputs);
+            command.into_iter().map(str::to_string).collect()
+        })
+        .collect()
+}
+
+/// Each of [`planning`] fails as `install` does (exit 1, `refusal` in its error, nothing on
+/// stdout); `plan --force` warns, plans and exits 0.
+async fn plans_refuse(catalog: &Path, inputs: &[&str], also_install: bool, refusal: &str) {
+    for command in planning(inputs, also_install) {
+        let out = bosun(catalog, &args(&command)).await;
+        assert_eq!(out.status.code(), Some(1), "{command:?}: {}", text(&out));
+        assert!(
+            stderr(&out).contains(refusal),
+            "{command:?}: {}",
+            text(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{command:?}: {}", text(&out));
+    }
+    let mut forced = planning(inputs, false).remove(0);
+    forced.push("--force".into());
+    let out = bosun(catalog, &args(&forced)).await;
+    assert!(out.status.success(), "{forced:?}: {}", text(&out));
+    assert!(
+        stderr(&out).contains("continuing because of --force"),
+        "{forced:?}: {}",
+        text(&out)
+    );
+    assert!(
+        stdout(&out).contains("Deployment"),
+        "{forced:?}: no plan: {}",
+        text(&out)
+    );
+}
+
 #[test]
 fn end_of_life_kubernetes_range_and_upgrade_rules() {
     let pin = release_version();
@@ -72,6 +121,7 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
     };
     let ended = catalog("eol", &release("2020-01-01", "1.32", "\"1.35\""));
     let too_old = catalog("k8s-min", &release("2099-01", "1.37", "null"));
+    let supported = catalog("supported", &release("2099-01", "1.32", "null"));
     // 1.29 supported for the upgrade steps, whatever the built-in catalog says of it today.
     let older = catalog(
         "older",
@@ -138,13 +188,12 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
         // install refuses the end-of-life release before writing anything…
         let out = bosun(&ended, &args(&install(&[]))).await;
         assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-        assert!(
-            stderr(&out).contains(&format!(
-                "Error: the install is not supported by Istio's release policy:\n  Istio {pin} is end of life: support for {minor} ended 2020-01-01\n    fix: install a supported release"
-            )),
-            "{}",
-            text(&out)
+        let refusal = format!(
+            "Error: the install is not supported by Istio's release policy:\n  Istio {pin} is end of life: support for {minor} ended 2020-01-01\n    fix: install a supported release"
         );
+        assert!(stderr(&out).contains(&refusal), "{}", text(&out));
+        // …and so do the plans, with the same words; with --force they plan.
+        plans_refuse(&ended, &base, true, &refusal).await;
         assert_eq!(istiod_version(&ns, &istiod).await, None);
         // …and installs it with --force, saying so (--precheck too: its BOSUN-PRE007 is printed,
         // not fatal); the Kubernetes range only warns.
@@ -163,6 +212,43 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
         assert_eq!(
             istiod_version(&ns, &istiod).await.as_deref(),
             Some(pin.as_str())
+        );
+
+        // verify-install tells what the catalog says of the verified release (end of life,
+        // Kubernetes past its range) on stderr and in -o json, and its exit status is the
+        // objects' alone: the same as with a catalog that has nothing to say (the test
+        // control plane runs no pods, so both fail on readiness).
+        let mut verify = vec!["verify-install"];
+        verify.extend(base);
+        let out = bosun(&ended, &verify).await;
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!(
+                "❗ Istio {pin} is end of life: support for {minor} ended 2020-01-01\n    fix: upgrade to a supported release"
+            )) && err.contains(&format!(
+                "is newer than the newest Istio {pin} supports: 1.35\n    fix: install an Istio release that supports this Kubernetes version"
+            )),
+            "{}",
+            text(&out)
+        );
+        let quiet = bosun(&supported, &verify).await;
+        assert!(!stderr(&quiet).contains('❗'), "{}", text(&quiet));
+        assert_eq!(out.status.code(), quiet.status.code(), "{}", text(&out));
+        assert_eq!(stdout(&out), stdout(&quiet));
+        verify.extend(["-o", "json"]);
+        let out = bosun(&ended, &verify).await;
+        let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let kinds: Vec<&str> = report["releasePolicy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            ["end-of-life", "kubernetes-too-new"],
+            "{}",
+            text(&out)
         );
 
         // An older minor in place is a downgrade: refused, then forced.
@@ -205,6 +291,14 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
             "{}",
             text(&out)
         );
+        // The plans refuse the skip with install's words, and plan it with --force.
+        plans_refuse(
+            &older,
+            &base,
+            false,
+            &format!("The install replaces revision {rev} of Istio 1.29.0 in place with Istio {pin}: an in-place upgrade may move one minor version only"),
+        )
+        .await;
         assert_eq!(
             istiod_version(&ns, &istiod).await.as_deref(),
             Some("1.29.0")
@@ -229,6 +323,22 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
         )
         .await;
         assert!(!stderr(&out).contains("release policy"), "{}", text(&out));
+        // …and plan shows it, exit 0.
+        let set_rev = [
+            "-d",
+            &m,
+            "--set",
+            "profile=minimal",
+            "--set",
+            &set_ns,
+            "-r",
+            &canary,
+        ];
+        let mut plan = vec!["plan"];
+        plan.extend(set_rev);
+        let out = bosun(&older, &plan).await;
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(!stderr(&out).contains("release policy"), "{}", text(&out));
 
         // Put the pin back in place (its CRDs' labels too) and remove the revision.
         let out = bosun(&older, &args(&install(&["--force"]))).await;
@@ -241,7 +351,7 @@ fn end_of_life_kubernetes_range_and_upgrade_rules() {
         assert!(out.status.success(), "{}", text(&out));
         let _ = std::fs::remove_dir_all(old.parent().unwrap());
     });
-    for file in [ended, too_old, older] {
+    for file in [ended, too_old, older, supported] {
         let _ = std::fs::remove_file(file);
     }
 }

@@ -40,6 +40,51 @@ pub struct DeployOptions {
     pub replicas: u32,
     /// The container's `resources`.
     pub resources: Value,
+    /// Where the operator fetches the Istio versions IstioOperators name.
+    pub sources: ReleaseSources,
+}
+
+/// Where the operator fetches the Istio versions IstioOperators name (`bosun.io/istio-version`),
+/// put into its Deployment's environment as `--version` reads them (docs/versions.md). Taken
+/// as given: the CLI validates them before anything is built.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReleaseSources {
+    /// `BOSUN_ISTIO_MIRROR`: the release mirror (an `http(s)://` URL, an `oci://HOST/REPO`
+    /// registry, or a directory in the pod).
+    pub mirror: Option<String>,
+    /// `BOSUN_ISTIO_MIRROR_PLAIN_HTTP=true`: the OCI mirror over plain HTTP.
+    pub mirror_plain_http: bool,
+    /// `GOPROXY`: where module versions come from.
+    pub goproxy: Option<String>,
+    /// A `kubernetes.io/dockerconfigjson` Secret in the operator's namespace: its
+    /// `.dockerconfigjson` mounted as `config.json` in [`DOCKER_CONFIG_DIR`], which
+    /// `DOCKER_CONFIG` names (the login for an OCI mirror).
+    pub docker_config_secret: Option<String>,
+}
+
+/// Where the `docker_config_secret` is mounted in the operator's pod (`DOCKER_CONFIG`).
+pub const DOCKER_CONFIG_DIR: &str = "/etc/bosun/docker";
+/// The name of that volume.
+const DOCKER_CONFIG_VOLUME: &str = "docker-config";
+
+impl ReleaseSources {
+    /// The container's environment for them, after the operator's own.
+    fn env(&self) -> Vec<Value> {
+        let mut env = Vec::new();
+        if let Some(mirror) = &self.mirror {
+            env.push(json!({"name": "BOSUN_ISTIO_MIRROR", "value": mirror}));
+        }
+        if self.mirror_plain_http {
+            env.push(json!({"name": "BOSUN_ISTIO_MIRROR_PLAIN_HTTP", "value": "true"}));
+        }
+        if let Some(goproxy) = &self.goproxy {
+            env.push(json!({"name": "GOPROXY", "value": goproxy}));
+        }
+        if self.docker_config_secret.is_some() {
+            env.push(json!({"name": "DOCKER_CONFIG", "value": DOCKER_CONFIG_DIR}));
+        }
+        env
+    }
 }
 
 impl DeployOptions {
@@ -53,6 +98,7 @@ impl DeployOptions {
             istio_namespaces: vec!["istio-system".into()],
             replicas: 1,
             resources: default_resources(),
+            sources: ReleaseSources::default(),
         }
     }
 }
@@ -118,6 +164,29 @@ pub fn operator_objects(options: &DeployOptions) -> Vec<Value> {
     if let Some(manifests) = &options.manifests {
         args.push(format!("--manifests={manifests}"));
     }
+    let mut env = vec![
+        json!({"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}),
+        // Only used when no --manifests is given (the pinned release is then fetched), and
+        // for the versions IstioOperators name: the root filesystem is read-only.
+        json!({"name": "BOSUN_CACHE", "value": "/tmp/bosun"}),
+        // mimalloc's defaults (eagerly committed arenas, delayed purging) suit a short
+        // render; a long-running, mostly idle operator halves its RSS without them
+        // (BENCHMARKS.md).
+        json!({"name": "MIMALLOC_ARENA_EAGER_COMMIT", "value": "0"}),
+        json!({"name": "MIMALLOC_PURGE_DELAY", "value": "0"}),
+    ];
+    env.extend(options.sources.env());
+    let mut mounts = vec![json!({"name": "tmp", "mountPath": "/tmp"})];
+    let mut volumes = vec![json!({"name": "tmp", "emptyDir": {}})];
+    if let Some(secret) = &options.sources.docker_config_secret {
+        mounts.push(
+            json!({"name": DOCKER_CONFIG_VOLUME, "mountPath": DOCKER_CONFIG_DIR, "readOnly": true}),
+        );
+        volumes.push(json!({"name": DOCKER_CONFIG_VOLUME, "secret": {
+            "secretName": secret,
+            "items": [{"key": ".dockerconfigjson", "path": "config.json"}]
+        }}));
+    }
     let probe = |path: &str| json!({"httpGet": {"path": path, "port": "http-metrics"}, "periodSeconds": 10, "failureThreshold": 3});
     let mut objects = vec![
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": metadata(ns, None)}),
@@ -176,25 +245,15 @@ pub fn operator_objects(options: &DeployOptions) -> Vec<Value> {
                             "name": "operator",
                             "image": options.image,
                             "args": args,
-                            "env": [
-                                {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
-                                // Only used when no --manifests is given (the pinned release
-                                // is then fetched): the root filesystem is read-only.
-                                {"name": "BOSUN_CACHE", "value": "/tmp/bosun"},
-                                // mimalloc's defaults (eagerly committed arenas, delayed purging) suit
-                                // a short render; a long-running, mostly idle operator halves its
-                                // RSS without them (BENCHMARKS.md).
-                                {"name": "MIMALLOC_ARENA_EAGER_COMMIT", "value": "0"},
-                                {"name": "MIMALLOC_PURGE_DELAY", "value": "0"}
-                            ],
+                            "env": env,
                             "ports": [{"name": "http-metrics", "containerPort": METRICS_PORT}],
                             "livenessProbe": probe("/healthz"),
                             "readinessProbe": probe("/readyz"),
                             "resources": options.resources,
                             "securityContext": {"allowPrivilegeEscalation": false, "readOnlyRootFilesystem": true, "capabilities": {"drop": ["ALL"]}},
-                            "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}]
+                            "volumeMounts": mounts
                         }],
-                        "volumes": [{"name": "tmp", "emptyDir": {}}]
+                        "volumes": volumes
                     }
                 }
             }
@@ -267,6 +326,47 @@ mod tests {
             istio_namespaces: vec!["istio-system".into(), "gateways".into()],
             ..DeployOptions::new("ops", image(None, Some("example.com/mesh/"), "1.2"))
         }
+    }
+
+    #[test]
+    fn release_sources_go_into_the_environment_and_the_login_is_mounted() {
+        let plain = operator_objects(&options());
+        let env_names = |objects: &[Value]| -> Vec<String> {
+            objects[10]["spec"]["template"]["spec"]["containers"][0]["env"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert!(!env_names(&plain).contains(&"BOSUN_ISTIO_MIRROR".to_string()));
+        let mut with = options();
+        with.sources = ReleaseSources {
+            mirror: Some("oci://registry.corp:5000/istio/releases".into()),
+            mirror_plain_http: true,
+            goproxy: Some("https://goproxy.corp".into()),
+            docker_config_secret: Some("mirror-login".into()),
+        };
+        let objects = operator_objects(&with);
+        let pod = &objects[10]["spec"]["template"]["spec"];
+        let env = &pod["containers"][0]["env"];
+        assert_eq!(
+            env.as_array().unwrap()[4..],
+            [
+                json!({"name": "BOSUN_ISTIO_MIRROR", "value": "oci://registry.corp:5000/istio/releases"}),
+                json!({"name": "BOSUN_ISTIO_MIRROR_PLAIN_HTTP", "value": "true"}),
+                json!({"name": "GOPROXY", "value": "https://goproxy.corp"}),
+                json!({"name": "DOCKER_CONFIG", "value": "/etc/bosun/docker"}),
+            ]
+        );
+        assert_eq!(
+            pod["containers"][0]["volumeMounts"][1],
+            json!({"name": "docker-config", "mountPath": "/etc/bosun/docker", "readOnly": true})
+        );
+        assert_eq!(
+            pod["volumes"][1]["secret"],
+            json!({"secretName": "mirror-login", "items": [{"key": ".dockerconfigjson", "path": "config.json"}]})
+        );
     }
 
     #[test]
