@@ -136,17 +136,8 @@ pub enum MeshError {
         "--cluster-file {context}=-: a cluster's own file cannot be stdin (pass -f - for the shared inputs)"
     )]
     ClusterFileStdin { context: String },
-    #[error(
-        "--cluster-file {context}={file}: {field} is {found:?}, but the mesh sets it to {value:?} (from {from}) and its value would win: remove the field from the file"
-    )]
-    ClusterFileSetsMeshValue {
-        context: String,
-        file: String,
-        field: String,
-        found: String,
-        value: String,
-        from: String,
-    },
+    #[error("{0}")]
+    ClusterFileSetsMeshValue(Box<ClusterFileConflict>),
     #[error("--remote {0}: the context is named twice")]
     RemoteTwice(String),
     #[error(
@@ -183,6 +174,23 @@ pub enum MeshError {
         leaving: Vec<String>,
         staying: Vec<String>,
     },
+}
+
+/// A `--cluster-file` that sets one of the mesh's own settings to another value.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--cluster-file {context}={file}: {field} is {found:?}, but the mesh sets it to {value:?} (from {from}) and its value would win: remove the field from the file"
+)]
+pub struct ClusterFileConflict {
+    pub context: String,
+    pub file: String,
+    /// The IstioOperator path (`spec.values.global.network`).
+    pub field: String,
+    /// The file's value.
+    pub found: String,
+    /// The mesh's value, and the flag or role it comes from.
+    pub value: String,
+    pub from: String,
 }
 
 fn have(n: usize) -> &'static str {
@@ -709,14 +717,16 @@ pub fn judge_cluster_files(
                 if let Some(found) = found
                     && found != s.value
                 {
-                    return Err(MeshError::ClusterFileSetsMeshValue {
-                        context: context.to_string(),
-                        file: file.name.clone(),
-                        field: format!("spec.{}", s.path),
-                        found,
-                        value: s.value.clone(),
-                        from: s.from.clone(),
-                    });
+                    return Err(MeshError::ClusterFileSetsMeshValue(Box::new(
+                        ClusterFileConflict {
+                            context: context.to_string(),
+                            file: file.name.clone(),
+                            field: format!("spec.{}", s.path),
+                            found,
+                            value: s.value.clone(),
+                            from: s.from.clone(),
+                        },
+                    )));
                 }
             }
         }
