@@ -70,6 +70,16 @@ fn package(
     input: &InputArgs,
     files: &[iop::merge::InputFile],
 ) -> Result<Option<String>, MeshFailure> {
+    refuse_package_with_version(input, files)?;
+    input.package.package(input.manifests.as_deref())
+}
+
+/// With `--version`, refuses an install package named elsewhere: `--set installPackagePath=…`
+/// or `spec.installPackagePath` in one of `files`.
+pub(crate) fn refuse_package_with_version(
+    input: &InputArgs,
+    files: &[iop::merge::InputFile],
+) -> Result<(), MeshFailure> {
     if input.package.version.is_some() {
         let set = input.set.iter().find(|s| {
             s.split_once('=')
@@ -98,7 +108,7 @@ fn package(
             }
         }
     }
-    input.package.package(input.manifests.as_deref())
+    Ok(())
 }
 
 #[derive(Args, Debug)]

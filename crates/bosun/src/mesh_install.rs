@@ -4,6 +4,7 @@
 //! `installer::mesh`'s (each cluster's install is `installer::Install::apply`, as for
 //! `install`); this prints what it says, each line prefixed with the cluster's context.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +33,12 @@ pub struct MeshInstallArgs {
     /// different networks also get the east-west gateway and its cross-network Gateway.
     #[arg(long = "network", value_name = "CONTEXT=NETWORK")]
     pub networks: Vec<String>,
+    /// An IstioOperator file for one cluster only, as CONTEXT=FILE (repeatable, also for one
+    /// context: layered in order). Laid over the shared -f files and under the shared --set
+    /// flags and the mesh's own settings (--mesh-id, --cluster-name, --network, --remote); a
+    /// file that sets one of those to another value is refused.
+    #[arg(long = "cluster-file", value_name = "CONTEXT=FILE")]
+    pub cluster_files: Vec<String>,
     /// The API server address the other clusters reach a cluster at (its remote secret's),
     /// as CONTEXT=URL; default: the kubeconfig's.
     #[arg(long = "server", value_name = "CONTEXT=URL")]
@@ -140,6 +147,22 @@ fn event(context: &str, event: MeshEvent<'_>) {
     }
 }
 
+/// Reads each `--cluster-file` (context, path) pair's file, by context in the order given;
+/// with `--version`, a file that names its own install package is refused as a shared one is.
+fn read_cluster_files(
+    pairs: &[(String, String)],
+    input: &InputArgs,
+) -> Result<BTreeMap<String, Vec<iop::merge::InputFile>>, MeshFailure> {
+    let mut out: BTreeMap<String, Vec<iop::merge::InputFile>> = BTreeMap::new();
+    for (context, path) in pairs {
+        let mut read = crate::mesh::read_inputs(std::slice::from_ref(path))
+            .map_err(|e| MeshFailure(format!("--cluster-file {context}={path}: {}", e.0)))?;
+        crate::mesh::refuse_package_with_version(input, &read)?;
+        out.entry(context.clone()).or_default().append(&mut read);
+    }
+    Ok(out)
+}
+
 /// Reads `--ca DIR`'s files of each cluster (by its name in the mesh).
 fn ca_files(dir: &std::path::Path, names: &[String]) -> Result<Vec<mesh::CaFiles>, MeshFailure> {
     let mut out = Vec::new();
@@ -179,8 +202,12 @@ pub fn mesh_install(
         &args.servers,
     )?;
     let members = mesh::remotes(members, &args.remotes)?;
+    let cluster_files = mesh::cluster_file_flags(&args.cluster_files, &args.context)?;
     let inputs = crate::mesh::inputs(&args.input)?;
-    let files = inputs.files.clone();
+    let cluster_files = read_cluster_files(&cluster_files, &args.input)?;
+    // Every file read, to point at a syntax error in whichever it is.
+    let mut files = inputs.files.clone();
+    files.extend(cluster_files.values().flatten().cloned());
     let runtime = runtime.get()?;
     let base = cluster::Target {
         kubeconfig: args
@@ -201,6 +228,7 @@ pub fn mesh_install(
         &connected,
         &mesh::MeshInputs {
             inputs,
+            cluster_files,
             mesh_id: args.mesh_id.clone(),
             force: args.force,
             gke_detection: crate::mesh::gke_detection(),

@@ -224,7 +224,7 @@ pub fn uninstall(
     }
     let (scope, lock_namespace) = scope(&args)?;
     let runtime = runtime.get()?;
-    let (client, candidates, records) = runtime.block_on(async {
+    let (client, candidates, records, marks) = runtime.block_on(async {
         let client = args.cluster.client().await?;
         let candidates = client.uninstall_candidates(&scope).await?;
         // Read (and checked to be helm's format) before anything is deleted.
@@ -240,7 +240,11 @@ pub fn uninstall(
                 installer::helm_releases::owned_records(&client, revision).await?
             }
         };
-        Ok::<_, MeshFailure>((client, candidates, records))
+        let marks = match args.purge {
+            true => mesh_marks(&client, &candidates).await?,
+            false => Vec::new(),
+        };
+        Ok::<_, MeshFailure>((client, candidates, records, marks))
     })?;
 
     if candidates.is_empty() && records.is_empty() {
@@ -275,6 +279,9 @@ pub fn uninstall(
             r.name().unwrap_or_default(),
             r.version().unwrap_or_default()
         );
+    }
+    for m in &marks {
+        let _ = writeln!(stdout, "  {m} (set by bosun mesh install)");
     }
     let gateways = gateways(&candidates);
     if !args.purge && !gateways.is_empty() {
@@ -312,16 +319,51 @@ pub fn uninstall(
     runtime
         .block_on(installer::helm_releases::delete_records(&client, &records))
         .map_err(|e| MeshFailure(format!("failed to delete helm release records: {e}")))?;
+    runtime
+        .block_on(client.remove_namespace_metadata(&marks, installer::FIELD_MANAGER))
+        .map_err(|e| MeshFailure(format!("failed to remove the mesh's namespace labels: {e}")))?;
+    for m in &marks {
+        let _ = writeln!(std::io::stdout().lock(), "  Removed {m}.");
+    }
     let removed = deleted
         .iter()
         .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
         .count()
-        + records.len();
+        + records.len()
+        + marks.len();
     let _ = writeln!(
         std::io::stdout().lock(),
         "✔ Uninstall complete ({removed} removed)"
     );
     Ok(())
+}
+
+/// What `mesh install` writes on an Istio namespace besides the install, that `--purge` takes
+/// off again: the network label (`--network`) and a remote's control-plane annotation, in
+/// each namespace a purged object lives in, when bosun alone wrote them (a label another
+/// manager wrote or changed too stays).
+async fn mesh_marks(
+    client: &cluster::Client,
+    candidates: &[cluster::OwnedObject],
+) -> Result<Vec<cluster::NamespaceKey>, MeshFailure> {
+    let namespaces: std::collections::BTreeSet<&str> = candidates
+        .iter()
+        .filter_map(|c| c.object.namespace.as_deref())
+        .collect();
+    let mut out = Vec::new();
+    for namespace in namespaces {
+        out.extend(
+            client
+                .namespace_metadata_owned_by(
+                    namespace,
+                    &[installer::mesh::NETWORK_LABEL],
+                    &[manifest::primary_remote::CONTROL_PLANE_CLUSTERS],
+                    installer::FIELD_MANAGER,
+                )
+                .await?,
+        );
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -56,6 +56,76 @@ fn lock_clusters() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The two living clusters as both tests use them: each one's kubeconfig and context, one
+/// kubeconfig merging both (`KUBECONFIG=a:b`), an empty work directory, and the living images.
+#[derive(Clone)]
+struct TwoClusters {
+    living: &'static testenv::Living,
+    a_config: PathBuf,
+    b_config: PathBuf,
+    a: String,
+    b: String,
+    merged: PathBuf,
+    work: PathBuf,
+    /// `hub=…` and `tag=…` for `--set`: the images built for the living clusters.
+    hub: String,
+    tag: String,
+}
+
+impl TwoClusters {
+    /// The clusters, and `$TMPDIR/<work>-<pid>` made empty.
+    fn new(work: &str) -> TwoClusters {
+        let living = testenv::living();
+        let a_config = testenv::living_kubeconfig().to_path_buf();
+        let b_config = testenv::second_living_kubeconfig().to_path_buf();
+        let a = context_of(&a_config);
+        let b = context_of(&b_config);
+        assert_ne!(a, b, "the two living clusters' contexts");
+        let merged = PathBuf::from(format!("{}:{}", a_config.display(), b_config.display()));
+        let work = std::env::temp_dir().join(format!("{work}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).unwrap();
+        TwoClusters {
+            living,
+            hub: format!("hub={}", living.hub),
+            tag: format!("tag={}", living.tag),
+            a_config,
+            b_config,
+            a,
+            b,
+            merged,
+            work,
+        }
+    }
+
+    /// `bosun mesh install --context A --context B -y` of the minimal profile with the living
+    /// images, then `extra`, through the merged kubeconfig.
+    fn mesh_install(&self, extra: &[&str]) -> std::process::Output {
+        self.mesh_install_at(&self.merged, extra)
+    }
+
+    /// [`TwoClusters::mesh_install`] through another kubeconfig.
+    fn mesh_install_at(&self, kubeconfig: &Path, extra: &[&str]) -> std::process::Output {
+        let mut args = vec![
+            "mesh",
+            "install",
+            "--context",
+            &self.a,
+            "--context",
+            &self.b,
+            "-y",
+            "--set",
+            "profile=minimal",
+            "--set",
+            &self.hub,
+            "--set",
+            &self.tag,
+        ];
+        args.extend_from_slice(extra);
+        common::bosun_at(kubeconfig, &args)
+    }
+}
+
 /// The kubeconfig's current context.
 fn context_of(kubeconfig: &Path) -> String {
     std::fs::read_to_string(kubeconfig)
@@ -438,37 +508,17 @@ fn istiod_env(deployment: &Deployment, name: &str) -> Option<String> {
 #[test]
 fn mesh_install_joins_two_living_clusters() {
     let _clusters = lock_clusters();
-    let living = testenv::living();
-    let a_config = testenv::living_kubeconfig().to_path_buf();
-    let b_config = testenv::second_living_kubeconfig().to_path_buf();
-    let a = context_of(&a_config);
-    let b = context_of(&b_config);
-    assert_ne!(a, b, "the two living clusters' contexts");
-    let merged = PathBuf::from(format!("{}:{}", a_config.display(), b_config.display()));
-    let work = std::env::temp_dir().join(format!("bosun-mesh-install-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
-    let hub = format!("hub={}", living.hub);
-    let tag = format!("tag={}", living.tag);
-    let mesh = |extra: &[&str]| {
-        let mut args = vec![
-            "mesh",
-            "install",
-            "--context",
-            &a,
-            "--context",
-            &b,
-            "-y",
-            "--set",
-            "profile=minimal",
-            "--set",
-            &hub,
-            "--set",
-            &tag,
-        ];
-        args.extend_from_slice(extra);
-        common::bosun_at(&merged, &args)
-    };
+    let two = TwoClusters::new("bosun-mesh-install");
+    let TwoClusters {
+        a_config,
+        b_config,
+        a,
+        b,
+        merged,
+        work,
+        ..
+    } = two.clone();
+    let mesh = |extra: &[&str]| two.mesh_install(extra);
     common::run(async {
         let ka = testenv::living_client().await.kube().clone();
         let kb = testenv::second_living_client().await.kube().clone();
@@ -516,11 +566,53 @@ fn mesh_install_joins_two_living_clusters() {
             &["mesh", "ca", "--cluster", &b, "--out", &dir(&other)],
         ));
 
+        // Per-cluster inputs: a shared file and one of the first cluster's own, each setting
+        // an istiod environment variable (the mesh's install shows which won where), and one
+        // contradicting the mesh's --network.
+        let shared_file = work.join("shared.yaml");
+        let a_file = work.join("a.yaml");
+        let conflicting = work.join("conflicting.yaml");
+        let iop = |values: &str| {
+            format!(
+                "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  values:\n{values}"
+            )
+        };
+        let env = |value: &str| {
+            iop(&format!(
+                "    pilot:\n      env:\n        BOSUN_MESH_INPUT: {value}\n"
+            ))
+        };
+        std::fs::write(&shared_file, env("shared")).unwrap();
+        std::fs::write(&a_file, env("cluster-a")).unwrap();
+        std::fs::write(&conflicting, iop("    global:\n      network: net2\n")).unwrap();
+        let shared_arg = dir(&shared_file);
+        let a_file_arg = format!("{a}={}", dir(&a_file));
+        let conflicting_arg = format!("{a}={}", dir(&conflicting));
+        let net_a = format!("{a}=net1");
+        let net_b = format!("{b}=net1");
+        let conflict = format!(
+            "--cluster-file {conflicting_arg}: spec.values.global.network is \"net2\", but the mesh sets it to \"net1\" (from --network {a}=net1)"
+        );
+
         let mut failures = Vec::new();
         let ca_arg = dir(&ca);
         let dup_a = format!("{a}=same");
         let dup_b = format!("{b}=same");
         let bad: Vec<(Vec<&str>, &Path, &str)> = vec![
+            (
+                vec![
+                    "--ca",
+                    &ca_arg,
+                    "--network",
+                    &net_a,
+                    "--network",
+                    &net_b,
+                    "--cluster-file",
+                    &conflicting_arg,
+                ],
+                &merged,
+                &conflict,
+            ),
             (
                 vec!["--context", "nope", "--ca", &ca_arg],
                 &merged,
@@ -558,24 +650,8 @@ fn mesh_install_joins_two_living_clusters() {
             }
         };
         for (extra, kubeconfig, expected) in &bad {
-            let mut args = vec![
-                "mesh",
-                "install",
-                "--context",
-                &a,
-                "--context",
-                &b,
-                "-y",
-                "--set",
-                "profile=minimal",
-                "--set",
-                &hub,
-                "--set",
-                &tag,
-            ];
-            args.extend_from_slice(extra);
-            let out = common::bosun_at(kubeconfig, &args);
-            failures.extend(check_refused(&args, &out, expected));
+            let out = two.mesh_install_at(kubeconfig, extra);
+            failures.extend(check_refused(extra, &out, expected));
             if (snapshot(&ka).await, snapshot(&kb).await) != before {
                 failures.push(format!("{extra:?} wrote to a cluster"));
             }
@@ -607,10 +683,19 @@ fn mesh_install_joins_two_living_clusters() {
         assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 
         // The mesh.
-        let net_a = format!("{a}=net1");
-        let net_b = format!("{b}=net1");
         let started = std::time::Instant::now();
-        let out = mesh(&["--ca", &ca_arg, "--network", &net_a, "--network", &net_b]);
+        let out = mesh(&[
+            "--ca",
+            &ca_arg,
+            "--network",
+            &net_a,
+            "--network",
+            &net_b,
+            "-f",
+            &shared_arg,
+            "--cluster-file",
+            &a_file_arg,
+        ]);
         eprintln!("mesh install took {:?}", started.elapsed());
         succeeded(&out);
         let printed = stdout(&out);
@@ -640,6 +725,12 @@ fn mesh_install_joins_two_living_clusters() {
             assert_eq!(
                 istiod_env(&istiod, "CLUSTER_ID").as_deref(),
                 Some(name.as_str())
+            );
+            // The first cluster's own file over the shared one; the other only the shared.
+            assert_eq!(
+                istiod_env(&istiod, "BOSUN_MESH_INPUT").as_deref(),
+                Some(if name == &a { "cluster-a" } else { "shared" }),
+                "{name}: --cluster-file"
             );
             let mesh_config = Api::<ConfigMap>::namespaced(kube.clone(), NS)
                 .get("istio")
@@ -771,18 +862,70 @@ fn mesh_install_joins_two_living_clusters() {
             panic!("--plan wrote to a cluster: {changed:?}");
         }
 
-        for config in [&a_config, &b_config] {
-            succeeded(&common::bosun_at(config, &["uninstall", "--purge", "-y"]));
-        }
+        // uninstall --purge takes the network label off again where bosun alone wrote it; in
+        // the second cluster someone else has changed it since, so it stays.
+        let namespaces_b = Api::<Namespace>::all(kb.clone());
+        let user_label =
+            serde_json::json!({"metadata": {"labels": {"topology.istio.io/network": "user-net"}}});
+        namespaces_b
+            .patch(
+                NS,
+                &kube::api::PatchParams {
+                    field_manager: Some("kubectl-label".into()),
+                    ..Default::default()
+                },
+                &kube::api::Patch::Merge(&user_label),
+            )
+            .await
+            .unwrap();
+        let purged = common::bosun_at(&a_config, &["uninstall", "--purge", "-y"]);
+        succeeded(&purged);
+        assert!(
+            stdout(&purged).contains(
+                "Removed label topology.istio.io/network=net1 of Namespace istio-system."
+            ),
+            "{}",
+            text(&purged)
+        );
+        succeeded(&common::bosun_at(
+            &b_config,
+            &["uninstall", "--purge", "-y"],
+        ));
+        let network_label = |ns: Namespace| {
+            ns.metadata
+                .labels
+                .unwrap_or_default()
+                .get("topology.istio.io/network")
+                .cloned()
+        };
+        let ns_a = Api::<Namespace>::all(ka.clone()).get(NS).await.unwrap();
+        assert_eq!(
+            network_label(ns_a),
+            None,
+            "{a}: the network label bosun set"
+        );
+        let ns_b = namespaces_b.get(NS).await.unwrap();
+        assert_eq!(
+            network_label(ns_b).as_deref(),
+            Some("user-net"),
+            "{b}: a label another manager wrote"
+        );
+        let unlabel =
+            serde_json::json!({"metadata": {"labels": {"topology.istio.io/network": null}}});
+        namespaces_b
+            .patch(NS, &Default::default(), &kube::api::Patch::Merge(&unlabel))
+            .await
+            .unwrap();
         clean(&ka).await;
         clean(&kb).await;
         let _ = std::fs::remove_dir_all(&work);
     });
 }
 
-/// Removes what primary-remote adds that uninstall does not: the Service exposing the primary's
-/// istiod, the remote's `istiod` EndpointSlice (the `remote` profile's; `uninstall --purge`
-/// leaves it) and the control-plane annotation on the remote's Istio namespace.
+/// Removes what primary-remote adds, should an uninstall have left it (bosun's before
+/// `uninstall --purge` removed them, or a test that failed midway): the Service exposing the
+/// primary's istiod, the remote's `istiod` EndpointSlice and the control-plane annotation on
+/// the remote's Istio namespace.
 async fn clean_primary_remote(primary: &kube::Client, remote: &kube::Client) {
     use k8s_openapi::api::core::v1::Service;
     use k8s_openapi::api::discovery::v1::EndpointSlice;
@@ -855,37 +998,18 @@ fn managers_of(object: &Value, field: &str) -> Vec<String> {
 #[test]
 fn mesh_install_primary_remote_on_two_living_clusters() {
     let _clusters = lock_clusters();
-    let living = testenv::living();
-    let a_config = testenv::living_kubeconfig().to_path_buf();
-    let b_config = testenv::second_living_kubeconfig().to_path_buf();
-    let a = context_of(&a_config);
-    let b = context_of(&b_config);
-    assert_ne!(a, b, "the two living clusters' contexts");
-    let merged = PathBuf::from(format!("{}:{}", a_config.display(), b_config.display()));
-    let work = std::env::temp_dir().join(format!("bosun-mesh-remote-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
-    let hub = format!("hub={}", living.hub);
-    let tag = format!("tag={}", living.tag);
-    let mesh = |extra: &[&str]| {
-        let mut args = vec![
-            "mesh",
-            "install",
-            "--context",
-            &a,
-            "--context",
-            &b,
-            "-y",
-            "--set",
-            "profile=minimal",
-            "--set",
-            &hub,
-            "--set",
-            &tag,
-        ];
-        args.extend_from_slice(extra);
-        common::bosun_at(&merged, &args)
-    };
+    let two = TwoClusters::new("bosun-mesh-remote");
+    let TwoClusters {
+        living,
+        a_config,
+        b_config,
+        a,
+        b,
+        merged,
+        work,
+        ..
+    } = two.clone();
+    let mesh = |extra: &[&str]| two.mesh_install(extra);
     common::run(async {
         let ka = testenv::living_client().await.kube().clone();
         let kb = testenv::second_living_client().await.kube().clone();
@@ -1153,6 +1277,44 @@ fn mesh_install_primary_remote_on_two_living_clusters() {
                 "Info [BOSUN-MESH001] (cluster {a}) remote secret istio-system/istio-remote-secret-{b} for cluster {b}:"
             )),
             "{out}"
+        );
+
+        // uninstall --purge removes what the mesh made for primary-remote (istioctl's purge
+        // leaves the remote's `istiod` EndpointSlice, not among its pruned kinds): the
+        // exposed istiod Service, the EndpointSlice, the control-plane annotation.
+        for config in [&a_config, &b_config] {
+            succeeded(&common::bosun_at(config, &["uninstall", "--purge", "-y"]));
+        }
+        use k8s_openapi::api::core::v1::Service;
+        use k8s_openapi::api::discovery::v1::EndpointSlice;
+        assert!(
+            Api::<Service>::namespaced(ka.clone(), NS)
+                .get_opt(manifest::primary_remote::EXPOSED_ISTIOD_SERVICE)
+                .await
+                .unwrap()
+                .is_none(),
+            "uninstall --purge left the primary's istiod-exposed Service"
+        );
+        let slices: Vec<String> = Api::<EndpointSlice>::namespaced(kb.clone(), NS)
+            .list(&ListParams::default())
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|s| s.metadata.name)
+            .collect();
+        assert!(
+            !slices.contains(&"istiod".to_string()),
+            "uninstall --purge left the remote's EndpointSlices {slices:?}"
+        );
+        let ns = Api::<Namespace>::all(kb.clone()).get(NS).await.unwrap();
+        assert_eq!(
+            ns.metadata
+                .annotations
+                .unwrap_or_default()
+                .get(manifest::primary_remote::CONTROL_PLANE_CLUSTERS),
+            None,
+            "uninstall --purge left the remote's control-plane annotation"
         );
 
         reset_primary_remote([&a_config, &b_config], &ka, &kb).await;

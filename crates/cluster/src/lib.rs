@@ -61,7 +61,10 @@
 //!
 //! - [`Client::node_addresses`] and [`Client::annotate_namespace`]: what `mesh install`
 //!   reads and writes for a primary-remote mesh besides the installs (the address a remote
-//!   reaches its primary's istiod at; the remote's control-plane annotation).
+//!   reaches its primary's istiod at; the remote's control-plane annotation);
+//!   [`Client::namespace_metadata_owned_by`] and [`Client::remove_namespace_metadata`]: the
+//!   mesh's label and annotation taken off again by `uninstall --purge` when only bosun wrote
+//!   them.
 //!
 //! - [`Client::labelled_secrets`], [`Client::write_secret`], [`Client::delete_secret`]: the
 //!   reads and writes of Helm release records (`install --helm-releases`; their format is the
@@ -114,6 +117,7 @@ pub use install_lock::{
 };
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;
+pub use primary_remote::{MetadataField, NamespaceKey};
 pub use prune::{DeleteOutcome, Deleted, OwnedObject, PRUNED_KINDS, PrunedKind};
 pub use ready::{NotReadyWorkload, Readiness, is_workload, readiness};
 pub use remote_secret::{TokenData, TokenSecret};

@@ -14,6 +14,14 @@
 //! purge leaves them, and a tag's injector calling an istiod that is gone blocks pod creation
 //! in every namespace that uses the tag.
 //!
+//! Both also remove the EndpointSlices an install rendered itself (the `remote` profile's
+//! `istiod`, which points a remote at its primary's istiod): not among istioctl's pruned kinds,
+//! so istioctl's purge leaves them behind. Only slices with a component label that no
+//! Kubernetes controller manages are selected: the EndpointSlice controller copies a Service's
+//! labels onto the slices it makes, so the slices of istiod's own Service carry the component
+//! label too; those are the controller's, and go with their Service. They are deleted after
+//! the Services and before the purge-only kinds.
+//!
 //! Both also remove, last, the installed-state records earlier bosun versions wrote (an
 //! IstioOperator, or a ConfigMap standing in for it, labelled [`INSTALLED_STATE_LABEL`]) that
 //! the scope covers; bosun no longer writes them (see `manifest::ownership`).
@@ -32,6 +40,17 @@ const INSTALLED_STATE_KINDS: &[(&str, &str, &str)] = &[
     ("install.istio.io", "v1alpha1", "IstioOperator"),
     ("", "v1", "ConfigMap"),
 ];
+
+/// The EndpointSlices an install renders (see the module docs): deleted with the Services.
+const RENDERED_ENDPOINT_SLICES: PrunedKind = PrunedKind {
+    group: "discovery.k8s.io",
+    version: "v1",
+    kind: "EndpointSlice",
+    purge_only: false,
+};
+
+/// The selector term that leaves out the EndpointSlices Kubernetes' controllers manage.
+const NOT_CONTROLLER_MANAGED: &str = "endpointslice.kubernetes.io/managed-by notin (endpointslice-controller.k8s.io,endpointslicemirroring-controller.k8s.io)";
 
 /// Which objects [`Client::uninstall_candidates`] selects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,16 +118,34 @@ impl Client {
                     }),
             );
         }
-        out.extend(
-            self.list_kinds(kinds.into_iter(), &object_selector)
-                .await?
-                .into_iter()
-                .map(|l| OwnedObject {
-                    component: l.labels.get(COMPONENT_LABEL).cloned(),
-                    object: l.object,
-                    uid: l.uid,
-                }),
-        );
+        let owned = |l: crate::listed::Listed| OwnedObject {
+            component: l.labels.get(COMPONENT_LABEL).cloned(),
+            object: l.object,
+            uid: l.uid,
+        };
+        let mut listed: Vec<OwnedObject> = self
+            .list_kinds(kinds.into_iter(), &object_selector)
+            .await?
+            .into_iter()
+            .map(owned)
+            .collect();
+        let slices = self
+            .list_kinds(
+                std::iter::once(&RENDERED_ENDPOINT_SLICES),
+                &format!("{object_selector},{NOT_CONTROLLER_MANAGED}"),
+            )
+            .await?;
+        // After the Services and everything else of the non-purge-only kinds.
+        let at = listed
+            .iter()
+            .position(|o| {
+                PRUNED_KINDS
+                    .iter()
+                    .any(|k| k.purge_only && k.kind == o.object.kind)
+            })
+            .unwrap_or(listed.len());
+        listed.splice(at..at, slices.into_iter().map(owned));
+        out.extend(listed);
         let mut state_labels = state_labels.clone();
         state_labels.insert(INSTALLED_STATE_LABEL.to_string(), "true".to_string());
         let state_selector = selector(&state_labels, &[], None);

@@ -132,6 +132,12 @@ pub enum MeshError {
     CaRootsDiffer { cluster: String, context: String },
     #[error("--remote {context}: {context:?} is not one of the --context values ({})", given.join(", "))]
     UnknownRemote { context: String, given: Vec<String> },
+    #[error(
+        "--cluster-file {context}=-: a cluster's own file cannot be stdin (pass -f - for the shared inputs)"
+    )]
+    ClusterFileStdin { context: String },
+    #[error("{0}")]
+    ClusterFileSetsMeshValue(Box<ClusterFileConflict>),
     #[error("--remote {0}: the context is named twice")]
     RemoteTwice(String),
     #[error(
@@ -168,6 +174,23 @@ pub enum MeshError {
         leaving: Vec<String>,
         staying: Vec<String>,
     },
+}
+
+/// A `--cluster-file` that sets one of the mesh's own settings to another value.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--cluster-file {context}={file}: {field} is {found:?}, but the mesh sets it to {value:?} (from {from}) and its value would win: remove the field from the file"
+)]
+pub struct ClusterFileConflict {
+    pub context: String,
+    pub file: String,
+    /// The IstioOperator path (`spec.values.global.network`).
+    pub field: String,
+    /// The file's value.
+    pub found: String,
+    /// The mesh's value, and the flag or role it comes from.
+    pub value: String,
+    pub from: String,
 }
 
 fn have(n: usize) -> &'static str {
@@ -502,6 +525,12 @@ fn split<T, E>(results: Vec<Result<T, E>>) -> (Vec<T>, Vec<E>) {
 /// What every cluster renders from: the command line's inputs (files read), and the mesh ID.
 pub struct MeshInputs {
     pub inputs: pipeline::Inputs,
+    /// `--cluster-file CONTEXT=FILE`, read: each context's own IstioOperator files, in the
+    /// order given, laid over the shared files (`inputs.files`) for that cluster only and
+    /// under the shared `--set` flags and the mesh's own settings ([`mesh_settings`]). A file
+    /// that sets one of the mesh's settings to another value is refused
+    /// ([`judge_cluster_files`]).
+    pub cluster_files: BTreeMap<String, Vec<iop::merge::InputFile>>,
     /// `--mesh-id`; None: the inputs' `values.global.meshID`, else [`DEFAULT_MESH_ID`].
     pub mesh_id: Option<String>,
     /// Validation errors as warnings (`--force`).
@@ -539,6 +568,170 @@ pub enum RenderFailure {
     /// The rendered values break the mesh (mesh IDs, cluster names).
     #[error(transparent)]
     Mesh(#[from] MeshError),
+}
+
+/// `--cluster-file CONTEXT=FILE` flags as (context, file) pairs in the order given (a context
+/// may have several files; each context must be a given one). Pure.
+pub fn cluster_file_flags(
+    texts: &[String],
+    contexts: &[String],
+) -> Result<Vec<(String, String)>, MeshError> {
+    let flag = "--cluster-file";
+    let mut out = Vec::new();
+    for text in texts {
+        let (context, file) = text
+            .split_once('=')
+            .filter(|(c, f)| !c.is_empty() && !f.is_empty())
+            .ok_or_else(|| MeshError::NotAPair {
+                flag,
+                text: text.clone(),
+            })?;
+        if !contexts.iter().any(|c| c == context) {
+            return Err(MeshError::UnknownContext {
+                flag,
+                context: context.to_string(),
+                given: contexts.to_vec(),
+            });
+        }
+        if file == "-" {
+            return Err(MeshError::ClusterFileStdin {
+                context: context.to_string(),
+            });
+        }
+        out.push((context.to_string(), file.to_string()));
+    }
+    Ok(out)
+}
+
+/// One value the mesh sets in a member's render itself, after every input (a `--set` path,
+/// its value, and the flag or role it comes from).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshSetting {
+    pub path: String,
+    pub value: String,
+    pub from: String,
+}
+
+/// The values the mesh sets in `member`'s render after its inputs: `--mesh-id`,
+/// `--cluster-name`, `--network` when given (without them the inputs' values, else the
+/// defaults, stand), and in a primary-remote mesh (`control`) a primary's
+/// `values.global.externalIstiod`, a remote's `remote` profile, injection path and
+/// `values.global.remotePilotAddress`. Pure.
+pub fn mesh_settings(
+    member: &Member,
+    mesh_id: Option<&str>,
+    control: Option<&RemoteControl>,
+) -> Vec<MeshSetting> {
+    let setting = |path: &str, value: &str, from: String| MeshSetting {
+        path: path.to_string(),
+        value: value.to_string(),
+        from,
+    };
+    let mut out = Vec::new();
+    if let Some(id) = mesh_id {
+        out.push(setting(
+            "values.global.meshID",
+            id,
+            format!("--mesh-id {id}"),
+        ));
+    }
+    if let Some(name) = &member.cluster_name {
+        out.push(setting(
+            "values.global.multiCluster.clusterName",
+            name,
+            format!("--cluster-name {}={name}", member.context),
+        ));
+    }
+    if let Some(net) = &member.network {
+        out.push(setting(
+            "values.global.network",
+            net,
+            format!("--network {}={net}", member.context),
+        ));
+    }
+    if let Some(control) = control {
+        if member.remote {
+            let name = member.cluster_name.as_deref().unwrap_or(&member.context);
+            let path = manifest::primary_remote::injection_path(name, member.network.as_deref());
+            let from = format!("--remote {}", member.context);
+            out.push(setting("profile", "remote", from.clone()));
+            out.push(setting(
+                "values.istiodRemote.injectionPath",
+                &path,
+                from.clone(),
+            ));
+            out.push(setting(
+                "values.global.remotePilotAddress",
+                &control.address,
+                from,
+            ));
+        } else {
+            out.push(setting(
+                "values.global.externalIstiod",
+                "true",
+                "--remote: a primary leads the remotes".to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// A scalar of an IstioOperator file as `--set` would write it.
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        // YAML numbers come as float64 (sigs.k8s.io/yaml's JSON): 7 is 7, not 7.0.
+        Value::Number(n) => Some(match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", f as i64),
+            _ => n.to_string(),
+        }),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    }
+}
+
+/// Refuses a `--cluster-file` of `context` that sets one of the mesh's own settings
+/// ([`mesh_settings`]) to another value: the mesh's value would silently win. Each document of
+/// each file is read; one that does not parse is left to the render, which names its error.
+/// Pure.
+pub fn judge_cluster_files(
+    context: &str,
+    files: &[iop::merge::InputFile],
+    settings: &[MeshSetting],
+) -> Result<(), MeshError> {
+    for file in files {
+        for doc in iop::merge::split_yaml_documents(&file.text) {
+            let Ok(map) = iop::merge::map_from_yaml(doc) else {
+                continue;
+            };
+            let Some(spec) = map.get("spec") else {
+                continue;
+            };
+            for s in settings {
+                let found = s
+                    .path
+                    .split('.')
+                    .try_fold(spec, |v, key| v.get(key))
+                    .and_then(scalar_text);
+                if let Some(found) = found
+                    && found != s.value
+                {
+                    return Err(MeshError::ClusterFileSetsMeshValue(Box::new(
+                        ClusterFileConflict {
+                            context: context.to_string(),
+                            file: file.name.clone(),
+                            field: format!("spec.{}", s.path),
+                            found,
+                            value: s.value.clone(),
+                            from: s.from.clone(),
+                        },
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The defaults a member's render starts from, as an IstioOperator file below the inputs'.
@@ -591,45 +784,33 @@ pub fn render_with_remotes(
     let mut mains = Vec::new();
     let mut paths = Vec::new();
     for c in connected {
+        let settings = mesh_settings(&c.member, mesh.mesh_id.as_deref(), control);
+        let own = mesh
+            .cluster_files
+            .get(&c.member.context)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if let Err(e) = judge_cluster_files(&c.member.context, own, &settings) {
+            return Renders {
+                diagnostics,
+                result: Err(e.into()),
+            };
+        }
         let mut inputs = mesh.inputs.clone();
         inputs
             .files
             .insert(0, defaults_file(&c.member, DEFAULT_MESH_ID));
-        if let Some(id) = &mesh.mesh_id {
-            inputs.set.push(format!("values.global.meshID={id}"));
-        }
-        if let Some(name) = &c.member.cluster_name {
-            inputs
-                .set
-                .push(format!("values.global.multiCluster.clusterName={name}"));
-        }
-        if let Some(net) = &c.member.network {
-            inputs.set.push(format!("values.global.network={net}"));
-        }
-        if let Some(control) = control {
-            if c.member.remote {
-                let name = c
-                    .member
+        inputs.files.extend(own.iter().cloned());
+        inputs
+            .set
+            .extend(settings.iter().map(|s| format!("{}={}", s.path, s.value)));
+        if control.is_some() {
+            paths.push(c.member.remote.then(|| {
+                c.member
                     .cluster_name
-                    .as_deref()
-                    .unwrap_or(&c.member.context);
-                let path =
-                    manifest::primary_remote::injection_path(name, c.member.network.as_deref());
-                inputs.set.push("profile=remote".to_string());
-                inputs
-                    .set
-                    .push(format!("values.istiodRemote.injectionPath={path}"));
-                inputs.set.push(format!(
-                    "values.global.remotePilotAddress={}",
-                    control.address
-                ));
-                paths.push(Some(name.to_string()));
-            } else {
-                inputs
-                    .set
-                    .push("values.global.externalIstiod=true".to_string());
-                paths.push(None);
-            }
+                    .clone()
+                    .unwrap_or_else(|| c.member.context.clone())
+            }));
         }
         let detected = pipeline::Detected::from_facts(&c.facts, mesh.gke_detection);
         let detect = move || Ok(detected.clone());
@@ -1808,5 +1989,188 @@ mod tests {
         );
         let mixed = vec![("east".to_string(), ca(a)), ("west".to_string(), ca(b))];
         assert!(judge_roots(ns, &live(None, None), Some(&mixed)).is_err());
+    }
+
+    fn member(context: &str, name: Option<&str>, network: Option<&str>, remote: bool) -> Member {
+        Member {
+            context: context.to_string(),
+            cluster_name: name.map(str::to_string),
+            network: network.map(str::to_string),
+            server: None,
+            remote,
+        }
+    }
+
+    #[test]
+    fn cluster_file_flags_are_pairs_of_given_contexts() {
+        let contexts = s(&["east", "west"]);
+        let pairs = cluster_file_flags(
+            &s(&["west=w.yaml", "east=e.yaml", "west=w2.yaml"]),
+            &contexts,
+        )
+        .unwrap();
+        assert_eq!(
+            pairs,
+            vec![
+                ("west".to_string(), "w.yaml".to_string()),
+                ("east".to_string(), "e.yaml".to_string()),
+                ("west".to_string(), "w2.yaml".to_string()),
+            ]
+        );
+        for (flag, expected) in [
+            (
+                "w.yaml",
+                "--cluster-file \"w.yaml\": expected CONTEXT=VALUE",
+            ),
+            ("west=", "--cluster-file \"west=\": expected CONTEXT=VALUE"),
+            (
+                "north=n.yaml",
+                "--cluster-file north=…: \"north\" is not one of the --context values (east, west)",
+            ),
+            (
+                "east=-",
+                "--cluster-file east=-: a cluster's own file cannot be stdin",
+            ),
+        ] {
+            let e = cluster_file_flags(&s(&[flag]), &contexts).unwrap_err();
+            assert!(e.to_string().starts_with(expected), "{flag}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_mesh_settings_follow_the_flags_and_roles() {
+        let paths = |v: Vec<MeshSetting>| -> Vec<String> {
+            v.into_iter()
+                .map(|s| format!("{}={}", s.path, s.value))
+                .collect()
+        };
+        // Without flags the inputs' values (else the defaults) stand: the mesh sets nothing.
+        assert!(mesh_settings(&member("east", None, None, false), None, None).is_empty());
+        assert_eq!(
+            paths(mesh_settings(
+                &member("east", Some("c1"), Some("n1"), false),
+                Some("m"),
+                None
+            )),
+            s(&[
+                "values.global.meshID=m",
+                "values.global.multiCluster.clusterName=c1",
+                "values.global.network=n1"
+            ])
+        );
+        let control = RemoteControl {
+            primary: 0,
+            address: "10.0.0.1".to_string(),
+            exposure: Exposure::NodeAddress,
+        };
+        assert_eq!(
+            paths(mesh_settings(
+                &member("east", None, None, false),
+                None,
+                Some(&control)
+            )),
+            s(&["values.global.externalIstiod=true"])
+        );
+        assert_eq!(
+            paths(mesh_settings(
+                &member("west", None, Some("n2"), true),
+                None,
+                Some(&control)
+            )),
+            s(&[
+                "values.global.network=n2",
+                "profile=remote",
+                "values.istiodRemote.injectionPath=/inject/cluster/west/net/n2",
+                "values.global.remotePilotAddress=10.0.0.1"
+            ])
+        );
+    }
+
+    #[test]
+    fn a_cluster_file_may_not_contradict_the_mesh() {
+        let file = |name: &str, text: &str| iop::merge::InputFile {
+            name: name.to_string(),
+            text: text.to_string(),
+        };
+        let settings = mesh_settings(
+            &member("east", Some("c1"), Some("n1"), false),
+            Some("m"),
+            None,
+        );
+        let head = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n";
+        // What the mesh does not set, the same values, and documents that do not parse (the
+        // render names their error) pass.
+        let fine = [
+            format!("{head}  values:\n    pilot:\n      env:\n        X: a\n"),
+            format!(
+                "{head}  values:\n    global:\n      meshID: m\n      network: n1\n      multiCluster:\n        clusterName: c1\n"
+            ),
+            "spec: [unclosed".to_string(),
+            String::new(),
+        ];
+        for text in &fine {
+            judge_cluster_files("east", &[file("e.yaml", text)], &settings)
+                .unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        }
+        let cases = [
+            (
+                format!("{head}  values:\n    global:\n      network: n2\n"),
+                "--cluster-file east=e.yaml: spec.values.global.network is \"n2\", but the mesh sets it to \"n1\" (from --network east=n1)",
+            ),
+            (
+                // The second document of the file.
+                format!(
+                    "{head}  values: {{}}\n---\n{head}  values:\n    global:\n      multiCluster: {{clusterName: other}}\n"
+                ),
+                "--cluster-file east=e.yaml: spec.values.global.multiCluster.clusterName is \"other\", but the mesh sets it to \"c1\" (from --cluster-name east=c1)",
+            ),
+            (
+                format!("{head}  values:\n    global:\n      meshID: 7\n"),
+                "--cluster-file east=e.yaml: spec.values.global.meshID is \"7\", but the mesh sets it to \"m\" (from --mesh-id m)",
+            ),
+        ];
+        for (text, expected) in &cases {
+            let e = judge_cluster_files(
+                "east",
+                &[file("ok.yaml", &fine[0]), file("e.yaml", text)],
+                &settings,
+            )
+            .unwrap_err();
+            assert!(e.to_string().starts_with(expected), "{e}");
+        }
+        // A remote's role: its profile and a primary's externalIstiod.
+        let control = RemoteControl {
+            primary: 0,
+            address: "10.0.0.1".to_string(),
+            exposure: Exposure::NodeAddress,
+        };
+        let remote = mesh_settings(&member("west", None, None, true), None, Some(&control));
+        let e = judge_cluster_files(
+            "west",
+            &[file("w.yaml", &format!("{head}  profile: default\n"))],
+            &remote,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "--cluster-file west=w.yaml: spec.profile is \"default\", but the mesh sets it to \"remote\" (from --remote west)"
+            ),
+            "{e}"
+        );
+        let primary = mesh_settings(&member("east", None, None, false), None, Some(&control));
+        let e = judge_cluster_files(
+            "east",
+            &[file(
+                "e.yaml",
+                &format!("{head}  values:\n    global:\n      externalIstiod: false\n"),
+            )],
+            &primary,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("spec.values.global.externalIstiod is \"false\""),
+            "{e}"
+        );
     }
 }

@@ -101,7 +101,9 @@ pub fn expose_istiod(namespace: &str, revision: Option<&str>) -> Vec<Value> {
 
 /// The Service that exposes istiod of `revision` in `namespace` at `address` (a node's
 /// address: kube-proxy on that node forwards its 15012 and 15017 to istiod's pods) for the
-/// remotes of a one-network mesh.
+/// remotes of a one-network mesh. It carries istiod's component label (`Pilot`) and revision
+/// but none of an installation's owner labels: `uninstall --purge` and `uninstall --revision`
+/// remove it with istiod, and no install prunes it (it is not in any install's render).
 pub fn exposed_istiod_service(namespace: &str, revision: Option<&str>, address: &str) -> Value {
     let rev = match revision {
         Some(r) if !r.is_empty() => r,
@@ -113,7 +115,11 @@ pub fn exposed_istiod_service(namespace: &str, revision: Option<&str>, address: 
         "metadata": {
             "name": EXPOSED_ISTIOD_SERVICE,
             "namespace": namespace,
-            "labels": {"app": "istiod", "istio.io/rev": rev}
+            "labels": {
+                "app": "istiod",
+                "istio.io/rev": rev,
+                (vocab::labels::COMPONENT_LABEL): "Pilot"
+            }
         },
         "spec": {
             "selector": {"app": "istiod", "istio.io/rev": rev},
@@ -144,6 +150,16 @@ mod tests {
     fn the_exposed_service_selects_istiod_of_its_revision() {
         let s = exposed_istiod_service("istio-system", Some("canary"), "10.250.1.2");
         assert_eq!(s["spec"]["selector"]["istio.io/rev"], "canary");
+        assert_eq!(
+            s["metadata"]["labels"]["operator.istio.io/component"],
+            "Pilot"
+        );
+        assert!(
+            s["metadata"]["labels"]
+                .get("install.operator.istio.io/owning-resource")
+                .is_none(),
+            "no install owns it, so none prunes it"
+        );
         assert_eq!(s["spec"]["externalIPs"], json!(["10.250.1.2"]));
         let ports: Vec<u64> = s["spec"]["ports"]
             .as_array()

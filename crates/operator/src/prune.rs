@@ -3,7 +3,7 @@
 //!
 //! Both go through [`remove_owned`], which leaves the listing and the deleting to `cluster`
 //! (`Client::uninstall_candidates` with the owner's labels, then `Client::delete_owned`: the
-//! kinds istioctl prunes, a safe deletion order, Background propagation, deletes conditional on
+//! kinds istioctl prunes and the EndpointSlices the charts render, a safe deletion order, Background propagation, deletes conditional on
 //! the uid listed). CustomResourceDefinitions and Namespaces are never selected. Objects are
 //! found by the labels the operator sets ([`Owner::labels`]), so an object applied by someone
 //! else, or by another IstioOperator, is never touched. [`delete_objects`] removes the
