@@ -5,8 +5,9 @@
 //! First the refusals, each of which must leave both clusters exactly as they were (the
 //! Istio namespace's existence and labels, every Secret, ConfigMap, Deployment and
 //! ServiceAccount in it, the webhooks): an unknown context, a context on an API server that
-//! does not answer, two clusters with one name, no shared root of trust at all, and `cacerts`
-//! Secrets of two different roots.
+//! does not answer, two clusters with one name, a cluster file naming another Istio package
+//! (mixed versions), no shared root of trust at all, and `cacerts` Secrets of two different
+//! roots.
 //!
 //! Then the mesh: `mesh ca` for both clusters, and `mesh install --context A --context B --ca
 //! DIR --network A=net1 --network B=net1` with the minimal profile and the living images. It
@@ -593,6 +594,17 @@ fn mesh_install_joins_two_living_clusters() {
         let conflict = format!(
             "--cluster-file {conflicting_arg}: spec.values.global.network is \"net2\", but the mesh sets it to \"net1\" (from --network {a}=net1)"
         );
+        // Mixed Istio versions: one cluster's own file names the older snapshot's package.
+        let older = work.join("older.yaml");
+        std::fs::write(
+            &older,
+            format!(
+                "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  installPackagePath: {}\n",
+                dir(&common::mirror::previous_manifests())
+            ),
+        )
+        .unwrap();
+        let older_arg = format!("{b}={}", dir(&older));
 
         let mut failures = Vec::new();
         let ca_arg = dir(&ca);
@@ -612,6 +624,11 @@ fn mesh_install_joins_two_living_clusters() {
                 ],
                 &merged,
                 &conflict,
+            ),
+            (
+                vec!["--ca", &ca_arg, "--cluster-file", &older_arg],
+                &merged,
+                "the clusters would run different Istio install packages",
             ),
             (
                 vec!["--context", "nope", "--ca", &ca_arg],

@@ -157,6 +157,11 @@ pub enum MeshError {
     #[error("--remote-pilot-address {0:?} is not an IP address or a DNS name")]
     InvalidPilotAddress(String),
     #[error(
+        "the clusters would run different Istio install packages ({}): a mesh is installed with one (--version or --manifests, for all clusters); to move a mesh to another Istio cluster by cluster, run `bosun install` or `bosun upgrade --canary` in each",
+        .0.iter().map(|p| format!("{}: Istio {} from {}", p.context, p.version, p.dir.display())).collect::<Vec<_>>().join("; ")
+    )]
+    MixedPackages(Vec<MemberPackage>),
+    #[error(
         "context {context:?} (a --remote): the inputs name its cluster {rendered:?}, but its injection path was made for {expected:?}: pass --cluster-name {context}=NAME"
     )]
     RemoteNameFromInputs {
@@ -204,6 +209,25 @@ fn pairs(p: &[(String, String)]) -> String {
         .map(|(c, v)| format!("{c}: {v:?}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The install package a member's render used: its Istio version and its directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberPackage {
+    pub context: String,
+    pub version: String,
+    pub dir: std::path::PathBuf,
+}
+
+/// One install package for every member (two snapshots may name one Istio version, so the
+/// directories are compared, not only the versions). Pure.
+pub fn judge_packages(packages: &[MemberPackage]) -> Result<(), MeshError> {
+    match packages.first() {
+        Some(first) if packages.iter().any(|p| p.dir != first.dir) => {
+            Err(MeshError::MixedPackages(packages.to_vec()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// What went wrong in one cluster.
@@ -828,6 +852,36 @@ pub fn render_with_remotes(
                 };
             }
         }
+    }
+    // Where each render's package is (its directory as given, or the one `--version`/the pin
+    // resolves to, made canonical so that two spellings of one directory agree).
+    let mut used = Vec::new();
+    for (c, main) in connected.iter().zip(&mains) {
+        let located = packages
+            .dir(main.merged.install_package_path().unwrap_or_default())
+            .and_then(|dir| Ok((packages.istio_version(&main.merged)?, dir)));
+        match located {
+            Ok((version, dir)) => used.push(MemberPackage {
+                context: c.member.context.clone(),
+                version,
+                dir: std::fs::canonicalize(&dir).unwrap_or(dir),
+            }),
+            Err(error) => {
+                return Renders {
+                    diagnostics,
+                    result: Err(RenderFailure::Pipeline {
+                        context: c.member.context.clone(),
+                        error: pipeline::Error::Package(error),
+                    }),
+                };
+            }
+        }
+    }
+    if let Err(e) = judge_packages(&used) {
+        return Renders {
+            diagnostics,
+            result: Err(e.into()),
+        };
     }
     let mut members: Vec<MemberRendered> = mains
         .into_iter()
@@ -1943,6 +1997,23 @@ mod tests {
         );
         let e = judge_values(&v(&[("e", "mesh1", ""), ("w", "mesh1", "west")])).unwrap_err();
         assert!(matches!(e, MeshError::InvalidClusterName { .. }), "{e}");
+    }
+
+    #[test]
+    fn one_install_package_for_the_mesh() {
+        let p = |context: &str, version: &str, dir: &str| MemberPackage {
+            context: context.into(),
+            version: version.into(),
+            dir: dir.into(),
+        };
+        let same = [p("e", "1.31", "/pkg/a"), p("w", "1.31", "/pkg/a")];
+        assert!(judge_packages(&same).is_ok());
+        // Two snapshots that both say 1.31 are still two packages.
+        let mixed = [p("e", "1.31", "/pkg/a"), p("w", "1.31", "/pkg/b")];
+        assert_eq!(
+            judge_packages(&mixed).unwrap_err().to_string(),
+            "the clusters would run different Istio install packages (e: Istio 1.31 from /pkg/a; w: Istio 1.31 from /pkg/b): a mesh is installed with one (--version or --manifests, for all clusters); to move a mesh to another Istio cluster by cluster, run `bosun install` or `bosun upgrade --canary` in each"
+        );
     }
 
     fn ca(root: &str) -> CaFiles {
