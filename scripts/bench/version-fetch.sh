@@ -16,7 +16,8 @@ version="$(basename "$previous")"; version="${version#istio-}"
 cache_root="${BOSUN_CACHE:-$HOME/.cache/bosun}"
 zip="${BOSUN_GOMODCACHE:-$cache_root/gomod}/cache/download/istio.io/istio/@v/$version.zip"
 [ -f "$zip" ] || { echo "version-fetch: $zip is missing" >&2; exit 1; }
-cargo build --release -q -p bosun
+cargo build --release -q --locked -p bosun
+bosun="${CARGO_TARGET_DIR:-target}/release/bosun" # cargo's target dir, CARGO_TARGET_DIR included
 state="$(mktemp -d /tmp/bosun-bench-version.XXXXXX)"
 server_pid=""
 trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$state"' EXIT
@@ -27,7 +28,7 @@ python3 -m http.server "$port" --bind 127.0.0.1 --directory "$state/proxy" >/dev
 server_pid=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.1; done
 
-python3 - target/release/bosun "$version" "$previous/manifests" "$state" "$port" "$runs" <<'PY'
+python3 - "$bosun" "$version" "$previous/manifests" "$state" "$port" "$runs" <<'PY'
 import os, shutil, statistics, subprocess, sys, time
 bosun, version, manifests, state, port, runs = sys.argv[1:6] + [int(sys.argv[6])]
 env = dict(os.environ, GOPROXY=f"http://127.0.0.1:{port}", GOSUMDB="off", GOFLAGS="-mod=mod")

@@ -24,7 +24,9 @@
 //!   revision of the istiod that injected it, never a tag's name: the injection templates use
 //!   `.Revision`) on every pod it injects; pods without it are taken from the `revision` field
 //!   of their `sidecar.istio.io/status` annotation (older injectors). The *label* `istio.io/rev`
-//!   on a pod only asks for injection and is not read.
+//!   on a pod only asks for injection and is not read. A pod with istioctl's component label
+//!   and no `sidecar.istio.io/status` (the installer's gateways, whose own template carries
+//!   `istio.io/rev`) was not injected: it is part of its revision's install.
 //!
 //! A revision that namespaces, tags or pods name but that has no control-plane object is listed
 //! too, with `installed: false`: those are the namespaces and proxies left without a control
@@ -198,7 +200,15 @@ fn revision_of(object: &LiveObject) -> String {
 }
 
 /// The revision a pod's proxy belongs to (see the module docs), `None` when not injected.
+/// A pod of an installed component (istioctl's component label: the installer's own
+/// gateways, whose template carries `istio.io/rev` itself) that no injector touched (no
+/// `sidecar.istio.io/status`) is part of its revision's install, not a workload using it.
 pub fn pod_revision(pod: &LiveObject) -> Option<String> {
+    if pod.labels.contains_key(COMPONENT_LABEL)
+        && !pod.annotations.contains_key(SIDECAR_STATUS_ANNOTATION)
+    {
+        return None;
+    }
     if let Some(rev) = pod
         .annotations
         .get(REVISION_LABEL)
@@ -675,5 +685,17 @@ mod tests {
             pod_revision(&pod(&[("sidecar.istio.io/status", "not json")])),
             None
         );
+        // The installer's gateway: its template sets istio.io/rev; nothing injected it.
+        let gateway = LiveObject {
+            labels: labels(&[
+                ("istio.io/rev", "old"),
+                ("operator.istio.io/component", "IngressGateways"),
+            ]),
+            ..pod(&[
+                ("istio.io/rev", "old"),
+                ("sidecar.istio.io/inject", "false"),
+            ])
+        };
+        assert_eq!(pod_revision(&gateway), None);
     }
 }

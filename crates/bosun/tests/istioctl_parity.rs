@@ -10,14 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::manifests::{first_difference, objects};
+use common::manifests::{Run, compare};
 use common::{fetched, parity_cases};
-
-struct Run {
-    ok: bool,
-    stdout: String,
-    stderr: String,
-}
 
 fn run(bin: &Path, args: &[String], manifests: &Path) -> Run {
     let out = Command::new(bin)
@@ -28,58 +22,7 @@ fn run(bin: &Path, args: &[String], manifests: &Path) -> Run {
         .arg(manifests)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
-    Run {
-        ok: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// Compares one case; `Ok(byte_identical)` when the objects agree.
-fn compare(istioctl: &Run, bosun: &Run) -> Result<bool, String> {
-    match (istioctl.ok, bosun.ok) {
-        (false, false) => return Ok(istioctl.stderr.trim() == bosun.stderr.trim()),
-        (true, false) => return Err(format!("bosun failed: {}", bosun.stderr.trim())),
-        (false, true) => {
-            return Err(format!(
-                "istioctl failed but bosun succeeded: {}",
-                istioctl.stderr.trim()
-            ));
-        }
-        (true, true) => {}
-    }
-    if istioctl.stdout == bosun.stdout {
-        return Ok(true);
-    }
-    let want = objects(&istioctl.stdout).map_err(|e| format!("istioctl output: {e}"))?;
-    let got = objects(&bosun.stdout).map_err(|e| format!("bosun output: {e}"))?;
-    let mut problems = Vec::new();
-    for (key, objs) in &want {
-        match got.get(key) {
-            None => problems.push(format!("missing {key}")),
-            Some(g) if g.len() != objs.len() => {
-                problems.push(format!("{key}: {} objects, want {}", g.len(), objs.len()))
-            }
-            Some(g) => {
-                for (a, b) in objs.iter().zip(g) {
-                    if let Some(d) = first_difference(a, b, "") {
-                        problems.push(format!("{key}: {d}"));
-                    }
-                }
-            }
-        }
-    }
-    for key in got.keys() {
-        if !want.contains_key(key) {
-            problems.push(format!("unexpected {key}"));
-        }
-    }
-    if problems.is_empty() {
-        Ok(istioctl.stdout == bosun.stdout)
-    } else {
-        problems.truncate(8);
-        Err(problems.join("\n    "))
-    }
+    Run::of(&out)
 }
 
 #[test]

@@ -20,7 +20,11 @@
 //!   blob, a manifest under another digest, a blob longer than its manifest says and a layer
 //!   over the download limit, each refused with nothing cached (crane and oras from
 //!   `BOSUN_OCI_TOOLS`, else `scripts/fetch-oci-tools` builds them);
-//! - bad input: an unknown version, `--version` with another install package.
+//! - bad input: an unknown version, `--version` with another install package;
+//! - against real oracles: istioctl built from the older snapshot (`scripts/fetch-istioctl
+//!   --previous`, or `BOSUN_ISTIOCTL_PREVIOUS`) and from the pin (`BOSUN_ISTIOCTL`), each with
+//!   its compiled-in charts: `--version` of the older snapshot renders the same objects as the
+//!   first, bosun's default (the pin) as the second, on default, demo, ambient and minimal.
 
 mod common;
 
@@ -30,10 +34,10 @@ use std::process::{Command, Output};
 use std::collections::BTreeMap;
 
 use common::http::FileServer;
-use common::manifests::{first_difference, objects};
+use common::manifests::{Run, compare, first_difference, objects};
 use common::mirror::{Scratch, previous_manifests, publish, release_archive};
 use common::oci::{self, Artifact, FakeRegistry, Registry};
-use common::{stderr, stdout, succeeded, text};
+use common::{fetched, fetched_with, stderr, stdout, succeeded, text};
 
 use common::mirror::PREVIOUS;
 
@@ -85,29 +89,34 @@ fn generate(cache: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
     stdout(&out)
 }
 
-#[test]
-fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
-    let previous = previous_manifests();
-    let gomod = previous
+/// A module proxy on 127.0.0.1 serving the older snapshot's module zip (from Go's module cache,
+/// where `scripts/fetch-istio --previous` left it), in `scratch`.
+fn module_proxy(previous: &Path, scratch: &Scratch) -> FileServer {
+    let zip = previous
         .parent()
         .and_then(Path::parent)
         .unwrap()
-        .join("gomod/cache/download/istio.io/istio/@v");
-    let zip = |v: &str| {
-        let path = gomod.join(format!("{v}.zip"));
-        assert!(
-            path.is_file(),
-            "{} is missing: run scripts/fetch-istio --previous",
-            path.display()
-        );
-        path
-    };
-    let scratch = Scratch::new("versions-module");
-    let (proxy, cache) = (scratch.0.join("proxy"), scratch.0.join("cache"));
+        .join(format!(
+            "gomod/cache/download/istio.io/istio/@v/{PREVIOUS}.zip"
+        ));
+    assert!(
+        zip.is_file(),
+        "{} is missing: run scripts/fetch-istio --previous",
+        zip.display()
+    );
+    let proxy = scratch.0.join("proxy");
     let at = proxy.join("istio.io/istio/@v");
     std::fs::create_dir_all(&at).unwrap();
-    std::fs::copy(zip(PREVIOUS), at.join(format!("{PREVIOUS}.zip"))).unwrap();
-    let server = FileServer::start(&proxy);
+    std::fs::copy(zip, at.join(format!("{PREVIOUS}.zip"))).unwrap();
+    FileServer::start(&proxy)
+}
+
+#[test]
+fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
+    let previous = previous_manifests();
+    let scratch = Scratch::new("versions-module");
+    let cache = scratch.0.join("cache");
+    let server = module_proxy(&previous, &scratch);
     let url = server.url.clone();
     let env = [("GOPROXY", url.as_str())];
 
@@ -184,6 +193,94 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
         &generate(&cache, &env, &["--manifests", previous.to_str().unwrap()]),
         "offline",
     );
+}
+
+/// `BIN manifest generate ARGS`: an istioctl rendering the charts compiled into it (no
+/// `--manifests`).
+fn istioctl(bin: &Path, args: &[&str]) -> Run {
+    let out = Command::new(bin)
+        .args(["manifest", "generate"])
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    Run::of(&out)
+}
+
+/// The oracle for `--version`: istioctl built from the older snapshot itself
+/// (`scripts/fetch-istioctl --previous`, or `BOSUN_ISTIOCTL_PREVIOUS`), rendering the charts
+/// compiled into it, against `bosun manifest generate --version <that snapshot>` fetched from
+/// the module proxy; and the pinned istioctl (`BOSUN_ISTIOCTL`) against bosun's default Istio,
+/// the pin (read from the cache `scripts/fetch-istio` filled).
+/// The same objects with the same content, as `istioctl_parity` compares them.
+#[test]
+fn a_module_version_renders_as_the_istioctl_built_from_it() {
+    let old_istioctl = fetched_with("BOSUN_ISTIOCTL_PREVIOUS", "fetch-istioctl", &["--previous"]);
+    let pinned_istioctl = fetched("BOSUN_ISTIOCTL", "fetch-istioctl");
+    let previous = previous_manifests();
+    let scratch = Scratch::new("versions-oracle");
+    let cache = scratch.0.join("cache");
+    let server = module_proxy(&previous, &scratch);
+    let env = [("GOPROXY", server.url.as_str())];
+    // bosun's default Istio (the pin) from the cache scripts/fetch-istio filled: no fetch.
+    let pin_cache = common::manifests_dir()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .to_path_buf();
+
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    for profile in ["default", "demo", "ambient", "minimal"] {
+        let set = format!("profile={profile}");
+        let old_want = istioctl(&old_istioctl, &["--set", &set]);
+        let pin_want = istioctl(&pinned_istioctl, &["--set", &set]);
+        assert!(
+            old_want.ok,
+            "{profile}: the older istioctl failed: {}",
+            old_want.stderr
+        );
+        assert!(
+            pin_want.ok,
+            "{profile}: the pinned istioctl failed: {}",
+            pin_want.stderr
+        );
+        // The two oracles must tell the versions apart, or the comparison shows nothing.
+        assert!(
+            old_want.stdout != pin_want.stdout,
+            "{profile}: istioctl of the older snapshot renders as the pinned one"
+        );
+        let cases = [
+            (
+                "--version of the older snapshot vs its istioctl",
+                &old_want,
+                &cache,
+                &["manifest", "generate", "--set", &set, "--version", PREVIOUS][..],
+            ),
+            (
+                "the default (the pin) vs the pinned istioctl",
+                &pin_want,
+                &pin_cache,
+                &["manifest", "generate", "--set", &set][..],
+            ),
+        ];
+        for (what, want, cache, args) in cases {
+            let got = Run::of(&bosun(cache, &env, args));
+            match compare(want, &got) {
+                Ok(identical) => report.push(format!(
+                    "{profile}, {what}: equal objects{}",
+                    if identical { ", byte-identical" } else { "" }
+                )),
+                Err(e) => failures.push(format!("{profile}, {what}:\n    {e}")),
+            }
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "bosun differs from istioctl:\n  {}",
+        failures.join("\n  ")
+    );
+    assert_eq!(server.requests(), 1, "the older module was fetched once");
 }
 
 #[test]

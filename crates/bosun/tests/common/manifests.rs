@@ -72,3 +72,69 @@ pub fn first_difference(
         }
     }
 }
+
+/// What one run of `manifest generate` (istioctl's or bosun's) gave.
+pub struct Run {
+    pub ok: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn of(out: &std::process::Output) -> Run {
+        Run {
+            ok: out.status.success(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Compares istioctl's run with bosun's: `Ok(byte_identical)` when both succeeded with the same
+/// objects (the same identities, each the same content), or both failed (then whether their
+/// words are the same); else what differs (the first eight differences).
+pub fn compare(istioctl: &Run, bosun: &Run) -> Result<bool, String> {
+    match (istioctl.ok, bosun.ok) {
+        (false, false) => return Ok(istioctl.stderr.trim() == bosun.stderr.trim()),
+        (true, false) => return Err(format!("bosun failed: {}", bosun.stderr.trim())),
+        (false, true) => {
+            return Err(format!(
+                "istioctl failed but bosun succeeded: {}",
+                istioctl.stderr.trim()
+            ));
+        }
+        (true, true) => {}
+    }
+    if istioctl.stdout == bosun.stdout {
+        return Ok(true);
+    }
+    let want = objects(&istioctl.stdout).map_err(|e| format!("istioctl output: {e}"))?;
+    let got = objects(&bosun.stdout).map_err(|e| format!("bosun output: {e}"))?;
+    let mut problems = Vec::new();
+    for (key, objs) in &want {
+        match got.get(key) {
+            None => problems.push(format!("missing {key}")),
+            Some(g) if g.len() != objs.len() => {
+                problems.push(format!("{key}: {} objects, want {}", g.len(), objs.len()))
+            }
+            Some(g) => {
+                for (a, b) in objs.iter().zip(g) {
+                    if let Some(d) = first_difference(a, b, "") {
+                        problems.push(format!("{key}: {d}"));
+                    }
+                }
+            }
+        }
+    }
+    for key in got.keys() {
+        if !want.contains_key(key) {
+            problems.push(format!("unexpected {key}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(istioctl.stdout == bosun.stdout)
+    } else {
+        problems.truncate(8);
+        Err(problems.join("\n    "))
+    }
+}

@@ -22,15 +22,22 @@ pub fn repo_root() -> PathBuf {
 
 /// The path `env` names, else what `scripts/SCRIPT` prints (it fetches or builds the thing).
 pub fn fetched(env: &str, script: &str) -> PathBuf {
+    fetched_with(env, script, &[])
+}
+
+/// The path `env` names, else what `scripts/SCRIPT ARGS` prints.
+pub fn fetched_with(env: &str, script: &str, args: &[&str]) -> PathBuf {
     if let Ok(path) = std::env::var(env) {
         return PathBuf::from(path);
     }
     let out = Command::new(repo_root().join("scripts").join(script))
+        .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run scripts/{script}: {e}"));
     assert!(
         out.status.success(),
-        "scripts/{script} failed:\n{}",
+        "scripts/{script} {} failed:\n{}",
+        args.join(" "),
         String::from_utf8_lossy(&out.stderr)
     );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
