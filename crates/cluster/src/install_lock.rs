@@ -103,8 +103,16 @@ impl HeldInstallLock {
     /// past the command's deadline (the work may have ended because it passed).
     pub async fn release(mut self, client: &Client) {
         client.extend_deadline(RENEW_EVERY);
+        // A renewal under way is let finish (so the delete carries the resourceVersion it
+        // wrote), but for a second at most: a server that stopped answering is not waited for
+        // twice (the delete then reads the Lease first).
         self.stop.notify_one();
-        let _ = (&mut self.renewing).await;
+        if tokio::time::timeout(Duration::from_secs(1), &mut self.renewing)
+            .await
+            .is_err()
+        {
+            self.renewing.abort();
+        }
         let written = self.written.lock().expect("the lock's Lease").clone();
         let _ = lease::delete_if_held(client, &self.options, written.as_ref()).await;
     }
