@@ -315,9 +315,9 @@ fn run(
                         p
                     }
                 };
-                crate::install::apply(ready, install, None, Default::default()).map_err(|e| {
-                    resume_hint(&state, "the install of the new revision failed", e)
-                })?;
+                crate::install::apply(ready, install, None, None, Default::default()).map_err(
+                    |e| resume_hint(&state, "the install of the new revision failed", e),
+                )?;
             }
             Step::Verify => {
                 let p = crate::prepare::prepare(

@@ -72,37 +72,32 @@ pub struct InstallArgs {
     pub adopt: bool,
 }
 
-fn confirm(profile: &str, components: &[&str]) -> Result<(), MeshFailure> {
-    crate::prompt::confirm(
-        "install",
-        &format!(
-            "This will install the Istio {profile:?} profile (with components: {}) into the cluster. Proceed? (y/N)",
-            components.join(", ")
-        ),
-    )
+/// Asks on the terminal, inside the runtime, so that the install lock's renewal keeps running
+/// while the question waits for an answer.
+fn confirm(
+    runtime: &tokio::runtime::Runtime,
+    install: &installer::Install,
+) -> Result<(), MeshFailure> {
+    let question = format!(
+        "This will install the Istio {:?} profile (with components: {}) into the cluster. Proceed? (y/N)",
+        install.merged.profile(),
+        install
+            .components
+            .iter()
+            .map(|c| c.display_name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    crate::prompt::confirm_in(runtime, "install", question)
 }
 
 pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
-    let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
-    // Another chart's release of the same name, or a record not in helm's format, stops
-    // here, before anything is written; so does a change helm made that the install would undo
-    // (a dry run too, as it fails where the install would; a plan says it instead).
-    let recording = if args.helm_releases {
-        let recording = crate::helm_records::read(&mut prepared)?;
-        if !args.plan {
-            recording.check(args.force)?;
-        }
-        Some(recording)
-    } else {
-        None
-    };
-    let adoption = crate::adopt::check(&prepared, args.adopt, "install")?;
-    // Read-only checks, before asking and before the first write.
-    if args.precheck {
-        crate::precheck::before_install(&prepared, args.force)?;
-    }
-    prepared.check_refusals(args.force)?;
+    let rendered = crate::prepare::render(&args.input, args.force, &args.cluster, runtime)?;
     if args.dry_run || args.plan {
+        // They write nothing, so they take no lock: another command may be writing while they
+        // read, and what they print is the cluster as it was when read, as for `bosun plan`.
+        let mut prepared = rendered.prepare()?;
+        let (recording, adoption) = check(&mut prepared, &args)?;
         crate::plan::install_without_writing(
             &prepared,
             args.force || !adoption.is_empty(),
@@ -116,17 +111,60 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
         }
         return Ok(());
     }
-    if !args.yes {
-        let profile = prepared.install.merged.profile();
-        let names: Vec<&str> = prepared
-            .install
-            .components
-            .iter()
-            .map(|c| c.display_name.as_str())
-            .collect();
-        confirm(profile, &names)?;
+    // The install lock is taken before the first check and held through the question and the
+    // writes (as Terraform holds its state lock through plan, approval and apply): what the
+    // checks read stays what the install writes over, and is read once. A refusal or a "no"
+    // releases it (the Lease is deleted) and nothing else is written.
+    let namespace = rendered.istio_namespace().to_string();
+    crate::lock::holding(
+        rendered.runtime,
+        &rendered.client.clone(),
+        &namespace,
+        "install",
+        args.readiness_timeout,
+        |held| {
+            let mut prepared = rendered.prepare()?;
+            let (recording, adoption) = check(&mut prepared, &args)?;
+            if !args.yes {
+                confirm(prepared.runtime, &prepared.install)?;
+            }
+            let helm_releases = recording.map(|r| r.releases);
+            apply(prepared, &args, Some(held), helm_releases, adoption)
+        },
+    )
+}
+
+/// Every read-only check before the install's first write: Helm releases of the same names
+/// (with `--helm-releases`: another chart's release of the same name, a record not in helm's
+/// format, or a change helm made that the install would undo stops here; a plan says the last
+/// instead), what `--adopt` takes over, `--precheck`'s checks, the release policy, overlapping
+/// injectors and CRD downgrades. The Helm releases to record (their markers put on the
+/// objects) and the adoption, for the writes.
+fn check(
+    prepared: &mut crate::prepare::Prepared<'_>,
+    args: &InstallArgs,
+) -> Result<
+    (
+        Option<crate::helm_records::Recording>,
+        installer::adopt::Adoption,
+    ),
+    MeshFailure,
+> {
+    let recording = if args.helm_releases {
+        let recording = crate::helm_records::read(prepared)?;
+        if !args.plan {
+            recording.check(args.force)?;
+        }
+        Some(recording)
+    } else {
+        None
+    };
+    let adoption = crate::adopt::check(prepared, args.adopt, "install")?;
+    if args.precheck {
+        crate::precheck::before_install(prepared, args.force)?;
     }
-    apply(prepared, &args, recording.map(|r| r.releases), adoption)
+    prepared.check_refusals(args.force)?;
+    Ok((recording, adoption))
 }
 
 /// The field manager an install applies as: helm's when it records Helm releases (helm's later
@@ -143,10 +181,12 @@ pub(crate) fn field_manager(helm_releases: bool) -> &'static str {
 /// its readiness waits, then prune and the default revision tag, printing progress and the
 /// summary; with `helm_releases`, the objects carry Helm's markers, are applied as helm's field
 /// manager, and the releases are recorded afterwards. The canary upgrade's install step is this
-/// too.
+/// too. Under `held`, the install lock the caller took before its checks; without it, the
+/// writes take the lock themselves (`installer::Install::apply`).
 pub(crate) fn apply(
     prepared: crate::prepare::Prepared<'_>,
     args: &InstallArgs,
+    held: Option<&cluster::HeldInstallLock>,
     helm_releases: Option<installer::helm_releases::HelmReleases>,
     adoption: installer::adopt::Adoption,
 ) -> Result<(), MeshFailure> {
@@ -174,7 +214,20 @@ pub(crate) fn apply(
         let on_event = |i: usize, e: cluster::InstallEvent<'_>| progress.event(i, e);
         let mut deleted = crate::owned::print_deleted;
         let lock = crate::lock::for_command("install");
-        let applying = install.apply(&client, &options, &lock, &on_event, &mut deleted);
+        let applying = async {
+            match held {
+                Some(held) => {
+                    install
+                        .apply_holding(&client, &options, held, &on_event, &mut deleted)
+                        .await
+                }
+                None => {
+                    install
+                        .apply(&client, &options, &lock, &on_event, &mut deleted)
+                        .await
+                }
+            }
+        };
         let ticker = async {
             loop {
                 tokio::time::sleep(Duration::from_millis(100)).await;

@@ -24,3 +24,27 @@ pub fn for_command(command: &str) -> installer::InstallLock<'static> {
         on_wait: &print_waiting,
     }
 }
+
+/// Runs `work` holding Istio namespace `namespace`'s install lock as `command` (waiting up to
+/// `wait` for another holder, saying whose): taken before `work`'s first read, renewed while
+/// it runs (on `runtime`; `work` asks its questions with `crate::prompt::confirm_in`), and
+/// released (its Lease deleted) when `work` ends, whether it wrote, was refused or was told
+/// no.
+pub fn holding<T>(
+    runtime: &tokio::runtime::Runtime,
+    client: &cluster::Client,
+    namespace: &str,
+    command: &str,
+    wait: Duration,
+    work: impl FnOnce(&cluster::HeldInstallLock) -> Result<T, crate::mesh::MeshFailure>,
+) -> Result<T, crate::mesh::MeshFailure> {
+    let held = runtime.block_on(client.take_install_lock(
+        namespace,
+        &cluster::lock_identity(command),
+        wait,
+        &print_waiting,
+    ))?;
+    let result = work(&held);
+    runtime.block_on(held.release(client));
+    result
+}

@@ -21,6 +21,17 @@ pub(crate) struct Prepared<'r> {
     pub kubernetes: assess::precheck::KubernetesVersion,
 }
 
+/// The inputs rendered for the cluster (its facts read), not yet made into an install: what
+/// `install` takes the install lock with (the render names the Istio namespace) before the
+/// reads of [`Rendered::prepare`] and the checks.
+pub(crate) struct Rendered<'r> {
+    rendered: pipeline::Rendered,
+    packages: pipeline::InstallPackages,
+    pub runtime: &'r tokio::runtime::Runtime,
+    pub client: cluster::Client,
+    version: k8s_openapi::apimachinery::pkg::version::Info,
+}
+
 /// Renders `input` as `manifest generate --cluster-specific` does (invalid input fails before
 /// the cluster is read), each component's objects in apply order, and makes the client for the
 /// cluster the `cluster` flags name.
@@ -30,6 +41,17 @@ pub(crate) fn prepare<'r>(
     cluster: &crate::target::ClusterArgs,
     runtime: &'r crate::runtime::Runtime,
 ) -> Result<Prepared<'r>, MeshFailure> {
+    render(input, force, cluster, runtime)?.prepare()
+}
+
+/// [`prepare`]'s first half: the render for the cluster, whose facts (version, CNI) are the
+/// only reads so far.
+pub(crate) fn render<'r>(
+    input: &crate::mesh::InputArgs,
+    force: bool,
+    cluster: &crate::target::ClusterArgs,
+    runtime: &'r crate::runtime::Runtime,
+) -> Result<Rendered<'r>, MeshFailure> {
     let runtime = runtime.get()?;
     // The cluster is read (its version and CNI, as istioctl reads them) only once the input
     // is known to be valid; the client made for that is the one returned.
@@ -53,17 +75,43 @@ pub(crate) fn prepare<'r>(
             (client, facts.version)
         }
     };
-    let install = runtime.block_on(installer::Install::prepare(&client, rendered, packages))?;
-    Ok(Prepared {
-        install,
+    Ok(Rendered {
+        rendered,
+        packages,
         runtime,
         client,
-        kubernetes: assess::precheck::KubernetesVersion {
-            git_version: version.git_version,
-            major: version.major,
-            minor: version.minor,
-        },
+        version,
     })
+}
+
+impl<'r> Rendered<'r> {
+    /// The Istio namespace the install writes into (whose install lock it takes).
+    pub fn istio_namespace(&self) -> &str {
+        self.rendered.merged.istio_namespace()
+    }
+
+    /// [`prepare`]'s second half: the install for the cluster (the default tag's decision
+    /// reads the cluster's webhooks).
+    pub fn prepare(self) -> Result<Prepared<'r>, MeshFailure> {
+        let Rendered {
+            rendered,
+            packages,
+            runtime,
+            client,
+            version,
+        } = self;
+        let install = runtime.block_on(installer::Install::prepare(&client, rendered, packages))?;
+        Ok(Prepared {
+            install,
+            runtime,
+            client,
+            kubernetes: assess::precheck::KubernetesVersion {
+                git_version: version.git_version,
+                major: version.major,
+                minor: version.minor,
+            },
+        })
+    }
 }
 
 impl Prepared<'_> {

@@ -36,3 +36,17 @@ pub fn ask(action: &str, question: &str) -> Result<bool, MeshFailure> {
         "y" | "yes"
     ))
 }
+
+/// [`confirm`], asked from tokio's blocking pool while `runtime` runs: what the runtime does
+/// meanwhile goes on (the install lock's renewal, which a question asked outside the runtime
+/// would stop until the answer; the Lease would expire under a user who thinks for 15 s).
+pub fn confirm_in(
+    runtime: &tokio::runtime::Runtime,
+    action: &'static str,
+    question: String,
+) -> Result<(), MeshFailure> {
+    let asking = runtime.spawn_blocking(move || confirm(action, &question));
+    runtime
+        .block_on(asking)
+        .map_err(|e| MeshFailure(format!("asking to confirm the {action}: {e}")))?
+}

@@ -405,8 +405,9 @@ async fn a_second_install_waits_for_the_first() {
         spawn_bosun_install(&args)
     };
     // The first waits for an istiod that never becomes ready here, holding the lock until its
-    // readiness timeout.
-    let first = install("first", &["--readiness-timeout", "8s"]);
+    // readiness timeout: long enough for the second to render and ask for the lock meanwhile
+    // (a debug build's render took more than 8 s with the machine's two cores loaded).
+    let first = install("first", &["--readiness-timeout", "15s"]);
     let client = testenv::client().await;
     let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
     testkit::wait_until(
@@ -455,4 +456,82 @@ async fn a_second_install_waits_for_the_first() {
     let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
         Api::namespaced(client.kube().clone(), "kube-system");
     assert!(leases.get_opt(&lease).await.unwrap().is_none());
+}
+
+/// The install lock is taken before the checks and held while the confirmation prompt waits,
+/// renewed meanwhile (the renewal runs inside the runtime while the question is asked from
+/// tokio's blocking pool); a "no" releases it, deleting the Lease, and writes nothing else.
+/// The prompt needs a terminal: `script` gives the install one and passes the answer on.
+#[tokio::test]
+async fn the_lock_is_held_and_renewed_while_the_prompt_waits_and_a_no_releases_it() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let _shared = CLUSTER_WIDE.read().await;
+    let ns = testenv::unique_name("istio-ask");
+    let manifests = manifests();
+    let command = format!(
+        "{} install --set profile=minimal --set values.global.istioNamespace={ns} --no-wait --manifests {manifests}",
+        env!("CARGO_BIN_EXE_bosun")
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("KUBECONFIG", testenv::kubeconfig())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting script (util-linux) to give bosun a terminal");
+    let client = testenv::client().await;
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+        Api::namespaced(client.kube().clone(), "kube-system");
+    let name = cluster::install_lock_name(&ns);
+    let held = testkit::wait_until(
+        "the install's lock",
+        Duration::from_secs(60),
+        Duration::from_millis(100),
+        || async { leases.get_opt(&name).await.unwrap() },
+    )
+    .await
+    .unwrap();
+    let spec = held.spec.clone().unwrap();
+    assert!(
+        spec.holder_identity
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("bosun install on "),
+        "{spec:?}"
+    );
+    // Past one renewal (every 4 s) while the question waits: the Lease is renewed.
+    let acquired = spec.acquire_time.unwrap().0;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let now = leases.get(&name).await.unwrap().spec.unwrap();
+        if now.renew_time.as_ref().is_some_and(|t| t.0 > acquired) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the Lease was not renewed: {now:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    child.stdin.as_mut().unwrap().write_all(b"n\n").unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("Proceed? (y/N)") && said.contains("cancelled"),
+        "{said}"
+    );
+    assert!(
+        leases.get_opt(&name).await.unwrap().is_none(),
+        "the Lease stayed"
+    );
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    assert!(
+        namespaces.get_opt(&ns).await.unwrap().is_none(),
+        "the cancelled install created {ns}"
+    );
 }

@@ -114,6 +114,15 @@ async fn overlapping_injector_of_another_revision_refuses_the_install_until_forc
             "with labels {{istio.io/rev={rev}, kubernetes.io/metadata.name=example}}"
         ))
         && stderr.contains("pass --force");
+    // The refused install held the install lock for its checks and gave it back: its Lease
+    // is gone with it.
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+        Api::namespaced(client.kube().clone(), "kube-system");
+    let lease_left = leases
+        .get_opt(&cluster::install_lock_name(&ns))
+        .await
+        .unwrap()
+        .is_some();
     let untouched = !namespace_exists(&ns).await;
 
     args.push("--force");
@@ -122,6 +131,7 @@ async fn overlapping_injector_of_another_revision_refuses_the_install_until_forc
     delete_mwc(&format!("istio-sidecar-injector-{rev}-{ns}")).await;
     assert!(refused, "{}", text(&out));
     assert!(untouched, "the refused install created {ns}");
+    assert!(!lease_left, "the refused install left its lock's Lease");
     assert!(forced.status.success(), "{}", text(&forced));
     assert!(
         String::from_utf8_lossy(&forced.stderr).contains("continuing because of --force"),

@@ -357,7 +357,9 @@ fn purge_during_an_install_waits_for_it_then_removes_only_istio_objects() {
             .await
             .unwrap();
         // The install holds the install lock (Lease kube-system/bosun-install.istio-system)
-        // once it writes; the namespace exists already, so wait for its first Istio object.
+        // from its checks on; the namespace exists already, so wait for the lock and its first
+        // Istio object (a purge that starts before the install writes finds nothing to remove
+        // and is done: the order is then purge, then install).
         let args = install_args(&common::manifests());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let install = common::bosun_command(plane.kubeconfig(), &args)
@@ -368,13 +370,33 @@ fn purge_during_an_install_waits_for_it_then_removes_only_istio_objects() {
         let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
             Api::namespaced(client.kube().clone(), "kube-system");
         let deadline = Instant::now() + Duration::from_secs(60);
+        let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+            Api::all(client.kube().clone());
+        let istio_crd = || async {
+            crds.list(&Default::default())
+                .await
+                .unwrap()
+                .items
+                .iter()
+                .any(|c| {
+                    c.metadata
+                        .name
+                        .as_deref()
+                        .unwrap_or("")
+                        .ends_with(".istio.io")
+                })
+        };
         while leases
             .get_opt("bosun-install.istio-system")
             .await
             .unwrap()
             .is_none()
+            || !istio_crd().await
         {
-            assert!(Instant::now() < deadline, "the install never took its lock");
+            assert!(
+                Instant::now() < deadline,
+                "the install never took its lock and wrote"
+            );
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         let purge = common::bosun_command(plane.kubeconfig(), &["uninstall", "--purge", "-y"])

@@ -1364,12 +1364,19 @@ async fn istio_operators_rendering_the_same_object_do_not_fight() {
     })
     .await;
 
-    // Both statuses say which object they share and who applies it.
+    // Both statuses say which object they share and who applies it, once reconciled (the
+    // status written while a generation applies says Overlapping already).
     for name in ["first", "second"] {
-        let status = wait_for("Overlapping=True", &operator, || async {
-            let s = status_of(&api.get(name).await.unwrap());
-            (condition(&s, "Overlapping")["status"] == "True").then_some(s)
-        })
+        let status = wait_for(
+            "Overlapping=True and Reconciled=True",
+            &operator,
+            || async {
+                let s = status_of(&api.get(name).await.unwrap());
+                (condition(&s, "Overlapping")["status"] == "True"
+                    && condition(&s, "Reconciled")["status"] == "True")
+                    .then_some(s)
+            },
+        )
         .await;
         let message = condition(&status, "Overlapping")["message"]
             .as_str()

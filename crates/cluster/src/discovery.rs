@@ -189,10 +189,13 @@ impl Client {
 
     /// Forgets which kinds are not served: the install has just created CustomResourceDefinitions
     /// and their kinds are to be found at the next lookup. Kinds known to be served stay.
+    /// A client that has not run discovery yet has nothing to forget, and its first discovery
+    /// is taken as it is (no group version is asked on its own after it).
     pub async fn invalidate_discovery(&self) {
         let mut known = self.discovery.lock().await;
         known.missing.clear();
-        known.complete = None;
-        known.after_invalidation = true;
+        if known.complete.take().is_some() {
+            known.after_invalidation = true;
+        }
     }
 }

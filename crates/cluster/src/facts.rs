@@ -5,8 +5,8 @@
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DynamicObject};
-use kube::core::GroupVersionKind;
-use vocab::{ClusterFacts, ObjectRef};
+use kube::core::{ApiResource, GroupVersionKind};
+use vocab::ClusterFacts;
 
 use crate::{Client, Error};
 
@@ -19,22 +19,16 @@ impl Client {
             .apiserver_version()
             .await
             .map_err(Error::Version)?;
-        let felix = ObjectRef {
-            api_version: "projectcalico.org/v3".into(),
-            kind: "FelixConfiguration".into(),
-            namespace: None,
-            name: "default".into(),
-        };
+        // Read straight away, not looked up in discovery first: a server without Calico's
+        // group answers 404, which is "absent" as any failure to read it is. Discovery would
+        // cost two requests here, before `install` takes its lock, and again under the lock
+        // (taking it forgets what discovery found missing).
         let gvk = GroupVersionKind::gvk("projectcalico.org", "v3", "FelixConfiguration");
-        let calico_felix = match self.served(&gvk, &felix).await {
-            Ok(Some((ar, _))) => {
-                let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
-                match api.get_opt("default").await {
-                    Ok(found) => found.and_then(|o| serde_json::to_value(o).ok()),
-                    Err(_) => None,
-                }
-            }
-            _ => None,
+        let ar = ApiResource::from_gvk_with_plural(&gvk, "felixconfigurations");
+        let felix: Api<DynamicObject> = Api::all_with(self.kube.clone(), &ar);
+        let calico_felix = match felix.get("default").await {
+            Ok(found) => serde_json::to_value(found).ok(),
+            Err(_) => None,
         };
         let config_maps: Api<ConfigMap> = Api::namespaced(self.kube.clone(), "kube-system");
         let cilium_config = match config_maps.get_opt("cilium-config").await {

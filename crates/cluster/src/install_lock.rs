@@ -1,7 +1,11 @@
 //! One writer per Istio namespace. `install`/`upgrade` and `uninstall` hold a Lease while they
 //! write, so two of them started at once run one after the other instead of interleaving their
 //! writes (two installs at once used to both report success with one's Deployment and the
-//! other's mesh ConfigMap in the cluster).
+//! other's mesh ConfigMap in the cluster). `install` takes it before its checks and holds it
+//! through the confirmation prompt and the writes ([`HeldInstallLock`]), as Terraform holds its
+//! state lock through plan, approval and apply: what it checked is what it writes over, and
+//! the reads of the checks serve the writes (`crate::reads`). Commands that write nothing
+//! (`plan`, `install --plan`/`--dry-run`, `precheck`, `verify-install`) take no lock.
 //!
 //! The Lease is `kube-system/bosun-install.<istio namespace>`: kube-system always exists, so
 //! the first install locks before its namespace does, and nothing is written into the Istio
@@ -66,11 +70,64 @@ fn lease_ref(istio_namespace: &str) -> ObjectRef {
     lease::lease_ref(LOCK_NAMESPACE, &install_lock_name(istio_namespace))
 }
 
+/// The install lock, held: taken by [`Client::take_install_lock`], renewed by a task on the
+/// client's runtime every [`RENEW_EVERY`] until [`HeldInstallLock::release`] deletes the Lease.
+/// A command holds it from its first check to its last write, so what it read for the checks
+/// (and the confirmation it asked for) stays true until it writes: no other bosun writes into
+/// the Istio namespace in between. The renewal runs whenever the runtime runs: a command that
+/// waits on something else meanwhile (a confirmation prompt) waits inside the runtime
+/// (`spawn_blocking`), or the Lease expires [`LEASE_DURATION`] after its last renewal.
+/// Dropped without `release`, the renewal stops and the Lease frees itself that long after.
+pub struct HeldInstallLock {
+    /// The Istio namespace it locks.
+    namespace: String,
+    options: LeaseOptions,
+    /// The Lease as this holder last wrote it: renewals and the delete carry its
+    /// resourceVersion instead of reading the Lease first (`lease::attempt`).
+    written: std::sync::Arc<std::sync::Mutex<Option<Lease>>>,
+    /// Tells the renewal to stop between renewals (one under way is finished first, so the
+    /// delete carries the resourceVersion it wrote).
+    stop: std::sync::Arc<tokio::sync::Notify>,
+    renewing: tokio::task::JoinHandle<()>,
+}
+
+impl HeldInstallLock {
+    /// The Istio namespace this lock is for.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Stops renewing and deletes the Lease (if this holder still holds it), leaving no trace.
+    /// Not releasing only delays the next holder by [`LEASE_DURATION`]: a failure here is not
+    /// reported (a finished install is not failed for it). The release gets time of its own
+    /// past the command's deadline (the work may have ended because it passed).
+    pub async fn release(mut self, client: &Client) {
+        client.extend_deadline(RENEW_EVERY);
+        // A renewal under way is let finish (so the delete carries the resourceVersion it
+        // wrote), but for a second at most: a server that stopped answering is not waited for
+        // twice (the delete then reads the Lease first).
+        self.stop.notify_one();
+        if tokio::time::timeout(Duration::from_secs(1), &mut self.renewing)
+            .await
+            .is_err()
+        {
+            self.renewing.abort();
+        }
+        let written = self.written.lock().expect("the lock's Lease").clone();
+        let _ = lease::delete_if_held(client, &self.options, written.as_ref()).await;
+    }
+}
+
+impl Drop for HeldInstallLock {
+    fn drop(&mut self) {
+        self.renewing.abort();
+    }
+}
+
 impl Client {
     /// Runs `work` holding the install lock of Istio namespace `namespace` as `identity` (say
-    /// what runs where: `bosun install on HOST (pid N)`). While another holds it, `on_wait` is
-    /// called with the holder and this waits, up to `wait`; then [`Error::Timeout`] names the
-    /// holder. The lock is released when `work` ends, whatever its outcome.
+    /// what runs where: `bosun install on HOST (pid N)`), taken as [`Client::take_install_lock`]
+    /// takes it. The lock is released when `work` ends, whatever its outcome.
     pub async fn holding_install_lock<T, E>(
         &self,
         namespace: &str,
@@ -82,6 +139,30 @@ impl Client {
     where
         E: From<Error>,
     {
+        let held = self
+            .take_install_lock(namespace, identity, wait, on_wait)
+            .await?;
+        let result = work.await;
+        held.release(self).await;
+        result
+    }
+
+    /// Takes the install lock of Istio namespace `namespace` as `identity`. While another
+    /// holds it, `on_wait` is called with the holder and this waits, up to `wait`; then
+    /// [`Error::Timeout`] names the holder. Once held, it is renewed in the background (a task
+    /// spawned on the current tokio runtime) until [`HeldInstallLock::release`].
+    ///
+    /// Every shared list and what discovery found missing are forgotten once it is held: they
+    /// may predate another command's writes (an uninstall waiting for an install would miss
+    /// what, and which kinds, it created). So a command takes it before its checks, whose
+    /// reads then serve it through its last write.
+    pub async fn take_install_lock(
+        &self,
+        namespace: &str,
+        identity: &str,
+        wait: Duration,
+        on_wait: &(dyn Fn(&LockHolder) + Sync),
+    ) -> Result<HeldInstallLock, Error> {
         let options = LeaseOptions {
             namespace: LOCK_NAMESPACE.into(),
             name: install_lock_name(namespace),
@@ -89,40 +170,41 @@ impl Client {
             lease_duration: LEASE_DURATION,
             renew_every: RENEW_EVERY,
         };
-        // The Lease as this holder last wrote it: renewals and the delete carry its
-        // resourceVersion instead of reading the Lease first (`lease::attempt`).
-        let written = std::sync::Mutex::new(Some(
-            self.acquire_install_lock(namespace, &options, wait, on_wait)
-                .await?,
-        ));
-        let last_written = || written.lock().expect("the lock's Lease").clone();
-        // Lists and discovery read before the lock may predate another command's writes (an
-        // uninstall waiting for an install would miss what, and which kinds, it created): read
-        // them again.
+        let lease = self
+            .acquire_install_lock(namespace, &options, wait, on_wait)
+            .await?;
+        let written = std::sync::Arc::new(std::sync::Mutex::new(Some(lease)));
         self.forget_shared_lists().await;
         self.invalidate_discovery().await;
-        let renewing = async {
-            loop {
-                tokio::time::sleep(RENEW_EVERY).await;
-                // A failed renewal is retried at the next tick; the work is not interrupted
-                // half-way (that would leave the very mixed state the lock prevents).
-                let renewed = lease::attempt(self, &options, last_written().as_ref()).await;
-                *written.lock().expect("the lock's Lease") = match renewed {
-                    Ok(lease::Attempt::Held(lease)) => Some(*lease),
-                    _ => None,
-                };
-            }
+        let stop = std::sync::Arc::new(tokio::sync::Notify::new());
+        let renewing = {
+            let (client, options, written) = (self.clone(), options.clone(), written.clone());
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        _ = tokio::time::sleep(RENEW_EVERY) => {}
+                        _ = stop.notified() => return,
+                    }
+                    // A failed renewal is retried at the next tick; the work is not
+                    // interrupted half-way (that would leave the very mixed state the lock
+                    // prevents).
+                    let last = written.lock().expect("the lock's Lease").clone();
+                    let renewed = lease::attempt(&client, &options, last.as_ref()).await;
+                    *written.lock().expect("the lock's Lease") = match renewed {
+                        Ok(lease::Attempt::Held(lease)) => Some(*lease),
+                        _ => None,
+                    };
+                }
+            })
         };
-        let result = tokio::select! {
-            result = work => result,
-            never = renewing => never,
-        };
-        // Not releasing only delays the next holder by LEASE_DURATION: not worth failing a
-        // finished install for. The release gets time of its own past the command's deadline
-        // (the work may have ended because it passed).
-        self.extend_deadline(RENEW_EVERY);
-        let _ = lease::delete_if_held(self, &options, last_written().as_ref()).await;
-        result
+        Ok(HeldInstallLock {
+            namespace: namespace.into(),
+            options,
+            written,
+            stop,
+            renewing,
+        })
     }
 
     async fn acquire_install_lock(

@@ -23,8 +23,8 @@
 //!   (one control plane, or `--purge` everything Istio-owned) in a safe order.
 //! - [`tags`]: revision tags (istioctl's `tag` commands and the installer's default tag): the
 //!   checks, reads and writes; the objects themselves come from `manifest::tag`.
-//! - [`Client::holding_install_lock`]: one `install`/`uninstall` at a time per Istio namespace,
-//!   through a Lease in kube-system ([`lease`] holds Leases, for it and the operator's leader
+//! - [`Client::take_install_lock`] ([`HeldInstallLock`]) and [`Client::holding_install_lock`]:
+//!   one `install`/`uninstall` at a time per Istio namespace, through a Lease in kube-system ([`lease`] holds Leases, for it and the operator's leader
 //!   election).
 //! - [`records`]: a small record bosun keeps in the cluster as a ConfigMap's data (the canary
 //!   upgrade's progress): read, create (refusing one that exists), replace, delete.
@@ -113,7 +113,7 @@ pub use client::Client;
 pub use error::{Error, FieldConflict, ListTarget};
 pub use install::{ComponentReport, InstallEvent, InstallOptions, InstallReport};
 pub use install_lock::{
-    LEASE_DURATION, LOCK_NAMESPACE, LockHolder, install_lock_name, lock_identity,
+    HeldInstallLock, LEASE_DURATION, LOCK_NAMESPACE, LockHolder, install_lock_name, lock_identity,
 };
 pub use plan::{Action, Plan, PlannedObject, comparable, field_changes};
 pub use precheck::PrecheckInstall;

@@ -49,6 +49,25 @@ const fn kind(group: &'static str, version: &'static str, kind: &'static str) ->
     }
 }
 
+impl PrunedKind {
+    /// Whether a CustomResourceDefinition serves the kind (Istio's and the CNI's groups) rather
+    /// than the API server itself. Such kinds are listed whole and filtered by their reader:
+    /// the API server answers a label-selected list of a kind whose storage has only just
+    /// started with 429 and a one-second `Retry-After` (see `crate::snapshot`), and their
+    /// objects are few.
+    pub fn custom(&self) -> bool {
+        !matches!(
+            self.group,
+            "" | "apps"
+                | "autoscaling"
+                | "policy"
+                | "rbac.authorization.k8s.io"
+                | "admissionregistration.k8s.io"
+                | "apiextensions.k8s.io"
+        )
+    }
+}
+
 /// istioctl's pruned kinds (`NamespacedResources`, `ClusterResources`, and for purge the rest of
 /// `AllClusterResources`), in the order objects are deleted. istioctl deletes in list order;
 /// this order is chosen so that each step leaves a working cluster:

@@ -17,7 +17,15 @@
 //! one, a list is used for [`MAX_AGE`] at most (a confirmation prompt or a readiness wait in
 //! between makes the next check read again). Taking the install lock ends every list too: a
 //! command that waited for another's lock must not trust what it read before that command
-//! finished (`install_lock`).
+//! finished (`install_lock`). So `install` takes the lock before its first check: the lists
+//! its checks read then serve it through its writes, each kind read once.
+//!
+//! The other kinds (the pruned kinds: Deployments, ConfigMaps, RBAC…, too many in a cluster to
+//! list whole) are listed with their selector, metadata only, and each such list is kept under
+//! the same rules to answer a later list that narrows it (every requirement of the first, and
+//! more): the revision checks list each pruned kind by `operator.istio.io/component`, and the
+//! install's snapshot of its own objects (that label and its owner labels) is answered from
+//! those lists instead of listing every kind again.
 //! A selector this module cannot evaluate (set-based: `key in (a,b)`) is sent to the server.
 
 use std::collections::{BTreeMap, HashMap};
@@ -126,6 +134,17 @@ pub(crate) struct ReadCache {
     /// command.
     off: bool,
     lists: Arc<tokio::sync::Mutex<HashMap<String, Shared>>>,
+    /// Metadata lists of the other kinds (all namespaces), by resource (`group/plural`), each
+    /// with its selector: a later list that narrows one of them is answered from it.
+    narrowed: Arc<Mutex<HashMap<String, Vec<Narrowed>>>>,
+}
+
+/// A metadata list read with a label selector, kept to answer narrower selectors.
+struct Narrowed {
+    requirements: Vec<Requirement>,
+    writes: u64,
+    read_at: Instant,
+    items: Arc<Vec<PartialObjectMeta<DynamicObject>>>,
 }
 
 /// One shared list: the writes to its kind before it was read, when, and the objects.
@@ -211,6 +230,7 @@ impl Client {
     /// this client holds the install lock, since other clients' writes do not expire them.
     pub(crate) async fn forget_shared_lists(&self) {
         self.reads.lists.lock().await.clear();
+        self.reads.narrowed.lock().expect("narrowed lists").clear();
     }
 
     /// Whether this client answers reads of `ar` in `namespace` from one shared list.
@@ -323,7 +343,10 @@ fn list_key(ar: &ApiResource, namespace: Option<&str>) -> String {
 
 impl Client {
     /// The metadata of every object of kind `ar` (all namespaces) that `selector` matches: from
-    /// the shared list for a kind of [`SHARED_KINDS`], else one metadata list (paged).
+    /// the shared list for a kind of [`SHARED_KINDS`]; else from an earlier metadata list of
+    /// the kind whose equality-based selector this one narrows (under the shared lists' rules:
+    /// no write of this client to the kind since, [`MAX_AGE`], dropped with the install
+    /// lock's taking); else one metadata list (paged), kept for the next.
     pub(crate) async fn list_metadata_shared(
         &self,
         ar: &ApiResource,
@@ -337,13 +360,74 @@ impl Client {
                 .map(|o| serde_json::from_value(o).map_err(kube::Error::SerdeError))
                 .collect();
         }
-        let api: Api<DynamicObject> = Api::all_with(self.kube.clone(), ar);
-        let params = match selector {
-            "" => ListParams::default(),
-            _ => ListParams::default().labels(selector),
+        let requirements = parse_selector(selector).filter(|_| !self.reads.off);
+        let Some(requirements) = requirements else {
+            return list_metadata(&self.kube, ar, selector).await;
         };
-        crate::client::list_metadata_paged(&api, params).await
+        // A list of the kind whose selector this one narrows (every requirement of it, and
+        // more) answers it: the revision checks' `operator.istio.io/component` lists serve the
+        // install's snapshot of its own objects (that label and the owner labels).
+        let key = resource_key(ar);
+        let writes = self.reads.writes.count(&key);
+        let found = {
+            let narrowed = self.reads.narrowed.lock().expect("narrowed lists");
+            narrowed
+                .get(&key)
+                .into_iter()
+                .flatten()
+                .find(|l| {
+                    l.writes == writes
+                        && l.read_at.elapsed() < MAX_AGE
+                        && l.requirements.iter().all(|r| requirements.contains(r))
+                })
+                .map(|l| l.items.clone())
+        };
+        let items = match found {
+            Some(items) => items,
+            None => {
+                let read_at = Instant::now();
+                let items = Arc::new(list_metadata(&self.kube, ar, selector).await?);
+                let mut narrowed = self.reads.narrowed.lock().expect("narrowed lists");
+                let lists = narrowed.entry(key).or_default();
+                lists.retain(|l| l.writes == writes && l.read_at.elapsed() < MAX_AGE);
+                lists.push(Narrowed {
+                    requirements: parse_selector(selector).unwrap_or_default(),
+                    writes,
+                    read_at,
+                    items: items.clone(),
+                });
+                items
+            }
+        };
+        Ok(items
+            .iter()
+            .filter(|item| {
+                let labels = item
+                    .metadata
+                    .labels
+                    .iter()
+                    .flatten()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                matches(&requirements, &labels)
+            })
+            .cloned()
+            .collect())
     }
+}
+
+/// One metadata list of kind `ar` (all namespaces) with `selector`, from the server.
+async fn list_metadata(
+    kube: &kube::Client,
+    ar: &ApiResource,
+    selector: &str,
+) -> Result<Vec<PartialObjectMeta<DynamicObject>>, kube::Error> {
+    let api: Api<DynamicObject> = Api::all_with(kube.clone(), ar);
+    let params = match selector {
+        "" => ListParams::default(),
+        _ => ListParams::default().labels(selector),
+    };
+    crate::client::list_metadata_paged(&api, params).await
 }
 
 /// Every object `api` lists with `selector`, a page of 500 at a time (see

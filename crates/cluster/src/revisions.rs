@@ -163,15 +163,33 @@ impl Client {
     pub async fn revision_objects(&self) -> RevisionObjects {
         let mut read = RevisionObjects::default();
         let owned = PRUNED_KINDS.iter().map(|k| {
+            let labelled = async move {
+                // A kind a CRD serves is listed whole (`PrunedKind::custom`); the install's
+                // snapshot of it is then answered from this list (`crate::reads`).
+                let labels = if k.custom() { "" } else { COMPONENT_LABEL };
+                let listed = self
+                    .list_live((k.group, k.version, k.kind), labels, "")
+                    .await?;
+                Ok::<_, Error>(
+                    listed
+                        .into_iter()
+                        .filter(|o| o.labels.contains_key(COMPONENT_LABEL))
+                        .collect(),
+                )
+            };
             (
                 "control-plane objects (labelled operator.istio.io/component)",
-                self.list_live((k.group, k.version, k.kind), COMPONENT_LABEL, ""),
+                futures::future::Either::Left(labelled),
             )
         });
         let others = SOURCES.iter().map(|s| {
             (
                 s.what,
-                self.list_live((s.group, s.version, s.kind), s.labels, s.fields),
+                futures::future::Either::Right(self.list_live(
+                    (s.group, s.version, s.kind),
+                    s.labels,
+                    s.fields,
+                )),
             )
         });
         let lists: Vec<_> = owned

@@ -8,6 +8,11 @@ pub enum Error {
     /// The render could not be made into an install (its version, its components).
     #[error(transparent)]
     Pipeline(#[from] pipeline::Error),
+    /// [`crate::Install::apply_holding`] was given the lock of another Istio namespace.
+    #[error(
+        "the install into Istio namespace {namespace} holds the install lock of {held} instead of its own; nothing was written"
+    )]
+    NotLocked { held: String, namespace: String },
     /// Prune after the install failed.
     #[error("pruning: {0}")]
     Prune(#[source] cluster::Error),

@@ -15,8 +15,9 @@
 //!   and prune included;
 //! - [`Install::apply_default_tag`]: creating or moving the default revision tag after the
 //!   install applied, as istioctl's installer does;
-//! - [`Install::apply`]: the install's writes in order (apply and waits, prune, default tag),
-//!   for `install` and each cluster of `mesh install`.
+//! - [`Install::apply`]: the install's writes in order (apply and waits, prune, default tag)
+//!   under the install lock, for each cluster of `mesh install`; [`Install::apply_holding`],
+//!   the same under a lock `install` took before its checks.
 //!
 //! - [`remote_secret`]: `create-remote-secret`'s sequence (the service account created from the
 //!   charts when missing, the long-lived token Secret found or created and waited for), every
@@ -138,14 +139,15 @@ impl Install {
         self.merged.revision_or_default()
     }
 
-    /// Writes the install to `client`'s cluster, as `bosun install` (and each cluster of `mesh
-    /// install`) does: every component applied in dependency order and waited for
-    /// ([`cluster::Client::install`], telling `progress`), then what the installation no longer
-    /// renders pruned (each deleted object told to `deleted`), then the default revision tag
-    /// created or moved ([`Install::apply_default_tag`]). All of it holds the Istio namespace's
-    /// install lock ([`cluster::Client::holding_install_lock`]; waiting up to
-    /// `options.crd_timeout`, the command's readiness timeout), so two installs at once run one
-    /// after the other. Call it once the refusals passed.
+    /// Writes the install to `client`'s cluster, as each cluster of `mesh install` (and the
+    /// canary upgrade's install step) does: every component applied in dependency order and
+    /// waited for ([`cluster::Client::install`], telling `progress`), then what the
+    /// installation no longer renders pruned (each deleted object told to `deleted`), then the
+    /// default revision tag created or moved ([`Install::apply_default_tag`]). All of it holds
+    /// the Istio namespace's install lock ([`cluster::Client::holding_install_lock`]; waiting
+    /// up to `options.crd_timeout`, the command's readiness timeout), so two installs at once
+    /// run one after the other. Call it once the refusals passed; a caller that checks
+    /// under the lock (`bosun install`) takes it first and calls [`Install::apply_holding`].
     pub async fn apply(
         &self,
         client: &cluster::Client,
@@ -154,35 +156,63 @@ impl Install {
         progress: &(dyn Fn(usize, cluster::InstallEvent<'_>) + Sync),
         deleted: &mut (dyn FnMut(&cluster::Deleted) + Send),
     ) -> Result<Applied, Error> {
-        let writes = async {
-            let report = client.install(&self.components, options, progress).await?;
-            if !self.owner_label_holds.is_empty() {
-                client
-                    .apply(&self.owner_label_holds, FIELD_MANAGER, options.force)
-                    .await?;
-            }
-            let pruned = client
-                .prune_after_install(&self.installation, &report, deleted)
-                .await
-                .map_err(Error::Prune)?;
-            let default_tag = self
-                .apply_default_tag(client, &options.field_manager)
-                .await?;
-            Ok(Applied {
-                report,
-                pruned,
-                default_tag,
-            })
-        };
         client
             .holding_install_lock(
                 self.merged.istio_namespace(),
                 &lock.identity,
                 options.crd_timeout,
                 lock.on_wait,
-                writes,
+                self.writes(client, options, progress, deleted),
             )
             .await
+    }
+
+    /// [`Install::apply`]'s writes under a lock the caller took already (before its checks,
+    /// so that what they read is what the install writes over): `held` must be the lock of
+    /// this install's Istio namespace, else nothing is written ([`Error::NotLocked`]).
+    pub async fn apply_holding(
+        &self,
+        client: &cluster::Client,
+        options: &cluster::InstallOptions,
+        held: &cluster::HeldInstallLock,
+        progress: &(dyn Fn(usize, cluster::InstallEvent<'_>) + Sync),
+        deleted: &mut (dyn FnMut(&cluster::Deleted) + Send),
+    ) -> Result<Applied, Error> {
+        let namespace = self.merged.istio_namespace();
+        if held.namespace() != namespace {
+            return Err(Error::NotLocked {
+                held: held.namespace().to_string(),
+                namespace: namespace.to_string(),
+            });
+        }
+        self.writes(client, options, progress, deleted).await
+    }
+
+    async fn writes(
+        &self,
+        client: &cluster::Client,
+        options: &cluster::InstallOptions,
+        progress: &(dyn Fn(usize, cluster::InstallEvent<'_>) + Sync),
+        deleted: &mut (dyn FnMut(&cluster::Deleted) + Send),
+    ) -> Result<Applied, Error> {
+        let report = client.install(&self.components, options, progress).await?;
+        if !self.owner_label_holds.is_empty() {
+            client
+                .apply(&self.owner_label_holds, FIELD_MANAGER, options.force)
+                .await?;
+        }
+        let pruned = client
+            .prune_after_install(&self.installation, &report, deleted)
+            .await
+            .map_err(Error::Prune)?;
+        let default_tag = self
+            .apply_default_tag(client, &options.field_manager)
+            .await?;
+        Ok(Applied {
+            report,
+            pruned,
+            default_tag,
+        })
     }
 }
 
