@@ -81,6 +81,49 @@ fn same_objects(got: &str, want: &str, what: &str) {
     }
 }
 
+/// What every mirror must give: `--version` by release number (9.0.1, the older snapshot's
+/// charts; default and ambient, with `--mirror`) and by minor (9.0: its newest patch, 9.0.2,
+/// the pin's charts, with `BOSUN_ISTIO_MIRROR`) render the objects `--manifests` of those
+/// packages renders, and the package is cached. Returns both default renders by `--manifests`
+/// (the older snapshot's, the pin's), for the offline runs.
+fn renders_by_release_and_minor(
+    cache: &Path,
+    env: &[(&str, &str); 1],
+    mirror: &str,
+    previous: &Path,
+    pinned: &Path,
+) -> (String, String) {
+    let by_dir = |dir: &Path, profile: &str| {
+        let set = format!("profile={profile}");
+        generate(
+            cache,
+            &[],
+            &["--set", &set, "--manifests", dir.to_str().unwrap()],
+        )
+    };
+    let previous_default = by_dir(previous, "default");
+    for profile in ["default", "ambient"] {
+        let set = format!("profile={profile}");
+        let got = generate(
+            cache,
+            env,
+            &["--set", &set, "--version", "9.0.1", "--mirror", mirror],
+        );
+        let want = if profile == "default" {
+            previous_default.clone()
+        } else {
+            by_dir(previous, profile)
+        };
+        same_objects(&got, &want, profile);
+    }
+    let pinned_default = by_dir(pinned, "default");
+    let env_mirror = [env[0], ("BOSUN_ISTIO_MIRROR", mirror)];
+    let got = generate(cache, &env_mirror, &["--version", "9.0"]);
+    same_objects(&got, &pinned_default, "9.0");
+    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
+    (previous_default, pinned_default)
+}
+
 fn generate(cache: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
     let mut all = vec!["manifest", "generate"];
     all.extend_from_slice(args);
@@ -384,37 +427,8 @@ fn releases_from_a_mirror() {
     let server = FileServer::start(&mirror);
     let url = server.url.clone();
     let env = [("BOSUN_CATALOG", catalog.to_str().unwrap())];
-    let by_dir = |dir: &Path, profile: &str| {
-        let set = format!("profile={profile}");
-        generate(
-            &cache,
-            &[],
-            &["--set", &set, "--manifests", dir.to_str().unwrap()],
-        )
-    };
     let (previous_default, pinned_default) =
-        (by_dir(&previous, "default"), by_dir(&pinned, "default"));
-
-    // By release number, with --mirror.
-    for profile in ["default", "ambient"] {
-        let set = format!("profile={profile}");
-        let got = generate(
-            &cache,
-            &env,
-            &["--set", &set, "--version", "9.0.1", "--mirror", &url],
-        );
-        let want = if profile == "default" {
-            previous_default.clone()
-        } else {
-            by_dir(&previous, profile)
-        };
-        same_objects(&got, &want, profile);
-    }
-    // By minor (the newest patch, 9.0.2: the pin's charts), with BOSUN_ISTIO_MIRROR.
-    let env_mirror = [env[0], ("BOSUN_ISTIO_MIRROR", url.as_str())];
-    let got = generate(&cache, &env_mirror, &["--version", "9.0"]);
-    same_objects(&got, &pinned_default, "9.0");
-    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
+        renders_by_release_and_minor(&cache, &env, &url, &previous, &pinned);
     // Only manifests/ is kept.
     let kept: Vec<String> = std::fs::read_dir(cache.join("istio-9.0.1"))
         .unwrap()
@@ -615,37 +629,9 @@ fn releases_from_an_oci_registry() {
     // 9.1.1 is not pushed.
 
     let env = [("BOSUN_CATALOG", catalog.to_str().unwrap())];
-    let by_dir = |dir: &Path, profile: &str| {
-        let set = format!("profile={profile}");
-        generate(
-            &cache,
-            &[],
-            &["--set", &set, "--manifests", dir.to_str().unwrap()],
-        )
-    };
-    let previous_default = by_dir(&previous, "default");
-    let pinned_default = by_dir(&pinned, "default");
-
-    // By release number, with --mirror.
-    for profile in ["default", "ambient"] {
-        let set = format!("profile={profile}");
-        let got = generate(
-            &cache,
-            &env,
-            &["--set", &set, "--version", "9.0.1", "--mirror", &mirror],
-        );
-        let want = if profile == "default" {
-            previous_default.clone()
-        } else {
-            by_dir(&previous, profile)
-        };
-        same_objects(&got, &want, profile);
-    }
-    // By minor (its newest patch, 9.0.2: the pin's charts), with BOSUN_ISTIO_MIRROR.
+    let (previous_default, pinned_default) =
+        renders_by_release_and_minor(&cache, &env, &mirror, &previous, &pinned);
     let env_mirror = [env[0], ("BOSUN_ISTIO_MIRROR", mirror.as_str())];
-    let got = generate(&cache, &env_mirror, &["--version", "9.0"]);
-    same_objects(&got, &pinned_default, "9.0");
-    assert!(cache.join("istio-9.0.2/manifests/profiles").is_dir());
 
     // Refused, with nothing cached.
     let refused = |version: &str| {

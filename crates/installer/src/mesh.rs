@@ -265,6 +265,29 @@ impl fmt::Display for ClusterFailures<'_> {
     }
 }
 
+/// One `CONTEXT=VALUE` flag split, its context one of those given.
+fn context_pair<'t>(
+    flag: &'static str,
+    text: &'t str,
+    contexts: &[String],
+) -> Result<(&'t str, &'t str), MeshError> {
+    let (context, value) = text
+        .split_once('=')
+        .filter(|(c, v)| !c.is_empty() && !v.is_empty())
+        .ok_or_else(|| MeshError::NotAPair {
+            flag,
+            text: text.to_string(),
+        })?;
+    if !contexts.iter().any(|c| c == context) {
+        return Err(MeshError::UnknownContext {
+            flag,
+            context: context.to_string(),
+            given: contexts.to_vec(),
+        });
+    }
+    Ok((context, value))
+}
+
 /// `CONTEXT=VALUE` flags read into a map, each context a given one and named once.
 fn per_context(
     flag: &'static str,
@@ -273,20 +296,7 @@ fn per_context(
 ) -> Result<BTreeMap<String, String>, MeshError> {
     let mut out = BTreeMap::new();
     for text in texts {
-        let (context, value) = text
-            .split_once('=')
-            .filter(|(c, v)| !c.is_empty() && !v.is_empty())
-            .ok_or_else(|| MeshError::NotAPair {
-                flag,
-                text: text.clone(),
-            })?;
-        if !contexts.iter().any(|c| c == context) {
-            return Err(MeshError::UnknownContext {
-                flag,
-                context: context.to_string(),
-                given: contexts.to_vec(),
-            });
-        }
+        let (context, value) = context_pair(flag, text, contexts)?;
         if out.insert(context.to_string(), value.to_string()).is_some() {
             return Err(MeshError::FlagTwice {
                 flag,
@@ -603,20 +613,7 @@ pub fn cluster_file_flags(
     let flag = "--cluster-file";
     let mut out = Vec::new();
     for text in texts {
-        let (context, file) = text
-            .split_once('=')
-            .filter(|(c, f)| !c.is_empty() && !f.is_empty())
-            .ok_or_else(|| MeshError::NotAPair {
-                flag,
-                text: text.clone(),
-            })?;
-        if !contexts.iter().any(|c| c == context) {
-            return Err(MeshError::UnknownContext {
-                flag,
-                context: context.to_string(),
-                given: contexts.to_vec(),
-            });
-        }
+        let (context, file) = context_pair(flag, text, contexts)?;
         if file == "-" {
             return Err(MeshError::ClusterFileStdin {
                 context: context.to_string(),
