@@ -206,6 +206,7 @@ pub(crate) fn apply(
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
         wait_for_load_balancers: args.wait_for_load_balancers,
         owner_labels: Some(install.installation.owner_labels.clone()),
+        created_namespace_labels: Default::default(),
     };
     let progress = crate::progress::InstallProgress::new(
         components.iter().map(|c| c.display_name.clone()).collect(),

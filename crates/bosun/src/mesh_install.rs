@@ -339,6 +339,7 @@ pub fn mesh_install(
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),
         wait_for_load_balancers: false,
         owner_labels: None,
+        created_namespace_labels: Default::default(),
     };
     let report = runtime.block_on(prepared.install(&options, &event));
     let mut failures = Vec::new();

@@ -306,6 +306,7 @@ async fn init(args: InitArgs) -> Result<(), MeshFailure> {
         readiness_timeout: None,
         wait_for_load_balancers: false,
         owner_labels: None,
+        created_namespace_labels: Default::default(),
     };
     let report = client.install(&[component], &install, &|_, _| {}).await?;
     use cluster::Outcome::*;

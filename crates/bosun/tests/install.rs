@@ -52,6 +52,9 @@ fn applied_by_bosun(
         .any(|m| m.manager.as_deref() == Some("bosun") && m.operation.as_deref() == Some("Apply"))
 }
 
+/// A minimal install into a namespace of its own (created by the install, labelled with
+/// `values.global.network` as istioctl's installer creates it), then the same install again:
+/// nothing created or configured.
 #[tokio::test]
 async fn minimal_profile_installs_then_reinstall_changes_nothing() {
     let _exclusive = CLUSTER_WIDE.write().await;
@@ -63,6 +66,8 @@ async fn minimal_profile_installs_then_reinstall_changes_nothing() {
         "profile=minimal",
         "--set",
         &set_ns,
+        "--set",
+        "values.global.network=net1",
         "-y",
         "--no-wait",
         "--manifests",
@@ -83,7 +88,18 @@ async fn minimal_profile_installs_then_reinstall_changes_nothing() {
 
     let client = testenv::client().await;
     let namespaces: Api<Namespace> = Api::all(client.kube().clone());
-    assert!(namespaces.get_opt(&ns).await.unwrap().is_some());
+    // Created labelled with the network, as istioctl's installer creates it.
+    let created_ns = namespaces
+        .get_opt(&ns)
+        .await
+        .unwrap()
+        .expect("the Istio namespace");
+    let labels = created_ns.metadata.labels.unwrap_or_default();
+    assert_eq!(
+        labels.get("topology.istio.io/network").map(String::as_str),
+        Some("net1"),
+        "{labels:?}"
+    );
     let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &ns);
     let istiod_deployment = deployments.get("istiod").await.unwrap();
     assert!(applied_by_bosun(&istiod_deployment.metadata.managed_fields));

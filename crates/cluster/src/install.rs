@@ -44,6 +44,10 @@ pub struct InstallOptions {
     /// anything is applied, and [`Client::prune_after_install`] reuses that read (see
     /// [`crate::snapshot`]). `None` reads each kind and namespace the objects go to instead.
     pub owner_labels: Option<BTreeMap<String, String>>,
+    /// Labels for the namespaces the install creates (those the objects go to that nothing
+    /// renders), by namespace: as istioctl creates the Istio namespace labelled with
+    /// `values.global.network`. A namespace that exists is left as it is.
+    pub created_namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// What one component's install did: every object of it, Namespaces and CRDs included.
@@ -131,6 +135,17 @@ impl Client {
         name: &str,
         field_manager: &str,
     ) -> Result<Applied, Error> {
+        self.ensure_namespace_labelled(name, &BTreeMap::new(), field_manager)
+            .await
+    }
+
+    /// [`Client::ensure_namespace`], created with `labels` (not added when it exists).
+    pub async fn ensure_namespace_labelled(
+        &self,
+        name: &str,
+        labels: &BTreeMap<String, String>,
+        field_manager: &str,
+    ) -> Result<Applied, Error> {
         let api: Api<Namespace> = Api::all(self.kube.clone());
         let object = ObjectRef {
             api_version: "v1".into(),
@@ -141,6 +156,7 @@ impl Client {
         let ns = Namespace {
             metadata: ObjectMeta {
                 name: Some(name.into()),
+                labels: (!labels.is_empty()).then(|| labels.clone()),
                 ..Default::default()
             },
             ..Default::default()
@@ -252,10 +268,15 @@ impl Client {
             .filter(|ns| !ns.is_empty() && !rendered.contains(ns))
             .collect();
         for ns in targets {
+            let labels = options
+                .created_namespace_labels
+                .get(ns)
+                .cloned()
+                .unwrap_or_default();
             report
                 .namespaces
                 .objects
-                .push(self.ensure_namespace(ns, manager).await?);
+                .push(self.ensure_namespace_labelled(ns, &labels, manager).await?);
         }
 
         // 2. CustomResourceDefinitions, then wait until every one is served.

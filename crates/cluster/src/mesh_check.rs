@@ -63,7 +63,7 @@ impl Client {
             .map_err(|e| get_error("Namespace", None, namespace, e))?;
         let namespace_network = ns
             .and_then(|n| n.metadata.labels)
-            .and_then(|l| l.get("topology.istio.io/network").cloned());
+            .and_then(|l| l.get(vocab::labels::NETWORK_LABEL).cloned());
 
         // istiod's values: the default revision's injector ConfigMap, else any revision's.
         let listed = configmaps

@@ -48,6 +48,7 @@ async fn a_failed_component_skips_its_dependents_and_not_the_others() {
         readiness_timeout: Some(Duration::from_secs(5)),
         wait_for_load_balancers: false,
         owner_labels: None,
+        created_namespace_labels: Default::default(),
     };
     let events = Mutex::new(Vec::new());
     let record = |i: usize, e: InstallEvent<'_>| {
@@ -160,6 +161,7 @@ async fn an_installations_objects_are_read_once_and_its_prune_reuses_the_read() 
         readiness_timeout: None,
         wait_for_load_balancers: false,
         owner_labels: Some(owner.clone()),
+        created_namespace_labels: Default::default(),
     };
     let install = |names: &[&str]| {
         let objects: Vec<Value> = names.iter().map(|n| owned(n)).collect();
@@ -268,6 +270,7 @@ async fn load_balancer_services_are_waited_for_when_asked() {
         readiness_timeout: Some(Duration::from_secs(2)),
         wait_for_load_balancers,
         owner_labels: None,
+        created_namespace_labels: Default::default(),
     };
     // Not asked: nothing to wait for.
     client
@@ -325,6 +328,7 @@ async fn webhooks_are_waited_for_until_their_service_has_a_ready_endpoint() {
         readiness_timeout: Some(Duration::from_secs(2)),
         wait_for_load_balancers: false,
         owner_labels: None,
+        created_namespace_labels: Default::default(),
     };
     let err = client
         .install(&components, &options, &|_, _| {})

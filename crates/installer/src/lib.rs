@@ -61,6 +61,8 @@ pub mod mesh_rotate;
 mod refusal;
 pub mod remote_secret;
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 pub use default_tag::{DefaultTag, DefaultTagOutcome};
@@ -134,6 +136,20 @@ impl Install {
         self.components.iter().flat_map(|c| c.objects.iter())
     }
 
+    /// Labels of the namespaces the install creates: the Istio namespace labelled with
+    /// `values.global.network` when it is set, as istioctl's installer creates it
+    /// (`operator/pkg/util.CreateNamespace`); a namespace that exists keeps its labels.
+    pub fn created_namespace_labels(&self) -> BTreeMap<String, BTreeMap<String, String>> {
+        let network = iop::tree::get_path_string(self.merged.tree(), "spec.values.global.network");
+        if network.is_empty() {
+            return BTreeMap::new();
+        }
+        BTreeMap::from([(
+            self.merged.istio_namespace().to_string(),
+            BTreeMap::from([(vocab::labels::NETWORK_LABEL.to_string(), network)]),
+        )])
+    }
+
     /// The control plane revision the install makes (`default` when it names none).
     pub fn revision(&self) -> &str {
         self.merged.revision_or_default()
@@ -195,6 +211,11 @@ impl Install {
         progress: &(dyn Fn(usize, cluster::InstallEvent<'_>) + Sync),
         deleted: &mut (dyn FnMut(&cluster::Deleted) + Send),
     ) -> Result<Applied, Error> {
+        let mut options = options.clone();
+        options
+            .created_namespace_labels
+            .extend(self.created_namespace_labels());
+        let options = &options;
         let report = client.install(&self.components, options, progress).await?;
         if !self.owner_label_holds.is_empty() {
             client

@@ -45,7 +45,7 @@ use crate::{Error, FIELD_MANAGER, Install, Refusal};
 /// The mesh ID when neither `--mesh-id` nor the inputs give one (Istio's multi-cluster docs').
 pub const DEFAULT_MESH_ID: &str = "mesh1";
 /// The namespace label that gives a cluster's default network.
-pub const NETWORK_LABEL: &str = "topology.istio.io/network";
+pub use vocab::labels::NETWORK_LABEL;
 
 /// One cluster of the mesh, from the flags.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -440,6 +440,7 @@ async fn apply_and_prune(
         readiness_timeout: None,
         wait_for_load_balancers: false,
         owner_labels: None,
+        created_namespace_labels: Default::default(),
     };
     // What became of each component (the install runs independent ones side by side).
     let outcomes: std::sync::Mutex<Vec<(Phase, String)>> =

@@ -68,6 +68,9 @@ pub const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 /// and removes them.
 pub const INSTALLED_STATE_LABEL: &str = "bosun.io/installed-state";
 
+/// The network of a namespace's workloads (`values.global.network` for the Istio namespace:
+/// istioctl's install sets it on the namespace it creates, and multi-network meshes read it).
+pub const NETWORK_LABEL: &str = "topology.istio.io/network";
 /// The label istiod's secret controller selects remote-cluster Secrets by (`"true"`).
 pub const MULTICLUSTER_SECRET_LABEL: &str = "istio/multiCluster";
 /// The annotation on a remote-cluster Secret naming the cluster its kubeconfig reaches.
