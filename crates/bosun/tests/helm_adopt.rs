@@ -477,6 +477,29 @@ fn install_adopt_takes_over_what_helm_installed() {
         let list = helm_json(&["list", "-A", "-o", "json"]);
         assert_eq!(list, json!([]), "{list}");
 
+        // The adoption relabelled istiod's pod template, so istiod rolls out once; until the
+        // Deployment controller is done, it writes the Deployment's status, and an install
+        // reading the Deployment before such a write and applying after it would count it
+        // `configured` though its apply changed nothing (it compares resource versions).
+        let started = std::time::Instant::now();
+        loop {
+            let d = deployments.get("istiod").await.unwrap();
+            let (spec, status) = (d.spec.unwrap_or_default(), d.status.unwrap_or_default());
+            let want = spec.replicas.unwrap_or(1);
+            let settled = status.observed_generation == d.metadata.generation
+                && status.replicas == Some(want)
+                && status.updated_replicas == Some(want)
+                && status.available_replicas == Some(want);
+            if settled {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "istiod did not finish rolling out: {status:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+
         // A second install changes none of the adopted objects and creates nothing. (The
         // default revision tag's two webhook configurations, made by the adoption while
         // istiod was rolling out, may be re-applied once: istiod takes their failurePolicy
