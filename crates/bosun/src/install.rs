@@ -116,28 +116,45 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
     // checks read stays what the install writes over, and is read once. A refusal or a "no"
     // releases it (the Lease is deleted) and nothing else is written.
     let namespace = rendered.istio_namespace().to_string();
+    let (runtime, client) = (rendered.runtime, rendered.client.clone());
+    let locked = |mut prepared: crate::prepare::Prepared<'_>,
+                  held: &cluster::HeldInstallLock|
+     -> Result<(), MeshFailure> {
+        let (recording, adoption) = check(&mut prepared, &args)?;
+        if !args.yes {
+            confirm(prepared.runtime, &prepared.install)?;
+        }
+        let helm_releases = recording.map(|r| r.releases);
+        apply(prepared, &args, Some(held), helm_releases, adoption)
+    };
+    if args.precheck {
+        // `--precheck` first, before the lock is asked for: among what it finds may be that
+        // this user cannot take it (no rights on Leases), which it says with the fix.
+        let prepared = rendered.prepare()?;
+        crate::precheck::before_install(&prepared, args.force)?;
+        return crate::lock::holding(
+            runtime,
+            &client,
+            &namespace,
+            "install",
+            args.readiness_timeout,
+            |held| locked(prepared, held),
+        );
+    }
     crate::lock::holding(
-        rendered.runtime,
-        &rendered.client.clone(),
+        runtime,
+        &client,
         &namespace,
         "install",
         args.readiness_timeout,
-        |held| {
-            let mut prepared = rendered.prepare()?;
-            let (recording, adoption) = check(&mut prepared, &args)?;
-            if !args.yes {
-                confirm(prepared.runtime, &prepared.install)?;
-            }
-            let helm_releases = recording.map(|r| r.releases);
-            apply(prepared, &args, Some(held), helm_releases, adoption)
-        },
+        |held| locked(rendered.prepare()?, held),
     )
 }
 
 /// Every read-only check before the install's first write: Helm releases of the same names
 /// (with `--helm-releases`: another chart's release of the same name, a record not in helm's
 /// format, or a change helm made that the install would undo stops here; a plan says the last
-/// instead), what `--adopt` takes over, `--precheck`'s checks, the release policy, overlapping
+/// instead), what `--adopt` takes over, `--precheck`'s checks (for `--plan`/`--dry-run`), the release policy, overlapping
 /// injectors and CRD downgrades. The Helm releases to record (their markers put on the
 /// objects) and the adoption, for the writes.
 fn check(
@@ -160,7 +177,8 @@ fn check(
         None
     };
     let adoption = crate::adopt::check(prepared, args.adopt, "install")?;
-    if args.precheck {
+    if args.precheck && (args.plan || args.dry_run) {
+        // (An install runs it before taking the lock: `install`.)
         crate::precheck::before_install(prepared, args.force)?;
     }
     prepared.check_refusals(args.force)?;
