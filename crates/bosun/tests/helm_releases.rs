@@ -400,19 +400,7 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
             "pilot.env.BOSUN_HELM_TEST=upgraded",
         ]);
         succeeded(&out);
-        let env = deployments
-            .get("istiod")
-            .await
-            .unwrap()
-            .spec
-            .unwrap()
-            .template
-            .spec
-            .unwrap()
-            .containers[0]
-            .env
-            .clone()
-            .unwrap_or_default();
+        let env = istiod_env(&deployments).await;
         assert!(
             env.iter()
                 .any(|e| e.name == "BOSUN_HELM_TEST" && e.value.as_deref() == Some("upgraded")),
@@ -620,19 +608,7 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
             NS,
             "--force-conflicts",
         ]));
-        let env = deployments
-            .get("istiod")
-            .await
-            .unwrap()
-            .spec
-            .unwrap()
-            .template
-            .spec
-            .unwrap()
-            .containers[0]
-            .env
-            .clone()
-            .unwrap_or_default();
+        let env = istiod_env(&deployments).await;
         assert!(
             !env.iter().any(|e| e.name == "BOSUN_HELM_TEST"),
             "rolled back: {env:?}"
