@@ -147,12 +147,7 @@ impl Client {
         field_manager: &str,
     ) -> Result<Applied, Error> {
         let api: Api<Namespace> = Api::all(self.kube.clone());
-        let object = ObjectRef {
-            api_version: "v1".into(),
-            kind: "Namespace".into(),
-            namespace: None,
-            name: name.into(),
-        };
+        let object = crate::plan::namespace_ref(name);
         let ns = Namespace {
             metadata: ObjectMeta {
                 name: Some(name.into()),

@@ -173,7 +173,8 @@ fn is_namespace(obj: &Value) -> bool {
         && obj.get("apiVersion").and_then(Value::as_str) == Some("v1")
 }
 
-fn namespace_ref(name: &str) -> ObjectRef {
+/// The reference of Namespace `name`.
+pub(crate) fn namespace_ref(name: &str) -> ObjectRef {
     ObjectRef {
         api_version: "v1".into(),
         kind: "Namespace".into(),

@@ -10,8 +10,8 @@ use k8s_openapi::api::core::v1::{Namespace, Node};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::Api;
 use kube::api::ListParams;
-use vocab::ObjectRef;
 
+use crate::plan::namespace_ref;
 use crate::{Client, Error, ListTarget};
 
 impl Client {
@@ -150,15 +150,6 @@ impl Client {
             }
         }
         Ok(())
-    }
-}
-
-fn namespace_ref(name: &str) -> ObjectRef {
-    ObjectRef {
-        api_version: "v1".into(),
-        kind: "Namespace".into(),
-        namespace: None,
-        name: name.into(),
     }
 }
 
