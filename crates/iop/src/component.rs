@@ -166,8 +166,7 @@ pub const ALL: &[Component] = &[
     },
 ];
 
-/// One instance of a component to render: istioctl's `GatewayComponentSpec`, plus the raw map
-/// it was read from (post-processing reads `k8s` from it untyped).
+/// One instance of a component to render: istioctl's `GatewayComponentSpec`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComponentSpec {
     pub namespace: String,
@@ -178,15 +177,8 @@ pub struct ComponentSpec {
     pub hub: String,
     /// Any JSON value; istioctl formats it with `%v`.
     pub tag: Option<Value>,
-    /// The component's entry under `spec.components` (an element of the list for gateways).
-    pub raw: Map<String, Value>,
-}
-
-impl ComponentSpec {
-    /// The `k8s` block, untyped.
-    pub fn k8s(&self) -> Option<&Map<String, Value>> {
-        self.raw.get("k8s").and_then(Value::as_object)
-    }
+    /// The entry's `k8s` block, when it has one.
+    pub k8s: Option<K8sSettings>,
 }
 
 /// Why a component's spec could not be read.
@@ -211,6 +203,7 @@ fn string_field(m: &Map<String, Value>, key: &str, component: &str) -> Result<St
     }
 }
 
+use crate::k8s::K8sSettings;
 use crate::tree::json_type;
 
 impl Component {
@@ -228,7 +221,7 @@ impl Component {
                 label: Map::new(),
                 hub: String::new(),
                 tag: None,
-                raw: Map::new(),
+                k8s: None,
             }]
         } else {
             Vec::new()
@@ -266,7 +259,10 @@ impl Component {
                     label,
                     hub: string_field(m, "hub", self.spec_name)?,
                     tag,
-                    raw: m.clone(),
+                    k8s: m
+                        .get("k8s")
+                        .and_then(Value::as_object)
+                        .map(K8sSettings::read),
                 },
                 enabled,
             ))

@@ -11,6 +11,7 @@
 
 pub mod component;
 pub mod detect;
+pub mod k8s;
 pub mod merge;
 pub mod operator;
 pub mod profile;

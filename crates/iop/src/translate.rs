@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::component::{Component, ComponentSpec, ResourceType};
-use crate::quantity;
+use crate::k8s::{IntOrString, ServicePort};
 use crate::tree::{self, TreeError};
 
 /// The merged IstioOperator as this instance's chart must see it (a modified copy).
@@ -17,7 +17,7 @@ pub fn component_values(
 ) -> Result<Value, TreeError> {
     let root = comp.values_root;
     let mut merged = merged.clone();
-    let k8s = spec.k8s();
+    let k8s = spec.k8s.as_ref();
 
     if comp.is_gateway() {
         tree::set_path(
@@ -30,48 +30,32 @@ pub fn component_values(
             &format!("spec.values.{root}.labels"),
             Value::Object(spec.label.clone()),
         )?;
-        if let Some(ports) = k8s
-            .and_then(|k| k.get("service"))
-            .and_then(|s| s.get("ports"))
-            .and_then(Value::as_array)
-            .filter(|p| !p.is_empty())
-        {
-            let typed: Vec<Value> = ports.iter().map(service_port_round_trip).collect();
+        if let Some(ports) = k8s.map(|k| &k.service_ports).filter(|p| !p.is_empty()) {
             tree::set_path(
                 &mut merged,
                 &format!("spec.values.{root}.ports"),
-                Value::Array(typed),
+                Value::Array(ports.iter().map(service_port_value).collect()),
             )?;
         }
     }
     if comp.resource_type == ResourceType::Deployment
         && let Some(k8s) = k8s
     {
-        if let Some(hpa) = k8s.get("hpaSpec").and_then(Value::as_object) {
-            if let Some(min) = hpa.get("minReplicas").and_then(as_integer) {
-                tree::set_path(
-                    &mut merged,
-                    &format!("spec.values.{root}.autoscaleMin"),
-                    Value::from(min),
-                )?;
-            }
-            if let Some(max) = hpa
-                .get("maxReplicas")
-                .and_then(as_integer)
-                .filter(|m| *m > 0)
-            {
-                tree::set_path(
-                    &mut merged,
-                    &format!("spec.values.{root}.autoscaleMax"),
-                    Value::from(max),
-                )?;
-            }
+        if let Some(min) = k8s.autoscale.min {
+            tree::set_path(
+                &mut merged,
+                &format!("spec.values.{root}.autoscaleMin"),
+                Value::from(min),
+            )?;
         }
-        if let Some(n) = k8s
-            .get("replicaCount")
-            .and_then(as_integer)
-            .filter(|n| *n > 0)
-        {
+        if let Some(max) = k8s.autoscale.max.filter(|m| *m > 0) {
+            tree::set_path(
+                &mut merged,
+                &format!("spec.values.{root}.autoscaleMax"),
+                Value::from(max),
+            )?;
+        }
+        if let Some(n) = k8s.replicas.filter(|n| *n > 0) {
             tree::set_path(
                 &mut merged,
                 &format!("spec.values.{root}.replicaCount"),
@@ -79,20 +63,13 @@ pub fn component_values(
             )?;
         }
     }
-    if let Some(resources) = k8s
-        .and_then(|k| k.get("resources"))
-        .and_then(Value::as_object)
-    {
-        for side in ["limits", "requests"] {
-            let cpu = resources
-                .get(side)
-                .and_then(|s| s.get("cpu"))
-                .and_then(quantity::canonical_from_json);
-            if let Some(cpu) = cpu.filter(|c| c != "0") {
+    if let Some(k8s) = k8s {
+        for (side, cpu) in [("limits", &k8s.cpu.limits), ("requests", &k8s.cpu.requests)] {
+            if let Some(cpu) = cpu.as_ref().filter(|c| *c != "0") {
                 tree::set_path(
                     &mut merged,
                     &format!("spec.values.{root}.resources.{side}.cpu"),
-                    Value::String(cpu),
+                    Value::String(cpu.clone()),
                 )?;
             }
         }
@@ -132,52 +109,34 @@ pub fn component_values(
     Ok(merged)
 }
 
-/// A JSON number that is a whole number (as Go's decode into an integer field would accept).
-fn as_integer(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| {
-        v.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-            .map(|f| f as i64)
-    })
-}
-
-/// A service port as istioctl passes it to the gateway chart: decoded into Kubernetes'
-/// `ServicePort` and encoded again, so unknown fields vanish, empty ones are omitted, and
-/// `targetPort` (a struct, never omitted) is always present.
-fn service_port_round_trip(port: &Value) -> Value {
+/// A service port as istioctl passes it to the gateway chart: Kubernetes' `ServicePort`
+/// encoded again (empty fields omitted, `targetPort`, a struct, always present) and decoded into
+/// `map[string]any`, so every number is a float64.
+fn service_port_value(port: &ServicePort) -> Value {
     let mut out = Map::new();
-    let empty = Map::new();
-    let p = port.as_object().unwrap_or(&empty);
-    for key in ["name", "protocol", "appProtocol"] {
-        if let Some(s) = p.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()) {
-            out.insert(key.to_string(), Value::String(s.to_string()));
+    for (key, text) in [
+        ("name", &port.name),
+        ("protocol", &port.protocol),
+        ("appProtocol", &port.app_protocol),
+    ] {
+        if !text.is_empty() {
+            out.insert(key.to_string(), Value::String(text.clone()));
         }
     }
-    out.insert(
-        "port".to_string(),
-        Value::from(p.get("port").and_then(as_integer).unwrap_or(0)),
-    );
-    let target = match p.get("targetPort") {
-        Some(Value::String(s)) => Value::String(s.clone()),
-        Some(v) => Value::from(as_integer(v).unwrap_or(0)),
-        None => Value::from(0),
+    out.insert("port".to_string(), float(port.port));
+    let target = match &port.target_port {
+        IntOrString::String(s) => Value::String(s.clone()),
+        IntOrString::Int(n) => float(*n),
     };
     out.insert("targetPort".to_string(), target);
-    if let Some(n) = p.get("nodePort").and_then(as_integer).filter(|n| *n != 0) {
-        out.insert("nodePort".to_string(), Value::from(n));
+    if port.node_port != 0 {
+        out.insert("nodePort".to_string(), float(port.node_port));
     }
-    // Decoded into map[string]any, numbers are float64 again.
-    Value::Object(
-        out.into_iter()
-            .map(|(k, v)| {
-                let v = match v.as_i64() {
-                    Some(i) => serde_json::Number::from_f64(i as f64)
-                        .map(Value::Number)
-                        .unwrap_or(v),
-                    None => v,
-                };
-                (k, v)
-            })
-            .collect(),
-    )
+    Value::Object(out)
+}
+
+fn float(n: i64) -> Value {
+    serde_json::Number::from_f64(n as f64)
+        .map(Value::Number)
+        .unwrap_or_else(|| Value::from(n))
 }

@@ -346,7 +346,7 @@ mod tests {
             label: Default::default(),
             hub: String::new(),
             tag: None,
-            raw: Default::default(),
+            k8s: None,
         }
     }
 

@@ -3,10 +3,10 @@
 //! autoscaler or disruption budget; then `overlays` patch objects by kind and name.
 
 use iop::component::{Component, ComponentSpec};
+use iop::k8s::K8sSettings;
 use serde_json::{Value, json};
 
 use crate::object::Object;
-use crate::overlay::OverlayPatch;
 use crate::smp::ObjectKind;
 
 /// Why post-processing failed.
@@ -23,7 +23,9 @@ pub enum PostProcessError {
 
 /// Where a `k8s` field lands: the object it patches and the patch that wraps its value.
 struct PatchTarget {
+    /// The setting's name in the `k8s` block.
     field: &'static str,
+    setting: fn(&K8sSettings) -> Option<&Value>,
     kind: Option<&'static str>,
     wrap: fn(&str, Value) -> Value,
 }
@@ -40,81 +42,97 @@ fn container(container: &str, key: &str, v: Value) -> Value {
 const TARGETS: &[PatchTarget] = &[
     PatchTarget {
         field: "affinity",
+        setting: |k| k.affinity.as_ref(),
         kind: None,
         wrap: |_, v| pod_spec("affinity", v),
     },
     PatchTarget {
         field: "env",
+        setting: |k| k.env.as_ref(),
         kind: None,
         wrap: |c, v| container(c, "env", v),
     },
     PatchTarget {
         field: "hpaSpec",
+        setting: |k| k.hpa_spec.as_ref(),
         kind: Some("HorizontalPodAutoscaler"),
         wrap: |_, v| json!({"spec": v}),
     },
     PatchTarget {
         field: "imagePullPolicy",
+        setting: |k| k.image_pull_policy.as_ref(),
         kind: None,
         wrap: |c, v| container(c, "imagePullPolicy", v),
     },
     PatchTarget {
         field: "nodeSelector",
+        setting: |k| k.node_selector.as_ref(),
         kind: None,
         wrap: |_, v| pod_spec("nodeSelector", v),
     },
     PatchTarget {
         field: "podDisruptionBudget",
+        setting: |k| k.pod_disruption_budget.as_ref(),
         kind: Some("PodDisruptionBudget"),
         wrap: |_, v| json!({"spec": v}),
     },
     PatchTarget {
         field: "podAnnotations",
+        setting: |k| k.pod_annotations.as_ref(),
         kind: None,
         wrap: |_, v| json!({"spec": {"template": {"metadata": {"annotations": v}}}}),
     },
     PatchTarget {
         field: "priorityClassName",
+        setting: |k| k.priority_class_name.as_ref(),
         kind: None,
         wrap: |_, v| pod_spec("priorityClassName", v),
     },
     PatchTarget {
         field: "readinessProbe",
+        setting: |k| k.readiness_probe.as_ref(),
         kind: None,
         wrap: |c, v| container(c, "readinessProbe", v),
     },
     PatchTarget {
         field: "replicaCount",
+        setting: |k| k.replica_count.as_ref(),
         kind: None,
         wrap: |_, v| json!({"spec": {"replicas": v}}),
     },
     PatchTarget {
         field: "resources",
+        setting: |k| k.resources.as_ref(),
         kind: None,
         wrap: |c, v| container(c, "resources", v),
     },
     PatchTarget {
         field: "strategy",
+        setting: |k| k.strategy.as_ref(),
         kind: None,
         wrap: |_, v| json!({"spec": {"strategy": v}}),
     },
     PatchTarget {
         field: "tolerations",
+        setting: |k| k.tolerations.as_ref(),
         kind: None,
         wrap: |_, v| pod_spec("tolerations", v),
     },
     PatchTarget {
         field: "serviceAnnotations",
+        setting: |k| k.service_annotations.as_ref(),
         kind: Some("Service"),
         wrap: |_, v| json!({"metadata": {"annotations": v}}),
     },
     PatchTarget {
         field: "service",
+        setting: |k| k.service.as_ref(),
         kind: Some("Service"),
         wrap: |_, v| json!({"spec": v}),
     },
     PatchTarget {
         field: "securityContext",
+        setting: |k| k.security_context.as_ref(),
         kind: None,
         wrap: |_, v| pod_spec("securityContext", v),
     },
@@ -127,7 +145,7 @@ pub fn post_process(
     mut objects: Vec<Object>,
     values: &Value,
 ) -> Result<Vec<Object>, PostProcessError> {
-    let Some(k8s) = spec.k8s() else {
+    let Some(k8s) = &spec.k8s else {
         return Ok(objects);
     };
     let mut k8s = k8s.clone();
@@ -136,8 +154,8 @@ pub fn post_process(
         // of service ports is broken (kubernetes#103544); istioctl blanks them here, which also
         // makes `service` present for every gateway with a `k8s` block.
         let service = k8s
-            .entry("service")
-            .or_insert_with(|| Value::Object(Default::default()));
+            .service
+            .get_or_insert_with(|| Value::Object(Default::default()));
         if !service.is_object() {
             *service = Value::Object(Default::default());
         }
@@ -166,7 +184,7 @@ pub fn post_process(
     // the patches touch distinct fields, so any order gives the same object).
     let mut pending: Vec<Vec<(Value, bool)>> = vec![Vec::new(); objects.len()];
     for target in TARGETS {
-        let Some(v) = k8s.get(target.field) else {
+        let Some(v) = (target.setting)(&k8s) else {
             continue;
         };
         let Some(kind) = target.kind.or(workload_kind) else {
@@ -195,25 +213,16 @@ pub fn post_process(
         objects[i] = Object::new(crate::object::integers_as_int64(value));
     }
 
-    if let Some(overlays) = k8s.get("overlays").and_then(Value::as_array) {
-        for overlay in overlays {
-            let kind = overlay.get("kind").and_then(Value::as_str).unwrap_or("");
-            let name = overlay.get("name").and_then(Value::as_str).unwrap_or("");
-            let patches: Vec<OverlayPatch> = overlay
-                .get("patches")
-                .and_then(Value::as_array)
-                .map(|list| list.iter().map(overlay_patch).collect())
-                .unwrap_or_default();
-            for obj in objects.iter_mut() {
-                if obj.kind() != kind || obj.name() != name {
-                    continue;
-                }
-                // istioctl collects the errors of single patches and then drops them, so a
-                // patch whose path does not resolve is skipped silently; so is it here.
-                let patched = crate::overlay::apply_overlay(obj.value(), &patches)
-                    .map_err(PostProcessError::Overlay)?;
-                *obj = Object::new(crate::object::integers_as_int64(patched.object));
+    for overlay in &k8s.overlays {
+        for obj in objects.iter_mut() {
+            if obj.kind() != overlay.kind || obj.name() != overlay.name {
+                continue;
             }
+            // istioctl collects the errors of single patches and then drops them, so a
+            // patch whose path does not resolve is skipped silently; so is it here.
+            let patched = crate::overlay::apply_overlay(obj.value(), &overlay.patches)
+                .map_err(PostProcessError::Overlay)?;
+            *obj = Object::new(crate::object::integers_as_int64(patched.object));
         }
     }
     Ok(objects)
@@ -226,18 +235,6 @@ fn object_kind(obj: &Object) -> ObjectKind {
         .map(|(_, v)| v)
         .unwrap_or(obj.api_version());
     ObjectKind::new(obj.group(), version, obj.kind())
-}
-
-/// An overlay patch as istioctl decodes it: a missing or null `value` deletes.
-fn overlay_patch(p: &Value) -> OverlayPatch {
-    OverlayPatch {
-        path: p
-            .get("path")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        value: p.get("value").filter(|v| !v.is_null()).cloned(),
-    }
 }
 
 /// A disruption budget may not have both bounds; Istio defaults `minAvailable`, so a user's

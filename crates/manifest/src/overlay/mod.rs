@@ -22,12 +22,7 @@ use thiserror::Error;
 
 use crate::gofmt::{float_v, unstructured_number};
 
-/// One `{path, value}` overlay patch; a `None` or JSON `null` value deletes the node.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OverlayPatch {
-    pub path: String,
-    pub value: Option<Value>,
-}
+pub use iop::k8s::OverlayPatch;
 
 /// The patched object and the patches istioctl skipped.
 #[derive(Debug, Clone, PartialEq)]
