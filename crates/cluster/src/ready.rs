@@ -3,7 +3,10 @@
 //!
 //! The rules, decided on purpose (istioctl's, with the reason spelled out):
 //! - Deployment: `status.observedGeneration >= metadata.generation`, and `updatedReplicas`,
-//!   `readyReplicas` and `availableReplicas` each at least `spec.replicas` (default 1).
+//!   `readyReplicas` and `availableReplicas` each at least `spec.replicas` (default 1). Old pods
+//!   still terminating are not waited for: istioctl waits only for its newest ReplicaSet's
+//!   ready replicas, and so the installed version serves once this holds (`kubectl rollout
+//!   status` also waits for `status.replicas` to come down to `updatedReplicas`).
 //! - StatefulSet: observed generation current, `updatedReplicas` and `readyReplicas` (and
 //!   `availableReplicas` when the server reports it) at least `spec.replicas` (default 1).
 //! - DaemonSet: observed generation current, `desiredNumberScheduled > 0`, and `numberReady`
