@@ -195,6 +195,16 @@ pub(crate) fn field_manager(helm_releases: bool) -> &'static str {
     }
 }
 
+/// The field managers an install takes fields over from without `--force`: with
+/// `helm_releases`, bosun's own (they move to helm's manager), else none.
+pub(crate) fn taken_over_from(helm_releases: bool) -> Vec<String> {
+    if helm_releases {
+        installer::helm_releases::managers_handed_to_helm()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Applies a prepared install (checked and confirmed already): every component in order with
 /// its readiness waits, then prune and the default revision tag, printing progress and the
 /// summary; with `helm_releases`, the objects carry Helm's markers, are applied as helm's field
@@ -218,6 +228,7 @@ pub(crate) fn apply(
     let components = &install.components;
     let options = cluster::InstallOptions {
         field_manager: field_manager(helm_releases.is_some()).to_string(),
+        take_over_from: taken_over_from(helm_releases.is_some()),
         // Adopting takes over the fields helm's field manager owns.
         force: args.force || !adoption.is_empty(),
         crd_timeout: args.readiness_timeout,

@@ -58,10 +58,7 @@ pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result
     };
     let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
     prepared.check_refusals(args.force)?;
-    let plan = prepared.plan(
-        args.force || !adoption.is_empty(),
-        crate::install::field_manager(args.helm_releases),
-    )?;
+    let plan = prepared.plan(args.force || !adoption.is_empty(), recording.is_some())?;
     crate::mesh::write_stdout(&match args.output {
         Format::Text => {
             let releases = match &recording {
@@ -84,7 +81,7 @@ pub fn install_without_writing(
     as_plan: bool,
     dry_run: bool,
 ) -> Result<(), MeshFailure> {
-    let plan = prepared.plan(force, crate::install::field_manager(recording.is_some()))?;
+    let plan = prepared.plan(force, recording.is_some())?;
     crate::mesh::write_stdout(&match (output, as_plan) {
         (Format::Json, _) => render_json(&plan, recording.map(|r| r.to_json())),
         (_, true) => render_plan(&plan) + &recording.map(|r| r.describe()).unwrap_or_default(),

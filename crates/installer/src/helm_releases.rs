@@ -34,6 +34,18 @@ use crate::Install;
 /// the same fields and do not conflict.
 pub const HELM_FIELD_MANAGER: &str = "helm";
 
+/// The field managers whose fields an install that records Helm releases takes over without
+/// `--force` (pure policy): bosun's own, [`crate::FIELD_MANAGER`]. An install made without
+/// `--helm-releases` applied its objects as `bosun`; the first one with it applies them as
+/// [`HELM_FIELD_MANAGER`], and where a value differs (a field bosun's render now sets
+/// otherwise, or one whose list the API server treats as a whole) the API server reports a
+/// conflict with `bosun`. Those fields are bosun's to give: they move to `helm`, and bosun's
+/// manager then keeps only the owner-label holds ([`owner_label_hold`]). A conflict naming any
+/// other manager (istiod's, kubectl's, another tool's) still fails the install.
+pub fn managers_handed_to_helm() -> Vec<String> {
+    vec![crate::FIELD_MANAGER.to_string()]
+}
+
 /// The `name`s of Istio's charts (their Chart.yaml) that bosun records releases of.
 pub const ISTIO_CHARTS: [&str; 6] = [
     "base",
