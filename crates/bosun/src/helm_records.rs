@@ -35,6 +35,39 @@ pub(crate) fn read(prepared: &mut crate::prepare::Prepared<'_>) -> Result<Record
     })
 }
 
+/// Whether an install (or plan) not asked to record Helm releases records them anyway, because
+/// bosun recorded this install as Helm releases before (`installer::helm_releases::recorded_before`):
+/// left alone, the records would go stale and helm would show an old manifest and values as
+/// deployed. Says so on stderr, with the way to stop (`--adopt`). Never with `--adopt`, which
+/// takes such releases back (reads only).
+pub(crate) fn keeps_recording(
+    prepared: &crate::prepare::Prepared<'_>,
+    adopt: bool,
+) -> Result<bool, MeshFailure> {
+    if adopt {
+        return Ok(false);
+    }
+    let recorded = prepared
+        .runtime
+        .block_on(prepared.install.recorded_before(&prepared.client))?;
+    if recorded.is_empty() {
+        return Ok(false);
+    }
+    let names: Vec<String> = recorded
+        .iter()
+        .map(|r| format!("{}/{} revision {}", r.namespace, r.release, r.revision))
+        .collect();
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "ℹ bosun recorded this install as helm releases ({}): it records them again, as with --helm-releases, \
+         so that helm does not show an old manifest and old values as deployed. To stop recording and keep the \
+         install, run it with --adopt (bosun takes the releases back: their records deleted, helm's field manager \
+         and markers removed from the objects).",
+        names.join(", ")
+    );
+    Ok(true)
+}
+
 impl Recording {
     /// `install`'s answer to releases helm changed: refuse when the install would undo a
     /// change, unless `force` (then it warns); a change the install's values carry already

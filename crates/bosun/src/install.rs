@@ -152,7 +152,8 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
 }
 
 /// Every read-only check before the install's first write: Helm releases of the same names
-/// (with `--helm-releases`: another chart's release of the same name, a record not in helm's
+/// (with `--helm-releases`, or without it when bosun recorded this install before and it is
+/// not `--adopt`: another chart's release of the same name, a record not in helm's
 /// format, or a change helm made that the install would undo stops here; a plan says the last
 /// instead), what `--adopt` takes over, `--precheck`'s checks (for `--plan`/`--dry-run`), the release policy, overlapping
 /// injectors and CRD downgrades. The Helm releases to record (their markers put on the
@@ -167,7 +168,9 @@ fn check(
     ),
     MeshFailure,
 > {
-    let recording = if args.helm_releases {
+    let recording = if args.helm_releases
+        || crate::helm_records::keeps_recording(prepared, args.adopt)?
+    {
         let recording = crate::helm_records::read(prepared)?;
         if !args.plan {
             recording.check(args.force)?;

@@ -288,6 +288,95 @@ impl Install {
     }
 }
 
+impl Install {
+    /// The namespace and name of the release each rendered component instance is recorded as
+    /// ([`release_name`]), without loading any chart: what [`Install::recorded_before`] looks
+    /// for.
+    pub fn helm_release_names(&self) -> Result<Vec<(String, String)>, HelmReleaseError> {
+        let components =
+            self.merged
+                .components()
+                .map_err(|source| HelmReleaseError::Components {
+                    release: String::new(),
+                    source,
+                })?;
+        let revision = self.revision().to_string();
+        let mut names = Vec::new();
+        for generated in &self.generated.components {
+            let comp = generated.component;
+            if let Some((_, specs)) = components.instances.iter().find(|(c, _)| c.name == comp.name)
+            {
+                for spec in specs.iter().take(generated.instance_sizes.len()) {
+                    names.push((spec.namespace.clone(), release_name(comp, spec, &revision)));
+                }
+            }
+        }
+        Ok(names)
+    }
+
+    /// The releases of this install that bosun recorded before ([`recorded_before`]), read from
+    /// the helm records bosun marked in the namespaces the releases go to. Reads only; a Secret
+    /// that is not helm's format is passed over here (recording reads and refuses it).
+    pub async fn recorded_before(
+        &self,
+        client: &cluster::Client,
+    ) -> Result<Vec<RecordedBefore>, HelmReleaseError> {
+        let names = self.helm_release_names()?;
+        let namespaces: BTreeSet<&str> = names.iter().map(|(ns, _)| ns.as_str()).collect();
+        let selector = format!(
+            "owner={},{}=true",
+            helmrelease::OWNER,
+            vocab::labels::HELM_RELEASE_RECORD_LABEL
+        );
+        let mut records = Vec::new();
+        for namespace in namespaces {
+            for secret in client.labelled_secrets(Some(namespace), &selector).await? {
+                records.extend(Record::from_secret(&secret).ok());
+            }
+        }
+        Ok(recorded_before(&names, &records))
+    }
+}
+
+/// A release bosun recorded an install as, found again by an install not asked to record
+/// ([`recorded_before`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedBefore {
+    pub namespace: String,
+    pub release: String,
+    /// Its newest revision.
+    pub revision: u32,
+}
+
+/// Which of the releases `names` (namespace, release) bosun recorded before (pure): those with
+/// records carrying bosun's mark ([`vocab::labels::HELM_RELEASE_RECORD_LABEL`], which helm
+/// carries over to the revisions it writes) whose newest revision is not `uninstalled`. An
+/// install without `--helm-releases` keeps recording these (the command line says so): left
+/// alone, their records would go stale, and helm would show an old manifest and old values as
+/// deployed. Releases helm installed itself carry no mark: they are `--adopt`'s.
+pub fn recorded_before(names: &[(String, String)], records: &[Record]) -> Vec<RecordedBefore> {
+    names
+        .iter()
+        .filter_map(|(namespace, release)| {
+            let newest = records
+                .iter()
+                .filter(|r| {
+                    r.namespace == *namespace
+                        && r.name() == Some(release.as_str())
+                        && r.labels
+                            .get(vocab::labels::HELM_RELEASE_RECORD_LABEL)
+                            .is_some_and(|v| v == "true")
+                })
+                .max_by_key(|r| r.version())?;
+            (newest.status() != Status::Uninstalled.as_str()).then(|| RecordedBefore {
+                namespace: namespace.clone(),
+                release: release.clone(),
+                revision: newest.version().unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
 /// Marks `object` with the release of `drafts` that renders it, if one does.
 pub fn mark_objects(object: &mut Value, drafts: &[Draft]) {
     let field = |o: &Value, p: &str| {
