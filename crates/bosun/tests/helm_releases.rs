@@ -493,7 +493,7 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         succeeded(&out);
         let said = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(
-            said.contains("    values.pilot.env.BOSUN_HELM_TEST added — in this install's values\n  this install's values carry these changes\n"),
+            said.contains("    values.pilot.env.BOSUN_HELM_TEST added — in this install's values\n  this install's values and chart carry these changes\n"),
             "{said}"
         );
 
