@@ -60,14 +60,16 @@ pub struct InstallArgs {
     /// Record each component as the Helm release Istio's Helm docs name (istio-base, istiod,
     /// istio-cni, ztunnel, gateways by name) in helm's own storage, with Helm's ownership
     /// markers on the objects, applied as helm's field manager: helm list, get, history,
-    /// upgrade, rollback and uninstall then work on them.
+    /// upgrade, rollback and uninstall then work on them. Once recorded, an install keeps
+    /// recording without the flag; --adopt takes the releases back.
     #[arg(long = "helm-releases")]
     pub helm_releases: bool,
     /// Take over an Istio that helm installed (releases of Istio's charts whose objects this
     /// install renders): the objects are applied with bosun's field manager taking over helm's
     /// fields, helm's field manager and release annotations are removed from them, and the
     /// releases' records are deleted (helm list no longer shows them). Without it, such
-    /// releases refuse the install.
+    /// releases refuse the install. Releases bosun recorded (--helm-releases) are taken back
+    /// the same way, which stops recording them.
     #[arg(long, conflicts_with = "helm_releases")]
     pub adopt: bool,
 }
@@ -168,17 +170,16 @@ fn check(
     ),
     MeshFailure,
 > {
-    let recording = if args.helm_releases
-        || crate::helm_records::keeps_recording(prepared, args.adopt)?
-    {
-        let recording = crate::helm_records::read(prepared)?;
-        if !args.plan {
-            recording.check(args.force)?;
-        }
-        Some(recording)
-    } else {
-        None
-    };
+    let recording =
+        if args.helm_releases || crate::helm_records::keeps_recording(prepared, args.adopt)? {
+            let recording = crate::helm_records::read(prepared)?;
+            if !args.plan {
+                recording.check(args.force)?;
+            }
+            Some(recording)
+        } else {
+            None
+        };
     let adoption = crate::adopt::check(prepared, args.adopt, "install")?;
     if args.precheck && (args.plan || args.dry_run) {
         // (An install runs it before taking the lock: `install`.)

@@ -51,13 +51,12 @@ pub struct PlanArgs {
 /// the same warnings), prints the plan. So `plan` exits 0 exactly when `install` would go on.
 pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
     let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
-    let recording = if args.helm_releases
-        || crate::helm_records::keeps_recording(&prepared, args.adopt)?
-    {
-        Some(crate::helm_records::read(&mut prepared)?)
-    } else {
-        None
-    };
+    let recording =
+        if args.helm_releases || crate::helm_records::keeps_recording(&prepared, args.adopt)? {
+            Some(crate::helm_records::read(&mut prepared)?)
+        } else {
+            None
+        };
     let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
     prepared.check_refusals(args.force)?;
     let plan = prepared.plan(args.force || !adoption.is_empty(), recording.is_some())?;

@@ -178,9 +178,7 @@ pub(crate) fn conflicts(status: &Status) -> Vec<FieldConflict> {
 pub(crate) fn takes_over_only(found: &[FieldConflict], take_over_from: &[String]) -> bool {
     !found.is_empty()
         && !take_over_from.is_empty()
-        && found
-            .iter()
-            .all(|c| take_over_from.iter().any(|m| *m == c.manager))
+        && found.iter().all(|c| take_over_from.contains(&c.manager))
 }
 
 /// The manager named in an API server conflict message: `conflict with "kubectl" using v1`.
@@ -374,7 +372,8 @@ impl Client {
         field_manager: &str,
         force: bool,
     ) -> Result<Vec<(Applied, DynamicObject)>, Error> {
-        self.apply_known(objects, field_manager, force, &[], None).await
+        self.apply_known(objects, field_manager, force, &[], None)
+            .await
     }
 
     /// [`Client::apply_returning`], taking the objects' resource versions before the apply
@@ -688,12 +687,20 @@ mod tests {
         for (found, from, takes) in [
             (vec![conflict("bosun")], &own[..], true),
             (vec![conflict("bosun"), conflict("bosun")], &own[..], true),
-            (vec![conflict("bosun"), conflict("kubectl")], &own[..], false),
+            (
+                vec![conflict("bosun"), conflict("kubectl")],
+                &own[..],
+                false,
+            ),
             (vec![conflict("pilot-discovery")], &own[..], false),
             (vec![conflict("bosun")], &[][..], false),
             (vec![], &own[..], false),
         ] {
-            assert_eq!(takes_over_only(&found, from), takes, "{found:?} from {from:?}");
+            assert_eq!(
+                takes_over_only(&found, from),
+                takes,
+                "{found:?} from {from:?}"
+            );
         }
     }
 }

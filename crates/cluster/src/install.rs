@@ -258,7 +258,13 @@ impl Client {
                 .cloned()
                 .collect();
             let applied = self
-                .apply_known(&namespaces, manager, options.force, &options.take_over_from, None)
+                .apply_known(
+                    &namespaces,
+                    manager,
+                    options.force,
+                    &options.take_over_from,
+                    None,
+                )
                 .await?;
             per_component[i]
                 .objects
@@ -406,9 +412,9 @@ impl Client {
                 &options.take_over_from,
                 snapshot,
             )
-                .await?
-                .into_iter()
-                .map(|(applied, _)| applied),
+            .await?
+            .into_iter()
+            .map(|(applied, _)| applied),
         );
         if let Some(timeout) = options.readiness_timeout {
             let applied: Vec<ObjectRef> = done.objects.iter().map(|a| a.object.clone()).collect();

@@ -427,7 +427,12 @@ fn decode(data: &[u8]) -> Result<Value, Decode> {
 pub fn chart_files(chart: &Value) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     for list in ["templates", "files"] {
-        for file in chart.get(list).and_then(Value::as_array).into_iter().flatten() {
+        for file in chart
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(name) = file.get("name").and_then(Value::as_str) {
                 out.insert(
                     name.to_string(),

@@ -607,7 +607,9 @@ mod tests {
             ),
         ];
         for (r, want) in cases {
-            let e = judge(&[r], &istio(), &rendered(), true).unwrap_err().to_string();
+            let e = judge(&[r], &istio(), &rendered(), true)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{e}");
             assert!(e.ends_with("(nothing was changed)"), "{e}");
         }

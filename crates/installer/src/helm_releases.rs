@@ -304,7 +304,10 @@ impl Install {
         let mut names = Vec::new();
         for generated in &self.generated.components {
             let comp = generated.component;
-            if let Some((_, specs)) = components.instances.iter().find(|(c, _)| c.name == comp.name)
+            if let Some((_, specs)) = components
+                .instances
+                .iter()
+                .find(|(c, _)| c.name == comp.name)
             {
                 for spec in specs.iter().take(generated.instance_sizes.len()) {
                     names.push((spec.namespace.clone(), release_name(comp, spec, &revision)));
@@ -1327,7 +1330,8 @@ mod tests {
     fn chart_files_are_compared_by_path() {
         let base = chart_with("1", &[("templates/a.yaml", "a"), ("templates/b.yaml", "b")]);
         // (from, to, changes)
-        let cases: Vec<(Value, Value, Vec<(&str, ValueChangeKind)>)> = vec![
+        type Case = (Value, Value, Vec<(&'static str, ValueChangeKind)>);
+        let cases: Vec<Case> = vec![
             (base.clone(), base.clone(), vec![]),
             (
                 base.clone(),
@@ -1385,7 +1389,13 @@ mod tests {
         let patched = chart_with("1.2.3", &[("templates/service.yaml", "svc+label")]);
         let mut d = draft(json!({"a": 1}));
         d.chart = ours.clone();
-        let v1 = read(next_revision(&d, &[], at(1), 10).unwrap().create.as_ref().unwrap());
+        let v1 = read(
+            next_revision(&d, &[], at(1), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
         // helm upgrade ./patched-copy --reuse-values: the same values, the same version.
         let mut v2 = helm_upgrade(&v1, json!({"a": 1}), "1.2.3");
         v2.body["chart"] = patched.clone();
@@ -1396,12 +1406,15 @@ mod tests {
             path: "templates/service.yaml".into(),
             kind: ValueChangeKind::Changed,
         };
-        assert_eq!(change.files, [file.clone()]);
-        assert_eq!(change.files_undone, [file.clone()]);
+        assert_eq!(change.files, std::slice::from_ref(&file));
+        assert_eq!(change.files_undone, std::slice::from_ref(&file));
         assert!(change.would_undo());
         assert_eq!(
             change.change_lines(),
-            ["chart file templates/service.yaml changed", "no value changed"]
+            [
+                "chart file templates/service.yaml changed",
+                "no value changed"
+            ]
         );
         assert_eq!(
             change.ways_on(),
@@ -1412,7 +1425,7 @@ mod tests {
         let mut carried = d.clone();
         carried.chart = patched.clone();
         let change = helm_change(&carried, &records).unwrap();
-        assert_eq!(change.files, [file.clone()]);
+        assert_eq!(change.files, std::slice::from_ref(&file));
         assert!(change.files_undone.is_empty() && !change.would_undo());
         assert_eq!(
             change.change_lines()[0],
@@ -1466,7 +1479,8 @@ mod tests {
             )
         };
         // (records, releases found with their newest revision)
-        let cases: Vec<(Vec<Record>, Vec<(&str, u32)>)> = vec![
+        type Case = (Vec<Record>, Vec<(&'static str, u32)>);
+        let cases: Vec<Case> = vec![
             (vec![], vec![]),
             // bosun's records, helm's revision after them carrying the mark over.
             (
@@ -1482,7 +1496,10 @@ mod tests {
             // uninstalled with its history kept.
             (vec![record("istiod", 3, Status::Uninstalled, true)], vec![]),
             // a release this install does not record.
-            (vec![record("istio-ingressgateway", 1, Status::Deployed, true)], vec![]),
+            (
+                vec![record("istio-ingressgateway", 1, Status::Deployed, true)],
+                vec![],
+            ),
         ];
         for (records, want) in cases {
             let got: Vec<(String, u32)> = recorded_before(&names, &records)
