@@ -415,6 +415,7 @@ impl Client {
             {
                 let mut managers: Vec<String> =
                     conflicts(status).into_iter().map(|c| c.manager).collect();
+                managers.sort();
                 managers.dedup();
                 taken_from = Some(managers);
                 answer = api.patch(&object.name, &forced, &Patch::Apply(&body)).await;
