@@ -35,6 +35,39 @@ pub(crate) fn read(prepared: &mut crate::prepare::Prepared<'_>) -> Result<Record
     })
 }
 
+/// Whether an install (or plan) not asked to record Helm releases records them anyway, because
+/// bosun recorded this install as Helm releases before (`installer::helm_releases::recorded_before`):
+/// left alone, the records would go stale and helm would show an old manifest and values as
+/// deployed. Says so on stderr, with the way to stop (`--adopt`). Never with `--adopt`, which
+/// takes such releases back (reads only).
+pub(crate) fn keeps_recording(
+    prepared: &crate::prepare::Prepared<'_>,
+    adopt: bool,
+) -> Result<bool, MeshFailure> {
+    if adopt {
+        return Ok(false);
+    }
+    let recorded = prepared
+        .runtime
+        .block_on(prepared.install.recorded_before(&prepared.client))?;
+    if recorded.is_empty() {
+        return Ok(false);
+    }
+    let names: Vec<String> = recorded
+        .iter()
+        .map(|r| format!("{}/{} revision {}", r.namespace, r.release, r.revision))
+        .collect();
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "ℹ bosun recorded this install as helm releases ({}): it records them again, as with --helm-releases, \
+         so that helm does not show an old manifest and old values as deployed. To stop recording and keep the \
+         install, run it with --adopt (bosun takes the releases back: their records deleted, helm's field manager \
+         and markers removed from the objects).",
+        names.join(", ")
+    );
+    Ok(true)
+}
+
 impl Recording {
     /// `install`'s answer to releases helm changed: refuse when the install would undo a
     /// change, unless `force` (then it warns); a change the install's values carry already
@@ -96,9 +129,12 @@ impl Recording {
                 out,
                 "  {}",
                 if change.would_undo() {
-                    "install would undo these changes and refuses: take them into the IstioOperator, or install with --force"
+                    format!(
+                        "install would undo these changes and refuses: {}",
+                        change.ways_on()
+                    )
                 } else {
-                    "this install's values carry these changes"
+                    "this install's values and chart carry these changes".to_string()
                 }
             );
         }
@@ -139,6 +175,8 @@ impl Recording {
                         "values": c.values.iter().map(|v| json!({"path": v.path, "change": v.kind.to_string()})).collect::<Vec<_>>(),
                         "chart": c.chart.as_ref().map(|(from, to)| json!({"from": from, "to": to})),
                         "undone": c.undone.iter().map(|v| v.path.clone()).collect::<Vec<_>>(),
+                        "chartFiles": c.files.iter().map(|f| json!({"path": f.path, "change": f.kind.to_string()})).collect::<Vec<_>>(),
+                        "undoneChartFiles": c.files_undone.iter().map(|f| f.path.clone()).collect::<Vec<_>>(),
                         "installRefuses": c.would_undo(),
                     });
                 }
@@ -177,17 +215,43 @@ fn refusal(undoing: &[&HelmChange]) -> String {
         .iter()
         .map(|c| format!("`helm get values {} -n {}`", c.release, c.namespace))
         .collect();
+    let files: Vec<String> = undoing
+        .iter()
+        .flat_map(|c| {
+            c.files_undone
+                .iter()
+                .map(move |f| format!("{}/{}: {}", c.namespace, c.release, f.path))
+        })
+        .collect();
+    let take = match (paths.is_empty(), files.is_empty()) {
+        (false, _) => format!(
+            "under spec.values: {}; {} shows helm's values",
+            paths.join(", "),
+            gets.join(", ")
+        ),
+        (true, true) => format!("the chart version; {} shows helm's values", gets.join(", ")),
+        (true, false) => String::new(),
+    };
+    let charts = if files.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{}render from charts that carry helm's changed chart files ({}; install with --manifests pointing at a folder whose charts hold them) ",
+            if take.is_empty() { "" } else { "and " },
+            files.join(", ")
+        )
+    };
     let _ = write!(
         out,
-        "Either take helm's changes into your IstioOperator ({}; {} shows helm's values) and run the install again, \
+        "Either {}{}and run the install again, \
          or run it with --force to re-apply bosun's render over helm's, recorded as the next revision ({}). \
          Nothing was changed.",
-        if paths.is_empty() {
-            "the chart version".to_string()
+        if take.is_empty() {
+            String::new()
         } else {
-            format!("under spec.values: {}", paths.join(", "))
+            format!("take helm's changes into your IstioOperator ({take}) ")
         },
-        gets.join(", "),
+        charts,
         undoing
             .iter()
             .map(|c| format!("{} revision {}", c.release, c.next))
@@ -236,6 +300,8 @@ mod tests {
                 undone: if undone { values.clone() } else { Vec::new() },
                 values,
                 chart_undone: false,
+                files: Vec::new(),
+                files_undone: Vec::new(),
                 next: 3,
             }],
         }
@@ -249,12 +315,12 @@ mod tests {
              Helm release istio-system/istiod: revision 2 → 3\n\
              \x20 ❗ helm release istio-system/istiod: revision 2 (deployed, \"Upgrade complete\", at 2026-12-07T08:00:00Z) was not written by bosun; bosun wrote revision 1 last; changed since:\n\
              \x20   values.pilot.env.SECRET_TOKEN added\n\
-             \x20 install would undo these changes and refuses: take them into the IstioOperator, or install with --force\n"
+             \x20 install would undo these changes and refuses: take the values into the IstioOperator, or install with --force\n"
         );
         assert!(
             recording(false)
                 .describe()
-                .contains("values.pilot.env.SECRET_TOKEN added — in this install's values\n  this install's values carry these changes\n")
+                .contains("values.pilot.env.SECRET_TOKEN added — in this install's values\n  this install's values and chart carry these changes\n")
         );
     }
 

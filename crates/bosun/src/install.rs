@@ -60,14 +60,16 @@ pub struct InstallArgs {
     /// Record each component as the Helm release Istio's Helm docs name (istio-base, istiod,
     /// istio-cni, ztunnel, gateways by name) in helm's own storage, with Helm's ownership
     /// markers on the objects, applied as helm's field manager: helm list, get, history,
-    /// upgrade, rollback and uninstall then work on them.
+    /// upgrade, rollback and uninstall then work on them. Once recorded, an install keeps
+    /// recording without the flag; --adopt takes the releases back.
     #[arg(long = "helm-releases")]
     pub helm_releases: bool,
     /// Take over an Istio that helm installed (releases of Istio's charts whose objects this
     /// install renders): the objects are applied with bosun's field manager taking over helm's
     /// fields, helm's field manager and release annotations are removed from them, and the
     /// releases' records are deleted (helm list no longer shows them). Without it, such
-    /// releases refuse the install.
+    /// releases refuse the install. Releases bosun recorded (--helm-releases) are taken back
+    /// the same way, which stops recording them.
     #[arg(long, conflicts_with = "helm_releases")]
     pub adopt: bool,
 }
@@ -152,7 +154,8 @@ pub fn install(args: InstallArgs, runtime: &crate::runtime::Runtime) -> Result<(
 }
 
 /// Every read-only check before the install's first write: Helm releases of the same names
-/// (with `--helm-releases`: another chart's release of the same name, a record not in helm's
+/// (with `--helm-releases`, or without it when bosun recorded this install before and it is
+/// not `--adopt`: another chart's release of the same name, a record not in helm's
 /// format, or a change helm made that the install would undo stops here; a plan says the last
 /// instead), what `--adopt` takes over, `--precheck`'s checks (for `--plan`/`--dry-run`), the release policy, overlapping
 /// injectors and CRD downgrades. The Helm releases to record (their markers put on the
@@ -167,15 +170,16 @@ fn check(
     ),
     MeshFailure,
 > {
-    let recording = if args.helm_releases {
-        let recording = crate::helm_records::read(prepared)?;
-        if !args.plan {
-            recording.check(args.force)?;
-        }
-        Some(recording)
-    } else {
-        None
-    };
+    let recording =
+        if args.helm_releases || crate::helm_records::keeps_recording(prepared, args.adopt)? {
+            let recording = crate::helm_records::read(prepared)?;
+            if !args.plan {
+                recording.check(args.force)?;
+            }
+            Some(recording)
+        } else {
+            None
+        };
     let adoption = crate::adopt::check(prepared, args.adopt, "install")?;
     if args.precheck && (args.plan || args.dry_run) {
         // (An install runs it before taking the lock: `install`.)
@@ -192,6 +196,16 @@ pub(crate) fn field_manager(helm_releases: bool) -> &'static str {
         installer::helm_releases::HELM_FIELD_MANAGER
     } else {
         installer::FIELD_MANAGER
+    }
+}
+
+/// The field managers an install takes fields over from without `--force`: with
+/// `helm_releases`, bosun's own (they move to helm's manager), else none.
+pub(crate) fn taken_over_from(helm_releases: bool) -> Vec<String> {
+    if helm_releases {
+        installer::helm_releases::managers_handed_to_helm()
+    } else {
+        Vec::new()
     }
 }
 
@@ -218,6 +232,7 @@ pub(crate) fn apply(
     let components = &install.components;
     let options = cluster::InstallOptions {
         field_manager: field_manager(helm_releases.is_some()).to_string(),
+        take_over_from: taken_over_from(helm_releases.is_some()),
         // Adopting takes over the fields helm's field manager owns.
         force: args.force || !adoption.is_empty(),
         crd_timeout: args.readiness_timeout,

@@ -334,6 +334,7 @@ pub fn mesh_install(
     }
     let options = cluster::InstallOptions {
         field_manager: installer::FIELD_MANAGER.to_string(),
+        take_over_from: Vec::new(),
         force: args.force,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: (!args.no_wait).then_some(args.readiness_timeout),

@@ -301,6 +301,7 @@ async fn init(args: InitArgs) -> Result<(), MeshFailure> {
     let client = args.cluster.client().await?;
     let install = cluster::InstallOptions {
         field_manager: installer::FIELD_MANAGER.into(),
+        take_over_from: Vec::new(),
         force: false,
         crd_timeout: args.readiness_timeout,
         readiness_timeout: None,

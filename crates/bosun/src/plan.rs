@@ -51,17 +51,15 @@ pub struct PlanArgs {
 /// the same warnings), prints the plan. So `plan` exits 0 exactly when `install` would go on.
 pub fn plan_command(args: PlanArgs, runtime: &crate::runtime::Runtime) -> Result<(), MeshFailure> {
     let mut prepared = crate::prepare::prepare(&args.input, args.force, &args.cluster, runtime)?;
-    let recording = if args.helm_releases {
-        Some(crate::helm_records::read(&mut prepared)?)
-    } else {
-        None
-    };
+    let recording =
+        if args.helm_releases || crate::helm_records::keeps_recording(&prepared, args.adopt)? {
+            Some(crate::helm_records::read(&mut prepared)?)
+        } else {
+            None
+        };
     let adoption = crate::adopt::check(&prepared, args.adopt, "plan")?;
     prepared.check_refusals(args.force)?;
-    let plan = prepared.plan(
-        args.force || !adoption.is_empty(),
-        crate::install::field_manager(args.helm_releases),
-    )?;
+    let plan = prepared.plan(args.force || !adoption.is_empty(), recording.is_some())?;
     crate::mesh::write_stdout(&match args.output {
         Format::Text => {
             let releases = match &recording {
@@ -84,7 +82,7 @@ pub fn install_without_writing(
     as_plan: bool,
     dry_run: bool,
 ) -> Result<(), MeshFailure> {
-    let plan = prepared.plan(force, crate::install::field_manager(recording.is_some()))?;
+    let plan = prepared.plan(force, recording.is_some())?;
     crate::mesh::write_stdout(&match (output, as_plan) {
         (Format::Json, _) => render_json(&plan, recording.map(|r| r.to_json())),
         (_, true) => render_plan(&plan) + &recording.map(|r| r.describe()).unwrap_or_default(),

@@ -196,12 +196,16 @@ impl Prepared<'_> {
         })
     }
 
-    /// What installing as `field_manager` with `force` would do (server-side dry runs; writes
-    /// nothing).
-    pub fn plan(&self, force: bool, field_manager: &str) -> Result<cluster::Plan, MeshFailure> {
-        Ok(self
-            .runtime
-            .block_on(self.install.plan(&self.client, field_manager, force))?)
+    /// What installing would do (server-side dry runs; writes nothing), as helm's field
+    /// manager when it records `helm_releases` (taking bosun's own fields over), else bosun's,
+    /// with `force`.
+    pub fn plan(&self, force: bool, helm_releases: bool) -> Result<cluster::Plan, MeshFailure> {
+        Ok(self.runtime.block_on(self.install.plan(
+            &self.client,
+            crate::install::field_manager(helm_releases),
+            force,
+            &crate::install::taken_over_from(helm_releases),
+        ))?)
     }
 }
 

@@ -1,6 +1,8 @@
 //! `install --helm-releases` read by real helm v4 (`BOSUN_HELM`, else `scripts/fetch-helm`) on
 //! the living cluster (`testenv::living_kubeconfig()`: `BOSUN_LIVING_KUBECONFIG`, in CI the
-//! default living cluster): after a minimal install with the images built here, `helm list`
+//! default living cluster): a minimal install with the images built here, made first without
+//! the flag, is switched to `--helm-releases` without `--force` (bosun's own fields move to
+//! helm's field manager; bosun's keeps only the owner labels); then `helm list`
 //! shows `istio-base` and `istiod` deployed with the charts' versions, `helm get values` gives
 //! the values `manifest translate` writes for each chart, `helm get manifest` holds exactly the
 //! documents `manifest generate --cluster-specific` prints, `helm history` works, a second
@@ -8,7 +10,10 @@
 //! succeeds with no field-manager conflict (its change reaches the Deployment) and leaves
 //! istioctl's owner labels on the objects; bosun then notices helm's revision (`plan
 //! --helm-releases` names it and the value paths it changed), `install` refuses to undo it and
-//! `install --force` re-applies bosun's render as the next revision; `helm rollback` (to helm's
+//! `install --force` re-applies bosun's render as the next revision; an install and a plan
+//! without the flag keep recording (and say so), `install --plan --adopt` shows the way to
+//! stop; a `helm upgrade` with a patched copy of the chart (same version) is noticed by
+//! template file and refused; `helm rollback` (to helm's
 //! revision, which bosun notices too, and to bosun's) and `helm uninstall` work, and `uninstall
 //! --purge` removes bosun's records. Bad records
 //! (another chart's release of the same name, a Secret that is not helm's format) refuse the
@@ -191,6 +196,20 @@ async fn istiod_env(deployments: &Api<Deployment>) -> Vec<k8s_openapi::api::core
         .unwrap_or_default()
 }
 
+/// Copies the folder `from` (a chart) to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
 /// A release record of `release` that helm's format has but whose chart is `chart`.
 fn record_of_chart(release: &str, chart: &str) -> Secret {
     helmrelease::Release {
@@ -276,6 +295,29 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
             .delete("sh.helm.release.v1.istiod.v1", &DeleteParams::default())
             .await
             .unwrap();
+
+        // An install made without --helm-releases (its objects applied as manager bosun), then
+        // switched to it: bosun's own fields move to helm's manager without --force (before:
+        // a conflict with manager bosun on the validator's webhooks[].rules), and the plan
+        // says so.
+        succeeded(&bosun(&with_inputs(
+            &["install", "-y", "--no-wait"],
+            &inputs,
+            &[],
+        )));
+        let out = bosun(&with_inputs(
+            &["install", "--plan", "--helm-releases"],
+            &inputs,
+            &[],
+        ));
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            said.contains(
+                "~ Deployment istio-system/istiod (fields of field manager \"bosun\" move to \"helm\")\n"
+            ) && !said.contains("conflict"),
+            "{said}"
+        );
 
         // The install, recorded.
         let out = bosun(&install);
@@ -366,6 +408,23 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         let history = helm_json(&["history", "istiod", "-n", NS, "-o", "json"]);
         assert_eq!(history.as_array().unwrap().len(), 1, "{history}");
         assert_eq!(history[0]["description"], "Install complete", "{history}");
+
+        // bosun's manager keeps only the owner labels the charts do not render (the holds).
+        let validator = kube::Api::<
+            k8s_openapi::api::admissionregistration::v1::ValidatingWebhookConfiguration,
+        >::all(kube.clone())
+        .get("istio-validator-istio-system")
+        .await
+        .unwrap();
+        for entry in validator.metadata.managed_fields.unwrap_or_default() {
+            if entry.manager.as_deref() == Some("bosun") {
+                let fields = serde_json::to_value(&entry.fields_v1).unwrap();
+                let top: Vec<&String> = fields.as_object().unwrap().keys().collect();
+                assert_eq!(top, ["f:metadata"], "{fields}");
+                let meta: Vec<&String> = fields["f:metadata"].as_object().unwrap().keys().collect();
+                assert_eq!(meta, ["f:labels"], "{fields}");
+            }
+        }
 
         // The objects carry Helm's markers.
         let istiod = deployments.get("istiod").await.unwrap();
@@ -493,7 +552,7 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         succeeded(&out);
         let said = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(
-            said.contains("    values.pilot.env.BOSUN_HELM_TEST added — in this install's values\n  this install's values carry these changes\n"),
+            said.contains("    values.pilot.env.BOSUN_HELM_TEST added — in this install's values\n  this install's values and chart carry these changes\n"),
             "{said}"
         );
 
@@ -575,6 +634,91 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
                 .any(|e| e.name == "BOSUN_HELM_TEST"),
             "bosun's render re-applied"
         );
+        // An install without --helm-releases keeps recording what bosun recorded, and says
+        // so; so does a plan.
+        let plain = with_inputs(&["install", "-y", "--no-wait"], &inputs, &[]);
+        let out = bosun(&plain);
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(
+                "ℹ bosun recorded this install as helm releases (istio-system/istio-base revision 1, istio-system/istiod revision 3): it records them again, as with --helm-releases"
+            ) && String::from_utf8_lossy(&out.stdout)
+                .contains("✔ Helm release istiod in istio-system: revision 3 (unchanged)\n"),
+            "{}",
+            text(&out)
+        );
+        let out = bosun(&with_inputs(&["plan"], &inputs, &[]));
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .contains("Helm release istio-system/istiod: revision 3 (unchanged)\n"),
+            "{}",
+            text(&out)
+        );
+        // --adopt is the way to stop: the plan shows bosun's own releases taken back.
+        let out = bosun(&with_inputs(
+            &["install", "--plan", "--adopt"],
+            &inputs,
+            &[],
+        ));
+        succeeded(&out);
+        assert!(
+            String::from_utf8_lossy(&out.stdout)
+                .contains("Adopt helm release istio-system/istiod (chart istiod-"),
+            "{}",
+            text(&out)
+        );
+
+        // helm upgrade with a patched copy of the chart (same name and version, one template
+        // changed): bosun names the template, and install refuses to undo it.
+        let patched = std::env::temp_dir().join(testenv::unique_name("helmrel-patched"));
+        copy_dir(&chart, &patched);
+        let service = patched.join("templates/service.yaml");
+        let template = std::fs::read_to_string(&service).unwrap();
+        assert!(template.contains("\n    istio: pilot\n"));
+        std::fs::write(
+            &service,
+            template.replacen(
+                "\n    istio: pilot\n",
+                "\n    istio: pilot\n    bosun-test/patched: \"yes\"\n",
+                1,
+            ),
+        )
+        .unwrap();
+        succeeded(&helm(&[
+            "upgrade",
+            "istiod",
+            patched.to_str().unwrap(),
+            "-n",
+            NS,
+            "--reuse-values",
+        ]));
+        let _ = std::fs::remove_dir_all(&patched);
+        let out = bosun(&plan);
+        succeeded(&out);
+        let said = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            said.contains("Helm release istio-system/istiod: revision 4 → 5\n")
+                && said.contains("bosun wrote revision 3 last; changed since:\n    chart file templates/service.yaml changed\n    no value changed\n")
+                && said.contains("install would undo these changes and refuses: install from charts with helm's changed files (--manifests), or install with --force"),
+            "{said}"
+        );
+        let out = bosun(&plain);
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(
+            text(&out).contains("render from charts that carry helm's changed chart files (istio-system/istiod: templates/service.yaml;"),
+            "{}",
+            text(&out)
+        );
+        assert_eq!(
+            helm_json(&["history", "istiod", "-n", NS, "-o", "json"])
+                .as_array()
+                .unwrap()
+                .len(),
+            4,
+            "no revision written"
+        );
+
         // helm rollback to helm's revision: bosun notices that one too.
         succeeded(&helm(&["rollback", "istiod", "2", "-n", NS]));
         assert!(
@@ -588,8 +732,8 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         succeeded(&out);
         let said = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(
-            said.contains("Helm release istio-system/istiod: revision 4 → 5\n")
-                && said.contains("revision 4 (deployed, \"Rollback to 2\", at ")
+            said.contains("Helm release istio-system/istiod: revision 5 → 6\n")
+                && said.contains("revision 5 (deployed, \"Rollback to 2\", at ")
                 && said.contains("bosun wrote revision 3 last; changed since:\n    values.pilot.env.BOSUN_HELM_TEST added\n"),
             "{said}"
         );
@@ -619,7 +763,7 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
                 .as_array()
                 .unwrap()
                 .len(),
-            5
+            6
         );
 
         // helm uninstall of istiod: its objects and records go.

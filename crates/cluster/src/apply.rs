@@ -171,6 +171,16 @@ pub(crate) fn conflicts(status: &Status) -> Vec<FieldConflict> {
         .collect()
 }
 
+/// Whether an apply that conflicted on `found` may take those fields over without being
+/// forced: every conflicting field is owned by one of `take_over_from` (the caller's own
+/// earlier field managers, such as bosun's before an install moves to helm's), and there is
+/// at least one. A field of any other manager keeps the conflict.
+pub(crate) fn takes_over_only(found: &[FieldConflict], take_over_from: &[String]) -> bool {
+    !found.is_empty()
+        && !take_over_from.is_empty()
+        && found.iter().all(|c| take_over_from.contains(&c.manager))
+}
+
 /// The manager named in an API server conflict message: `conflict with "kubectl" using v1`.
 fn manager_of(message: &str) -> String {
     let rest = message.strip_prefix("conflict with ").unwrap_or(message);
@@ -362,22 +372,29 @@ impl Client {
         field_manager: &str,
         force: bool,
     ) -> Result<Vec<(Applied, DynamicObject)>, Error> {
-        self.apply_known(objects, field_manager, force, None).await
+        self.apply_known(objects, field_manager, force, &[], None)
+            .await
     }
 
     /// [`Client::apply_returning`], taking the objects' resource versions before the apply
     /// from `snapshot` for the kinds it covers instead of listing them. An object not in the
     /// snapshot is not the installation's (yet): the server's answer tells whether the apply
     /// created it (see [`created_by`]).
+    ///
+    /// Without `force`, an object whose apply conflicts only with managers of
+    /// `take_over_from` ([`takes_over_only`]) is applied again, forced: those fields move to
+    /// `field_manager`; a conflict naming any other manager fails as without it.
     pub(crate) async fn apply_known(
         &self,
         objects: &[Value],
         field_manager: &str,
         force: bool,
+        take_over_from: &[String],
         snapshot: Option<&Snapshot>,
     ) -> Result<Vec<(Applied, DynamicObject)>, Error> {
         let covered = |ar: &ApiResource| snapshot.filter(|s| s.covers(&ar.group, &ar.kind));
         let mut params = PatchParams::apply(field_manager);
+        let forced = PatchParams::apply(field_manager).force();
         if force {
             params = params.force();
         }
@@ -453,6 +470,7 @@ impl Client {
         // the first failure in that order is the one reported.
         let before = &before;
         let params = &params;
+        let forced = &forced;
         let patch = |(object, ar, mut body): (ObjectRef, ApiResource, Value)| async move {
             let api = self.api_for(&ar, object.namespace.as_deref());
             // Fields istiod writes at run time (its webhooks' CA bundle, the validator's
@@ -497,7 +515,15 @@ impl Client {
                 }
                 .map_or(Before::Absent, Before::Existed)
             };
-            let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
+            let mut answer = api.patch(&object.name, params, &Patch::Apply(&body)).await;
+            if let Err(kube::Error::Api(status)) = &answer
+                && !force
+                && takes_over_only(&conflicts(status), take_over_from)
+            {
+                // Only the caller's own earlier manager holds those fields: move them.
+                answer = api.patch(&object.name, forced, &Patch::Apply(&body)).await;
+            }
+            let after = match answer {
                 Ok(after) => {
                     self.took_in(&ar, &after).await;
                     after
@@ -648,5 +674,33 @@ mod tests {
             "ConfigMap n/c: server-side apply conflicts with field manager \"other\" on .data.k (re-apply with force to take them over)"
         );
         assert_eq!(err.conflicting_managers(), ["other"]);
+    }
+
+    #[test]
+    fn only_conflicts_with_the_callers_own_managers_are_taken_over() {
+        let conflict = |manager: &str| FieldConflict {
+            manager: manager.into(),
+            field: ".webhooks[name=\"x\"].rules".into(),
+            message: String::new(),
+        };
+        let own = ["bosun".to_string()];
+        for (found, from, takes) in [
+            (vec![conflict("bosun")], &own[..], true),
+            (vec![conflict("bosun"), conflict("bosun")], &own[..], true),
+            (
+                vec![conflict("bosun"), conflict("kubectl")],
+                &own[..],
+                false,
+            ),
+            (vec![conflict("pilot-discovery")], &own[..], false),
+            (vec![conflict("bosun")], &[][..], false),
+            (vec![], &own[..], false),
+        ] {
+            assert_eq!(
+                takes_over_only(&found, from),
+                takes,
+                "{found:?} from {from:?}"
+            );
+        }
     }
 }

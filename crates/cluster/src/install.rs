@@ -32,6 +32,10 @@ pub struct InstallOptions {
     pub field_manager: String,
     /// Take over fields other field managers own instead of failing with [`Error::Conflict`].
     pub force: bool,
+    /// Without `force`, field managers whose fields the install takes over when they are the
+    /// only ones an object conflicts with (the installer's own earlier manager, when it moves
+    /// its objects to another one); a conflict with any other manager still fails.
+    pub take_over_from: Vec<String>,
     /// How long each CustomResourceDefinition may take to become Established.
     pub crd_timeout: Duration,
     /// After each component is applied, wait this long at most for its workloads
@@ -253,8 +257,18 @@ impl Client {
                 .filter(|o| is_namespace(o))
                 .cloned()
                 .collect();
-            let applied = self.apply(&namespaces, manager, options.force).await?;
-            per_component[i].objects.extend(applied.objects);
+            let applied = self
+                .apply_known(
+                    &namespaces,
+                    manager,
+                    options.force,
+                    &options.take_over_from,
+                    None,
+                )
+                .await?;
+            per_component[i]
+                .objects
+                .extend(applied.into_iter().map(|(applied, _)| applied));
         }
         let targets: BTreeSet<&str> = components
             .iter()
@@ -281,7 +295,10 @@ impl Client {
         let mut earliest: Option<u64> = None;
         for (i, c) in components.iter().enumerate() {
             let crds: Vec<Value> = c.objects.iter().filter(|o| is_crd(o)).cloned().collect();
-            for (applied, live) in self.apply_returning(&crds, manager, options.force).await? {
+            let crds = self
+                .apply_known(&crds, manager, options.force, &options.take_over_from, None)
+                .await?;
+            for (applied, live) in crds {
                 if applied.outcome == Outcome::Created {
                     let field = |p: &str| live.data.pointer(p).and_then(Value::as_str);
                     if let (Some(group), Some(kind)) =
@@ -388,10 +405,16 @@ impl Client {
             .cloned()
             .collect();
         done.objects.extend(
-            self.apply_known(&rest, &options.field_manager, options.force, snapshot)
-                .await?
-                .into_iter()
-                .map(|(applied, _)| applied),
+            self.apply_known(
+                &rest,
+                &options.field_manager,
+                options.force,
+                &options.take_over_from,
+                snapshot,
+            )
+            .await?
+            .into_iter()
+            .map(|(applied, _)| applied),
         );
         if let Some(timeout) = options.readiness_timeout {
             let applied: Vec<ObjectRef> = done.objects.iter().map(|a| a.object.clone()).collect();

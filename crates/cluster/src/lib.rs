@@ -10,7 +10,10 @@
 //! - [`Client::apply`]: server-side apply of arbitrary objects (any kind the server serves,
 //!   custom resources included), resolved through discovery, with a per-object
 //!   [`Outcome`] (created / configured / unchanged) and field-manager conflicts as a typed
-//!   [`Error::Conflict`] naming the other managers.
+//!   [`Error::Conflict`] naming the other managers. An install may name managers whose
+//!   fields it takes over without force when they are the only ones an object conflicts with
+//!   ([`InstallOptions::take_over_from`]: the caller's own earlier manager); whom to name is
+//!   the caller's policy.
 //! - [`Client::wait_crd_established`]: waits until a CustomResourceDefinition is served.
 //! - [`Client::install`]: a rendered mesh applied in dependency order (Namespaces, CRDs until
 //!   Established, then each component once those it depends on are done, independent ones

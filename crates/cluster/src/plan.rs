@@ -262,11 +262,15 @@ impl Client {
     /// objects in the order the install applies them (Namespaces, CustomResourceDefinitions,
     /// then the rest component by component), each dry-run as [`Client::plan`] does. Writes
     /// nothing.
+    ///
+    /// `take_over_from` as [`crate::InstallOptions::take_over_from`]: an object that conflicts
+    /// only with those managers is planned as the install applies it, taking their fields.
     pub async fn plan_install(
         &self,
         components: &[Component],
         field_manager: &str,
         force: bool,
+        take_over_from: &[String],
     ) -> Result<Plan, Error> {
         let all = || components.iter().flat_map(|c| c.objects.iter());
         let is_crd =
@@ -277,7 +281,8 @@ impl Client {
             .chain(all().filter(|o| !is_namespace(o) && !is_crd(o)))
             .cloned()
             .collect();
-        self.plan(&ordered, field_manager, force).await
+        self.plan_taking(&ordered, field_manager, force, take_over_from)
+            .await
     }
 
     /// Plans the install of `objects` (in install order) with `field_manager`, `force` as the
@@ -289,6 +294,18 @@ impl Client {
         objects: &[Value],
         field_manager: &str,
         force: bool,
+    ) -> Result<Plan, Error> {
+        self.plan_taking(objects, field_manager, force, &[]).await
+    }
+
+    /// [`Client::plan`], taking over without `force` the fields of `take_over_from` when they
+    /// are the only managers an object conflicts with (as [`Client::install`] does).
+    pub async fn plan_taking(
+        &self,
+        objects: &[Value],
+        field_manager: &str,
+        force: bool,
+        take_over_from: &[String],
     ) -> Result<Plan, Error> {
         let mut plan = Plan::default();
         let mut known = BTreeMap::new();
@@ -335,6 +352,7 @@ impl Client {
         }
 
         let mut params = PatchParams::apply(field_manager).dry_run();
+        let forced = PatchParams::apply(field_manager).dry_run().force();
         if force {
             params = params.force();
         }
@@ -389,7 +407,20 @@ impl Client {
                     field_manager,
                 );
             }
-            let applied = match api.patch(&object.name, &params, &Patch::Apply(&body)).await {
+            let mut answer = api.patch(&object.name, &params, &Patch::Apply(&body)).await;
+            let mut taken_from = None;
+            if let Err(kube::Error::Api(status)) = &answer
+                && !force
+                && crate::apply::takes_over_only(&conflicts(status), take_over_from)
+            {
+                let mut managers: Vec<String> =
+                    conflicts(status).into_iter().map(|c| c.manager).collect();
+                managers.sort();
+                managers.dedup();
+                taken_from = Some(managers);
+                answer = api.patch(&object.name, &forced, &Patch::Apply(&body)).await;
+            }
+            let applied = match answer {
                 Ok(applied) => applied,
                 Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
                     let conflict = Error::Conflict {
@@ -429,8 +460,18 @@ impl Client {
             } else {
                 (Action::Unchanged, Vec::new())
             };
-            let note = (action == Action::Update && changes.is_empty())
-                .then(|| "only field ownership changes".to_string());
+            let note = match taken_from {
+                Some(managers) => Some(format!(
+                    "fields of field manager {} move to {field_manager:?}",
+                    managers
+                        .iter()
+                        .map(|m| format!("{m:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                None => (action == Action::Update && changes.is_empty())
+                    .then(|| "only field ownership changes".to_string()),
+            };
             plan.objects.push(PlannedObject {
                 object,
                 action,

@@ -43,6 +43,7 @@ async fn a_failed_component_skips_its_dependents_and_not_the_others() {
     ];
     let options = InstallOptions {
         field_manager: "bosun".into(),
+        take_over_from: Vec::new(),
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: Some(Duration::from_secs(5)),
@@ -156,6 +157,7 @@ async fn an_installations_objects_are_read_once_and_its_prune_reuses_the_read() 
 
     let options = InstallOptions {
         field_manager: "bosun".into(),
+        take_over_from: Vec::new(),
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: None,
@@ -265,6 +267,7 @@ async fn load_balancer_services_are_waited_for_when_asked() {
     let components = [component("Gateways", &[], vec![service])];
     let options = |wait_for_load_balancers| InstallOptions {
         field_manager: "bosun".into(),
+        take_over_from: Vec::new(),
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: Some(Duration::from_secs(2)),
@@ -323,6 +326,7 @@ async fn webhooks_are_waited_for_until_their_service_has_a_ready_endpoint() {
     let components = [component("Pilot", &[], vec![config_map(&ns, "c"), config])];
     let options = InstallOptions {
         field_manager: "bosun".into(),
+        take_over_from: Vec::new(),
         force: false,
         crd_timeout: Duration::from_secs(10),
         readiness_timeout: Some(Duration::from_secs(2)),

@@ -417,6 +417,36 @@ fn decode(data: &[u8]) -> Result<Value, Decode> {
     serde_json::from_slice(&json).map_err(Decode::Json)
 }
 
+/// The files of a chart as helm stores it in a release ([`chart_json`]'s shape), by their
+/// path in the chart: each of `templates` and `files` (its base64 `data`) and
+/// `values.schema.json` (`schema`) when there is one. What two revisions' charts differ in,
+/// file by file, when their names and versions agree.
+///
+/// The chart's `values` (its values.yaml) are not among them: `helm upgrade --reuse-values`
+/// stores there the chart's values merged with the previous revision's, not the file.
+pub fn chart_files(chart: &Value) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for list in ["templates", "files"] {
+        for file in chart
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = file.get("name").and_then(Value::as_str) {
+                out.insert(
+                    name.to_string(),
+                    file.get("data").cloned().unwrap_or(Value::Null),
+                );
+            }
+        }
+    }
+    if let Some(schema) = chart.get("schema").filter(|v| !v.is_null()) {
+        out.insert("values.schema.json".into(), schema.clone());
+    }
+    out
+}
+
 /// The chart as helm stores it in a release (`chart.Chart`'s JSON): `metadata` (Chart.yaml),
 /// `lock` (null: Istio's charts have no Chart.lock), `templates` and `files` (each `name` and
 /// base64 `data`), `values` (values.yaml) and `schema` (values.schema.json, base64, or null).
@@ -611,5 +641,21 @@ mod tests {
         let text = manifest_text(docs);
         assert_eq!(text, "---\na: 1\n---\nb: 2\n");
         assert_eq!(manifest_documents(&text), docs);
+    }
+
+    #[test]
+    fn chart_files_by_path() {
+        let chart = json!({"metadata": {"name": "c", "version": "1"},
+            "templates": [{"name": "templates/a.yaml", "data": "YQ==", "modtime": "t"}],
+            "files": [{"name": "files/f.yaml", "data": "Zg=="}],
+            "values": {"x": 1}, "schema": "e30="});
+        let files = chart_files(&chart);
+        assert_eq!(
+            files.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["files/f.yaml", "templates/a.yaml", "values.schema.json"]
+        );
+        assert_eq!(files["templates/a.yaml"], "YQ==");
+        let bare = json!({"metadata": {"name": "c"}, "schema": null});
+        assert!(chart_files(&bare).is_empty());
     }
 }

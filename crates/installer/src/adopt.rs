@@ -6,7 +6,9 @@
 //! - A release is helm's install of Istio ([`HelmInstalled`]) when its newest record is of one
 //!   of Istio's charts ([`crate::helm_releases::ISTIO_CHARTS`]), is not `uninstalled`, does not
 //!   carry bosun's mark (records `--helm-releases` wrote are bosun's own), and shares at least
-//!   one object with the install's render. Releases sharing nothing are left alone.
+//!   one object with the install's render. With `--adopt`, releases bosun recorded itself
+//!   count too: adopting them is how an install stops recording (their records go, helm's
+//!   field manager and markers leave the objects). Releases sharing nothing are left alone.
 //! - Refused, before anything is written ([`AdoptError`]): a Secret labelled as a helm record
 //!   that is not helm's format; a release of another chart under the name bosun gives one of
 //!   Istio's releases (`istiod`, `istio-base`, …); a release of another chart holding an object
@@ -192,11 +194,15 @@ pub fn manifest_objects(record: &Record) -> Vec<ObjectKey> {
 
 /// Judges the helm records found in the install's namespaces against what it renders (pure).
 /// `istio` are the releases bosun would name Istio's components (a release of that name and
-/// namespace must be of that chart); `rendered` are the install's objects.
+/// namespace must be of that chart); `rendered` are the install's objects. With `bosuns_own`,
+/// releases bosun recorded itself (`--helm-releases`: its mark on the records) are judged too:
+/// `--adopt` takes them back from helm as it takes helm's own, which is how an install stops
+/// recording Helm releases; without it they are left to recording.
 pub fn judge(
     records: &[Record],
     istio: &[IstioRelease],
     rendered: &[ObjectKey],
+    bosuns_own: bool,
 ) -> Result<Adoption, AdoptError> {
     let mut by_release: BTreeMap<(String, String), Vec<&Record>> = BTreeMap::new();
     for record in records {
@@ -215,10 +221,11 @@ pub fn judge(
             continue;
         };
         if newest.status() == helmrelease::Status::Uninstalled.as_str()
-            || newest
-                .labels
-                .get(vocab::labels::HELM_RELEASE_RECORD_LABEL)
-                .is_some_and(|v| v == "true")
+            || (!bosuns_own
+                && newest
+                    .labels
+                    .get(vocab::labels::HELM_RELEASE_RECORD_LABEL)
+                    .is_some_and(|v| v == "true"))
         {
             continue;
         }
@@ -370,7 +377,7 @@ impl Install {
             return Ok(Adoption::default());
         }
         if !adopting {
-            return judge(&records, &[], &rendered);
+            return judge(&records, &[], &rendered, false);
         }
         // The names bosun gives Istio's releases, for the same-name check (each chart loaded
         // again from the install package: only when there are records to judge).
@@ -386,7 +393,7 @@ impl Install {
                 chart: d.chart_name.clone(),
             })
             .collect();
-        judge(&records, &istio, &rendered)
+        judge(&records, &istio, &rendered, true)
     }
 
     /// The rendered objects that belong to an adopted release, with their live state checked:
@@ -520,7 +527,7 @@ mod tests {
             record("istiod", "istiod", 1, "superseded", ISTIOD),
             record("istiod", "istiod", 2, "deployed", ISTIOD),
         ];
-        let adoption = judge(&records, &istio(), &rendered()).unwrap();
+        let adoption = judge(&records, &istio(), &rendered(), true).unwrap();
         assert_eq!(adoption.releases.len(), 1);
         let r = &adoption.releases[0];
         assert_eq!(
@@ -553,12 +560,16 @@ mod tests {
             "deployed",
             "---\nkind: Deployment\nmetadata:\n  name: gw\n  namespace: istio-system\n",
         );
-        for records in [vec![uninstalled], vec![bosuns], vec![elsewhere]] {
+        for records in [vec![uninstalled], vec![bosuns.clone()], vec![elsewhere]] {
             assert_eq!(
-                judge(&records, &istio(), &rendered()).unwrap(),
+                judge(&records, &istio(), &rendered(), false).unwrap(),
                 Adoption::default()
             );
         }
+        // --adopt takes bosun's own recorded releases back too (recording stops).
+        let adoption = judge(&[bosuns], &istio(), &rendered(), true).unwrap();
+        assert_eq!(adoption.releases.len(), 1);
+        assert_eq!(adoption.releases[0].release, "istiod");
     }
 
     #[test]
@@ -596,7 +607,9 @@ mod tests {
             ),
         ];
         for (r, want) in cases {
-            let e = judge(&[r], &istio(), &rendered()).unwrap_err().to_string();
+            let e = judge(&[r], &istio(), &rendered(), true)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(want), "{e}");
             assert!(e.ends_with("(nothing was changed)"), "{e}");
         }
@@ -608,6 +621,7 @@ mod tests {
             &[record("istiod", "istiod", 1, "deployed", ISTIOD)],
             &istio(),
             &rendered(),
+            true,
         )
         .unwrap();
         let ours = json!({"kind": "Deployment", "metadata": {"name": "istiod", "namespace": "istio-system",

@@ -242,16 +242,19 @@ impl Install {
     }
 
     /// What installing would do (server-side dry runs with `field_manager`, taking over fields
-    /// of other managers with `force`; writes nothing): each rendered object, the default tag's
-    /// objects, then each object the install's prune would delete (dry-run deletes).
+    /// of other managers with `force`, and without it those of `take_over_from` when they are
+    /// the only ones an object conflicts with; writes nothing): each rendered object, the
+    /// default tag's objects, then each object the install's prune would delete (dry-run
+    /// deletes).
     pub async fn plan(
         &self,
         client: &cluster::Client,
         field_manager: &str,
         force: bool,
+        take_over_from: &[String],
     ) -> Result<cluster::Plan, Error> {
         let mut plan = client
-            .plan_install(&self.components, field_manager, force)
+            .plan_install(&self.components, field_manager, force, take_over_from)
             .await?;
         let doomed: Vec<vocab::ObjectRef> = client
             .prune_candidates(&self.installation)

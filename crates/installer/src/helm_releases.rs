@@ -34,6 +34,18 @@ use crate::Install;
 /// the same fields and do not conflict.
 pub const HELM_FIELD_MANAGER: &str = "helm";
 
+/// The field managers whose fields an install that records Helm releases takes over without
+/// `--force` (pure policy): bosun's own, [`crate::FIELD_MANAGER`]. An install made without
+/// `--helm-releases` applied its objects as `bosun`; the first one with it applies them as
+/// [`HELM_FIELD_MANAGER`], and where a value differs (a field bosun's render now sets
+/// otherwise, or one whose list the API server treats as a whole) the API server reports a
+/// conflict with `bosun`. Those fields are bosun's to give: they move to `helm`, and bosun's
+/// manager then keeps only the owner-label holds ([`owner_label_hold`]). A conflict naming any
+/// other manager (istiod's, kubectl's, another tool's) still fails the install.
+pub fn managers_handed_to_helm() -> Vec<String> {
+    vec![crate::FIELD_MANAGER.to_string()]
+}
+
 /// The `name`s of Istio's charts (their Chart.yaml) that bosun records releases of.
 pub const ISTIO_CHARTS: [&str; 6] = [
     "base",
@@ -274,6 +286,98 @@ impl Install {
             mark_objects(injector, &releases.drafts);
         }
     }
+}
+
+impl Install {
+    /// The namespace and name of the release each rendered component instance is recorded as
+    /// ([`release_name`]), without loading any chart: what [`Install::recorded_before`] looks
+    /// for.
+    pub fn helm_release_names(&self) -> Result<Vec<(String, String)>, HelmReleaseError> {
+        let components =
+            self.merged
+                .components()
+                .map_err(|source| HelmReleaseError::Components {
+                    release: String::new(),
+                    source,
+                })?;
+        let revision = self.revision().to_string();
+        let mut names = Vec::new();
+        for generated in &self.generated.components {
+            let comp = generated.component;
+            if let Some((_, specs)) = components
+                .instances
+                .iter()
+                .find(|(c, _)| c.name == comp.name)
+            {
+                for spec in specs.iter().take(generated.instance_sizes.len()) {
+                    names.push((spec.namespace.clone(), release_name(comp, spec, &revision)));
+                }
+            }
+        }
+        Ok(names)
+    }
+
+    /// The releases of this install that bosun recorded before ([`recorded_before`]), read from
+    /// the helm records bosun marked in the namespaces the releases go to. Reads only; a Secret
+    /// that is not helm's format is passed over here (recording reads and refuses it).
+    pub async fn recorded_before(
+        &self,
+        client: &cluster::Client,
+    ) -> Result<Vec<RecordedBefore>, HelmReleaseError> {
+        let names = self.helm_release_names()?;
+        let namespaces: BTreeSet<&str> = names.iter().map(|(ns, _)| ns.as_str()).collect();
+        let selector = format!(
+            "owner={},{}=true",
+            helmrelease::OWNER,
+            vocab::labels::HELM_RELEASE_RECORD_LABEL
+        );
+        let mut records = Vec::new();
+        for namespace in namespaces {
+            for secret in client.labelled_secrets(Some(namespace), &selector).await? {
+                records.extend(Record::from_secret(&secret).ok());
+            }
+        }
+        Ok(recorded_before(&names, &records))
+    }
+}
+
+/// A release bosun recorded an install as, found again by an install not asked to record
+/// ([`recorded_before`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedBefore {
+    pub namespace: String,
+    pub release: String,
+    /// Its newest revision.
+    pub revision: u32,
+}
+
+/// Which of the releases `names` (namespace, release) bosun recorded before (pure): those with
+/// records carrying bosun's mark ([`vocab::labels::HELM_RELEASE_RECORD_LABEL`], which helm
+/// carries over to the revisions it writes) whose newest revision is not `uninstalled`. An
+/// install without `--helm-releases` keeps recording these (the command line says so): left
+/// alone, their records would go stale, and helm would show an old manifest and old values as
+/// deployed. Releases helm installed itself carry no mark: they are `--adopt`'s.
+pub fn recorded_before(names: &[(String, String)], records: &[Record]) -> Vec<RecordedBefore> {
+    names
+        .iter()
+        .filter_map(|(namespace, release)| {
+            let newest = records
+                .iter()
+                .filter(|r| {
+                    r.namespace == *namespace
+                        && r.name() == Some(release.as_str())
+                        && r.labels
+                            .get(vocab::labels::HELM_RELEASE_RECORD_LABEL)
+                            .is_some_and(|v| v == "true")
+                })
+                .max_by_key(|r| r.version())?;
+            (newest.status() != Status::Uninstalled.as_str()).then(|| RecordedBefore {
+                namespace: namespace.clone(),
+                release: release.clone(),
+                revision: newest.version().unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// Marks `object` with the release of `drafts` that renders it, if one does.
@@ -565,6 +669,37 @@ fn leaves(path: &str, value: &Value, kind: ValueChangeKind, out: &mut Vec<ValueC
     }
 }
 
+/// One file of a chart that differs between two revisions' charts (a template, a file under
+/// `files/`, `values.schema.json`), by its path in the chart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub kind: ValueChangeKind,
+}
+
+/// The files where chart `to` differs from chart `from` (both as helm stores them in a
+/// release), in path order: a chart of the same name and version changed by hand (a patched
+/// local copy `helm upgrade` was given) differs here and nowhere else.
+pub fn chart_file_changes(from: &Value, to: &Value) -> Vec<FileChange> {
+    let (from, to) = (helmrelease::chart_files(from), helmrelease::chart_files(to));
+    let paths: BTreeSet<&String> = from.keys().chain(to.keys()).collect();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let kind = match (from.get(path), to.get(path)) {
+                (None, Some(_)) => ValueChangeKind::Added,
+                (Some(_), None) => ValueChangeKind::Removed,
+                (Some(a), Some(b)) if a != b => ValueChangeKind::Changed,
+                _ => return None,
+            };
+            Some(FileChange {
+                path: path.clone(),
+                kind,
+            })
+        })
+        .collect()
+}
+
 /// Whether two value paths name the same value or one lies inside the other.
 fn paths_overlap(a: &str, b: &str) -> bool {
     let inside = |long: &str, short: &str| {
@@ -599,6 +734,13 @@ pub struct HelmChange {
     /// them), and whether its chart version differs from the newest revision's.
     pub undone: Vec<ValueChange>,
     pub chart_undone: bool,
+    /// The chart's files helm's revision changed (from bosun's last revision's chart to the
+    /// newest's, or from the chart this install renders when bosun's is gone): templates,
+    /// `files/`, `values.schema.json`, by path.
+    pub files: Vec<FileChange>,
+    /// Those of [`HelmChange::files`] the chart this install renders does not have as the
+    /// newest revision has them (the install would undo them).
+    pub files_undone: Vec<FileChange>,
     /// The revision this install would record.
     pub next: u32,
 }
@@ -607,7 +749,21 @@ impl HelmChange {
     /// Whether the install would undo something helm changed: values this install's do not
     /// carry, or another chart version.
     pub fn would_undo(&self) -> bool {
-        !self.undone.is_empty() || self.chart_undone
+        !self.undone.is_empty() || self.chart_undone || !self.files_undone.is_empty()
+    }
+
+    /// What the user can do instead of undoing helm's change, in words: take changed values
+    /// into the IstioOperator, render from a chart with helm's changed files, or `--force`.
+    pub fn ways_on(&self) -> String {
+        let mut ways = Vec::new();
+        if !self.undone.is_empty() {
+            ways.push("take the values into the IstioOperator");
+        }
+        if !self.files_undone.is_empty() {
+            ways.push("install from charts with helm's changed files (--manifests)");
+        }
+        ways.push("install with --force");
+        ways.join(", or ")
     }
 
     /// `istio-system/istiod revision 2 (Upgrade complete, deployed at …)`.
@@ -638,6 +794,14 @@ impl HelmChange {
             lines.push(format!("chart version {ours} → {theirs}"));
         } else if self.chart_undone {
             lines.push("chart version: this install's differs".to_string());
+        }
+        for f in &self.files {
+            let undone = if self.files_undone.contains(f) {
+                ""
+            } else {
+                " — in this install's chart"
+            };
+            lines.push(format!("chart file {} {}{undone}", f.path, f.kind));
         }
         let from = if self.since_bosun {
             String::new()
@@ -694,7 +858,9 @@ pub fn helm_change(draft: &Draft, existing: &[Record]) -> Option<HelmChange> {
         .or_else(|| mark(newest));
     let ours = bosun_revision.and_then(|b| existing.iter().find(|r| r.version() == Some(b)));
     let theirs = newest.config();
-    let (values, chart) = match ours {
+    let chart_of = |r: &Record| -> Value { r.body.get("chart").cloned().unwrap_or(Value::Null) };
+    let their_chart = chart_of(newest);
+    let (values, chart, files) = match ours {
         Some(ours) => (
             value_changes(&ours.config(), &theirs),
             (ours.chart_version() != newest.chart_version()).then(|| {
@@ -703,9 +869,27 @@ pub fn helm_change(draft: &Draft, existing: &[Record]) -> Option<HelmChange> {
                     newest.chart_version().to_string(),
                 )
             }),
+            // Only within one chart version: another version's files differ as a matter of
+            // course, and the version says it.
+            if ours.chart_version() == newest.chart_version() {
+                chart_file_changes(&chart_of(ours), &their_chart)
+            } else {
+                Vec::new()
+            },
         ),
-        None => (value_changes(&draft.config, &theirs), None),
+        None if draft.chart_version == newest.chart_version() => (
+            value_changes(&draft.config, &theirs),
+            None,
+            chart_file_changes(&draft.chart, &their_chart),
+        ),
+        None => (value_changes(&draft.config, &theirs), None, Vec::new()),
     };
+    let against_draft_files = chart_file_changes(&their_chart, &draft.chart);
+    let files_undone = files
+        .iter()
+        .filter(|f| against_draft_files.iter().any(|d| d.path == f.path))
+        .cloned()
+        .collect();
     let against_draft = value_changes(&theirs, &draft.config);
     let undone = values
         .iter()
@@ -737,6 +921,8 @@ pub fn helm_change(draft: &Draft, existing: &[Record]) -> Option<HelmChange> {
         values,
         undone,
         chart_undone: newest.chart_version() != draft.chart_version,
+        files,
+        files_undone,
         next: revision + 1,
     })
 }
@@ -1128,6 +1314,205 @@ mod tests {
             .labels
             .remove(vocab::labels::HELM_RECORDED_REVISION_LABEL);
         assert_eq!(helm_change(&draft(base), &[unmarked]), None);
+    }
+
+    /// A chart as helm stores it, with these templates (name, data: base64 in a real record,
+    /// compared as it is).
+    fn chart_with(version: &str, templates: &[(&str, &str)]) -> Value {
+        let b64 = |t: &str| t.to_string();
+        json!({"metadata": {"name": "istiod", "version": version},
+               "templates": templates.iter().map(|(n, t)| json!({"name": n, "data": b64(t)})).collect::<Vec<_>>(),
+               "files": [{"name": "files/injection-template.yaml", "data": b64("inj")}],
+               "values": {"a": 1}, "schema": null})
+    }
+
+    #[test]
+    fn chart_files_are_compared_by_path() {
+        let base = chart_with("1", &[("templates/a.yaml", "a"), ("templates/b.yaml", "b")]);
+        // (from, to, changes)
+        type Case = (Value, Value, Vec<(&'static str, ValueChangeKind)>);
+        let cases: Vec<Case> = vec![
+            (base.clone(), base.clone(), vec![]),
+            (
+                base.clone(),
+                chart_with("1", &[("templates/a.yaml", "A"), ("templates/b.yaml", "b")]),
+                vec![("templates/a.yaml", ValueChangeKind::Changed)],
+            ),
+            (
+                base.clone(),
+                chart_with("1", &[("templates/b.yaml", "b"), ("templates/c.yaml", "c")]),
+                vec![
+                    ("templates/a.yaml", ValueChangeKind::Removed),
+                    ("templates/c.yaml", ValueChangeKind::Added),
+                ],
+            ),
+            // The chart's values (helm's --reuse-values stores merged ones there) and its
+            // metadata are not files compared.
+            (
+                base.clone(),
+                {
+                    let mut c = base.clone();
+                    c["values"] = json!({"a": 2, "global": {}});
+                    c["metadata"]["description"] = json!("x");
+                    c
+                },
+                vec![],
+            ),
+            (
+                base.clone(),
+                {
+                    let mut c = base.clone();
+                    c["files"][0]["data"] = json!("eA==");
+                    c["schema"] = json!("e30=");
+                    c
+                },
+                vec![
+                    ("files/injection-template.yaml", ValueChangeKind::Changed),
+                    ("values.schema.json", ValueChangeKind::Added),
+                ],
+            ),
+        ];
+        for (from, to, want) in cases {
+            let got: Vec<(String, ValueChangeKind)> = chart_file_changes(&from, &to)
+                .into_iter()
+                .map(|f| (f.path, f.kind))
+                .collect();
+            let want: Vec<(String, ValueChangeKind)> =
+                want.into_iter().map(|(p, k)| (p.to_string(), k)).collect();
+            assert_eq!(got, want, "{from} → {to}");
+        }
+    }
+
+    #[test]
+    fn a_chart_helm_changed_under_the_same_version_is_noticed() {
+        let ours = chart_with("1.2.3", &[("templates/service.yaml", "svc")]);
+        let patched = chart_with("1.2.3", &[("templates/service.yaml", "svc+label")]);
+        let mut d = draft(json!({"a": 1}));
+        d.chart = ours.clone();
+        let v1 = read(
+            next_revision(&d, &[], at(1), 10)
+                .unwrap()
+                .create
+                .as_ref()
+                .unwrap(),
+        );
+        // helm upgrade ./patched-copy --reuse-values: the same values, the same version.
+        let mut v2 = helm_upgrade(&v1, json!({"a": 1}), "1.2.3");
+        v2.body["chart"] = patched.clone();
+        let records = [v1.clone(), v2.clone()];
+        let change = helm_change(&d, &records).unwrap();
+        assert!(change.values.is_empty() && change.chart.is_none() && !change.chart_undone);
+        let file = FileChange {
+            path: "templates/service.yaml".into(),
+            kind: ValueChangeKind::Changed,
+        };
+        assert_eq!(change.files, std::slice::from_ref(&file));
+        assert_eq!(change.files_undone, std::slice::from_ref(&file));
+        assert!(change.would_undo());
+        assert_eq!(
+            change.change_lines(),
+            [
+                "chart file templates/service.yaml changed",
+                "no value changed"
+            ]
+        );
+        assert_eq!(
+            change.ways_on(),
+            "install from charts with helm's changed files (--manifests), or install with --force"
+        );
+
+        // Rendered from the patched chart: carried, not refused.
+        let mut carried = d.clone();
+        carried.chart = patched.clone();
+        let change = helm_change(&carried, &records).unwrap();
+        assert_eq!(change.files, std::slice::from_ref(&file));
+        assert!(change.files_undone.is_empty() && !change.would_undo());
+        assert_eq!(
+            change.change_lines()[0],
+            "chart file templates/service.yaml changed — in this install's chart"
+        );
+
+        // bosun's revision gone from helm's history: compared with the chart this install
+        // renders.
+        let change = helm_change(&d, std::slice::from_ref(&v2)).unwrap();
+        assert!(!change.since_bosun);
+        assert_eq!(change.files_undone, [file]);
+
+        // Another chart version: the version says it, files are not listed.
+        let mut v2 = helm_upgrade(&v1, json!({"a": 1}), "1.2.4");
+        v2.body["chart"] = chart_with("1.2.4", &[("templates/service.yaml", "new")]);
+        let change = helm_change(&d, &[v1, v2]).unwrap();
+        assert!(change.files.is_empty() && change.chart_undone);
+    }
+
+    #[test]
+    fn releases_bosun_recorded_before_are_found() {
+        let names = vec![
+            ("istio-system".to_string(), "istio-base".to_string()),
+            ("istio-system".to_string(), "istiod".to_string()),
+        ];
+        let record = |release: &str, version: u32, status: Status, marked: bool| {
+            let labels = if marked {
+                BTreeMap::from([(
+                    vocab::labels::HELM_RELEASE_RECORD_LABEL.to_string(),
+                    "true".to_string(),
+                )])
+            } else {
+                BTreeMap::new()
+            };
+            read(
+                &Release {
+                    name: release.into(),
+                    namespace: "istio-system".into(),
+                    version,
+                    status,
+                    description: String::new(),
+                    first_deployed: String::new(),
+                    last_deployed: String::new(),
+                    chart: json!({"metadata": {"name": "x", "version": "1"}}),
+                    config: Map::new(),
+                    manifest: String::new(),
+                    labels,
+                    apply_method: "ssa".into(),
+                }
+                .to_secret(1),
+            )
+        };
+        // (records, releases found with their newest revision)
+        type Case = (Vec<Record>, Vec<(&'static str, u32)>);
+        let cases: Vec<Case> = vec![
+            (vec![], vec![]),
+            // bosun's records, helm's revision after them carrying the mark over.
+            (
+                vec![
+                    record("istio-base", 1, Status::Deployed, true),
+                    record("istiod", 1, Status::Superseded, true),
+                    record("istiod", 2, Status::Deployed, true),
+                ],
+                vec![("istio-base", 1), ("istiod", 2)],
+            ),
+            // helm's own install (no mark): --adopt's business, not recording's.
+            (vec![record("istiod", 1, Status::Deployed, false)], vec![]),
+            // uninstalled with its history kept.
+            (vec![record("istiod", 3, Status::Uninstalled, true)], vec![]),
+            // a release this install does not record.
+            (
+                vec![record("istio-ingressgateway", 1, Status::Deployed, true)],
+                vec![],
+            ),
+        ];
+        for (records, want) in cases {
+            let got: Vec<(String, u32)> = recorded_before(&names, &records)
+                .into_iter()
+                .map(|r| (r.release, r.revision))
+                .collect();
+            let want: Vec<(String, u32)> =
+                want.into_iter().map(|(r, v)| (r.to_string(), v)).collect();
+            assert_eq!(got, want);
+        }
+        let mut elsewhere = record("istiod", 1, Status::Deployed, true);
+        elsewhere.namespace = "other".into();
+        assert!(recorded_before(&names, &[elsewhere]).is_empty());
     }
 
     #[test]

@@ -1510,9 +1510,9 @@ impl Prepared {
         let plans = self.members.iter().enumerate().map(|(i, m)| async move {
             let client = &m.connected.client;
             let plan = async {
-                let install = m.install.plan(client, FIELD_MANAGER, force).await?;
+                let install = m.install.plan(client, FIELD_MANAGER, force, &[]).await?;
                 let eastwest = match &m.eastwest {
-                    Some(e) => Some(e.plan(client, FIELD_MANAGER, force).await?),
+                    Some(e) => Some(e.plan(client, FIELD_MANAGER, force, &[]).await?),
                     None => None,
                 };
                 Ok::<_, Error>(MemberPlan {

@@ -433,6 +433,7 @@ async fn apply_and_prune(
     let generation = iop.meta().generation.unwrap_or(0);
     let options = cluster::InstallOptions {
         field_manager: FIELD_MANAGER.to_string(),
+        take_over_from: Vec::new(),
         // The operator is the authority over what it owns: fields someone else changed are
         // taken back (drift repair).
         force: true,
