@@ -22,6 +22,7 @@
 pub mod controller;
 pub mod crd;
 pub mod deploy;
+pub mod helm;
 pub mod lease;
 pub mod log;
 pub mod metrics;
@@ -48,6 +49,9 @@ pub struct Rendered {
     /// The Istio version of the install package that rendered it (judged by the release
     /// policy, `installer::release_policy`).
     pub version: String,
+    /// Each component instance as a Helm release draft (its chart, values and objects), when
+    /// the render was asked for them ([`helm::HELM_RELEASES_ANNOTATION`]).
+    pub helm_releases: Option<Vec<installer::helm_releases::Draft>>,
 }
 
 /// Why an IstioOperator could not be rendered.
@@ -66,11 +70,13 @@ pub enum RenderError {
 pub trait Render: Send + Sync + 'static {
     /// Renders `iop`, the IstioOperator as stored (apiVersion, kind, metadata, spec), with
     /// the install package `package` when given (the version the IstioOperator names, see
-    /// [`version`]) instead of the operator's own.
+    /// [`version`]) instead of the operator's own; with `helm_releases`, the Helm release
+    /// drafts too ([`Rendered::helm_releases`]).
     fn render(
         &self,
         iop: &Value,
         package: Option<&std::path::Path>,
+        helm_releases: bool,
     ) -> Result<Rendered, RenderError>;
 }
 
@@ -90,6 +96,9 @@ pub enum Error {
     /// The Istio version the IstioOperator names could not be had (see [`version`]).
     #[error(transparent)]
     Version(#[from] version::VersionError),
+    /// The Helm release records could not be read, written or removed.
+    #[error(transparent)]
+    HelmReleases(#[from] installer::helm_releases::HelmReleaseError),
     /// The installer's checks before applying could not run.
     #[error("checking before applying: {0}")]
     Installer(#[from] installer::Error),
