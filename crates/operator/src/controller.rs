@@ -510,7 +510,9 @@ async fn apply_and_prune(
         })
         .collect();
 
-    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o)).await?;
+    let helm = manager == installer::helm_releases::HELM_FIELD_MANAGER;
+    let pruned =
+        crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o), helm).await?;
     for object in &pruned {
         ctx.metrics.pruned(&object.kind);
         log("info", "pruned", &[("iop", &owner), ("object", object)]);
@@ -1059,7 +1061,9 @@ async fn cleanup(iop: Arc<IstioOperatorObject>, ctx: Arc<Context>) -> Result<Act
             &o.name,
         ))
     };
-    let removed = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    // Its objects carry Helm's managed-by label while it has Helm release records; the
+    // annotation may have gone with the deletion, so both are looked for.
+    let removed = crate::prune::remove_owned(&ctx.client, &owner, &keep, true).await?;
     // The Helm release records the operator wrote for it, as `uninstall` removes its own.
     let namespaces: std::collections::BTreeSet<String> =
         record_namespaces(&iop, std::iter::empty())

@@ -193,6 +193,14 @@ impl Owner {
         .collect()
     }
 
+    /// [`Owner::labels`] with Helm's `app.kubernetes.io/managed-by: Helm`: what the objects of
+    /// an IstioOperator with Helm release records carry (see [`crate::helm`]).
+    pub fn helm_labels(&self) -> std::collections::BTreeMap<String, String> {
+        let mut labels = self.labels();
+        labels.insert(MANAGED_BY_LABEL.into(), HELM_MANAGED_BY_VALUE.into());
+        labels
+    }
+
     /// The label selector that finds every object this IstioOperator's reconciles applied
     /// (managed by the operator, or by Helm for an IstioOperator with Helm release records:
     /// see [`crate::helm`]).
