@@ -431,12 +431,17 @@ async fn apply_and_prune(
     rendered: &crate::Rendered,
     components: &[vocab::Component],
     left: &[Vec<vocab::ObjectRef>],
-    manager: &str,
 ) -> Result<(Vec<Vec<vocab::ObjectRef>>, usize, usize), Error> {
     let owner = owner_of(iop);
+    // helm's with Helm release records (see `crate::helm`), else the operator's own.
+    let helm = crate::helm::requested(iop.meta().annotations.as_ref());
+    let manager = if helm {
+        installer::helm_releases::HELM_FIELD_MANAGER
+    } else {
+        FIELD_MANAGER
+    };
     let generation = iop.meta().generation.unwrap_or(0);
     let options = cluster::InstallOptions {
-        // helm's with Helm release records (see `crate::helm`), else the operator's own.
         field_manager: manager.to_string(),
         // The operator is the authority over what it owns: fields someone else changed are
         // taken back (drift repair).
@@ -510,7 +515,6 @@ async fn apply_and_prune(
         })
         .collect();
 
-    let helm = manager == installer::helm_releases::HELM_FIELD_MANAGER;
     let pruned =
         crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o), helm).await?;
     for object in &pruned {
@@ -928,7 +932,6 @@ async fn apply(
             &rendered,
             &to_apply,
             &left,
-            manager,
         )
         .await?;
         ctx.last_applied
