@@ -13,7 +13,7 @@
 //! over it. The annotation's removal and the IstioOperator's deletion remove the records the
 //! operator wrote and hand the objects back from helm's manager ([`records_selector`]).
 //!
-//! Pure but for [`Records`]' reads and writes (through `installer` and `cluster`).
+//! Pure: the records are read and written by the controller, through `installer` and `cluster`.
 
 use std::collections::{BTreeMap, BTreeSet};
 

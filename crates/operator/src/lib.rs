@@ -13,7 +13,9 @@
 //! render's memory goes with the child).
 //!
 //! The Istio version an IstioOperator may name ([`version`]) is resolved, fetched and cached
-//! through `release`, with the catalog and sources the CLI hands in.
+//! through `release`, with the catalog and sources the CLI hands in. Helm release records for
+//! an IstioOperator that asks for them ([`helm`]) are `installer::helm_releases`' (drafts,
+//! markers, revisions, what helm changed); this crate only decides when to hold a release back.
 //!
 //! Must not: render any other way, depend on the CLI, or duplicate cluster I/O that `cluster`
 //! has: every apply goes through [`cluster::Client::install`], readiness through
@@ -50,7 +52,7 @@ pub struct Rendered {
     /// policy, `installer::release_policy`).
     pub version: String,
     /// Each component instance as a Helm release draft (its chart, values and objects), when
-    /// the render was asked for them ([`helm::HELM_RELEASES_ANNOTATION`]).
+    /// the render was asked for them ([`vocab::labels::HELM_RELEASES_ANNOTATION`]).
     pub helm_releases: Option<Vec<installer::helm_releases::Draft>>,
 }
 
