@@ -630,6 +630,7 @@ impl operator::Render for ChildRender {
         &self,
         iop: &Value,
         package: Option<&std::path::Path>,
+        helm_releases: bool,
     ) -> Result<operator::Rendered, operator::RenderError> {
         use operator::RenderError;
         use std::process::{Command, Stdio};
@@ -637,7 +638,9 @@ impl operator::Render for ChildRender {
         let manifests = package
             .map(|p| p.display().to_string())
             .or_else(|| self.manifests.clone());
-        let request = serde_json::json!({"iop": iop, "manifests": manifests, "facts": self.facts});
+        let request = serde_json::json!({
+            "iop": iop, "manifests": manifests, "facts": self.facts, "helmReleases": helm_releases,
+        });
         let failed = |what: String| RenderError::Failed(format!("the render process: {what}"));
         let mut child = Command::new(&self.exe)
             .args(["operator", "render-child"])
@@ -689,6 +692,13 @@ impl operator::Render for ChildRender {
             components,
             warnings: serde_json::from_value(rendered["warnings"].clone()).unwrap_or_default(),
             version: rendered["version"].as_str().unwrap_or_default().to_string(),
+            helm_releases: match rendered.get("helmReleases") {
+                None | Some(Value::Null) => None,
+                Some(drafts) => Some(
+                    serde_json::from_value(drafts.clone())
+                        .map_err(|e| failed(format!("reading its Helm release drafts: {e}")))?,
+                ),
+            },
         })
     }
 }
@@ -704,7 +714,8 @@ fn render_child() -> Result<(), MeshFailure> {
         .map_err(|e| MeshFailure(format!("reading the render request: {e}")))?;
     let facts = facts_from_json(&request["facts"]).map_err(MeshFailure)?;
     let render = inline_render(request["manifests"].as_str().map(str::to_string), &facts);
-    let answer = match operator::Render::render(&render, &request["iop"], None) {
+    let helm_releases = request["helmReleases"].as_bool().unwrap_or(false);
+    let answer = match operator::Render::render(&render, &request["iop"], None, helm_releases) {
         Ok(rendered) => serde_json::json!({"rendered": {
             "components": rendered.components.iter().map(|c| serde_json::json!({
                 "name": c.name, "displayName": c.display_name, "after": c.after,
@@ -712,6 +723,7 @@ fn render_child() -> Result<(), MeshFailure> {
             })).collect::<Vec<_>>(),
             "warnings": rendered.warnings,
             "version": rendered.version,
+            "helmReleases": rendered.helm_releases,
         }}),
         Err(operator::RenderError::Invalid(messages)) => serde_json::json!({"invalid": messages}),
         Err(operator::RenderError::Failed(message)) => serde_json::json!({"failed": message}),

@@ -17,8 +17,15 @@
 //! revision, which bosun notices too, and to bosun's) and `helm uninstall` work, and `uninstall
 //! --purge` removes bosun's records. Bad records
 //! (another chart's release of the same name, a Secret that is not helm's format) refuse the
-//! install with nothing changed. One test: it installs into `istio-system` as the other living
-//! tests do, and the test binaries run one at a time.
+//! install with nothing changed.
+//!
+//! The operator's counterpart (`bosun.io/helm-releases` on an IstioOperator, `operator run` as
+//! a child process): helm lists the releases it recorded, `helm get manifest` is the render,
+//! `helm upgrade --reuse-values --set …` of istiod is left alone with the status saying what
+//! changed, and `bosun.io/override-helm-changes` puts the render back as the next revision.
+//!
+//! Both tests install into `istio-system` as the other living tests do: they run one after the
+//! other ([`one_at_a_time`]), and the test binaries run one at a time.
 
 mod common;
 
@@ -35,6 +42,12 @@ use kube::api::{DeleteParams, ListParams, PostParams};
 use serde_json::{Value, json};
 
 const NS: &str = "istio-system";
+
+/// The tests here share the living cluster's `istio-system`: one at a time.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LIVING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LIVING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn kubeconfig() -> &'static Path {
     testenv::living_kubeconfig()
@@ -231,6 +244,7 @@ fn record_of_chart(release: &str, chart: &str) -> Secret {
 
 #[test]
 fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
+    let _one = one_at_a_time();
     common::run(async {
         let kube = testenv::living_client().await.kube().clone();
         fresh(&kube).await;
@@ -788,5 +802,254 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
         );
         let list = helm_json(&["list", "-A", "-o", "json"]);
         assert_eq!(list, json!([]), "{list}");
+    });
+}
+
+/// The operator with `bosun.io/helm-releases: "true"` (`operator run` as a child process, on a
+/// minimal IstioOperator with the local images): `helm list` shows `istio-base` and `istiod`
+/// deployed, `helm get manifest` holds exactly what `manifest generate --cluster-specific`
+/// renders of the IstioOperator; `helm upgrade --reuse-values --set pilot.env.…` of istiod
+/// succeeds (no conflict with the operator's manager) and the operator leaves it (the env var
+/// stays, the status is ACTION_REQUIRED naming the value path and never the value); with
+/// `bosun.io/override-helm-changes: "true"` the operator's render is back as revision 3 (helm's
+/// values of revision 1 again, the env var gone); deleting the IstioOperator deletes the
+/// records with the objects (`helm list` empty).
+#[test]
+fn operator_records_helm_releases_that_helm_reads_and_leaves_what_helm_upgraded() {
+    use common::operator::{Operator, iop_resource};
+    use kube::api::{DynamicObject, Patch, PatchParams};
+    let _one = one_at_a_time();
+    common::run(async {
+        let client = testenv::living_client().await;
+        let kube = client.kube().clone();
+        fresh(&kube).await;
+        let deployments: Api<Deployment> = Api::namespaced(kube.clone(), NS);
+
+        // The IstioOperator CRD, as `operator dump` gives it (the operator runs here as a
+        // child process, not from its Deployment).
+        let dump = bosun(&["operator", "dump"]);
+        succeeded(&dump);
+        let crd: Vec<Value> = manifest::diff::read_objects("dump", &common::stdout(&dump))
+            .unwrap()
+            .iter()
+            .filter(|o| o.kind() == "CustomResourceDefinition")
+            .map(|o| o.value().clone())
+            .collect();
+        client.apply(&crd, "living-test", true).await.unwrap();
+        let ns = testenv::unique_name("helm-iop");
+        client
+            .apply(
+                &[json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})],
+                "living-test",
+                false,
+            )
+            .await
+            .unwrap();
+        let iops: Api<DynamicObject> = Api::namespaced_with(kube.clone(), &ns, &iop_resource());
+        let living = testenv::living();
+        let resource = json!({
+            "apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+            "metadata": {"name": "helm", "namespace": ns,
+                         "annotations": {"bosun.io/helm-releases": "true"}},
+            "spec": {"profile": "minimal", "hub": living.hub, "tag": living.tag}
+        });
+        let iop: DynamicObject = serde_json::from_value(resource.clone()).unwrap();
+        wait_until(
+            "the IstioOperator CRD served",
+            Duration::from_secs(60),
+            || async { iops.create(&PostParams::default(), &iop).await.ok() },
+        )
+        .await;
+        let operator = Operator::start_with(kubeconfig(), &ns, &[]);
+        let status = || async {
+            iops.get("helm")
+                .await
+                .ok()
+                .map(|i| i.data["status"].clone())
+                .unwrap_or(Value::Null)
+        };
+        let until = |what: &'static str, check: fn(&Value) -> bool| {
+            let operator = &operator;
+            async move {
+                let deadline = std::time::Instant::now() + Duration::from_secs(150);
+                loop {
+                    let s = status().await;
+                    if check(&s) {
+                        return s;
+                    }
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "{what}: {s}\noperator log:\n{}",
+                        operator.log()
+                    );
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+        };
+        until("HEALTHY", |s| s["status"] == "HEALTHY").await;
+
+        // helm list: both releases deployed, with the charts' versions.
+        let charts: PathBuf = common::manifests_dir().join("charts");
+        let list = helm_json(&["list", "-n", NS, "-o", "json"]);
+        let mut seen: Vec<(String, String, String)> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    r["status"].as_str().unwrap().to_string(),
+                    r["chart"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        seen.sort();
+        let (base_version, _) = chart_versions(&charts.join("base"));
+        let (istiod_version, _) = chart_versions(&charts.join("istio-control/istio-discovery"));
+        assert_eq!(
+            seen,
+            [
+                (
+                    "istio-base".into(),
+                    "deployed".into(),
+                    format!("base-{base_version}")
+                ),
+                (
+                    "istiod".into(),
+                    "deployed".into(),
+                    format!("istiod-{istiod_version}")
+                ),
+            ],
+            "{list}"
+        );
+
+        // helm get manifest: what the operator rendered, document for document.
+        let file = std::env::temp_dir().join(format!("{ns}.json"));
+        std::fs::write(&file, resource.to_string()).unwrap();
+        let out = bosun(&[
+            "manifest",
+            "generate",
+            "--cluster-specific",
+            "-f",
+            file.to_str().unwrap(),
+        ]);
+        let _ = std::fs::remove_file(&file);
+        succeeded(&out);
+        let rendered = documents(&String::from_utf8_lossy(&out.stdout));
+        let mut recorded = Vec::new();
+        for release in ["istio-base", "istiod"] {
+            let out = helm(&["get", "manifest", release, "-n", NS]);
+            succeeded(&out);
+            recorded.extend(documents(&String::from_utf8_lossy(&out.stdout)));
+        }
+        recorded.sort();
+        assert_eq!(recorded.len(), rendered.len());
+        assert!(
+            recorded == rendered,
+            "helm get manifest differs from manifest generate"
+        );
+
+        // helm upgrade of istiod: no conflict, it lands, and the operator leaves it.
+        let out = helm(&[
+            "upgrade",
+            "istiod",
+            charts
+                .join("istio-control/istio-discovery")
+                .to_str()
+                .unwrap(),
+            "-n",
+            NS,
+            "--reuse-values",
+            "--set",
+            "pilot.env.BOSUN_HELM_TEST=upgraded",
+        ]);
+        succeeded(&out);
+        let has_env = || async {
+            istiod_env(&deployments)
+                .await
+                .iter()
+                .any(|e| e.name == "BOSUN_HELM_TEST" && e.value.as_deref() == Some("upgraded"))
+        };
+        assert!(has_env().await, "helm's upgrade reached the Deployment");
+        let held = until("ACTION_REQUIRED after helm's upgrade", |s| {
+            s["status"] == "ACTION_REQUIRED"
+        })
+        .await;
+        let message = held["message"].as_str().unwrap();
+        assert!(
+            message.contains(
+                "helm release istio-system/istiod: revision 2 (deployed, \"Upgrade complete\""
+            ) && message.contains("values.pilot.env.BOSUN_HELM_TEST added")
+                && !message.contains("upgraded"),
+            "{message}"
+        );
+        // Its drift repairs after the upgrade (istiod rolls out) leave it.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert!(
+            has_env().await,
+            "the operator undid helm's upgrade:\n{}",
+            operator.log()
+        );
+        assert_eq!(
+            helm_json(&["history", "istiod", "-n", NS, "-o", "json"])
+                .as_array()
+                .unwrap()
+                .len(),
+            2
+        );
+
+        // The override: the operator's render is back as revision 3.
+        iops.patch(
+            "helm",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {"bosun.io/override-helm-changes": "true"}}}),
+            ),
+        )
+        .await
+        .unwrap();
+        // (Revision 3 is written before revision 2 becomes superseded, as helm writes them.)
+        let statuses = |h: &Value| -> Vec<String> {
+            h.as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h["status"].as_str().unwrap().to_string())
+                .collect()
+        };
+        wait_until("revision 3 deployed", Duration::from_secs(120), || async {
+            let h = helm_json(&["history", "istiod", "-n", NS, "-o", "json"]);
+            (statuses(&h) == ["superseded", "superseded", "deployed"]).then_some(h)
+        })
+        .await;
+        assert_eq!(
+            helm_json(&["get", "values", "istiod", "-n", NS, "-o", "json"]),
+            helm_json(&[
+                "get",
+                "values",
+                "istiod",
+                "-n",
+                NS,
+                "--revision",
+                "1",
+                "-o",
+                "json"
+            ]),
+        );
+        assert!(!has_env().await, "the render is back");
+
+        // Deleting the IstioOperator deletes its records with its objects.
+        iops.delete("helm", &DeleteParams::default()).await.unwrap();
+        wait_until(
+            "the IstioOperator gone",
+            Duration::from_secs(120),
+            || async { iops.get_opt("helm").await.unwrap().is_none().then_some(()) },
+        )
+        .await;
+        let list = helm_json(&["list", "-n", NS, "-o", "json"]);
+        assert_eq!(list, json!([]), "{list}");
+        assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+        drop(operator);
+        let namespaces: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(kube.clone());
+        let _ = namespaces.delete(&ns, &DeleteParams::default()).await;
     });
 }

@@ -2118,3 +2118,352 @@ async fn operator_applies_the_release_policy() {
     );
     delete_and_wait(&api, "eol", &operator).await;
 }
+
+/// The documents of a manifest (`---` lines split them), sorted.
+fn documents(text: &str) -> Vec<String> {
+    let mut docs: Vec<String> = format!("\n{text}")
+        .split("\n---\n")
+        .map(|d| {
+            d.trim_start_matches('\n')
+                .trim_start_matches("---\n")
+                .trim_end()
+                .to_string()
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
+    docs.sort();
+    docs
+}
+
+/// The Helm release records of `release` in `ns`, decoded, oldest first.
+async fn helm_records(ns: &str, release: &str) -> Vec<helmrelease::Record> {
+    let client = testenv::client().await;
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.kube().clone(), ns);
+    let list = secrets
+        .list(&kube::api::ListParams::default().labels(&helmrelease::selector(release)))
+        .await
+        .unwrap();
+    let mut records: Vec<helmrelease::Record> = list
+        .items
+        .iter()
+        .map(|s| helmrelease::Record::from_secret(s).unwrap())
+        .collect();
+    records.sort_by_key(|r| r.version());
+    records
+}
+
+/// `bosun.io/helm-releases: "true"` (fast tier; real helm on the living cluster is
+/// `helm_releases.rs`' part): the operator records each component instance as the Helm release
+/// Istio's docs name, in helm's format (decoded by `helmrelease`), holding exactly the documents
+/// `manifest generate --cluster-specific` renders; the objects carry Helm's markers and are
+/// applied as manager `helm`, the operator's own manager holding only the owner labels. Then a
+/// revision written as `helm upgrade --reuse-values --set pilot.env.…` writes it (the record
+/// and the Deployment's new env var): the operator leaves istiod as helm made it, the status
+/// says ACTION_REQUIRED (reason HelmChanged) with the value path and never the value, and the
+/// other release is still repaired. `bosun.io/override-helm-changes: "true"` puts the render
+/// back as revision 3; removing `bosun.io/helm-releases` deletes the records and hands the
+/// objects back to the operator's manager.
+#[tokio::test]
+async fn operator_records_helm_releases_and_leaves_what_helm_changed() {
+    let _api_server = API_SERVER.read().await;
+    init_once();
+    let ns = testenv::unique_name("iop-helm");
+    let istio_ns = testenv::unique_name("istio-helm");
+    create_namespace(&ns).await;
+    create_namespace(&istio_ns).await;
+    let operator = Operator::start(&ns, &[]);
+    let client = testenv::client().await;
+    let api = iops(&ns).await;
+    let mut resource = iop("helm", &ns, &istio_ns, json!({}));
+    resource["metadata"]["annotations"] = json!({"bosun.io/helm-releases": "true"});
+    api.create(
+        &PostParams::default(),
+        &serde_json::from_value(resource.clone()).unwrap(),
+    )
+    .await
+    .unwrap();
+
+    // The records: one release per component, revision 1, deployed, bosun's mark and the
+    // IstioOperator in their labels.
+    let (base, istiod) = wait_for("both releases recorded", &operator, || async {
+        let base = helm_records(&istio_ns, "istio-base").await;
+        let istiod = helm_records(&istio_ns, "istiod").await;
+        (base.len() == 1 && istiod.len() == 1).then_some((base, istiod))
+    })
+    .await;
+    for (record, chart) in [(&base[0], "base"), (&istiod[0], "istiod")] {
+        assert_eq!(record.version(), Some(1));
+        assert_eq!(record.status(), "deployed");
+        assert_eq!(record.chart_name(), Some(chart));
+        assert_eq!(record.labels["bosun.io/helm-release"], "true");
+        assert_eq!(record.labels["bosun.io/helm-revision"], "1");
+        assert_eq!(
+            record.labels["install.operator.istio.io/owning-resource"],
+            "helm"
+        );
+        assert_eq!(record.body["apply_method"], "ssa");
+    }
+    // Exactly what `manifest generate --cluster-specific` renders of the same IstioOperator.
+    let file = std::env::temp_dir().join(format!("{}.json", testenv::unique_name("iop-helm")));
+    std::fs::write(&file, resource.to_string()).unwrap();
+    let out = bosun(&[
+        "manifest",
+        "generate",
+        "--cluster-specific",
+        "--manifests",
+        &manifests(),
+        "-f",
+        file.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_file(&file);
+    assert!(out.status.success(), "{}", text(&out));
+    let rendered = documents(&String::from_utf8_lossy(&out.stdout));
+    let mut recorded = documents(base[0].manifest());
+    recorded.extend(documents(istiod[0].manifest()));
+    recorded.sort();
+    assert_eq!(recorded.len(), rendered.len());
+    assert!(
+        recorded == rendered,
+        "the records' manifests differ from manifest generate"
+    );
+
+    // Helm's markers, manager `helm`, the operator's manager holding only the owner labels.
+    let deployments: Api<Deployment> = Api::namespaced(client.kube().clone(), &istio_ns);
+    let deployment = deployments.get("istiod").await.unwrap();
+    let meta = &deployment.metadata;
+    let labels = meta.labels.clone().unwrap_or_default();
+    let annotations = meta.annotations.clone().unwrap_or_default();
+    assert_eq!(labels["app.kubernetes.io/managed-by"], "Helm");
+    assert_eq!(
+        labels["install.operator.istio.io/owning-resource-namespace"],
+        ns
+    );
+    assert_eq!(annotations["meta.helm.sh/release-name"], "istiod");
+    assert_eq!(annotations["meta.helm.sh/release-namespace"], istio_ns);
+    let managers: BTreeMap<String, Value> = meta
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|m| m.operation.as_deref() == Some("Apply"))
+        .map(|m| {
+            (
+                m.manager.clone().unwrap_or_default(),
+                m.fields_v1
+                    .as_ref()
+                    .map(|f| f.0.clone())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(
+        managers["helm"].pointer("/f:spec").is_some(),
+        "{managers:?}"
+    );
+    let held = &managers["bosun-operator"];
+    assert_eq!(
+        held.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["f:metadata"],
+        "{held}"
+    );
+    assert!(held.pointer("/f:metadata/f:labels").is_some(), "{held}");
+
+    // helm upgrade --reuse-values --set pilot.env.HELM_SET=…: its revision 2 (the release
+    // labels carried over), then its server-side apply of the Deployment as manager `helm`.
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.kube().clone(), &istio_ns);
+    let v1 = &istiod[0];
+    let mut config = v1.config();
+    config
+        .entry("pilot")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .unwrap()
+        .entry("env")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .unwrap()
+        .insert("HELM_SET".into(), json!("from-helm-upgrade"));
+    let v2 = helmrelease::Release {
+        name: "istiod".into(),
+        namespace: istio_ns.clone(),
+        version: 2,
+        status: helmrelease::Status::Deployed,
+        description: "Upgrade complete".into(),
+        first_deployed: v1.first_deployed().unwrap().to_string(),
+        last_deployed: "2026-12-07T12:00:00Z".into(),
+        chart: v1.body["chart"].clone(),
+        config,
+        manifest: v1.manifest().to_string(),
+        labels: v1.own_labels(),
+        apply_method: "ssa".into(),
+    };
+    let now = 1_796_000_000;
+    secrets
+        .replace(
+            &v1.secret,
+            &PostParams::default(),
+            &v1.with_status(helmrelease::Status::Superseded, now),
+        )
+        .await
+        .unwrap();
+    secrets
+        .create(&PostParams::default(), &v2.to_secret(now))
+        .await
+        .unwrap();
+    // helm v4 applies the whole rendered object server-side as manager `helm`: the live
+    // Deployment with the new env var stands in for its render.
+    let mut body = serde_json::to_value(deployments.get("istiod").await.unwrap()).unwrap();
+    body.as_object_mut().unwrap().remove("status");
+    let metadata = body["metadata"].as_object_mut().unwrap();
+    for server_set in [
+        "managedFields",
+        "resourceVersion",
+        "uid",
+        "creationTimestamp",
+        "generation",
+    ] {
+        metadata.remove(server_set);
+    }
+    body["spec"]["template"]["spec"]["containers"][0]["env"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "HELM_SET", "value": "from-helm-upgrade"}));
+    deployments
+        .patch("istiod", &PatchParams::apply("helm"), &Patch::Apply(&body))
+        .await
+        .unwrap();
+    let has_env = |d: &Deployment| {
+        d.spec
+            .as_ref()
+            .unwrap()
+            .template
+            .spec
+            .as_ref()
+            .unwrap()
+            .containers[0]
+            .env
+            .iter()
+            .flatten()
+            .any(|e| e.name == "HELM_SET")
+    };
+    let status = wait_for(
+        "ACTION_REQUIRED: helm changed istiod",
+        &operator,
+        || async {
+            let s = status_of(&api.get("helm").await.unwrap());
+            (s["status"] == "ACTION_REQUIRED").then_some(s)
+        },
+    )
+    .await;
+    let reconciled = condition(&status, "Reconciled");
+    assert_eq!(reconciled["reason"], "HelmChanged", "{status}");
+    let message = status["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("helm release {istio_ns}/istiod: revision 2")),
+        "{message}"
+    );
+    assert!(
+        message.contains("values.pilot.env.HELM_SET added"),
+        "{message}"
+    );
+    assert!(
+        !message.contains("from-helm-upgrade"),
+        "a value in {message}"
+    );
+    assert!(
+        message.contains("bosun.io/override-helm-changes"),
+        "{message}"
+    );
+    // istiod stays as helm made it; the other release is still repaired.
+    let service_accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> =
+        Api::namespaced(client.kube().clone(), &istio_ns);
+    let base_sa = base[0]
+        .manifest()
+        .split("\n---\n")
+        .find(|d| d.contains("kind: ServiceAccount"))
+        .and_then(|d| d.lines().find_map(|l| l.trim().strip_prefix("name: ")))
+        .unwrap()
+        .trim_matches('"')
+        .to_string();
+    service_accounts
+        .delete(&base_sa, &Default::default())
+        .await
+        .unwrap();
+    wait_for(
+        "the base release's ServiceAccount restored",
+        &operator,
+        || async { service_accounts.get_opt(&base_sa).await.unwrap() },
+    )
+    .await;
+    assert!(has_env(&deployments.get("istiod").await.unwrap()));
+    assert_eq!(helm_records(&istio_ns, "istiod").await.len(), 2);
+
+    // The override annotation: the render is back, as revision 3, written by the operator.
+    api.patch(
+        "helm",
+        &PatchParams::default(),
+        &Patch::Merge(
+            json!({"metadata": {"annotations": {"bosun.io/override-helm-changes": "true"}}}),
+        ),
+    )
+    .await
+    .unwrap();
+    let v3 = wait_for("revision 3 recorded", &operator, || async {
+        let records = helm_records(&istio_ns, "istiod").await;
+        (records.len() == 3).then(|| records[2].clone())
+    })
+    .await;
+    assert_eq!(v3.status(), "deployed");
+    assert_eq!(v3.labels["bosun.io/helm-revision"], "3");
+    assert_eq!(v3.config(), v1.config());
+    assert!(!has_env(&deployments.get("istiod").await.unwrap()));
+    let status = wait_for("no longer ACTION_REQUIRED", &operator, || async {
+        let s = status_of(&api.get("helm").await.unwrap());
+        (s["status"] != "ACTION_REQUIRED").then_some(s)
+    })
+    .await;
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("applied over: bosun.io/override-helm-changes=true"),
+        "{status}"
+    );
+
+    // Without the annotation: the records go, the objects are the operator's again.
+    api.patch(
+        "helm",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"annotations": {"bosun.io/helm-releases": null}}})),
+    )
+    .await
+    .unwrap();
+    wait_for("the records removed", &operator, || async {
+        (helm_records(&istio_ns, "istiod").await.is_empty()
+            && helm_records(&istio_ns, "istio-base").await.is_empty())
+        .then_some(())
+    })
+    .await;
+    let deployment = wait_for("istiod handed back", &operator, || async {
+        let d = deployments.get("istiod").await.unwrap();
+        let annotations = d.metadata.annotations.clone().unwrap_or_default();
+        (!annotations.contains_key("meta.helm.sh/release-name")).then_some(d)
+    })
+    .await;
+    let labels = deployment.metadata.labels.clone().unwrap_or_default();
+    assert_eq!(labels["app.kubernetes.io/managed-by"], "bosun-operator");
+    assert!(
+        deployment
+            .metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .all(|m| m.manager.as_deref() != Some("helm")),
+        "{:?}",
+        deployment.metadata.managed_fields
+    );
+
+    delete_and_wait(&api, "helm", &operator).await;
+    assert!(deployments.get_opt("istiod").await.unwrap().is_none());
+}

@@ -3,7 +3,8 @@
 //! ServiceAccount (impersonated: the kubeconfig says `as:`), so every request it sends is
 //! authorized against exactly what `operator dump` grants.
 //! - It installs the default, demo and ambient profiles, each into a namespace `init` was told
-//!   about, and uninstalls them; the audit log shows no request of it was refused.
+//!   about (demo with Helm release records, `bosun.io/helm-releases`), and uninstalls them; the
+//!   audit log shows no request of it was refused.
 //! - It cannot grant more than it holds: creating a ClusterRole with more than its rules, or
 //!   binding cluster-admin, is refused with the API server's escalation error; it has neither
 //!   `escalate` nor `bind`, and cannot write Secrets outside Istio's namespaces.
@@ -117,6 +118,10 @@ async fn operator_under_its_own_role_installs_default_demo_and_ambient() {
         let istio_ns = istio_namespace(profile);
         let mut body = iop(profile, &ns, &istio_ns, json!({}));
         body["spec"]["profile"] = profile.into();
+        if profile == "demo" {
+            // Helm release records (Secrets in the Istio namespace) under the same role.
+            body["metadata"]["annotations"] = json!({"bosun.io/helm-releases": "true"});
+        }
         api.create(
             &PostParams::default(),
             &serde_json::from_value(body).unwrap(),
@@ -148,6 +153,29 @@ async fn operator_under_its_own_role_installs_default_demo_and_ambient() {
     for name in ["istiod", "istio-ingressgateway", "istio-egressgateway"] {
         assert!(deployments.get_opt(name).await.unwrap().is_some(), "{name}");
     }
+    let records = || async {
+        let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+            Api::namespaced(client.kube().clone(), &istio_namespace("demo"));
+        let mut names: Vec<String> = secrets
+            .list(&kube::api::ListParams::default().labels("owner=helm"))
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .filter_map(|s| s.metadata.name)
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        records().await,
+        [
+            "sh.helm.release.v1.istio-base.v1",
+            "sh.helm.release.v1.istio-egressgateway.v1",
+            "sh.helm.release.v1.istio-ingressgateway.v1",
+            "sh.helm.release.v1.istiod.v1",
+        ]
+    );
     for handle in ready {
         handle.abort();
     }
@@ -165,6 +193,10 @@ async fn operator_under_its_own_role_installs_default_demo_and_ambient() {
             Api::namespaced(client.kube().clone(), &istio_namespace(profile));
         assert!(deployments.get_opt("istiod").await.unwrap().is_none());
     }
+    assert!(
+        records().await.is_empty(),
+        "the demo's Helm release records"
+    );
 
     // Every request was the ServiceAccount's, and none was refused. What it sent, by verb and
     // resource, is printed (the ClusterRole's own rules follow from it).

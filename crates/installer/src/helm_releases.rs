@@ -135,7 +135,7 @@ pub fn release_name(
 }
 
 /// One component instance's release, before its revision is known.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Draft {
     /// istioctl's component name (`Base`, `Pilot`, …).
     pub component: String,
@@ -165,102 +165,12 @@ pub struct HelmReleases {
 
 impl Install {
     /// Each rendered component instance as a Helm release draft: its chart (loaded again from
-    /// the install package), the values it rendered with and its rendered objects.
+    /// the install package), the values it rendered with and its rendered objects
+    /// ([`drafts`] over this install's render).
     pub fn helm_release_drafts(&self) -> Result<HelmReleases, HelmReleaseError> {
-        let components =
-            self.merged
-                .components()
-                .map_err(|source| HelmReleaseError::Components {
-                    release: String::new(),
-                    source,
-                })?;
-        let load = self.packages.chart_loader();
-        let package = self.merged.install_package_path().unwrap_or_default();
-        let revision = self.revision().to_string();
-        let mut drafts = Vec::new();
-        for generated in &self.generated.components {
-            let comp = generated.component;
-            let Some((_, specs)) = components
-                .instances
-                .iter()
-                .find(|(c, _)| c.name == comp.name)
-            else {
-                continue;
-            };
-            let chart =
-                load(package, comp.chart_dir).map_err(|source| HelmReleaseError::Chart {
-                    component: comp.name.to_string(),
-                    source,
-                })?;
-            let chart_json = helmrelease::chart_json(&chart)?;
-            let mut start = 0;
-            for (spec, size) in specs.iter().zip(&generated.instance_sizes) {
-                let mut objects: Vec<&manifest::object::Object> =
-                    generated.objects[start..start + size].iter().collect();
-                start += size;
-                manifest::order::sort_objects(&mut objects);
-                let docs: Vec<String> = objects
-                    .iter()
-                    .map(|o| {
-                        o.kept_yaml()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| o.to_yaml())
-                    })
-                    .collect();
-                let values_tree = iop::translate::component_values(comp, spec, &components.tree)
-                    .map_err(|source| HelmReleaseError::Values {
-                        component: comp.name.to_string(),
-                        source,
-                    })?;
-                let config = iop::tree::get_path_map(&values_tree, "spec.values")
-                    .cloned()
-                    .unwrap_or_default();
-                let release = release_name(comp, spec, &revision);
-                let labels = BTreeMap::from([
-                    (
-                        vocab::labels::HELM_RELEASE_RECORD_LABEL.to_string(),
-                        "true".to_string(),
-                    ),
-                    (
-                        vocab::labels::COMPONENT_LABEL.to_string(),
-                        comp.name.to_string(),
-                    ),
-                    (vocab::labels::REVISION_LABEL.to_string(), revision.clone()),
-                ]);
-                drafts.push(Draft {
-                    component: comp.name.to_string(),
-                    release,
-                    namespace: spec.namespace.clone(),
-                    chart: chart_json.clone(),
-                    chart_name: chart.metadata.name.clone(),
-                    chart_version: chart.metadata.version.clone(),
-                    config,
-                    manifest: helmrelease::manifest_text(docs.iter().map(String::as_str)),
-                    objects: objects
-                        .iter()
-                        .map(|o| {
-                            (
-                                o.kind().to_string(),
-                                o.namespace().to_string(),
-                                o.name().to_string(),
-                            )
-                        })
-                        .collect(),
-                    chart_label_keys: objects
-                        .iter()
-                        .map(|o| {
-                            o.value()
-                                .pointer("/metadata/labels")
-                                .and_then(Value::as_object)
-                                .map(|l| l.keys().cloned().collect())
-                                .unwrap_or_default()
-                        })
-                        .collect(),
-                    labels,
-                });
-            }
-        }
-        Ok(HelmReleases { drafts })
+        Ok(HelmReleases {
+            drafts: drafts(&self.merged, &self.packages, &self.generated)?,
+        })
     }
 
     /// Puts Helm's ownership markers on every object of a recorded release (the
@@ -378,6 +288,109 @@ pub fn recorded_before(names: &[(String, String)], records: &[Record]) -> Vec<Re
             })
         })
         .collect()
+}
+
+/// Each instance of a render as a Helm release draft (pure but for reading the charts from
+/// the install package again): its chart, the values it rendered with and its objects, as
+/// `manifest generate` prints them. What `install --helm-releases` records, and what the
+/// operator's render hands back for an IstioOperator that asks for Helm release records.
+pub fn drafts(
+    merged: &iop::IstioOperator,
+    packages: &pipeline::InstallPackages,
+    generated: &manifest::generate::Generated,
+) -> Result<Vec<Draft>, HelmReleaseError> {
+    let components = merged
+        .components()
+        .map_err(|source| HelmReleaseError::Components {
+            release: String::new(),
+            source,
+        })?;
+    let load = packages.chart_loader();
+    let package = merged.install_package_path().unwrap_or_default();
+    let revision = merged.revision_or_default().to_string();
+    let mut drafts = Vec::new();
+    for generated in &generated.components {
+        let comp = generated.component;
+        let Some((_, specs)) = components
+            .instances
+            .iter()
+            .find(|(c, _)| c.name == comp.name)
+        else {
+            continue;
+        };
+        let chart = load(package, comp.chart_dir).map_err(|source| HelmReleaseError::Chart {
+            component: comp.name.to_string(),
+            source,
+        })?;
+        let chart_json = helmrelease::chart_json(&chart)?;
+        let mut start = 0;
+        for (spec, size) in specs.iter().zip(&generated.instance_sizes) {
+            let mut objects: Vec<&manifest::object::Object> =
+                generated.objects[start..start + size].iter().collect();
+            start += size;
+            manifest::order::sort_objects(&mut objects);
+            let docs: Vec<String> = objects
+                .iter()
+                .map(|o| {
+                    o.kept_yaml()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| o.to_yaml())
+                })
+                .collect();
+            let values_tree = iop::translate::component_values(comp, spec, &components.tree)
+                .map_err(|source| HelmReleaseError::Values {
+                    component: comp.name.to_string(),
+                    source,
+                })?;
+            let config = iop::tree::get_path_map(&values_tree, "spec.values")
+                .cloned()
+                .unwrap_or_default();
+            let release = release_name(comp, spec, &revision);
+            let labels = BTreeMap::from([
+                (
+                    vocab::labels::HELM_RELEASE_RECORD_LABEL.to_string(),
+                    "true".to_string(),
+                ),
+                (
+                    vocab::labels::COMPONENT_LABEL.to_string(),
+                    comp.name.to_string(),
+                ),
+                (vocab::labels::REVISION_LABEL.to_string(), revision.clone()),
+            ]);
+            drafts.push(Draft {
+                component: comp.name.to_string(),
+                release,
+                namespace: spec.namespace.clone(),
+                chart: chart_json.clone(),
+                chart_name: chart.metadata.name.clone(),
+                chart_version: chart.metadata.version.clone(),
+                config,
+                manifest: helmrelease::manifest_text(docs.iter().map(String::as_str)),
+                objects: objects
+                    .iter()
+                    .map(|o| {
+                        (
+                            o.kind().to_string(),
+                            o.namespace().to_string(),
+                            o.name().to_string(),
+                        )
+                    })
+                    .collect(),
+                chart_label_keys: objects
+                    .iter()
+                    .map(|o| {
+                        o.value()
+                            .pointer("/metadata/labels")
+                            .and_then(Value::as_object)
+                            .map(|l| l.keys().cloned().collect())
+                            .unwrap_or_default()
+                    })
+                    .collect(),
+                labels,
+            });
+        }
+    }
+    Ok(drafts)
 }
 
 /// Marks `object` with the release of `drafts` that renders it, if one does.
@@ -1099,6 +1112,49 @@ pub async fn owned_records(
             }
         })
         .collect())
+}
+
+/// The Helm release records in `namespaces` that `selector` finds (each decoded; a Secret
+/// that is not helm's format is an error): the records an owner labelled as its own, as the
+/// operator labels those of an IstioOperator.
+pub async fn labelled_records(
+    client: &cluster::Client,
+    namespaces: &BTreeSet<String>,
+    selector: &str,
+) -> Result<Vec<Record>, HelmReleaseError> {
+    let mut records = Vec::new();
+    for namespace in namespaces {
+        for secret in client.labelled_secrets(Some(namespace), selector).await? {
+            records.push(Record::from_secret(&secret)?);
+        }
+    }
+    Ok(records)
+}
+
+/// Hands objects a recorded release held back from helm: helm's field manager entries and
+/// its release annotations are removed from each (what adopting does; the fields stay with
+/// the manager that applied them too). Returns how many objects changed.
+pub async fn release_objects(
+    client: &cluster::Client,
+    objects: &[vocab::ObjectRef],
+) -> Result<usize, HelmReleaseError> {
+    let mut changed = 0;
+    for object in objects {
+        if client
+            .drop_field_manager(
+                object,
+                HELM_FIELD_MANAGER,
+                &[
+                    vocab::labels::HELM_RELEASE_NAME_ANNOTATION,
+                    vocab::labels::HELM_RELEASE_NAMESPACE_ANNOTATION,
+                ],
+            )
+            .await?
+        {
+            changed += 1;
+        }
+    }
+    Ok(changed)
 }
 
 /// Deletes `records` (from [`owned_records`]).

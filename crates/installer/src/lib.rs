@@ -38,7 +38,8 @@
 //!   release Istio's Helm docs name (which release, the ownership markers, when a new
 //!   revision is due, refusing another chart's release of the same name, which revisions helm
 //!   wrote after bosun's and what they changed, the owner labels held by bosun's own field
-//!   manager so that helm's upgrades keep them).
+//!   manager so that helm's upgrades keep them), for `install --helm-releases` and for the
+//!   operator's `bosun.io/helm-releases` alike (its render hands back [`helm_releases::drafts`]).
 //!
 //! - [`adopt`]: `install --adopt`, taking over a Helm-installed Istio (which releases, the
 //!   refusals, handing their objects and records over to bosun).

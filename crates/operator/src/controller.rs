@@ -248,6 +248,7 @@ async fn publish_event(ctx: &Context, iop: &DynamicObject, status: &Status) {
     let (type_, reason) = match (status.phase, status.outcome) {
         (_, crate::status::Outcome::InvalidVersion) => (EventType::Warning, "InvalidVersion"),
         (_, crate::status::Outcome::FetchFailed) => (EventType::Warning, "FetchFailed"),
+        (_, crate::status::Outcome::HelmChanged) => (EventType::Warning, "HelmChanged"),
         (phase, _) => match phase {
             Phase::Healthy => (EventType::Normal, "Healthy"),
             Phase::ActionRequired => (EventType::Warning, "Refused"),
@@ -347,6 +348,7 @@ async fn split_unchanged(
     components: &[vocab::Component],
     rendered: &Fingerprints,
     last: Option<&Fingerprints>,
+    manager: &str,
 ) -> Result<(Vec<vocab::Component>, Vec<Vec<vocab::ObjectRef>>), Error> {
     let mut to_apply = Vec::new();
     let mut left = Vec::new();
@@ -359,7 +361,7 @@ async fn split_unchanged(
                 now.is_some() && last.and_then(|l| l.get(&key)) == now
             });
             let live_ref = match unchanged_render {
-                true => satisfied_live(client, o).await?,
+                true => satisfied_live(client, o, manager).await?,
                 false => None,
             };
             match live_ref {
@@ -383,6 +385,7 @@ async fn split_unchanged(
 async fn satisfied_live(
     client: &cluster::Client,
     rendered: &Value,
+    manager: &str,
 ) -> Result<Option<vocab::ObjectRef>, Error> {
     let field = |p: &str| {
         rendered
@@ -401,7 +404,7 @@ async fn satisfied_live(
     };
     // Fields istiod writes at run time are not drift (see `manifest::runtime`).
     let mut desired = rendered.clone();
-    manifest::runtime::drop_foreign_runtime_fields(&mut desired, &live, FIELD_MANAGER);
+    manifest::runtime::drop_foreign_runtime_fields(&mut desired, &live, manager);
     if let Some(field) = crate::noop::unsatisfied_field(&desired, &live) {
         log(
             "debug",
@@ -430,9 +433,16 @@ async fn apply_and_prune(
     left: &[Vec<vocab::ObjectRef>],
 ) -> Result<(Vec<Vec<vocab::ObjectRef>>, usize, usize), Error> {
     let owner = owner_of(iop);
+    // helm's with Helm release records (see `crate::helm`), else the operator's own.
+    let helm = crate::helm::requested(iop.meta().annotations.as_ref());
+    let manager = if helm {
+        installer::helm_releases::HELM_FIELD_MANAGER
+    } else {
+        FIELD_MANAGER
+    };
     let generation = iop.meta().generation.unwrap_or(0);
     let options = cluster::InstallOptions {
-        field_manager: FIELD_MANAGER.to_string(),
+        field_manager: manager.to_string(),
         take_over_from: Vec::new(),
         // The operator is the authority over what it owns: fields someone else changed are
         // taken back (drift repair).
@@ -506,7 +516,8 @@ async fn apply_and_prune(
         })
         .collect();
 
-    let pruned = crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o)).await?;
+    let pruned =
+        crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o), helm).await?;
     for object in &pruned {
         ctx.metrics.pruned(&object.kind);
         log("info", "pruned", &[("iop", &owner), ("object", object)]);
@@ -606,11 +617,20 @@ async fn apply(
     };
     let version = version.as_deref();
 
+    // Helm release records (`bosun.io/helm-releases`): the render hands back the drafts too.
+    let annotations = iop.meta().annotations.as_ref();
+    let helm_mode = crate::helm::requested(annotations);
+    let manager = if helm_mode {
+        installer::helm_releases::HELM_FIELD_MANAGER
+    } else {
+        FIELD_MANAGER
+    };
     let input = render_input(&iop);
     let render = ctx.render.clone();
-    let rendered = tokio::task::spawn_blocking(move || render.render(&input, package.as_deref()))
-        .await
-        .map_err(Error::RenderTask)?;
+    let rendered =
+        tokio::task::spawn_blocking(move || render.render(&input, package.as_deref(), helm_mode))
+            .await
+            .map_err(Error::RenderTask)?;
     let mut rendered = match rendered {
         Ok(rendered) => rendered,
         Err(RenderError::Invalid(messages)) => {
@@ -639,15 +659,35 @@ async fn apply(
     for w in &rendered.warnings {
         log("warn", "render warning", &[("iop", &owner), ("warning", w)]);
     }
+    let mut drafts = match (helm_mode, rendered.helm_releases.take()) {
+        (true, Some(drafts)) => Some(drafts),
+        (true, None) => {
+            let e = RenderError::Failed("the render returned no Helm release drafts".into());
+            let status = Status::render_failed(generation, &e.to_string()).with_version(version);
+            write_status(&ctx, &api, &iop, current, &status).await?;
+            return Err(e.into());
+        }
+        (false, _) => None,
+    };
+    if let Some(drafts) = &mut drafts {
+        crate::helm::label_drafts(drafts, &owner);
+    }
 
     // A new generation (or a recovery from an error) shows as RECONCILING while it applies;
     // drift repair of a HEALTHY install does not flip the status back and forth.
+    // Releases held because helm changed them stay ACTION_REQUIRED across drift repairs too.
     let settled = current.as_ref().is_some_and(|s| {
         s.get("observedGeneration").and_then(Value::as_i64) == Some(generation)
-            && matches!(
-                s.get("status").and_then(Value::as_str),
-                Some("HEALTHY" | "RECONCILING")
-            )
+            && match s.get("status").and_then(Value::as_str) {
+                Some("HEALTHY" | "RECONCILING") => true,
+                Some("ACTION_REQUIRED") => s
+                    .get("conditions")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c["type"] == "Reconciled" && c["reason"] == "HelmChanged"),
+                _ => false,
+            }
     });
     let mut components: Vec<vocab::Component> = rendered
         .components
@@ -663,6 +703,10 @@ async fn apply(
                     let mut o = o.clone();
                     if is_owned_exclusively(&o) {
                         label(&mut o, &owner, &c.name);
+                    }
+                    // Helm's ownership markers, as `install --helm-releases` puts them.
+                    if let Some(drafts) = &drafts {
+                        installer::helm_releases::mark_objects(&mut o, drafts);
                     }
                     o
                 })
@@ -711,6 +755,63 @@ async fn apply(
     }
     wake_partners(&ctx, &owner, overlaps.partners());
     let overlap_lines = overlaps.lines();
+
+    // With Helm release records: what helm wrote since the operator's last revision of each
+    // release. A release helm changed in a way this render would undo is left alone (its
+    // objects neither applied nor pruned) unless the override annotation says otherwise.
+    let mut helm = None;
+    let mut held_refs: Vec<Vec<vocab::ObjectRef>> = vec![Vec::new(); components.len()];
+    let mut held_lines = Vec::new();
+    if let Some(drafts) = drafts {
+        let releases = installer::helm_releases::HelmReleases { drafts };
+        let records = match releases.read(&ctx.client).await {
+            Ok(records) => records,
+            Err(e) if is_refusal(&e) => {
+                let status = Status::refused(generation, &[e.to_string()], overlap_lines)
+                    .with_version(version);
+                write_status(&ctx, &api, &iop, current, &status).await?;
+                log(
+                    "warn",
+                    "helm release records refused; nothing applied",
+                    &[("iop", &owner), ("error", &e)],
+                );
+                return Ok(Action::requeue(crate::status::REFUSED_RECHECK));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let judgement = crate::helm::judge(
+            releases.helm_changes(&records),
+            crate::helm::overrides(annotations),
+        );
+        let held = judgement.held_objects(&releases.drafts);
+        for (c, refs) in components.iter_mut().zip(&mut held_refs) {
+            c.objects.retain(|o| {
+                let key = object_key(o);
+                if held.contains(&key) {
+                    refs.push(object_ref(o));
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        held_lines = judgement.held_lines();
+        for line in &held_lines {
+            log(
+                "warn",
+                "helm changed a release",
+                &[("iop", &owner), ("release", line)],
+            );
+        }
+        for note in judgement.overridden_notes() {
+            log(
+                "warn",
+                "applying over helm's change",
+                &[("iop", &owner), ("release", &note)],
+            );
+        }
+        helm = Some((releases, judgement));
+    }
 
     let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
     let rendered_fingerprints = fingerprints(&components);
@@ -788,17 +889,37 @@ async fn apply(
             return Ok(Action::requeue(crate::status::REFUSED_RECHECK));
         }
     }
+    if let Some((_, judgement)) = &helm {
+        notes.extend(judgement.overridden_notes());
+    }
     if !settled {
         let applying = Status::applying(generation, overlap_lines.clone()).with_version(version);
         current = write_status(&ctx, &api, &iop, current, &applying).await?;
     }
-    let (to_apply, left) = split_unchanged(
+    let (to_apply, mut left) = split_unchanged(
         &ctx.client,
         &components,
         &rendered_fingerprints,
         last.as_ref(),
+        manager,
     )
     .await?;
+    // The held releases' objects stay as they are, and are kept from prune.
+    for (left, held) in left.iter_mut().zip(held_refs) {
+        left.extend(held);
+    }
+    // Records written by the operator while the annotation was set, now that it is not (or
+    // after a restart): looked for on each new render only.
+    let leftover_records = if helm.is_none() && !same_render {
+        installer::helm_releases::labelled_records(
+            &ctx.client,
+            &record_namespaces(&iop, components.iter().flat_map(|c| &c.objects)),
+            &crate::helm::records_selector(&owner),
+        )
+        .await?
+    } else {
+        Vec::new()
+    };
     let skipped = to_apply.iter().all(|c| c.objects.is_empty());
     let (applied, changed, pruned) = if skipped {
         ctx.metrics.apply_skipped();
@@ -820,6 +941,60 @@ async fn apply(
             .insert(owner.clone(), rendered_fingerprints);
         (applied, changed, pruned)
     };
+
+    if let Some((releases, judgement)) = &helm {
+        // istioctl's owner labels the charts do not render, held by the operator's own
+        // manager so that helm's upgrades keep them (the held releases' objects excepted).
+        if !skipped {
+            let owner_labels = owner.labels();
+            let holds: Vec<Value> = components
+                .iter()
+                .flat_map(|c| &c.objects)
+                .filter_map(|o| {
+                    installer::helm_releases::owner_label_hold(o, &releases.drafts, &owner_labels)
+                })
+                .collect();
+            if !holds.is_empty() {
+                ctx.client.apply(&holds, FIELD_MANAGER, true).await?;
+            }
+        }
+        let free: Vec<installer::helm_releases::Draft> = releases
+            .drafts
+            .iter()
+            .filter(|d| !judgement.holds(d))
+            .cloned()
+            .collect();
+        let recorded = installer::helm_releases::HelmReleases { drafts: free }
+            .write(&ctx.client, std::time::SystemTime::now())
+            .await?;
+        for r in recorded.iter().filter(|r| r.written) {
+            log(
+                "info",
+                "helm release recorded",
+                &[
+                    ("iop", &owner),
+                    ("release", &format!("{}/{}", r.namespace, r.release)),
+                    ("revision", &r.version),
+                ],
+            );
+        }
+    } else if !leftover_records.is_empty() {
+        // As `uninstall` does with the records it owns: the objects handed back from helm's
+        // manager and annotations (now that the operator's apply holds them), then the
+        // records deleted.
+        let objects: Vec<vocab::ObjectRef> = applied.iter().flatten().cloned().collect();
+        let handed = installer::helm_releases::release_objects(&ctx.client, &objects).await?;
+        installer::helm_releases::delete_records(&ctx.client, &leftover_records).await?;
+        log(
+            "info",
+            "helm release records removed",
+            &[
+                ("iop", &owner),
+                ("records", &leftover_records.len()),
+                ("objects", &handed),
+            ],
+        );
+    }
 
     let mut states = Vec::new();
     for (c, applied) in rendered.components.iter().zip(&applied) {
@@ -848,7 +1023,8 @@ async fn apply(
     }
     let status = Status::from_components(generation, states, overlap_lines)
         .with_version(version)
-        .with_notes(&notes);
+        .with_notes(&notes)
+        .with_helm_held(&held_lines);
     write_status(&ctx, &api, &iop, current, &status).await?;
     log(
         "info",
@@ -864,6 +1040,9 @@ async fn apply(
     );
     Ok(if status.phase == Phase::Healthy {
         Action::requeue(RESYNC)
+    } else if !held_lines.is_empty() {
+        // A helm rollback or a later upgrade changes nothing the operator watches.
+        Action::requeue(crate::status::REFUSED_RECHECK)
     } else {
         Action::requeue(NOT_READY_REQUEUE)
     })
@@ -886,7 +1065,22 @@ async fn cleanup(iop: Arc<IstioOperatorObject>, ctx: Arc<Context>) -> Result<Act
             &o.name,
         ))
     };
-    let removed = crate::prune::remove_owned(&ctx.client, &owner, &keep).await?;
+    // Its objects carry Helm's managed-by label while it has Helm release records; the
+    // annotation may have gone with the deletion, so both are looked for.
+    let removed = crate::prune::remove_owned(&ctx.client, &owner, &keep, true).await?;
+    // The Helm release records the operator wrote for it, as `uninstall` removes its own.
+    let namespaces: std::collections::BTreeSet<String> =
+        record_namespaces(&iop, std::iter::empty())
+            .into_iter()
+            .chain(removed.iter().filter_map(|o| o.namespace.clone()))
+            .collect();
+    let records = installer::helm_releases::labelled_records(
+        &ctx.client,
+        &namespaces,
+        &crate::helm::records_selector(&owner),
+    )
+    .await?;
+    installer::helm_releases::delete_records(&ctx.client, &records).await?;
     ctx.claims.lock().expect("claims").remove(&owner);
     ctx.partners.lock().expect("partners").remove(&owner);
     for heir in heirs {
@@ -973,6 +1167,63 @@ fn ignores_release_policy(
     annotations
         .and_then(|a| a.get(vocab::labels::IGNORE_RELEASE_POLICY_ANNOTATION))
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+}
+
+/// Whether a Helm release records error is one the cluster's state causes (another chart's
+/// release of the same name, a record not in helm's format): refused, not retried.
+fn is_refusal(e: &installer::helm_releases::HelmReleaseError) -> bool {
+    use installer::helm_releases::HelmReleaseError as E;
+    matches!(
+        e,
+        E::NotARecord(_) | E::ForeignChart { .. } | E::Mislabelled { .. }
+    )
+}
+
+/// Kind, namespace and name of a rendered object (how Helm release drafts name their objects).
+fn object_key(o: &Value) -> (String, String, String) {
+    let field = |p: &str| {
+        o.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    (
+        field("/kind"),
+        field("/metadata/namespace"),
+        field("/metadata/name"),
+    )
+}
+
+fn object_ref(o: &Value) -> vocab::ObjectRef {
+    let field = |p: &str| o.pointer(p).and_then(Value::as_str).map(str::to_string);
+    vocab::ObjectRef {
+        api_version: field("/apiVersion").unwrap_or_default(),
+        kind: field("/kind").unwrap_or_default(),
+        namespace: field("/metadata/namespace"),
+        name: field("/metadata/name").unwrap_or_default(),
+    }
+}
+
+/// The namespaces an IstioOperator's Helm release records may be in: those of its objects
+/// and its Istio namespace (the operator may read Secrets only in Istio's namespaces,
+/// so it never lists them cluster-wide).
+fn record_namespaces<'a>(
+    iop: &DynamicObject,
+    objects: impl Iterator<Item = &'a Value>,
+) -> std::collections::BTreeSet<String> {
+    let istio = iop
+        .data
+        .pointer("/spec/namespace")
+        .or_else(|| iop.data.pointer("/spec/values/global/istioNamespace"))
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .unwrap_or(vocab::DEFAULT_ISTIO_NAMESPACE)
+        .to_string();
+    objects
+        .filter_map(|o| o.pointer("/metadata/namespace").and_then(Value::as_str))
+        .map(str::to_string)
+        .chain([istio])
+        .collect()
 }
 
 /// The error a reconcile ends with (kube-rs's finalizer wraps ours).

@@ -13,7 +13,9 @@
 //! render's memory goes with the child).
 //!
 //! The Istio version an IstioOperator may name ([`version`]) is resolved, fetched and cached
-//! through `release`, with the catalog and sources the CLI hands in.
+//! through `release`, with the catalog and sources the CLI hands in. Helm release records for
+//! an IstioOperator that asks for them ([`helm`]) are `installer::helm_releases`' (drafts,
+//! markers, revisions, what helm changed); this crate only decides when to hold a release back.
 //!
 //! Must not: render any other way, depend on the CLI, or duplicate cluster I/O that `cluster`
 //! has: every apply goes through [`cluster::Client::install`], readiness through
@@ -22,6 +24,7 @@
 pub mod controller;
 pub mod crd;
 pub mod deploy;
+pub mod helm;
 pub mod lease;
 pub mod log;
 pub mod metrics;
@@ -48,6 +51,9 @@ pub struct Rendered {
     /// The Istio version of the install package that rendered it (judged by the release
     /// policy, `installer::release_policy`).
     pub version: String,
+    /// Each component instance as a Helm release draft (its chart, values and objects), when
+    /// the render was asked for them ([`vocab::labels::HELM_RELEASES_ANNOTATION`]).
+    pub helm_releases: Option<Vec<installer::helm_releases::Draft>>,
 }
 
 /// Why an IstioOperator could not be rendered.
@@ -66,11 +72,13 @@ pub enum RenderError {
 pub trait Render: Send + Sync + 'static {
     /// Renders `iop`, the IstioOperator as stored (apiVersion, kind, metadata, spec), with
     /// the install package `package` when given (the version the IstioOperator names, see
-    /// [`version`]) instead of the operator's own.
+    /// [`version`]) instead of the operator's own; with `helm_releases`, the Helm release
+    /// drafts too ([`Rendered::helm_releases`]).
     fn render(
         &self,
         iop: &Value,
         package: Option<&std::path::Path>,
+        helm_releases: bool,
     ) -> Result<Rendered, RenderError>;
 }
 
@@ -90,6 +98,9 @@ pub enum Error {
     /// The Istio version the IstioOperator names could not be had (see [`version`]).
     #[error(transparent)]
     Version(#[from] version::VersionError),
+    /// The Helm release records could not be read, written or removed.
+    #[error(transparent)]
+    HelmReleases(#[from] installer::helm_releases::HelmReleaseError),
     /// The installer's checks before applying could not run.
     #[error("checking before applying: {0}")]
     Installer(#[from] installer::Error),

@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 use vocab::labels::{
-    COMPONENT_LABEL, MANAGED_BY_LABEL, OWNING_RESOURCE_LABEL, OWNING_RESOURCE_NAMESPACE_LABEL,
+    COMPONENT_LABEL, HELM_MANAGED_BY_VALUE, MANAGED_BY_LABEL, OWNING_RESOURCE_LABEL,
+    OWNING_RESOURCE_NAMESPACE_LABEL,
 };
 
 pub const MANAGED_BY: &str = "bosun-operator";
@@ -192,17 +193,30 @@ impl Owner {
         .collect()
     }
 
-    /// The label selector that finds every object this IstioOperator's reconciles applied.
+    /// [`Owner::labels`] with Helm's `app.kubernetes.io/managed-by: Helm`: what the objects of
+    /// an IstioOperator with Helm release records carry (see [`crate::helm`]).
+    pub fn helm_labels(&self) -> std::collections::BTreeMap<String, String> {
+        let mut labels = self.labels();
+        labels.insert(MANAGED_BY_LABEL.into(), HELM_MANAGED_BY_VALUE.into());
+        labels
+    }
+
+    /// The label selector that finds every object this IstioOperator's reconciles applied
+    /// (managed by the operator, or by Helm for an IstioOperator with Helm release records:
+    /// see [`crate::helm`]).
     pub fn selector(&self) -> String {
         format!(
-            "{MANAGED_BY_LABEL}={MANAGED_BY},{OWNING_RESOURCE_LABEL}={},{OWNING_RESOURCE_NAMESPACE_LABEL}={}",
+            "{MANAGED_BY_LABEL} in ({MANAGED_BY},{HELM_MANAGED_BY_VALUE}),{OWNING_RESOURCE_LABEL}={},{OWNING_RESOURCE_NAMESPACE_LABEL}={}",
             self.name, self.namespace
         )
     }
 
     /// The owner an object's labels name, if the operator applied it.
     pub fn of_labels(labels: &std::collections::BTreeMap<String, String>) -> Option<Owner> {
-        if labels.get(MANAGED_BY_LABEL).map(String::as_str) != Some(MANAGED_BY) {
+        if !matches!(
+            labels.get(MANAGED_BY_LABEL).map(String::as_str),
+            Some(MANAGED_BY | HELM_MANAGED_BY_VALUE)
+        ) {
             return None;
         }
         Some(Owner {
@@ -218,9 +232,13 @@ impl std::fmt::Display for Owner {
     }
 }
 
-/// The selector the drift watches use: everything the operator applied, for any owner.
+/// The selector the drift watches use: everything the operator applied, for any owner (the
+/// objects of IstioOperators with Helm release records are managed by Helm; the owner label
+/// only the operator sets keeps other Helm releases out).
 pub fn managed_selector() -> String {
-    format!("{MANAGED_BY_LABEL}={MANAGED_BY}")
+    format!(
+        "{MANAGED_BY_LABEL} in ({MANAGED_BY},{HELM_MANAGED_BY_VALUE}),{OWNING_RESOURCE_NAMESPACE_LABEL}"
+    )
 }
 
 /// Adds the ownership labels to a rendered object (before it is applied).
@@ -272,7 +290,7 @@ mod tests {
         assert_eq!(Owner::of_labels(&labels), Some(owner.clone()));
         assert_eq!(
             owner.selector(),
-            "app.kubernetes.io/managed-by=bosun-operator,install.operator.istio.io/owning-resource=main,install.operator.istio.io/owning-resource-namespace=istio-system"
+            "app.kubernetes.io/managed-by in (bosun-operator,Helm),install.operator.istio.io/owning-resource=main,install.operator.istio.io/owning-resource-namespace=istio-system"
         );
         let mut bare = json!({"kind": "ConfigMap"});
         label(&mut bare, &owner, "");

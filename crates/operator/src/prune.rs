@@ -35,25 +35,34 @@ fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> vocab::Ob
 }
 
 /// Deletes every object `owner` owns (by label, see [`Owner::labels`]) that `keep` does not
-/// keep, and returns what it deleted.
+/// keep, and returns what it deleted. With `helm`, also the objects it owns that carry Helm's
+/// `app.kubernetes.io/managed-by: Helm` instead of the operator's (an IstioOperator with Helm
+/// release records, see [`crate::helm`]).
 pub async fn remove_owned(
     client: &cluster::Client,
     owner: &Owner,
     keep: &(dyn Fn(&vocab::ObjectRef) -> bool + Sync),
+    helm: bool,
 ) -> Result<Vec<vocab::ObjectRef>, Error> {
-    let scope = cluster::UninstallScope::ControlPlane {
-        labels: owner.labels(),
-        components: iop::component::ALL
-            .iter()
-            .map(|c| c.name.to_string())
-            .collect(),
-    };
-    let doomed: Vec<cluster::OwnedObject> = client
-        .uninstall_candidates(&scope)
-        .await?
-        .into_iter()
-        .filter(|o| !keep(&o.object))
-        .collect();
+    let mut label_sets = vec![owner.labels()];
+    if helm {
+        label_sets.push(owner.helm_labels());
+    }
+    let mut doomed: Vec<cluster::OwnedObject> = Vec::new();
+    for labels in label_sets {
+        let scope = cluster::UninstallScope::ControlPlane {
+            labels,
+            components: iop::component::ALL
+                .iter()
+                .map(|c| c.name.to_string())
+                .collect(),
+        };
+        for o in client.uninstall_candidates(&scope).await? {
+            if !keep(&o.object) && !doomed.iter().any(|d| d.object == o.object) {
+                doomed.push(o);
+            }
+        }
+    }
     let deleted = client.delete_owned(&doomed, &mut |_| {}).await?;
     Ok(deleted
         .into_iter()

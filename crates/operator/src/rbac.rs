@@ -11,7 +11,9 @@
 //!   bound there by a RoleBinding): the union of the rules of every Role the charts render.
 //!   That is where the write access to Secrets Istio's Roles grant istiod lives: the operator
 //!   can write Secrets only in those namespaces, and applies none itself (Istio's charts
-//!   render no Secret).
+//!   render no Secret). The Helm release records of an IstioOperator with
+//!   `bosun.io/helm-releases` (see [`crate::helm`]) are Secrets in those namespaces, read,
+//!   written and deleted through these rules; no rule of its own is added for them.
 //!
 //! No `escalate`, no `bind`; wildcards only where Istio's own rules have them (a subject can
 //! grant `*` only by holding `*`). The union is computed from the render by [`derive`] and

@@ -20,6 +20,7 @@ impl Render for InlineRender {
         &self,
         iop: &Value,
         package: Option<&std::path::Path>,
+        helm_releases: bool,
     ) -> Result<Rendered, RenderError> {
         let package = package.map(|p| p.display().to_string());
         // A package of its own per render: a pinned release that could not be located is
@@ -35,10 +36,20 @@ impl Render for InlineRender {
             pipeline::resource::ResourceError::Invalid(messages) => RenderError::Invalid(messages),
             pipeline::resource::ResourceError::Failed(e) => RenderError::Failed(e.to_string()),
         })?;
+        // The drafts come from the render itself (its merged IstioOperator, each instance's
+        // objects and values) and the charts of the same package: no text goes back and forth.
+        let helm_releases = match helm_releases {
+            false => None,
+            true => Some(
+                installer::helm_releases::drafts(&rendered.merged, &packages, &rendered.generated)
+                    .map_err(|e| RenderError::Failed(e.to_string()))?,
+            ),
+        };
         Ok(Rendered {
             components: rendered.components,
             warnings: rendered.warnings,
             version: rendered.version,
+            helm_releases,
         })
     }
 }

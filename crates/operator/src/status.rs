@@ -48,6 +48,9 @@ pub enum Outcome {
     Refused,
     /// A component could not be applied.
     ApplyFailed,
+    /// Applied, but for the Helm releases helm changed in a way the spec does not carry,
+    /// which are left as helm made them (see `crate::helm`).
+    HelmChanged,
 }
 
 impl Outcome {
@@ -61,6 +64,7 @@ impl Outcome {
             Outcome::RenderFailed => "RenderFailed",
             Outcome::Refused => "Refused",
             Outcome::ApplyFailed => "ApplyFailed",
+            Outcome::HelmChanged => "HelmChanged",
         }
     }
 }
@@ -306,6 +310,27 @@ impl Status {
         for note in notes {
             self.message.push_str(&format!("; note: {note}"));
         }
+        self
+    }
+
+    /// This status with the Helm releases held back because helm changed them (one line each,
+    /// from `crate::helm::Judgement::held_lines`): ACTION_REQUIRED, condition `Reconciled`
+    /// False with reason `HelmChanged`, the lines first in `message`. An apply failure stays
+    /// ERROR (the lines are added to its message).
+    pub fn with_helm_held(mut self, lines: &[String]) -> Status {
+        if lines.is_empty() {
+            return self;
+        }
+        let held = format!(
+            "{} Helm release(s) changed by helm are left as helm made them: {}",
+            lines.len(),
+            lines.join("; ")
+        );
+        if self.phase != Phase::Error {
+            self.phase = Phase::ActionRequired;
+            self.outcome = Outcome::HelmChanged;
+        }
+        self.message = format!("{held}; the rest: {}", self.message);
         self
     }
 

@@ -16,6 +16,11 @@ pub struct ResourceRender {
     /// The Istio version of the install package that rendered it (what the owner labels
     /// carry, and what the release policy judges).
     pub version: String,
+    /// The merged, validated IstioOperator and the render per component and instance before
+    /// the owner labels: what Helm release records are made from
+    /// (`installer::helm_releases::drafts`).
+    pub merged: iop::IstioOperator,
+    pub generated: manifest::generate::Generated,
 }
 
 /// Why a resource did not render.
@@ -77,6 +82,8 @@ pub fn render_resource(
         components,
         warnings,
         version,
+        merged,
+        generated,
     })
 }
 

@@ -53,6 +53,13 @@ pub const ISTIO_VERSION_ANNOTATION: &str = "bosun.io/istio-version";
 /// what the release policy refuses (an end-of-life release, a skipped minor, a downgrade), as
 /// `install --force` does; the refusal is still logged.
 pub const IGNORE_RELEASE_POLICY_ANNOTATION: &str = "bosun.io/ignore-release-policy";
+/// `bosun.io/helm-releases`: `"true"` on an IstioOperator makes bosun's operator record each
+/// component instance as a Helm release, as `install --helm-releases` does.
+pub const HELM_RELEASES_ANNOTATION: &str = "bosun.io/helm-releases";
+/// `bosun.io/override-helm-changes`: `"true"` on an IstioOperator with Helm release records
+/// lets bosun's operator apply its render over what a `helm upgrade` changed (the operator's
+/// `--force`); without it, a release helm changed is left alone.
+pub const OVERRIDE_HELM_CHANGES_ANNOTATION: &str = "bosun.io/override-helm-changes";
 
 // Kubernetes', Helm's and bosun's own.
 
