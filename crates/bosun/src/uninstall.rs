@@ -58,8 +58,9 @@ pub struct UninstallArgs {
     /// Uninstall the revision even while tags, namespaces or pods still use it.
     #[arg(long)]
     pub force: bool,
-    /// Also remove the Helm release records `install --helm-releases` wrote (of the
-    /// revision's components but Base; all of them with --purge, which removes them anyway).
+    /// Fail, instead of warning, when the Helm release records bosun wrote cannot be read.
+    /// They are removed either way: those of the revision's components but Base (all of
+    /// them with --purge).
     #[arg(long = "helm-releases")]
     pub helm_releases: bool,
 }
@@ -227,18 +228,29 @@ pub fn uninstall(
     let (client, candidates, records, marks) = runtime.block_on(async {
         let client = args.cluster.client().await?;
         let candidates = client.uninstall_candidates(&scope).await?;
-        // Read (and checked to be helm's format) before anything is deleted.
-        let records = match &scope {
-            _ if !args.helm_releases && !args.purge => Vec::new(),
-            cluster::UninstallScope::Purge => {
-                installer::helm_releases::owned_records(&client, None).await?
+        // Read (and checked to be helm's format) before anything is deleted. Looked for by
+        // every uninstall, as a plain install keeps recording what bosun recorded: left, the
+        // records would show helm releases as deployed whose objects are gone.
+        let revision = match &scope {
+            cluster::UninstallScope::Purge => None,
+            cluster::UninstallScope::ControlPlane { labels, .. } => labels
+                .get(vocab::labels::REVISION_LABEL)
+                .map(String::as_str),
+        };
+        let records = match installer::helm_releases::owned_records(&client, revision).await {
+            Ok(records) => records,
+            // Someone allowed to remove Istio but not to list Secrets: asked for nothing about
+            // records, they are not stopped by them.
+            Err(installer::helm_releases::HelmReleaseError::Cluster(e))
+                if !args.helm_releases && !args.purge && e.is_forbidden() =>
+            {
+                let _ = writeln!(
+                    std::io::stderr().lock(),
+                    "❗ could not look for Helm release records bosun wrote ({e}); any there are left in place"
+                );
+                Vec::new()
             }
-            cluster::UninstallScope::ControlPlane { labels, .. } => {
-                let revision = labels
-                    .get(vocab::labels::REVISION_LABEL)
-                    .map(String::as_str);
-                installer::helm_releases::owned_records(&client, revision).await?
-            }
+            Err(e) => return Err(e.into()),
         };
         let marks = match args.purge {
             true => mesh_marks(&client, &candidates).await?,

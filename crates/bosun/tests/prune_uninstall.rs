@@ -689,3 +689,86 @@ fn named_istio_operator_is_owner_and_uninstalls_by_file() {
         let _ = std::fs::remove_dir_all(&dir);
     });
 }
+
+/// Helm release record Secrets bosun wrote in `ns`, by name.
+async fn record_secrets(client: &cluster::Client, ns: &str) -> Vec<String> {
+    let secrets: Api<k8s_openapi::api::core::v1::Secret> =
+        Api::namespaced(client.kube().clone(), ns);
+    let selector = format!(
+        "owner={},{}=true",
+        helmrelease::OWNER,
+        vocab::labels::HELM_RELEASE_RECORD_LABEL
+    );
+    let mut names: Vec<String> = secrets
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|s| s.metadata.name)
+        .collect();
+    names.sort();
+    names
+}
+
+/// A plain `uninstall` (no `--helm-releases`) removes the records bosun wrote of what it
+/// removes, as a plain install keeps recording: left, helm would list releases whose objects
+/// are gone. Base's record stays with Base, which a revision's uninstall leaves.
+#[test]
+fn a_plain_uninstall_removes_the_helm_release_records_bosun_wrote() {
+    // Exclusive, and purged at the end: recording makes manager `helm` co-own the shared
+    // CRDs' labels, which the other tests' plain installs would then conflict with.
+    let _exclusive = exclusive();
+    run(async {
+        let ns = testenv::unique_name("istio-rec");
+        let revision = testenv::unique_name("rec");
+        let client = testenv::client().await;
+        let manifests = manifests().display().to_string();
+        let set_ns = format!("values.global.istioNamespace={ns}");
+        let out = bosun(
+            "install",
+            &[
+                "--set",
+                "profile=minimal",
+                "--set",
+                &set_ns,
+                "--revision",
+                &revision,
+                "--helm-releases",
+                "--no-wait",
+                "-y",
+                "--manifests",
+                &manifests,
+            ],
+        )
+        .await;
+        succeeded(&out);
+        let before = record_secrets(&client, &ns).await;
+        let istiod = format!("sh.helm.release.v1.istiod-{revision}.v1");
+        assert!(before.contains(&istiod), "{before:?}\n{}", text(&out));
+        assert!(
+            before.contains(&"sh.helm.release.v1.istio-base.v1".to_string()),
+            "{before:?}"
+        );
+
+        let out = bosun(
+            "uninstall",
+            &["--revision", &revision, "--set", &set_ns, "-y"],
+        )
+        .await;
+        succeeded(&out);
+        assert!(
+            stdout(&out).contains(&format!(
+                "  Helm release record Secret {ns}/{istiod} (release istiod-{revision}, revision 1)"
+            )),
+            "{}",
+            text(&out)
+        );
+        assert_eq!(
+            record_secrets(&client, &ns).await,
+            ["sh.helm.release.v1.istio-base.v1"]
+        );
+        succeeded(&bosun("uninstall", &["--purge", "-y"]).await);
+        assert!(record_secrets(&client, &ns).await.is_empty());
+    });
+}

@@ -156,6 +156,11 @@ fn managers(conflicts: &[FieldConflict]) -> Vec<String> {
 }
 
 impl Error {
+    /// Whether a list was refused for want of rights (403).
+    pub fn is_forbidden(&self) -> bool {
+        matches!(self, Error::List { source: kube::Error::Api(status), .. } if status.code == 403)
+    }
+
     /// The field managers a [`Error::Conflict`] names, each once, in the server's order.
     pub fn conflicting_managers(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
