@@ -484,10 +484,13 @@ impl Client {
         let params = &params;
         let patch = |(object, ar, mut body): (ObjectRef, ApiResource, Value)| async move {
             let api = self.api_for(&ar, object.namespace.as_deref());
+            let runtime_fields =
+                manifest::runtime::has_runtime_fields(&object.api_version, &object.kind);
+            let rendered = runtime_fields.then(|| body.clone());
             // Fields istiod writes at run time (its webhooks' CA bundle, the validator's
             // failure policy) are not sent once istiod owns them: applying them would undo
             // its writes, and it would write them again (see `manifest::runtime`).
-            if manifest::runtime::has_runtime_fields(&object.api_version, &object.kind)
+            if runtime_fields
                 && let Some(live) =
                     self.live_for_runtime_fields(&ar, &object)
                         .await
@@ -549,7 +552,29 @@ impl Client {
                 };
             }
             let sent_after = self.clock.second();
-            let after = match api.patch(&object.name, params, &Patch::Apply(&body)).await {
+            let mut answer = api.patch(&object.name, params, &Patch::Apply(&body)).await;
+            // The owners of istiod's run-time fields were read with the checks (the shared
+            // list): istiod may have taken one since (a webhook it patched a moment ago). Such
+            // a conflict is told by reading the owners again and applying without those fields.
+            if let Err(kube::Error::Api(status)) = &answer
+                && !conflicts(status).is_empty()
+                && let Some(mut again) = rendered
+                && let Some(live) =
+                    api.get_metadata_opt(&object.name)
+                        .await
+                        .map_err(|source| Error::Api {
+                            object: Box::new(object.clone()),
+                            action: "reading who owns its fields before applying",
+                            source,
+                        })?
+            {
+                let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+                manifest::runtime::drop_foreign_runtime_fields(&mut again, &live, field_manager);
+                if again != body {
+                    answer = api.patch(&object.name, params, &Patch::Apply(&again)).await;
+                }
+            }
+            let after = match answer {
                 Ok(after) => {
                     self.took_in(&ar, &after).await;
                     after

@@ -23,6 +23,7 @@
 //! 3. its time stayed, and the apply was sent after a second later than that time began (the
 //!    server's clock, from the `Date` of an answer received before the apply was sent): a write
 //!    by this apply would have stamped a later second, so it did not write, unchanged;
+//!    (This assumes the API servers' clocks agree to within the second, as NTP keeps them.)
 //! 4. otherwise (the manager changed the object within the second the apply was sent in) the
 //!    values at the paths the manager's `fieldsV1` set names are compared, before and after:
 //!    equal, unchanged, whatever others changed elsewhere. This needs the whole object read
@@ -269,6 +270,9 @@ mod tests {
             {"name": "discovery", "image": image, "imagePullPolicy": "Always"}]}}})
     }
 
+    /// (case, before, whole, after, newest server second before the apply, outcome)
+    type Case = (&'static str, Value, bool, Value, Option<i64>, Outcome);
+
     const T0: &str = "2026-12-07T11:40:01Z";
     const T1: &str = "2026-12-07T11:40:02Z";
     const S0: i64 = 1_796_643_601; // T0
@@ -285,7 +289,7 @@ mod tests {
     fn outcomes_from_the_object_before_and_as_the_apply_answered() {
         let owned = owned();
         // (case, before, whole, after, newest server second before the apply, outcome)
-        let cases: Vec<(&str, Value, bool, Value, Option<i64>, Outcome)> = vec![
+        let cases: Vec<Case> = vec![
             (
                 "nobody wrote",
                 object("5", json!([bosun(T0, owned.clone())]), spec(1, "a")),
