@@ -264,7 +264,7 @@ async fn a_write_by_another_manager_after_the_read_is_neither_counted_nor_fought
                       "clientConfig": {"url": "https://example.invalid/validate", "caBundle": ""}}],
     });
     let first = client
-        .apply(&[webhook.clone()], "bosun", false)
+        .apply(std::slice::from_ref(&webhook), "bosun", false)
         .await
         .unwrap();
     assert_eq!(first.objects[0].outcome, Outcome::Created);
@@ -288,7 +288,7 @@ async fn a_write_by_another_manager_after_the_read_is_neither_counted_nor_fought
         .unwrap();
 
     let again = client
-        .apply(&[webhook.clone()], "bosun", false)
+        .apply(std::slice::from_ref(&webhook), "bosun", false)
         .await
         .unwrap();
     assert_eq!(again.objects[0].outcome, Outcome::Unchanged, "{again:?}");
