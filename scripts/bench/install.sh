@@ -20,13 +20,18 @@
 # After the table: every read (get or list of one resource, by verb) bosun sent more than once
 # within one install, summed over the installs measured.
 # Usage: scripts/bench/install.sh [RUNS] [PROFILE...]
+# BOSUN_BENCH_BINARY=PATH measures that bosun binary instead of building this checkout's release.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs="${1:-3}"; shift $(( $# > 0 ? 1 : 0 ))
 profiles=("$@"); [ ${#profiles[@]} -gt 0 ] || profiles=(default minimal ambient)
 istioctl_bin="$(scripts/fetch-istioctl)"
-cargo build --release -q -p bosun
-bosun_bin="${CARGO_TARGET_DIR:-target}/release/bosun" # cargo's target dir, CARGO_TARGET_DIR included
+if [ -n "${BOSUN_BENCH_BINARY:-}" ]; then
+  bosun_bin="$(realpath "$BOSUN_BENCH_BINARY")" # another build (an older commit's, for a before/after)
+else
+  cargo build --release -q -p bosun
+  bosun_bin="${CARGO_TARGET_DIR:-target}/release/bosun" # cargo's target dir, CARGO_TARGET_DIR included
+fi
 manifests="$(ls -d "${BOSUN_CACHE:-$HOME/.cache/bosun}"/istio-*/manifests | head -1)"
 [ -d "$manifests" ] || "$bosun_bin" profile list >/dev/null # fetches the pinned release
 manifests="$(ls -d "${BOSUN_CACHE:-$HOME/.cache/bosun}"/istio-*/manifests | head -1)"

@@ -13,7 +13,8 @@ use vocab::ObjectRef;
 use crate::snapshot::Snapshot;
 use crate::{Client, Error, FieldConflict};
 
-/// What an apply did to one object, judged by its `resourceVersion` before and after.
+/// What an apply did to one object, judged from the object before and as the apply answered it
+/// (`crate::outcome`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
     /// The object did not exist.
@@ -62,12 +63,19 @@ impl ApplyReport {
     }
 }
 
+/// An object as read before applying it: its metadata (`{"metadata": …}`), or all of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Seen {
+    pub(crate) object: Value,
+    pub(crate) whole: bool,
+}
+
 /// What was known of an object before applying it.
 enum Before {
     /// It did not exist.
     Absent,
-    /// It existed, with this `resourceVersion`.
-    Existed(String),
+    /// It existed, as read then.
+    Existed(Seen),
     /// It was not among the installation's objects (a [`Snapshot`]): absent, or someone
     /// else's.
     NotOwned,
@@ -90,6 +98,14 @@ fn created_by(applied: &DynamicObject, field_manager: &str) -> bool {
             f.manager.as_deref() == Some(field_manager) && f.operation.as_deref() == Some("Apply")
         })
         .any(|f| f.time.as_ref() == Some(created))
+}
+
+/// An object as a metadata read gives it.
+pub(crate) fn metadata_seen(metadata: &kube::api::ObjectMeta) -> Seen {
+    Seen {
+        object: serde_json::json!({ "metadata": metadata }),
+        whole: false,
+    }
 }
 
 /// A kind (group, version, plural) in a namespace (`None`: cluster-scoped).
@@ -346,9 +362,10 @@ impl Client {
     /// Each object's kind is resolved through discovery (cached per client) before anything
     /// is written, so an unknown kind anywhere fails the call with nothing applied. Namespaced
     /// objects without a namespace go to [`Client::default_namespace`]; a namespace on a
-    /// cluster-scoped object is dropped, as kubectl does. The outcome compares
-    /// `resourceVersion` before and after; the befores come from one metadata-only list per
-    /// kind and namespace, not one read per object.
+    /// cluster-scoped object is dropped, as kubectl does. The outcome compares the object
+    /// before and after (`crate::outcome`: the resource version, the time and fields of
+    /// `field_manager`'s managedFields entry); the befores come from one list per kind and
+    /// namespace, not one read per object.
     pub async fn apply(
         &self,
         objects: &[Value],
@@ -420,8 +437,8 @@ impl Client {
             targets.push((parsed.object, ar, body));
         }
 
-        // The resource versions before, one list per kind and namespace.
-        let mut before: HashMap<KindIn, HashMap<String, String>> = HashMap::new();
+        // The objects before, one list per kind and namespace.
+        let mut before: HashMap<KindIn, HashMap<String, Seen>> = HashMap::new();
         for (object, ar, _) in &targets {
             let key = (
                 ar.group.clone(),
@@ -437,21 +454,33 @@ impl Client {
                 // The kinds the checks read whole: their shared list (`crate::reads`).
                 self.list_shared(ar, object.namespace.as_deref(), "")
                     .await
-                    .and_then(|all| {
+                    .map(|all| {
                         all.into_iter()
-                            .map(|o| serde_json::from_value(o).map_err(kube::Error::SerdeError))
-                            .collect::<Result<Vec<kube::core::PartialObjectMeta<DynamicObject>>, _>>()
+                            .map(|object| Seen {
+                                object,
+                                whole: true,
+                            })
+                            .collect::<Vec<_>>()
                     })
             } else {
-                crate::client::list_metadata_paged(&api, ListParams::default()).await
+                crate::client::list_metadata_paged(&api, ListParams::default())
+                    .await
+                    .map(|all| {
+                        all.into_iter()
+                            .map(|m| metadata_seen(&m.metadata))
+                            .collect()
+                    })
             };
             match listed {
                 Ok(listed) => {
-                    let versions = listed
+                    let seen = listed
                         .into_iter()
-                        .filter_map(|m| Some((m.metadata.name?, m.metadata.resource_version?)))
+                        .filter_map(|seen| {
+                            let name = seen.object.pointer("/metadata/name")?.as_str()?;
+                            Some((name.to_string(), seen))
+                        })
                         .collect();
-                    before.insert(key, versions);
+                    before.insert(key, seen);
                 }
                 // Someone allowed to apply but not to list: read the objects one by one.
                 Err(kube::Error::Api(status)) if status.code == 403 => {}
@@ -473,10 +502,13 @@ impl Client {
         let forced = &forced;
         let patch = |(object, ar, mut body): (ObjectRef, ApiResource, Value)| async move {
             let api = self.api_for(&ar, object.namespace.as_deref());
+            let runtime_fields =
+                manifest::runtime::has_runtime_fields(&object.api_version, &object.kind);
+            let rendered = runtime_fields.then(|| body.clone());
             // Fields istiod writes at run time (its webhooks' CA bundle, the validator's
             // failure policy) are not sent once istiod owns them: applying them would undo
             // its writes, and it would write them again (see `manifest::runtime`).
-            if manifest::runtime::has_runtime_fields(&object.api_version, &object.kind)
+            if runtime_fields
                 && let Some(live) =
                     self.live_for_runtime_fields(&ar, &object)
                         .await
@@ -488,10 +520,10 @@ impl Client {
             {
                 manifest::runtime::drop_foreign_runtime_fields(&mut body, &live, field_manager);
             }
-            let previous = if let Some(s) = covered(&ar) {
+            let mut previous = if let Some(s) = covered(&ar) {
                 let ns = object.namespace.as_deref();
-                match s.resource_version(&ar.group, &ar.kind, ns, &object.name) {
-                    Some(rv) => Before::Existed(rv.to_string()),
+                match s.seen(&ar.group, &ar.kind, ns, &object.name) {
+                    Some(seen) => Before::Existed(seen.clone()),
                     None => Before::NotOwned,
                 }
             } else {
@@ -511,11 +543,56 @@ impl Client {
                             action: "reading it before applying",
                             source,
                         })?
-                        .and_then(|m| m.metadata.resource_version),
+                        .map(|m| metadata_seen(&m.metadata)),
                 }
                 .map_or(Before::Absent, Before::Existed)
             };
+            // The metadata read cannot tell this apply's outcome when this manager changed the
+            // object within the second the apply goes out in (`crate::outcome`): read it whole.
+            if let Before::Existed(seen) = &previous
+                && !seen.whole
+                && crate::outcome::needs_whole(&seen.object, field_manager, self.clock.second())
+            {
+                let live = api
+                    .get_opt(&object.name)
+                    .await
+                    .map_err(|source| Error::Api {
+                        object: Box::new(object.clone()),
+                        action: "reading it before applying",
+                        source,
+                    })?;
+                previous = match live {
+                    Some(live) => Before::Existed(Seen {
+                        object: serde_json::to_value(&live).unwrap_or(Value::Null),
+                        whole: true,
+                    }),
+                    None => Before::Absent,
+                };
+            }
+            let sent_after = self.clock.second();
             let mut answer = api.patch(&object.name, params, &Patch::Apply(&body)).await;
+            // The owners of istiod's run-time fields were read with the checks (the shared
+            // list): istiod may have taken one since (a webhook it patched a moment ago). Such
+            // a conflict is told by reading the owners again and applying without those fields.
+            if let Err(kube::Error::Api(status)) = &answer
+                && !conflicts(status).is_empty()
+                && let Some(mut again) = rendered
+                && let Some(live) =
+                    api.get_metadata_opt(&object.name)
+                        .await
+                        .map_err(|source| Error::Api {
+                            object: Box::new(object.clone()),
+                            action: "reading who owns its fields before applying",
+                            source,
+                        })?
+            {
+                let live = serde_json::to_value(&live).unwrap_or(Value::Null);
+                manifest::runtime::drop_foreign_runtime_fields(&mut again, &live, field_manager);
+                if again != body {
+                    body = again;
+                    answer = api.patch(&object.name, params, &Patch::Apply(&body)).await;
+                }
+            }
             if let Err(kube::Error::Api(status)) = &answer
                 && !force
                 && takes_over_only(&conflicts(status), take_over_from)
@@ -545,8 +622,13 @@ impl Client {
             let resource_version = after.metadata.resource_version.clone().unwrap_or_default();
             let outcome = match previous {
                 Before::Absent => Outcome::Created,
-                Before::Existed(rv) if rv == resource_version => Outcome::Unchanged,
-                Before::Existed(_) => Outcome::Configured,
+                Before::Existed(seen) => crate::outcome::judge(
+                    &seen.object,
+                    seen.whole,
+                    &serde_json::to_value(&after).unwrap_or(Value::Null),
+                    field_manager,
+                    sent_after,
+                ),
                 Before::NotOwned if created_by(&after, field_manager) => Outcome::Created,
                 Before::NotOwned => Outcome::Configured,
             };

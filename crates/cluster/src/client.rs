@@ -26,6 +26,35 @@ pub struct Client {
     context_namespace: Option<String>,
     /// The command's deadline for its requests, if it set one.
     deadline: Deadline,
+    /// The server's clock, as its answers' `Date` headers tell it.
+    pub(crate) clock: ServerClock,
+}
+
+/// The newest second (since the epoch) that the API server's answers to a client named in
+/// their `Date` header, shared by the client's clones: a request sent after it was read is
+/// handled by the server in that second or later (`crate::outcome` tells an apply's outcome
+/// with it). 0 until an answer carried one.
+#[derive(Clone, Default)]
+pub(crate) struct ServerClock(std::sync::Arc<std::sync::atomic::AtomicI64>);
+
+impl ServerClock {
+    /// Takes in the `Date` of an answer.
+    pub(crate) fn note(&self, headers: &http::HeaderMap) {
+        let second = headers
+            .get(http::header::DATE)
+            .and_then(|d| d.to_str().ok())
+            .and_then(crate::outcome::http_date_seconds);
+        if let Some(second) = second {
+            self.0
+                .fetch_max(second, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The newest second named so far, if any.
+    pub(crate) fn second(&self) -> Option<i64> {
+        let second = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        (second > 0).then_some(second)
+    }
 }
 
 impl Client {
@@ -100,7 +129,9 @@ impl Client {
             answered: Default::default(),
             deadline: Default::default(),
             writes: reads.writes.clone(),
+            clock: ServerClock::default(),
         };
+        let clock = layer.clock.clone();
         let deadline = layer.deadline.clone();
         let exec = config.auth_info.exec.as_ref().map(|exec| {
             std::iter::once(exec.command.clone().unwrap_or_default())
@@ -150,6 +181,7 @@ impl Client {
             server,
             context_namespace: None,
             deadline,
+            clock,
         })
     }
 

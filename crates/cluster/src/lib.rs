@@ -87,6 +87,7 @@ mod install_lock;
 pub mod lease;
 mod listed;
 pub mod mesh_check;
+mod outcome;
 pub mod overlap;
 mod plan;
 pub mod port_forward;

@@ -14,6 +14,8 @@ pub(crate) struct Listed {
     pub labels: BTreeMap<String, String>,
     pub uid: Option<String>,
     pub resource_version: Option<String>,
+    /// Its managedFields (what an apply's outcome is told by: `crate::outcome`).
+    pub managed_fields: Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry>,
 }
 
 /// A label selector: each `labels` pair equal, each of `exists` present, and `key in (values)`

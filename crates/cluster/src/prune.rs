@@ -275,6 +275,7 @@ impl Client {
                 labels: item.metadata.labels.clone().unwrap_or_default(),
                 uid: item.metadata.uid.clone(),
                 resource_version: item.metadata.resource_version.clone(),
+                managed_fields: item.metadata.managed_fields.clone().unwrap_or_default(),
             })
             .collect())
     }
@@ -470,6 +471,7 @@ mod tests {
             labels: l,
             uid: Some(format!("uid-{name}")),
             resource_version: None,
+            managed_fields: Vec::new(),
         }
     }
 

@@ -227,9 +227,8 @@ impl Client {
     }
 
     /// Drops every shared list: the next read of each kind goes to the server. Called once
-    /// this client holds the install lock, since other clients' writes do not expire them, and
-    /// before an install's writes (`installer::Install::apply_holding`).
-    pub async fn forget_shared_lists(&self) {
+    /// this client holds the install lock, since other clients' writes do not expire them.
+    pub(crate) async fn forget_shared_lists(&self) {
         self.reads.lists.lock().await.clear();
         self.reads.narrowed.lock().expect("narrowed lists").clear();
     }

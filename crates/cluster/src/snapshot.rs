@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use futures::{StreamExt, TryStreamExt};
 use vocab::labels::COMPONENT_LABEL;
 
+use crate::apply::Seen;
 use crate::listed::{Listed, group_of, selector};
 use crate::{Client, Error};
 
@@ -26,8 +27,9 @@ pub(crate) type GroupKind = (String, String);
 pub(crate) struct Snapshot {
     listed: BTreeSet<GroupKind>,
     objects: Vec<Listed>,
-    /// (group, kind, namespace, name) → resourceVersion, for the applies.
-    versions: HashMap<(String, String, Option<String>, String), String>,
+    /// (group, kind, namespace, name) → the object's metadata as listed, for the applies'
+    /// outcomes (`crate::outcome`).
+    versions: HashMap<(String, String, Option<String>, String), Seen>,
 }
 
 /// How one kind is read.
@@ -64,27 +66,48 @@ impl Snapshot {
             .filter(move |l| l.object.kind == kind && group_of(&l.object.api_version) == group)
     }
 
+    /// One of the installation's objects as listed (its metadata), if it was listed.
+    pub(crate) fn seen(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&Seen> {
+        self.versions.get(&(
+            group.to_string(),
+            kind.to_string(),
+            namespace.map(str::to_string),
+            name.to_string(),
+        ))
+    }
+
     /// The `resourceVersion` of one of the installation's objects, if it had one.
-    pub(crate) fn resource_version(
+    #[cfg(test)]
+    fn resource_version(
         &self,
         group: &str,
         kind: &str,
         namespace: Option<&str>,
         name: &str,
     ) -> Option<&str> {
-        self.versions
-            .get(&(
-                group.to_string(),
-                kind.to_string(),
-                namespace.map(str::to_string),
-                name.to_string(),
-            ))
-            .map(String::as_str)
+        self.seen(group, kind, namespace, name)?
+            .object
+            .pointer("/metadata/resourceVersion")?
+            .as_str()
     }
 
     fn insert(&mut self, group_kind: GroupKind, listed: Vec<Listed>) {
         for l in &listed {
             if let Some(rv) = &l.resource_version {
+                let seen = Seen {
+                    object: serde_json::json!({"metadata": {
+                        "name": l.object.name,
+                        "resourceVersion": rv,
+                        "managedFields": l.managed_fields,
+                    }}),
+                    whole: false,
+                };
                 self.versions.insert(
                     (
                         group_kind.0.clone(),
@@ -92,7 +115,7 @@ impl Snapshot {
                         l.object.namespace.clone(),
                         l.object.name.clone(),
                     ),
-                    rv.clone(),
+                    seen,
                 );
             }
         }
@@ -195,6 +218,7 @@ mod tests {
                 labels: BTreeMap::new(),
                 uid: None,
                 resource_version: Some(rv.into()),
+                managed_fields: Vec::new(),
             };
         s.insert(
             ("apps".into(), "Deployment".into()),

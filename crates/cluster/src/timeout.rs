@@ -193,6 +193,8 @@ pub(crate) struct BoundLayer {
     /// Counts the client's writes, which end what its cached lists may be used for
     /// (`crate::reads`).
     pub writes: crate::reads::Writes,
+    /// The newest second the server's answers named (`crate::outcome`).
+    pub clock: crate::client::ServerClock,
 }
 
 impl<S> tower::Layer<S> for BoundLayer
@@ -214,6 +216,7 @@ where
             answered: self.answered.clone(),
             deadline: self.deadline.clone(),
             writes: self.writes.clone(),
+            clock: self.clock.clone(),
         }
     }
 }
@@ -234,6 +237,7 @@ pub(crate) struct Bounded<S> {
     answered: Arc<AtomicBool>,
     deadline: Deadline,
     writes: crate::reads::Writes,
+    clock: crate::client::ServerClock,
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -368,6 +372,7 @@ where
     fn call(&mut self, request: Request<Body>) -> Self::Future {
         let (method, path) = (request.method().clone(), request.uri().path().to_string());
         let writes = self.writes.clone();
+        let clock = self.clock.clone();
         let what = request_text(&request);
         let server = self.server.clone();
         let timeout = self.timeout;
@@ -442,6 +447,7 @@ where
                     Ok(response) => {
                         answered.store(true, Ordering::Relaxed);
                         writes.note(&method, &path, response.status());
+                        clock.note(response.headers());
                         return Ok(response);
                     }
                     Err(e) => e.into(),

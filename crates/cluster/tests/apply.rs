@@ -245,3 +245,64 @@ async fn several_crds_are_waited_for_with_one_watch_and_a_missing_one_is_named()
         "{err}"
     );
 }
+
+/// An install reads its objects once, under its lock, for its checks and its applies: another
+/// writer in between (istiod patching its webhook's CA bundle and failure policy) must neither
+/// make the apply count the object `configured` nor make it fight istiod over the fields
+/// istiod took after the read (the apply reads their owners again on the conflict and leaves
+/// them to istiod).
+#[tokio::test]
+async fn a_write_by_another_manager_after_the_read_is_neither_counted_nor_fought() {
+    use kube::api::{Api, DynamicObject, Patch, PatchParams};
+    let client = testenv::client().await;
+    let name = testenv::unique_name("readonce");
+    let webhook = json!({
+        "apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/part-of": "bosun-tests"}},
+        "webhooks": [{"name": "v.example.com", "admissionReviewVersions": ["v1"],
+                      "sideEffects": "None", "failurePolicy": "Ignore", "rules": [],
+                      "clientConfig": {"url": "https://example.invalid/validate", "caBundle": ""}}],
+    });
+    let first = client
+        .apply(std::slice::from_ref(&webhook), "bosun", false)
+        .await
+        .unwrap();
+    assert_eq!(first.objects[0].outcome, Outcome::Created);
+
+    // istiod's writes, by another client: this client's list of the kind does not see them.
+    let ar = kube::core::ApiResource::from_gvk(&kube::core::GroupVersionKind::gvk(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+    ));
+    let other = testenv::client().await;
+    let api: Api<DynamicObject> = Api::all_with(other.kube().clone(), &ar);
+    let istiod = PatchParams {
+        field_manager: Some("pilot-discovery".into()),
+        ..Default::default()
+    };
+    let written = json!({"webhooks": [{"name": "v.example.com", "failurePolicy": "Fail",
+                                       "clientConfig": {"caBundle": "Y2E="}}]});
+    api.patch(&name, &istiod, &Patch::Strategic(&written))
+        .await
+        .unwrap();
+
+    let again = client
+        .apply(std::slice::from_ref(&webhook), "bosun", false)
+        .await
+        .unwrap();
+    assert_eq!(again.objects[0].outcome, Outcome::Unchanged, "{again:?}");
+    let live = serde_json::to_value(api.get(&name).await.unwrap()).unwrap();
+    assert_eq!(live["webhooks"][0]["failurePolicy"], "Fail", "{live}");
+    assert_eq!(
+        live["webhooks"][0]["clientConfig"]["caBundle"], "Y2E=",
+        "{live}"
+    );
+
+    // A change of bosun's own is still one, whoever wrote before it.
+    let mut changed = webhook.clone();
+    changed["webhooks"][0]["timeoutSeconds"] = json!(7);
+    let third = client.apply(&[changed], "bosun", false).await.unwrap();
+    assert_eq!(third.objects[0].outcome, Outcome::Configured, "{third:?}");
+    api.delete(&name, &Default::default()).await.unwrap();
+}

@@ -202,13 +202,12 @@ impl Install {
                 namespace: namespace.to_string(),
             });
         }
-        // The checks' lists are not reused for the writes: what each apply did (created,
-        // configured, unchanged) is told by comparing the resource version read before it
-        // with the one it returns, and other writers the lock does not stop (the Deployment
-        // controller's status updates during a rollout, istiod's webhook writes) change
-        // objects between the checks and the writes, which would count an unchanged object
-        // as configured. So the install's own reads happen right before its applies.
-        client.forget_shared_lists().await;
+        // The checks' lists (read under this lock) serve the writes too. Other writers the
+        // lock does not stop (the Deployment controller during a rollout, istiod writing its
+        // webhooks) may change objects between the checks and the applies; each apply's
+        // outcome (created, configured, unchanged) is told from bosun's own managedFields
+        // entry and values, not from the resource version (`cluster`'s `outcome` module), so
+        // their writes do not make an unchanged object count as configured.
         self.writes(client, options, progress, deleted).await
     }
 
