@@ -8,7 +8,8 @@
 # the pages of the bosun binary and libraries it has mapped, shared with the page cache).
 # Pass `--render inline` as BOSUN_BENCH_RUN_FLAGS to render inside the operator's process.
 # The operator runs with the allocator settings of its Deployment (`bosun operator dump`), from
-# the release build (or BOSUN_BENCH_BINARY, say the image's bosun). Needs kubectl.
+# the release build stripped as scripts/build-operator-image strips it, which is what the image
+# runs (or BOSUN_BENCH_BINARY, as it is). Needs kubectl.
 # Usage: scripts/bench/operator-memory.sh [RECONCILES]
 set -euo pipefail
 export MIMALLOC_ARENA_EAGER_COMMIT=0 MIMALLOC_PURGE_DELAY=0
@@ -16,7 +17,9 @@ cd "$(dirname "$0")/../.."
 reconciles="${1:-10}"
 if [ -z "${BOSUN_BENCH_BINARY:-}" ]; then
   cargo build --release -q -p bosun
-  BOSUN_BENCH_BINARY="${CARGO_TARGET_DIR:-target}/release/bosun"
+  BOSUN_BENCH_BINARY="$(mktemp "${TMPDIR:-/tmp}/bosun-bench-XXXXXX")"
+  trap 'rm -f "$BOSUN_BENCH_BINARY"' EXIT
+  strip -o "$BOSUN_BENCH_BINARY" "${CARGO_TARGET_DIR:-target}/release/bosun"
 fi
 manifests="$(scripts/fetch-istio)/manifests"
 eval "$(scripts/testenv up)"

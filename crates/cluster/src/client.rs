@@ -140,10 +140,7 @@ impl Client {
                 .join(" ")
         });
         let server = layer.server.clone();
-        let build = move || {
-            kube::client::ClientBuilder::try_from(config)
-                .map(|builder| builder.with_layer(&layer).build())
-        };
+        let build = move || http_stack(config).map(|builder| builder.with_layer(&layer).build());
         let kube = match (exec, timeout.0) {
             // kube-rs runs the exec credential plugin while it builds the client, and waits
             // for it without a bound; it is waited for here on a thread of its own. If it
@@ -223,6 +220,76 @@ impl Client {
         self.context_namespace.as_deref()
     }
 }
+
+/// The largest read buffer one connection keeps (hyper's default is 8 KiB + 400 KiB).
+const MAX_READ_BUFFER: usize = 64 * 1024;
+/// The most idle connections the pool keeps to the API server (hyper's default: no limit).
+const MAX_IDLE_CONNECTIONS: usize = 4;
+
+/// The HTTP stack under the kube-rs client: kube-rs's own (`ClientBuilder::try_from`, whose
+/// layers it repeats: base URL, retry, authorization, headers), with two of hyper's settings
+/// bounded for a process that runs for weeks, the operator. hyper grows a connection's read
+/// buffer to the largest read it made (doubling while reads fill it, up to 408 KiB: one CRD
+/// or list read makes it that large) and keeps it as long as the connection lives; its pool
+/// keeps every connection a burst of side-by-side requests opened, for 90 s. So the operator,
+/// after a reconcile (its components applied side by side, each object read back), held
+/// 40-odd idle connections, some with buffers of hundreds of KiB, and its memory depended on
+/// how the reads had fallen (BENCHMARKS.md, `operator run`: memory). Reads of at most 64 KiB
+/// only mean more of them for a large answer (a 1 MiB list: 16), and a connection opened again
+/// costs a TLS handshake. With a proxy (which kube-rs refuses without its proxy features) or an
+/// exec credential plugin (whose client certificate's expiry kube-rs records privately), the
+/// stack is kube-rs's, unchanged.
+fn http_stack(
+    config: kube::Config,
+) -> Result<kube::client::ClientBuilder<HttpService>, kube::Error> {
+    use kube::client::ConfigExt;
+    use tower::ServiceExt;
+    if config.proxy_url.is_some() || config.auth_info.exec.is_some() {
+        return kube::client::ClientBuilder::try_from(config);
+    }
+    let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
+    http.enforce_http(false);
+    let mut connector =
+        hyper_timeout::TimeoutConnector::new(config.rustls_https_connector_with_connector(http)?);
+    connector.set_connect_timeout(config.connect_timeout);
+    connector.set_read_timeout(config.read_timeout);
+    connector.set_write_timeout(config.write_timeout);
+    connector.set_reset_reader_on_write(config.reset_reader_on_write);
+    let client = hyper_util::client::legacy::Builder::new(hyper_util::rt::TokioExecutor::new())
+        .http1_max_buf_size(MAX_READ_BUFFER)
+        .pool_max_idle_per_host(MAX_IDLE_CONNECTIONS)
+        .build(connector);
+    let retry = config
+        .default_retry
+        .then(|| tower::retry::RetryLayer::new(kube::client::retry::RetryPolicy::server_retry()));
+    let service = tower::ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(retry)
+        .option_layer(config.auth_layer()?)
+        .layer(config.extra_headers_layer()?)
+        .map_err(tower::BoxError::from)
+        .service(client)
+        .map_response(|response: http::Response<hyper::body::Incoming>| {
+            response.map(|body| {
+                Box::new(http_body_util::BodyExt::map_err(
+                    body,
+                    tower::BoxError::from,
+                )) as Box<kube::client::DynBody>
+            })
+        })
+        .boxed();
+    Ok(kube::client::ClientBuilder::new(
+        service,
+        config.default_namespace.clone(),
+    ))
+}
+
+/// The service kube-rs's `ClientBuilder::try_from` builds, and [`http_stack`] too.
+type HttpService = tower::util::BoxService<
+    http::Request<kube::client::Body>,
+    http::Response<Box<kube::client::DynBody>>,
+    tower::BoxError,
+>;
 
 /// The server's URL as the kubeconfig gives it: `https://10.0.0.1:6443` (a URI prints a `/`
 /// after it).

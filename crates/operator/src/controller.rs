@@ -719,8 +719,9 @@ async fn apply(
     // only when the owner allocates again, and the blocking thread idles between renders, so
     // freed here, the last render's pages can stay resident while the operator idles. With
     // this, the memory left after the IstioOperators are gone sat on one level in 10 runs
-    // (9.9–11.3 MiB of its own, against about 12.3 or about 17.8 before); what it holds right after
-    // the reconciles still varies from run to run (BENCHMARKS.md, `operator run`: memory).
+    // (9.9–11.3 MiB of its own, against about 12.3 or about 17.8 before); what it held right
+    // after the reconciles varied until the HTTP pool was bounded too (`cluster::client`,
+    // BENCHMARKS.md, `operator run`: memory).
     let originals: Vec<Vec<Value>> = rendered
         .components
         .iter_mut()
