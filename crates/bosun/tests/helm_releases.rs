@@ -106,6 +106,24 @@ fn chart_versions(chart: &Path) -> (String, String) {
     (field("version:"), field("appVersion:"))
 }
 
+/// `helm get manifest` of istio-base and istiod together is exactly `rendered` (what
+/// `manifest generate --cluster-specific` printed), document for document.
+fn helm_manifests_are(rendered: &str) {
+    let rendered = documents(rendered);
+    let mut recorded = Vec::new();
+    for release in ["istio-base", "istiod"] {
+        let out = helm(&["get", "manifest", release, "-n", NS]);
+        succeeded(&out);
+        recorded.extend(documents(&String::from_utf8_lossy(&out.stdout)));
+    }
+    recorded.sort();
+    assert_eq!(recorded.len(), rendered.len());
+    assert!(
+        recorded == rendered,
+        "helm get manifest differs from manifest generate"
+    );
+}
+
 /// The documents of a manifest (`---` lines split them), sorted.
 fn documents(text: &str) -> Vec<String> {
     let mut docs: Vec<String> = format!("\n{text}")
@@ -402,19 +420,7 @@ fn helm_reads_and_takes_over_what_install_helm_releases_recorded() {
             &[],
         ));
         succeeded(&out);
-        let rendered = documents(&String::from_utf8_lossy(&out.stdout));
-        let mut recorded = Vec::new();
-        for release in ["istio-base", "istiod"] {
-            let out = helm(&["get", "manifest", release, "-n", NS]);
-            succeeded(&out);
-            recorded.extend(documents(&String::from_utf8_lossy(&out.stdout)));
-        }
-        recorded.sort();
-        assert_eq!(recorded.len(), rendered.len());
-        assert!(
-            recorded == rendered,
-            "helm get manifest differs from manifest generate"
-        );
+        helm_manifests_are(&String::from_utf8_lossy(&out.stdout));
 
         // helm status and history.
         let status = helm_json(&["status", "istiod", "-n", NS, "-o", "json"]);
@@ -935,19 +941,7 @@ fn operator_records_helm_releases_that_helm_reads_and_leaves_what_helm_upgraded(
         ]);
         let _ = std::fs::remove_file(&file);
         succeeded(&out);
-        let rendered = documents(&String::from_utf8_lossy(&out.stdout));
-        let mut recorded = Vec::new();
-        for release in ["istio-base", "istiod"] {
-            let out = helm(&["get", "manifest", release, "-n", NS]);
-            succeeded(&out);
-            recorded.extend(documents(&String::from_utf8_lossy(&out.stdout)));
-        }
-        recorded.sort();
-        assert_eq!(recorded.len(), rendered.len());
-        assert!(
-            recorded == rendered,
-            "helm get manifest differs from manifest generate"
-        );
+        helm_manifests_are(&String::from_utf8_lossy(&out.stdout));
 
         // helm upgrade of istiod: no conflict, it lands, and the operator leaves it.
         let out = helm(&[
