@@ -177,6 +177,8 @@ mod tests {
             values: vec![v.clone()],
             undone: if undone { vec![v] } else { Vec::new() },
             chart_undone: false,
+            files: Vec::new(),
+            files_undone: Vec::new(),
             next: 3,
         }
     }
