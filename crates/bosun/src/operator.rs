@@ -548,8 +548,10 @@ fn default_identity() -> String {
 }
 
 async fn run(args: RunArgs) -> Result<(), MeshFailure> {
-    // A process that lives on keeps no shared lists between reconciles (`cluster::Client::
-    // without_shared_lists`): they would hold whole objects in memory for nothing.
+    // A process that lives on keeps few idle connections (their buffers would decide its
+    // memory: `cluster::keep_few_idle_connections`) and no shared lists between reconciles
+    // (`cluster::Client::without_shared_lists`): they would hold whole objects for nothing.
+    cluster::keep_few_idle_connections();
     let client = args.cluster.client().await?.without_shared_lists();
     let lease = args.lease_namespace.as_deref().map(|ns| {
         let identity = args.identity.clone().unwrap_or_else(default_identity);

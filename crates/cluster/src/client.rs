@@ -223,12 +223,29 @@ impl Client {
 
 /// The largest read buffer one connection keeps (hyper's default is 8 KiB + 400 KiB).
 const MAX_READ_BUFFER: usize = 64 * 1024;
-/// The most idle connections the pool keeps to the API server (hyper's default: no limit).
+/// The most idle connections the pool of a long-running process keeps to the API server
+/// ([`keep_few_idle_connections`]; hyper's default: no limit).
 const MAX_IDLE_CONNECTIONS: usize = 4;
+
+/// Whether this process's clients keep at most [`MAX_IDLE_CONNECTIONS`] idle connections.
+static FEW_IDLE_CONNECTIONS: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Makes the clients this process builds from now on keep at most [`MAX_IDLE_CONNECTIONS`] idle
+/// connections (see [`http_stack`]): for a process that runs for weeks, the operator. A
+/// command keeps every connection it opened until it ends: an install's next side-by-side
+/// burst then needs no new connection, whose TLS handshake would be bounded by the shorter
+/// connect timeout (10 s) instead of the request's 30 s, and an API server paused for 20 s
+/// mid-install would fail it (`install_faults.rs`
+/// `api_server_paused_20s_mid_install_is_waited_out_and_a_rerun_converges`).
+pub fn keep_few_idle_connections() {
+    FEW_IDLE_CONNECTIONS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// The HTTP stack under the kube-rs client: kube-rs's own (`ClientBuilder::try_from`, whose
 /// layers it repeats: base URL, retry, authorization, headers), with two of hyper's settings
-/// bounded for a process that runs for weeks, the operator. hyper grows a connection's read
+/// bounded for a process that runs for weeks, the operator (the idle pool only there:
+/// [`keep_few_idle_connections`]). hyper grows a connection's read
 /// buffer to the largest read it made (doubling while reads fill it, up to 408 KiB: one CRD
 /// or list read makes it that large) and keeps it as long as the connection lives; its pool
 /// keeps every connection a burst of side-by-side requests opened, for 90 s. So the operator,
@@ -255,10 +272,12 @@ fn http_stack(
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
     connector.set_reset_reader_on_write(config.reset_reader_on_write);
-    let client = hyper_util::client::legacy::Builder::new(hyper_util::rt::TokioExecutor::new())
-        .http1_max_buf_size(MAX_READ_BUFFER)
-        .pool_max_idle_per_host(MAX_IDLE_CONNECTIONS)
-        .build(connector);
+    let mut client = hyper_util::client::legacy::Builder::new(hyper_util::rt::TokioExecutor::new());
+    client.http1_max_buf_size(MAX_READ_BUFFER);
+    if FEW_IDLE_CONNECTIONS.load(std::sync::atomic::Ordering::Relaxed) {
+        client.pool_max_idle_per_host(MAX_IDLE_CONNECTIONS);
+    }
+    let client = client.build(connector);
     let retry = config
         .default_retry
         .then(|| tower::retry::RetryLayer::new(kube::client::retry::RetryPolicy::server_retry()));

@@ -113,7 +113,7 @@ mod webhooks;
 mod why;
 
 pub use apply::{Applied, ApplyReport, Outcome};
-pub use client::Client;
+pub use client::{Client, keep_few_idle_connections};
 pub use error::{Error, FieldConflict, ListTarget};
 pub use install::{ComponentReport, InstallEvent, InstallOptions, InstallReport};
 pub use install_lock::{
