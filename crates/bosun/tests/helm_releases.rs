@@ -109,12 +109,12 @@ fn chart_versions(chart: &Path) -> (String, String) {
 /// `helm get manifest` of istio-base and istiod together is exactly `rendered` (what
 /// `manifest generate --cluster-specific` printed), document for document.
 fn helm_manifests_are(rendered: &str) {
-    let rendered = documents(rendered);
+    let rendered = common::documents(rendered);
     let mut recorded = Vec::new();
     for release in ["istio-base", "istiod"] {
         let out = helm(&["get", "manifest", release, "-n", NS]);
         succeeded(&out);
-        recorded.extend(documents(&String::from_utf8_lossy(&out.stdout)));
+        recorded.extend(common::documents(&String::from_utf8_lossy(&out.stdout)));
     }
     recorded.sort();
     assert_eq!(recorded.len(), rendered.len());
@@ -122,22 +122,6 @@ fn helm_manifests_are(rendered: &str) {
         recorded == rendered,
         "helm get manifest differs from manifest generate"
     );
-}
-
-/// The documents of a manifest (`---` lines split them), sorted.
-fn documents(text: &str) -> Vec<String> {
-    let mut docs: Vec<String> = format!("\n{text}")
-        .split("\n---\n")
-        .map(|d| {
-            d.trim_start_matches('\n')
-                .trim_start_matches("---\n")
-                .trim_end()
-                .to_string()
-        })
-        .filter(|d| !d.is_empty())
-        .collect();
-    docs.sort();
-    docs
 }
 
 async fn wait_until<T, F, Fut>(what: &str, timeout: Duration, check: F) -> T

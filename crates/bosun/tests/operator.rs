@@ -2119,22 +2119,6 @@ async fn operator_applies_the_release_policy() {
     delete_and_wait(&api, "eol", &operator).await;
 }
 
-/// The documents of a manifest (`---` lines split them), sorted.
-fn documents(text: &str) -> Vec<String> {
-    let mut docs: Vec<String> = format!("\n{text}")
-        .split("\n---\n")
-        .map(|d| {
-            d.trim_start_matches('\n')
-                .trim_start_matches("---\n")
-                .trim_end()
-                .to_string()
-        })
-        .filter(|d| !d.is_empty())
-        .collect();
-    docs.sort();
-    docs
-}
-
 /// The Helm release records of `release` in `ns`, decoded, oldest first.
 async fn helm_records(ns: &str, release: &str) -> Vec<helmrelease::Record> {
     let client = testenv::client().await;
@@ -2218,9 +2202,9 @@ async fn operator_records_helm_releases_and_leaves_what_helm_changed() {
     ]);
     let _ = std::fs::remove_file(&file);
     assert!(out.status.success(), "{}", text(&out));
-    let rendered = documents(&String::from_utf8_lossy(&out.stdout));
-    let mut recorded = documents(base[0].manifest());
-    recorded.extend(documents(istiod[0].manifest()));
+    let rendered = common::documents(&String::from_utf8_lossy(&out.stdout));
+    let mut recorded = common::documents(base[0].manifest());
+    recorded.extend(common::documents(istiod[0].manifest()));
     recorded.sort();
     assert_eq!(recorded.len(), rendered.len());
     assert!(

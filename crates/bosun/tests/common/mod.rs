@@ -165,3 +165,20 @@ pub fn bosun_at(kubeconfig: &Path, args: &[&str]) -> Output {
         .output()
         .expect("running bosun")
 }
+
+/// The documents of a manifest (`---` lines split them), sorted, so that what `helm get
+/// manifest` and `manifest generate` print compare document for document in any order.
+pub fn documents(text: &str) -> Vec<String> {
+    let mut docs: Vec<String> = format!("\n{text}")
+        .split("\n---\n")
+        .map(|d| {
+            d.trim_start_matches('\n')
+                .trim_start_matches("---\n")
+                .trim_end()
+                .to_string()
+        })
+        .filter(|d| !d.is_empty())
+        .collect();
+    docs.sort();
+    docs
+}
