@@ -495,7 +495,7 @@ fn remove_old(
     client: &cluster::Client,
     state: &State,
 ) -> Result<(), MeshFailure> {
-    let scope = crate::uninstall::revision_scope(&state.old_revision);
+    let scope = installer::uninstall::revision(&state.old_revision);
     let candidates = rt.block_on(client.uninstall_candidates(&scope))?;
     if candidates.is_empty() {
         println!("  revision {} is removed already", state.old_revision);

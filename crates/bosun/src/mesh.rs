@@ -91,15 +91,12 @@ pub(crate) fn refuse_package_with_version(
             )));
         }
         for file in files {
-            let names_one = iop::merge::split_yaml_documents(&file.text)
-                .into_iter()
-                .filter_map(|doc| iop::merge::map_from_yaml(doc).ok())
-                .any(|map| {
-                    map.get("spec")
-                        .and_then(|spec| spec.get("installPackagePath"))
-                        .and_then(|p| p.as_str())
-                        .is_some_and(|p| !p.is_empty())
-                });
+            let names_one = file.maps().into_iter().any(|map| {
+                map.get("spec")
+                    .and_then(|spec| spec.get("installPackagePath"))
+                    .and_then(|p| p.as_str())
+                    .is_some_and(|p| !p.is_empty())
+            });
             if names_one {
                 return Err(MeshFailure(format!(
                     "--version and spec.installPackagePath in {} both name the install package; give one",
@@ -212,7 +209,7 @@ pub(crate) fn read_inputs(names: &[String]) -> Result<Vec<iop::merge::InputFile>
     // an empty file is more often a mistake (a wrong path, a failed redirect) than a choice.
     for file in files
         .iter()
-        .filter(|f| iop::merge::holds_no_object(&f.text))
+        .filter(|f| f.source().is_some_and(iop::merge::holds_no_object))
     {
         let name = if file.name == "-" {
             "stdin"
@@ -242,10 +239,7 @@ pub(crate) fn read_input_files(names: &[String]) -> Result<Vec<iop::merge::Input
             crate::input::read_text(std::path::Path::new(path))
                 .map_err(|e| format!("open {path}: {e}"))?
         };
-        files.push(iop::merge::InputFile {
-            name: name.clone(),
-            text,
-        });
+        files.push(iop::merge::InputFile::text(name.clone(), text));
     }
     Ok(files)
 }
@@ -343,10 +337,13 @@ pub(crate) fn explained(
     packages: &pipeline::InstallPackages,
 ) -> MeshFailure {
     if let Some((file, line, col)) = e.location()
-        && let Some(input) = files.iter().find(|f| f.name == file)
+        && let Some(text) = files
+            .iter()
+            .find(|f| f.name == file)
+            .and_then(|f| f.source())
     {
         message.push('\n');
-        message.push_str(iop::source::pointer(file, &input.text, line, col).trim_end());
+        message.push_str(iop::source::pointer(file, text, line, col).trim_end());
     } else if let Some(file) = e.unnamed_file() {
         message.push_str(&format!("\n --> {file}"));
     }

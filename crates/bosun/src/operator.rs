@@ -489,7 +489,7 @@ async fn remove(args: RemoveArgs) -> Result<(), MeshFailure> {
             operator::crd::CRD_NAME,
         ));
     }
-    let deleted = operator::prune::delete_objects(&client, &objects).await?;
+    let deleted = operator::remove::delete_objects(&client, &objects).await?;
     let mut stdout = std::io::stdout().lock();
     for o in &deleted {
         let _ = writeln!(stdout, "✔ deleted {o}");

@@ -22,7 +22,6 @@
 //!   says how to move it there. The refusal lists them; `--force` proceeds with a warning. istioctl only asks istiod how many proxies it serves (and asks
 //!   to confirm), which needs a reachable istiod and misses tags and namespaces.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 
 use clap::Args;
@@ -166,44 +165,9 @@ fn scope(args: &UninstallArgs) -> Result<(cluster::UninstallScope, String), Mesh
     let flags = crate::mesh::set_flags(&args.input, &files)?;
     let packages = crate::mesh::packages();
     let (merged, _) = pipeline::merge_inputs(&files, &flags, &packages)?;
-    let mut labels = BTreeMap::new();
-    let revision = match revision_flag(&args.input) {
-        Some(r) => r,
-        None => merged.revision_or_default().to_string(),
-    };
-    labels.insert(vocab::labels::REVISION_LABEL.to_string(), revision);
-    for (value, label) in [
-        (merged.name(), vocab::labels::OWNING_RESOURCE_LABEL),
-        (
-            merged.namespace(),
-            vocab::labels::OWNING_RESOURCE_NAMESPACE_LABEL,
-        ),
-    ] {
-        if let Some(value) = value {
-            labels.insert(label.to_string(), value.to_string());
-        }
-    }
-    let namespace = merged.istio_namespace().to_string();
-    Ok((control_plane(labels), namespace))
-}
-
-/// One control plane's components but Base, selected by `labels`.
-fn control_plane(labels: BTreeMap<String, String>) -> cluster::UninstallScope {
-    // istioctl never uninstalls Base by revision or file: CRDs and shared roles stay.
-    let components = iop::component::ALL
-        .iter()
-        .filter(|c| c.name != "Base")
-        .map(|c| c.name.to_string())
-        .collect();
-    cluster::UninstallScope::ControlPlane { labels, components }
-}
-
-/// What `uninstall --revision R` selects: revision R's control plane, Base excepted.
-pub(crate) fn revision_scope(revision: &str) -> cluster::UninstallScope {
-    control_plane(BTreeMap::from([(
-        vocab::labels::REVISION_LABEL.to_string(),
-        revision.to_string(),
-    )]))
+    let revision = revision_flag(&args.input);
+    let scope = installer::uninstall::of_istio_operator(&merged, revision.as_deref());
+    Ok((scope, merged.istio_namespace().to_string()))
 }
 
 pub fn uninstall(

@@ -41,6 +41,9 @@
 //!   manager so that helm's upgrades keep them), for `install --helm-releases` and for the
 //!   operator's `bosun.io/helm-releases` alike (its render hands back [`helm_releases::drafts`]).
 //!
+//! - [`uninstall`]: what `uninstall` and the operator's finalizer remove (the scopes) and what a
+//!   prune after an install keeps, for both.
+//!
 //! - [`adopt`]: `install --adopt`, taking over a Helm-installed Istio (which releases, the
 //!   refusals, handing their objects and records over to bosun).
 //!
@@ -61,6 +64,7 @@ pub mod mesh_disconnect;
 pub mod mesh_rotate;
 mod refusal;
 pub mod remote_secret;
+pub mod uninstall;
 
 use std::collections::BTreeMap;
 
@@ -229,10 +233,7 @@ impl Install {
                 .apply(&self.owner_label_holds, FIELD_MANAGER, options.force)
                 .await?;
         }
-        let pruned = client
-            .prune_after_install(&self.installation, &report, deleted)
-            .await
-            .map_err(Error::Prune)?;
+        let pruned = uninstall::prune(client, &self.installation, &report, deleted).await?;
         let default_tag = self
             .apply_default_tag(client, &options.field_manager)
             .await?;

@@ -722,10 +722,7 @@ pub fn judge_cluster_files(
     settings: &[MeshSetting],
 ) -> Result<(), MeshError> {
     for file in files {
-        for doc in iop::merge::split_yaml_documents(&file.text) {
-            let Ok(map) = iop::merge::map_from_yaml(doc) else {
-                continue;
-            };
+        for map in file.maps() {
             let Some(spec) = map.get("spec") else {
                 continue;
             };
@@ -757,14 +754,14 @@ pub fn judge_cluster_files(
 
 /// The defaults a member's render starts from, as an IstioOperator file below the inputs'.
 fn defaults_file(member: &Member, mesh_id: &str) -> iop::merge::InputFile {
-    iop::merge::InputFile {
-        name: format!("(mesh install defaults for context {})", member.context),
-        text: format!(
+    iop::merge::InputFile::text(
+        format!("(mesh install defaults for context {})", member.context),
+        format!(
             "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  values:\n    global:\n      meshID: {}\n      multiCluster:\n        clusterName: {}\n",
             json_string(mesh_id),
             json_string(&member.context)
         ),
-    }
+    )
 }
 
 fn json_string(s: &str) -> String {
@@ -927,10 +924,10 @@ pub fn render_with_remotes(
         for (c, m) in connected.iter().zip(members.iter_mut()) {
             let network = m.network.clone().unwrap_or_default();
             let inputs = pipeline::Inputs {
-                files: vec![iop::merge::InputFile {
-                    name: format!("(east-west gateway of context {})", c.member.context),
-                    text: manifest::eastwest::iop(&network, m.main.merged.revision()),
-                }],
+                files: vec![iop::merge::InputFile::text(
+                    format!("(east-west gateway of context {})", c.member.context),
+                    manifest::eastwest::iop(&network, m.main.merged.revision()),
+                )],
                 set: Vec::new(),
                 manifests: mesh.inputs.manifests.clone(),
                 revision: None,
@@ -2156,9 +2153,8 @@ mod tests {
 
     #[test]
     fn a_cluster_file_may_not_contradict_the_mesh() {
-        let file = |name: &str, text: &str| iop::merge::InputFile {
-            name: name.to_string(),
-            text: text.to_string(),
+        let file = |name: &str, text: &str| {
+            iop::merge::InputFile::text(name.to_string(), text.to_string())
         };
         let settings = mesh_settings(
             &member("east", Some("c1"), Some("n1"), false),

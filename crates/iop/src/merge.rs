@@ -15,9 +15,64 @@ use crate::tree::{self, TreeError};
 /// One `-f` input, already read by the caller.
 #[derive(Debug, Clone)]
 pub struct InputFile {
-    /// The name as given on the command line (`-` for stdin).
+    /// The name as given on the command line (`-` for stdin), or what names an object
+    /// (`IstioOperator istio-system/example`).
     pub name: String,
-    pub text: String,
+    pub body: InputBody,
+}
+
+/// What an input holds.
+#[derive(Debug, Clone)]
+pub enum InputBody {
+    /// A file's text, as read: parsed here, with every value's line and column kept.
+    Text(String),
+    /// An IstioOperator already parsed (the resource the operator reads from the API server):
+    /// layered as it is, with no text to print and parse again, and so no positions.
+    Object(Map<String, Value>),
+}
+
+impl InputFile {
+    /// A file's text.
+    pub fn text(name: impl Into<String>, text: impl Into<String>) -> InputFile {
+        InputFile {
+            name: name.into(),
+            body: InputBody::Text(text.into()),
+        }
+    }
+
+    /// An object already parsed (not a map: layered as an empty one, as a `null` file is).
+    /// Its numbers are made what a file's become, Go's `float64` (see [`normalize_floats`]),
+    /// so that it merges and renders exactly as its text would.
+    pub fn object(name: impl Into<String>, object: &Value) -> InputFile {
+        let object = match normalize_floats(object) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        InputFile {
+            name: name.into(),
+            body: InputBody::Object(object),
+        }
+    }
+
+    /// Each document that reads as a map (a document that does not is left to the merge to
+    /// name); an object is its own one map.
+    pub fn maps(&self) -> Vec<Map<String, Value>> {
+        match &self.body {
+            InputBody::Text(text) => split_yaml_documents(text)
+                .into_iter()
+                .filter_map(|doc| map_from_yaml(doc).ok())
+                .collect(),
+            InputBody::Object(object) => vec![object.clone()],
+        }
+    }
+
+    /// The text, when the input is text (what a caret under a line needs).
+    pub fn source(&self) -> Option<&str> {
+        match &self.body {
+            InputBody::Text(text) => Some(text),
+            InputBody::Object(_) => None,
+        }
+    }
 }
 
 /// Reads `profiles/NAME.yaml` from the install package at the given path ("" for the built-in
@@ -103,6 +158,12 @@ pub enum MergeError {
         line: usize,
         col: usize,
     },
+    /// [`MergeError::TooDeep`] for an input given as an object: where, by path.
+    #[error(
+        "{name} nests maps and lists more than {MAX_NESTING_DEPTH} deep (at {path}); bosun reads \
+         IstioOperators at most {MAX_NESTING_DEPTH} levels deep"
+    )]
+    ObjectTooDeep { name: String, path: String },
 }
 
 pub use crate::tree::MAX_NESTING_DEPTH;
@@ -192,12 +253,12 @@ pub fn holds_no_object(text: &str) -> bool {
 /// istioctl's `checkNoMultipleIOPs`: the file split at `---` lines, each part read as a
 /// Kubernetes object (an empty part is none; an object must have a `kind`); more than one
 /// object is refused.
-fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
+fn check_single_object(name: &str, text: &str) -> Result<(), MergeError> {
     let mut objects = 0;
-    for part in split_yaml_documents(&file.text) {
+    for part in split_yaml_documents(text) {
         let fail = |source: MapFromYamlError| MergeError::SplitFile {
-            file: file.name.clone(),
-            at: yaml_position(&source).and_then(|e| position_in(&file.text, part, e)),
+            file: name.to_string(),
+            at: yaml_position(&source).and_then(|e| position_in(text, part, e)),
             source,
         };
         if let Some(at) = goyaml::first_too_deep(part, MAX_NESTING_DEPTH) {
@@ -206,9 +267,9 @@ fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
                 line: Some(at.line),
                 column: Some(at.column),
             };
-            let (line, col) = position_in(&file.text, part, &e).unwrap_or((at.line, at.column));
+            let (line, col) = position_in(text, part, &e).unwrap_or((at.line, at.column));
             return Err(MergeError::TooDeep {
-                file: file.name.clone(),
+                file: name.to_string(),
                 line,
                 col,
             });
@@ -232,8 +293,45 @@ fn check_single_object(file: &InputFile) -> Result<(), MergeError> {
     }
     if objects > 1 {
         return Err(MergeError::MultipleIstioOperators {
-            file: file.name.clone(),
+            file: name.to_string(),
         });
+    }
+    Ok(())
+}
+
+/// An object's nesting held to the bound files are held to ([`MAX_NESTING_DEPTH`]); the
+/// first map or list beyond it is named by its path.
+fn check_object_depth(name: &str, object: &Map<String, Value>) -> Result<(), MergeError> {
+    fn walk(v: &Value, depth: usize, path: &mut Vec<String>) -> bool {
+        let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
+            Value::Object(m) => Box::new(m.iter().map(|(k, v)| (format!(".{k}"), v))),
+            Value::Array(items) => {
+                Box::new(items.iter().enumerate().map(|(i, v)| (format!("[{i}]"), v)))
+            }
+            _ => return false,
+        };
+        if depth > MAX_NESTING_DEPTH {
+            return true;
+        }
+        for (seg, child) in children {
+            path.push(seg);
+            if walk(child, depth + 1, path) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    let mut path = Vec::new();
+    for (k, v) in object {
+        path.push(k.clone());
+        if walk(v, 2, &mut path) {
+            return Err(MergeError::ObjectTooDeep {
+                name: name.to_string(),
+                path: path.concat(),
+            });
+        }
+        path.pop();
     }
     Ok(())
 }
@@ -352,11 +450,16 @@ pub fn merge_inputs_traced_detected(
         }
     }
     for file in files {
-        let layer = Layer::file(&file.name, &file.text).map_err(|e| MergeError::Yaml {
-            file: file.name.clone(),
-            at: position_in(&file.text, &file.text, &e.source),
-            message: e.source.message,
-        })?;
+        let layer = match &file.body {
+            InputBody::Text(text) => {
+                Layer::file(&file.name, text).map_err(|e| MergeError::Yaml {
+                    file: file.name.clone(),
+                    at: position_in(text, text, &e.source),
+                    message: e.source.message,
+                })?
+            }
+            InputBody::Object(object) => Layer::object(&file.name, object),
+        };
         sources.push(layer);
     }
     for flag in set_flags {
@@ -482,12 +585,20 @@ fn layer(
         if file.name == "-" && i != files.len() - 1 {
             return Err(MergeError::StdinNotLast);
         }
-        check_single_object(file)?;
-        let mut m = map_from_yaml(&file.text).map_err(|e| MergeError::Yaml {
-            file: file.name.clone(),
-            at: yaml_position(&e).and_then(|y| position_in(&file.text, &file.text, y)),
-            message: e.to_string(),
-        })?;
+        let mut m = match &file.body {
+            InputBody::Text(text) => {
+                check_single_object(&file.name, text)?;
+                map_from_yaml(text).map_err(|e| MergeError::Yaml {
+                    file: file.name.clone(),
+                    at: yaml_position(&e).and_then(|y| position_in(text, text, y)),
+                    message: e.to_string(),
+                })?
+            }
+            InputBody::Object(object) => {
+                check_object_depth(&file.name, object)?;
+                object.clone()
+            }
+        };
         // istioctl's "special hack to allow an empty spec".
         if m.get("spec").is_some_and(Value::is_null) {
             m.remove("spec");
@@ -667,10 +778,10 @@ mod tests {
     fn translated_mesh_config_shows_through_shared_user_maps() {
         let profile = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  values:\n    global:\n      hub: x\n";
         let read = |_: &str, _: &str| Ok(profile.to_string());
-        let file = InputFile {
-            name: "in.yaml".into(),
-            text: "kind: IstioOperator\nspec:\n  meshConfig:\n    trustDomain: spec.example\n  values:\n    meshConfig:\n      trustDomain: values.example\n    global:\n      hub: user\n".into(),
-        };
+        let file = InputFile::text(
+            "in.yaml",
+            "kind: IstioOperator\nspec:\n  meshConfig:\n    trustDomain: spec.example\n  values:\n    meshConfig:\n      trustDomain: values.example\n    global:\n      hub: user\n",
+        );
         let merged = merge_inputs(&[file], &["hub=flag".to_string()], &read).unwrap();
         assert_eq!(
             tree::get_path_string(&merged, "spec.values.meshConfig.trustDomain"),
@@ -720,10 +831,7 @@ mod tests {
             ),
         ];
         for (body, want) in cases {
-            let file = InputFile {
-                name: "deep.yaml".into(),
-                text: format!("{head}{body}"),
-            };
+            let file = InputFile::text("deep.yaml", format!("{head}{body}"));
             match (merge_inputs(&[file], &[], &read), want) {
                 (Err(MergeError::TooDeep { file, line, col }), Some(at)) => {
                     assert_eq!((file.as_str(), line, col), ("deep.yaml", at.0, at.1));
@@ -733,16 +841,67 @@ mod tests {
             }
         }
         // A later document of the file too (the first error is there, not istioctl's "multiple").
-        let file = InputFile {
-            name: "two.yaml".into(),
-            text: format!("kind: A\n---\nkind: B\nx: {}\n", lists(200)),
-        };
+        let file = InputFile::text(
+            "two.yaml",
+            format!("kind: A\n---\nkind: B\nx: {}\n", lists(200)),
+        );
         let e = merge_inputs(&[file], &[], &read).unwrap_err();
         assert_eq!(e.location(), Some(("two.yaml", 4, 103)));
         assert_eq!(
             e.to_string(),
             "two.yaml nests maps and lists more than 100 deep (line 4, column 103); bosun reads \
              IstioOperator files at most 100 levels deep"
+        );
+    }
+
+    /// The operator's input: the resource as read, layered as the object it is. It merges as
+    /// its text would, its values are attributed to it by name (not to the profile it
+    /// overrides), and it is held to the files' nesting bound.
+    #[test]
+    fn an_object_merges_as_its_text_would_and_is_named_as_the_origin() {
+        let profile = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  values:\n    global:\n      hub: x\n";
+        let read = |_: &str, _: &str| Ok(profile.to_string());
+        let text = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: main\nspec:\n  hub: h\n  values:\n    global:\n      hub: user\n      proxy:\n        resources:\n          limits:\n            cpu: 2\n    pilot:\n      env:\n        A: \"1\"\n";
+        // As the API server gives it: integers are integers until the input normalizes them.
+        let object = serde_json::json!({
+            "apiVersion": "install.istio.io/v1alpha1",
+            "kind": "IstioOperator",
+            "metadata": {"name": "main"},
+            "spec": {
+                "hub": "h",
+                "values": {
+                    "global": {"hub": "user", "proxy": {"resources": {"limits": {"cpu": 2}}}},
+                    "pilot": {"env": {"A": "1"}}
+                }
+            }
+        });
+        let flags = ["values.pilot.autoscaleMin=2".to_string()];
+        let from_text = merge_inputs_traced(&[InputFile::text("f.yaml", text)], &flags, &read);
+        let from_object = merge_inputs_traced(
+            &[InputFile::object("IstioOperator ns/main", &object)],
+            &flags,
+            &read,
+        );
+        let ((text_tree, _), (object_tree, sources)) = (from_text.unwrap(), from_object.unwrap());
+        assert_eq!(text_tree, object_tree);
+        let hub = source::path("spec.values.global.hub");
+        assert_eq!(
+            sources.lookup(&hub),
+            Some(&Origin::Object {
+                name: "IstioOperator ns/main".into()
+            })
+        );
+        assert_eq!(sources.lookup(&hub).unwrap().location(), None);
+
+        let mut deep = serde_json::json!(1);
+        for _ in 0..100 {
+            deep = serde_json::json!([deep]);
+        }
+        let object = serde_json::json!({"kind": "IstioOperator", "spec": {"unvalidatedValues": {"x": deep}}});
+        let e = merge_inputs(&[InputFile::object("o", &object)], &[], &read).unwrap_err();
+        assert!(
+            matches!(&e, MergeError::ObjectTooDeep { name, path } if name == "o" && path.starts_with("spec.unvalidatedValues.x[0][0]")),
+            "{e:?}"
         );
     }
 

@@ -27,6 +27,9 @@ pub enum Origin {
     },
     /// A `--set` flag, as given (`values.global.hub=foo`).
     SetFlag { flag: String },
+    /// An input given as an object, not text (the IstioOperator resource the operator
+    /// reads): named, with no line to point at.
+    Object { name: String },
 }
 
 impl Origin {
@@ -37,7 +40,7 @@ impl Origin {
                 file, line, col, ..
             }
             | Origin::File { file, line, col } => Some((file, *line, *col)),
-            Origin::SetFlag { .. } => None,
+            Origin::SetFlag { .. } | Origin::Object { .. } => None,
         }
     }
 }
@@ -53,6 +56,7 @@ impl fmt::Display for Origin {
             } => write!(f, "{file}:{line}:{col} (profile {name})"),
             Origin::File { file, line, col } => write!(f, "{file}:{line}:{col}"),
             Origin::SetFlag { flag } => write!(f, "--set {flag}"),
+            Origin::Object { name } => f.write_str(name),
         }
     }
 }
@@ -110,6 +114,53 @@ impl Layer {
             line: m.line,
             col: m.column,
         })
+    }
+
+    /// Every node of an input given as an object, attributed to it by `name` (so that a
+    /// value it sets is not taken for the profile's that it replaced).
+    pub fn object(name: &str, object: &serde_json::Map<String, serde_json::Value>) -> Layer {
+        fn walk(
+            v: &serde_json::Value,
+            path: &mut Vec<PathSeg>,
+            origin: &Origin,
+            out: &mut Vec<(Vec<PathSeg>, Shape, Origin)>,
+        ) {
+            use serde_json::Value;
+            let shape = match v {
+                Value::Object(_) => Shape::Mapping,
+                Value::Array(_) => Shape::Sequence,
+                _ => Shape::Scalar,
+            };
+            out.push((path.clone(), shape, origin.clone()));
+            match v {
+                Value::Object(m) => {
+                    for (k, child) in m {
+                        path.push(PathSeg::Key(k.clone()));
+                        walk(child, path, origin, out);
+                        path.pop();
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        path.push(PathSeg::Index(i));
+                        walk(child, path, origin, out);
+                        path.pop();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let origin = Origin::Object {
+            name: name.to_string(),
+        };
+        let mut records = Vec::new();
+        walk(
+            &serde_json::Value::Object(object.clone()),
+            &mut Vec::new(),
+            &origin,
+            &mut records,
+        );
+        Layer { records }
     }
 
     /// A `--set` flag that sets `path` (from the document root, e.g. `spec.values.global.hub`).

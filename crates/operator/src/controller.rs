@@ -7,11 +7,12 @@
 //! does); an invalid spec sets ERROR with the validation messages and applies nothing. Otherwise the
 //! objects get ownership labels and go through [`cluster::Client::install`] (dependency order,
 //! CRDs waited for; no workload readiness wait, so one slow Deployment never blocks the loop),
-//! then [`crate::prune::remove_owned`] deletes what the spec no longer renders, then readiness
+//! then `installer::uninstall::prune` deletes what the spec no longer renders, as after
+//! `bosun install`, then readiness
 //! is read once per workload and the status says HEALTHY or which workloads it waits for; a
 //! not-yet-healthy IstioOperator is requeued (and the workloads' status changes trigger
 //! reconciles too). Failures requeue with exponential backoff. The finalizer uninstalls
-//! through the same [`crate::prune::remove_owned`]. Status is written only when it changes.
+//! through `installer::uninstall::remove`, with the IstioOperator's labels as its scope. Status is written only when it changes.
 
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
@@ -496,17 +497,14 @@ async fn apply_and_prune(
             return Err(e.into());
         }
     };
-    let mut keep = HashSet::new();
     for c in &report.components {
         for a in &c.report.objects {
             ctx.metrics.applied(&a.object.kind, a.outcome);
-            keep.insert(a.object.clone());
         }
     }
-    keep.extend(left.iter().flatten().cloned());
     let changed =
         report.count(cluster::Outcome::Created) + report.count(cluster::Outcome::Configured);
-    let applied = report
+    let applied: Vec<Vec<vocab::ObjectRef>> = report
         .components
         .iter()
         .zip(left)
@@ -516,8 +514,31 @@ async fn apply_and_prune(
         })
         .collect();
 
-    let pruned =
-        crate::prune::remove_owned(&ctx.client, &owner, &|o| keep.contains(o), helm).await?;
+    // What each component applied or left as it was is kept; the installer's prune deletes
+    // the rest of what carries this IstioOperator's labels (and, with Helm release records,
+    // Helm's manager label instead of the operator's), as `install` prunes its own.
+    let kept = || {
+        components
+            .iter()
+            .zip(&applied)
+            .flat_map(|(c, objects)| objects.iter().map(|o| (c.name.as_str(), o)))
+    };
+    let mut label_sets = vec![owner.labels()];
+    if helm {
+        label_sets.push(owner.helm_labels());
+    }
+    let mut pruned = Vec::new();
+    for labels in label_sets {
+        let installation = installer::uninstall::installation(labels, kept());
+        let deleted =
+            installer::uninstall::prune(&ctx.client, &installation, &report, &mut |_| {}).await?;
+        pruned.extend(
+            deleted
+                .into_iter()
+                .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
+                .map(|d| d.object),
+        );
+    }
     for object in &pruned {
         ctx.metrics.pruned(&object.kind);
         log("info", "pruned", &[("iop", &owner), ("object", object)]);
@@ -1068,7 +1089,17 @@ async fn cleanup(iop: Arc<IstioOperatorObject>, ctx: Arc<Context>) -> Result<Act
     };
     // Its objects carry Helm's managed-by label while it has Helm release records; the
     // annotation may have gone with the deletion, so both are looked for.
-    let removed = crate::prune::remove_owned(&ctx.client, &owner, &keep, true).await?;
+    let scopes = [
+        installer::uninstall::owned_by(owner.labels()),
+        installer::uninstall::owned_by(owner.helm_labels()),
+    ];
+    let removed: Vec<vocab::ObjectRef> =
+        installer::uninstall::remove(&ctx.client, &scopes, &keep, &mut |_| {})
+            .await?
+            .into_iter()
+            .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
+            .map(|d| d.object)
+            .collect();
     // The Helm release records the operator wrote for it, as `uninstall` removes its own.
     let namespaces: std::collections::BTreeSet<String> =
         record_namespaces(&iop, std::iter::empty())

@@ -2,8 +2,8 @@
 //! `install.istio.io/v1alpha1` IstioOperator resources.
 //!
 //! Owns: the controller loop ([`controller`]), the IstioOperator status ([`status`]), the
-//! finalizer and prune that remove what an IstioOperator owns ([`prune`], through the labels of
-//! [`owned`]), leader election through a Lease ([`lease`]), the `/metrics`, `/healthz` and
+//! labels that tie what it applies to an IstioOperator ([`owned`]; what prune and the finalizer
+//! remove by them is `installer::uninstall`'s, as for `bosun uninstall`), leader election through a Lease ([`lease`]), the `/metrics`, `/healthz` and
 //! `/readyz` endpoints ([`metrics`]), structured logs ([`log`]), and the operator's own install
 //! objects with the IstioOperator CRD ([`deploy`], [`crd`]).
 //!
@@ -32,8 +32,8 @@ pub mod noop;
 pub mod object;
 pub mod overlap;
 pub mod owned;
-pub mod prune;
 pub mod rbac;
+pub mod remove;
 pub mod render;
 pub mod status;
 pub mod version;
@@ -101,8 +101,9 @@ pub enum Error {
     /// The Helm release records could not be read, written or removed.
     #[error(transparent)]
     HelmReleases(#[from] installer::helm_releases::HelmReleaseError),
-    /// The installer's checks before applying could not run.
-    #[error("checking before applying: {0}")]
+    /// The installer's checks before applying could not run, or its prune or uninstall
+    /// failed (its message says which).
+    #[error(transparent)]
     Installer(#[from] installer::Error),
     /// The render ran on the blocking pool and did not come back (it panicked).
     #[error("the render task failed: {0}")]
@@ -121,7 +122,8 @@ pub enum Error {
     /// for the Lease again.
     #[error("lost the leader Lease; exiting so that a restart competes for it again")]
     LostLease,
-    /// `operator remove` was asked to delete an object of a kind the operator never deletes.
+    /// `operator remove` was asked to delete an object of a kind the operator never deletes
+    /// ([`remove::delete_objects`]).
     #[error("{0}: not a kind the operator deletes")]
     NotDeletable(vocab::ObjectRef),
 }

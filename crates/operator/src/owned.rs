@@ -1,6 +1,6 @@
 //! What the operator owns: the kinds Istio's charts render (one table, used for the RBAC rules,
 //! the drift watches and prune), and the labels that tie an applied object to its IstioOperator.
-//! Pure: no I/O (the deletes are in [`crate::prune`]).
+//! Pure: no I/O (what carries these labels is pruned and uninstalled by `installer::uninstall`).
 
 use serde_json::Value;
 use vocab::labels::{

@@ -1,10 +1,11 @@
 //! An IstioOperator resource (as the operator reads it from the cluster) through the same
-//! merge, validation and rendering as `bosun install -f FILE [--manifests DIR]`.
+//! [`crate::render()`] as `bosun install -f FILE [--manifests DIR]`, the resource layered as
+//! the object it is, and what comes back worded for its status.
 
 use serde_json::Value;
 
 use crate::install::{OwnerLabels, cluster_components};
-use crate::{Detected, Inputs, InstallPackages};
+use crate::{Detected, Diagnostic, Inputs, InstallPackages};
 
 /// A rendered IstioOperator resource.
 pub struct ResourceRender {
@@ -35,7 +36,8 @@ pub enum ResourceError {
 }
 
 /// Renders `iop` (apiVersion, kind, metadata, spec) for the cluster `detected` describes,
-/// with the install package `manifests` (the pinned release when `None`).
+/// with the install package `manifests` (the pinned release when `None`): [`crate::render()`]
+/// with the resource as its one input, layered as the object it is (no text in between).
 pub fn render_resource(
     iop: &Value,
     manifests: Option<&str>,
@@ -51,29 +53,33 @@ pub fn render_resource(
             .and_then(Value::as_str)
             .unwrap_or("")
     );
-    let text = serde_json::to_string_pretty(iop).unwrap_or_default();
     let inputs = Inputs {
-        files: vec![iop::merge::InputFile { name, text }],
+        files: vec![iop::merge::InputFile::object(name, iop)],
         manifests: manifests.map(str::to_string),
         ..Inputs::default()
     };
-    let flags = inputs.flags();
-    let invalid = |e: crate::Error| ResourceError::Invalid(vec![e.to_string()]);
-    // A merge failure (an unknown profile, a malformed field) is the spec's fault too.
-    let validated = crate::merge_and_validate(&inputs.files, &flags, packages).map_err(invalid)?;
-    let report = validated.report;
-    if !report.errors.is_empty() {
-        return Err(ResourceError::Invalid(
-            report.errors.iter().map(issue_text).collect(),
-        ));
-    }
-    let (merged, cni_warnings) = detected
-        .apply(validated.merged, &inputs.files, &flags, packages)
-        .map_err(invalid)?;
-    let generated = crate::generate(&merged, Some(&detected.target()), packages)?;
-    let mut warnings = cni_warnings;
-    warnings.extend(report.warnings.iter().map(issue_text));
-    warnings.extend(generated.warnings.iter().cloned());
+    let detect = || Ok(detected.clone());
+    let rendering = crate::render(&inputs, packages, false, Some(&detect));
+    let issues = |error: bool| {
+        rendering.diagnostics.iter().filter_map(move |d| match d {
+            Diagnostic::Error { issue, .. } if error => Some(issue_text(issue)),
+            Diagnostic::Warning { issue, .. } if !error => Some(issue_text(issue)),
+            Diagnostic::Notice(text) if !error => Some(text.clone()),
+            _ => None,
+        })
+    };
+    let rendered = match rendering.result {
+        Ok(rendered) => rendered,
+        Err(crate::Error::Invalid { .. }) => {
+            return Err(ResourceError::Invalid(issues(true).collect()));
+        }
+        // A merge failure (an unknown profile, a malformed field) is the spec's fault too.
+        Err(e @ crate::Error::Merge(_)) => return Err(ResourceError::Invalid(vec![e.to_string()])),
+        Err(e) => return Err(ResourceError::Failed(e)),
+    };
+    let warnings = issues(false).collect();
+    let merged = rendered.merged;
+    let generated = rendered.generated;
     let version = packages
         .istio_version(&merged)
         .map_err(crate::Error::Package)?;

@@ -11,10 +11,16 @@ use crate::{Error, InstallPackages};
 /// the exact text, line end included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Diagnostic {
-    /// A validation warning: `file:line:col: warning: …`, its line and a caret.
-    Warning(String),
+    /// A validation warning: `shown` is `file:line:col: warning: …`, its line and a caret.
+    Warning {
+        shown: String,
+        issue: iop::validate::Issue,
+    },
     /// A validation error, shown as a warning is.
-    Error(String),
+    Error {
+        shown: String,
+        issue: iop::validate::Issue,
+    },
     /// istioctl's CNI incompatibility warnings and the charts' `WARNING:` lines.
     Notice(String),
     /// Validation failed but `force` proceeds.
@@ -24,7 +30,9 @@ pub enum Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Diagnostic::Warning(shown) | Diagnostic::Error(shown) => f.write_str(shown),
+            Diagnostic::Warning { shown, .. } | Diagnostic::Error { shown, .. } => {
+                f.write_str(shown)
+            }
             Diagnostic::Notice(text) => writeln!(f, "❗ {text}"),
             Diagnostic::Forced { summary } => {
                 writeln!(f, "spec invalid; continuing because of --force: {summary}")
@@ -88,9 +96,9 @@ pub fn diagnostics(
     let mut out: Vec<Diagnostic> = report
         .warnings
         .iter()
-        .map(|w| {
-            let shown = show(w, files, merged, packages);
-            Diagnostic::Warning(shown.replacen("error: ", "warning: ", 1))
+        .map(|w| Diagnostic::Warning {
+            shown: show(w, files, merged, packages).replacen("error: ", "warning: ", 1),
+            issue: w.clone(),
         })
         .collect();
     if errors {
@@ -98,7 +106,7 @@ pub fn diagnostics(
             report
                 .errors
                 .iter()
-                .map(|e| Diagnostic::Error(show(e, files, merged, packages))),
+                .map(|e| error(e, files, merged, packages)),
         );
     }
     out
@@ -121,7 +129,7 @@ pub(crate) fn judge(
         report
             .errors
             .iter()
-            .map(|e| Diagnostic::Error(show(e, files, merged, packages))),
+            .map(|e| error(e, files, merged, packages)),
     );
     let n = report.errors.len();
     let summary = format!(
@@ -133,6 +141,18 @@ pub(crate) fn judge(
     }
     out.push(Diagnostic::Forced { summary });
     Ok(())
+}
+
+fn error(
+    issue: &iop::validate::Issue,
+    files: &[iop::merge::InputFile],
+    merged: &IstioOperator,
+    packages: &InstallPackages,
+) -> Diagnostic {
+    Diagnostic::Error {
+        shown: show(issue, files, merged, packages),
+        issue: issue.clone(),
+    }
 }
 
 /// An issue with the line of its file and a caret.
@@ -156,8 +176,9 @@ fn issue_text(
         Some(iop::source::Origin::File { file, .. }) => files
             .iter()
             .find(|f| &f.name == file)
-            .map(|f| f.text.clone())
-            .unwrap_or_default(),
+            .and_then(|f| f.source())
+            .unwrap_or_default()
+            .to_string(),
         Some(iop::source::Origin::Profile { name, .. }) => {
             let path = merged.install_package_path().unwrap_or_default();
             packages.read_profile(path, name).unwrap_or_default()

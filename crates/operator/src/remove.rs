@@ -1,19 +1,12 @@
-//! Deleting what an IstioOperator owns: after each apply (prune: objects a spec change no longer
-//! renders) and in the finalizer (uninstall: everything it owns).
-//!
-//! Both go through [`remove_owned`], which leaves the listing and the deleting to `cluster`
-//! (`Client::uninstall_candidates` with the owner's labels, then `Client::delete_owned`: the
-//! kinds istioctl prunes and the EndpointSlices the charts render, a safe deletion order, Background propagation, deletes conditional on
-//! the uid listed). CustomResourceDefinitions and Namespaces are never selected. Objects are
-//! found by the labels the operator sets ([`Owner::labels`]), so an object applied by someone
-//! else, or by another IstioOperator, is never touched. [`delete_objects`] removes the
-//! operator's own install (`operator remove`).
+//! `bosun operator remove`'s deletes: the operator's own install (its Deployment, roles,
+//! bindings, namespace, the IstioOperator CRD), listed by [`crate::deploy`]. What an
+//! IstioOperator owns is pruned and uninstalled by `installer::uninstall`, not here.
 
 use kube::api::{Api, DeleteParams, DynamicObject, PropagationPolicy};
 use kube::core::ApiResource;
 
 use crate::Error;
-use crate::owned::{OwnedKind, Owner};
+use crate::owned::OwnedKind;
 
 fn api_resource(k: &OwnedKind) -> ApiResource {
     ApiResource {
@@ -32,43 +25,6 @@ fn object_ref(k: &OwnedKind, namespace: Option<String>, name: &str) -> vocab::Ob
         namespace,
         name: name.to_string(),
     }
-}
-
-/// Deletes every object `owner` owns (by label, see [`Owner::labels`]) that `keep` does not
-/// keep, and returns what it deleted. With `helm`, also the objects it owns that carry Helm's
-/// `app.kubernetes.io/managed-by: Helm` instead of the operator's (an IstioOperator with Helm
-/// release records, see [`crate::helm`]).
-pub async fn remove_owned(
-    client: &cluster::Client,
-    owner: &Owner,
-    keep: &(dyn Fn(&vocab::ObjectRef) -> bool + Sync),
-    helm: bool,
-) -> Result<Vec<vocab::ObjectRef>, Error> {
-    let mut label_sets = vec![owner.labels()];
-    if helm {
-        label_sets.push(owner.helm_labels());
-    }
-    let mut doomed: Vec<cluster::OwnedObject> = Vec::new();
-    for labels in label_sets {
-        let scope = cluster::UninstallScope::ControlPlane {
-            labels,
-            components: iop::component::ALL
-                .iter()
-                .map(|c| c.name.to_string())
-                .collect(),
-        };
-        for o in client.uninstall_candidates(&scope).await? {
-            if !keep(&o.object) && !doomed.iter().any(|d| d.object == o.object) {
-                doomed.push(o);
-            }
-        }
-    }
-    let deleted = client.delete_owned(&doomed, &mut |_| {}).await?;
-    Ok(deleted
-        .into_iter()
-        .filter(|d| d.outcome == cluster::DeleteOutcome::Deleted)
-        .map(|d| d.object)
-        .collect())
 }
 
 async fn delete(
