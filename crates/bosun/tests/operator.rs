@@ -2283,16 +2283,20 @@ async fn operator_records_helm_releases_and_leaves_what_helm_changed() {
         apply_method: "ssa".into(),
     };
     let now = 1_796_000_000;
+    // In helm's order: the new revision's record first (helm creates it before it applies
+    // anything), then the old one superseded. The other order left a moment with no deployed
+    // revision newer than bosun's: a reconcile that read the records then, and the Deployment
+    // just after, took helm's upgrade for drift (this test failed so, now and then).
+    secrets
+        .create(&PostParams::default(), &v2.to_secret(now))
+        .await
+        .unwrap();
     secrets
         .replace(
             &v1.secret,
             &PostParams::default(),
             &v1.with_status(helmrelease::Status::Superseded, now),
         )
-        .await
-        .unwrap();
-    secrets
-        .create(&PostParams::default(), &v2.to_secret(now))
         .await
         .unwrap();
     // helm v4 applies the whole rendered object server-side as manager `helm`: the live

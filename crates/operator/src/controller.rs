@@ -801,10 +801,8 @@ async fn apply(
             }
             Err(e) => return Err(e.into()),
         };
-        let judgement = crate::helm::judge(
-            releases.helm_changes(&records),
-            crate::helm::overrides(annotations),
-        );
+        let changes = releases.helm_changes(&records);
+        let judgement = crate::helm::judge(changes.clone(), crate::helm::overrides(annotations));
         let held = judgement.held_objects(&releases.drafts);
         for (c, refs) in components.iter_mut().zip(&mut held_refs) {
             c.objects.retain(|o| {
@@ -832,7 +830,7 @@ async fn apply(
                 &[("iop", &owner), ("release", &note)],
             );
         }
-        helm = Some((releases, judgement));
+        helm = Some((releases, judgement, changes));
     }
 
     let objects: Vec<&Value> = components.iter().flat_map(|c| &c.objects).collect();
@@ -911,7 +909,7 @@ async fn apply(
             return Ok(Action::requeue(crate::status::REFUSED_RECHECK));
         }
     }
-    if let Some((_, judgement)) = &helm {
+    if let Some((_, judgement, _)) = &helm {
         notes.extend(judgement.overridden_notes());
     }
     if !settled {
@@ -926,6 +924,23 @@ async fn apply(
         manager,
     )
     .await?;
+    // helm writes a release's new record before it applies the objects: when the live objects
+    // just read show a helm upgrade, its record is there by now, though the records read
+    // above may predate it. So before applying, they are read again; if helm changed a
+    // release meanwhile, the reconcile starts over rather than take helm's upgrade for drift.
+    if let Some((releases, _, seen)) = &helm
+        && to_apply.iter().any(|c| !c.objects.is_empty())
+    {
+        let again = releases.read(&ctx.client).await?;
+        if releases.helm_changes(&again) != *seen {
+            log(
+                "info",
+                "helm wrote a release during the reconcile; reconciling again",
+                &[("iop", &owner)],
+            );
+            return Ok(Action::requeue(Duration::from_secs(1)));
+        }
+    }
     // The held releases' objects stay as they are, and are kept from prune.
     for (left, held) in left.iter_mut().zip(held_refs) {
         left.extend(held);
@@ -964,7 +979,7 @@ async fn apply(
         (applied, changed, pruned)
     };
 
-    if let Some((releases, judgement)) = &helm {
+    if let Some((releases, judgement, _)) = &helm {
         // istioctl's owner labels the charts do not render, held by the operator's own
         // manager so that helm's upgrades keep them (the held releases' objects excepted).
         if !skipped {
