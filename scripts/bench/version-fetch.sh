@@ -21,8 +21,10 @@ bosun="${CARGO_TARGET_DIR:-target}/release/bosun" # cargo's target dir, CARGO_TA
 state="$(mktemp -d /tmp/bosun-bench-version.XXXXXX)"
 server_pid=""
 trap '[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$state"' EXIT
-mkdir -p "$state/proxy/istio.io/istio/@v"
+mkdir -p "$state/proxy/istio.io/istio/@v" "$state/proxy/istio.io/api/@v"
 cp "$zip" "$state/proxy/istio.io/istio/@v/"
+# The istio.io/api it requires (its MeshConfig protos are kept with the package).
+cp "${BOSUN_GOMODCACHE:-$cache_root/gomod}"/cache/download/istio.io/api/@v/*.zip "$state/proxy/istio.io/api/@v/"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 python3 -m http.server "$port" --bind 127.0.0.1 --directory "$state/proxy" >/dev/null 2>&1 &
 server_pid=$!

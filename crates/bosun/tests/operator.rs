@@ -1817,11 +1817,14 @@ async fn an_istio_operator_naming_a_version_is_reconciled_to_that_version() {
         })
         .expect("the pin's module zip in Go's module cache (scripts/fetch-istio)");
     let pin = pin_zip.file_stem().unwrap().to_str().unwrap().to_string();
-    let at = proxy.join("istio.io/istio/@v");
-    std::fs::create_dir_all(&at).unwrap();
-    for zip in [gomod.join(format!("{PREVIOUS}.zip")), pin_zip.clone()] {
-        std::fs::copy(&zip, at.join(zip.file_name().unwrap())).unwrap();
-    }
+    let previous_zip = gomod.join(format!("{PREVIOUS}.zip"));
+    common::mirror::module_proxy_dir(
+        &proxy,
+        &[
+            (&previous_zip, &format!("{PREVIOUS}.zip")),
+            (&pin_zip, &format!("{pin}.zip")),
+        ],
+    );
     let server = FileServer::start(&proxy);
     let env = [
         ("BOSUN_CACHE", cache.to_str().unwrap()),
@@ -1855,7 +1858,8 @@ async fn an_istio_operator_naming_a_version_is_reconciled_to_that_version() {
     cli_env[0] = ("BOSUN_CACHE", cli_cache.to_str().unwrap());
     let older = generate_version(&cli_env, PREVIOUS, &file);
     let newer = generate_version(&cli_env, &pin, &file);
-    assert_eq!(server.requests(), 2);
+    // Each module, and the istio.io/api each requires.
+    assert_eq!(server.requests(), 4);
     // The sidecar injector's and the values ConfigMaps differ (CRDs aside, which the
     // comparison leaves out): the test can tell the versions apart.
     let without_crds = |objects: &[Value]| -> Vec<Value> {
@@ -1968,8 +1972,8 @@ async fn an_istio_operator_naming_a_version_is_reconciled_to_that_version() {
     }
     assert_eq!(
         server.requests(),
-        4,
-        "the operator fetched each module once"
+        8,
+        "the operator fetched each module (and the istio.io/api it requires) once"
     );
     assert!(
         cache

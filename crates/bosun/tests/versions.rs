@@ -148,9 +148,7 @@ fn module_proxy(previous: &Path, scratch: &Scratch) -> FileServer {
         zip.display()
     );
     let proxy = scratch.0.join("proxy");
-    let at = proxy.join("istio.io/istio/@v");
-    std::fs::create_dir_all(&at).unwrap();
-    std::fs::copy(zip, at.join(format!("{PREVIOUS}.zip"))).unwrap();
+    common::mirror::module_proxy_dir(&proxy, &[(&zip, &format!("{PREVIOUS}.zip"))]);
     FileServer::start(&proxy)
 }
 
@@ -182,7 +180,11 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
             );
         }
     }
-    assert_eq!(server.requests(), 1, "the older module was fetched once");
+    assert_eq!(
+        server.requests(),
+        2,
+        "the older module and the istio.io/api it requires were fetched once"
+    );
     assert!(
         cache
             .join(format!("istio-{PREVIOUS}/manifests/profiles"))
@@ -227,6 +229,58 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
     assert!(
         with_pin.contains("reader"),
         "the pin's render ignores readerServiceAccount"
+    );
+
+    // And its own MeshConfig API (istio.io/api at the version its go.mod requires):
+    // `serviceEntryVisibility` came after the older snapshot. That version's istioctl reads
+    // MeshConfig with unknown fields ignored, so it takes any value there (bosun warns); the
+    // pin's istioctl refuses a value its enum does not have, and so does bosun with the pin.
+    let newer_mesh = [
+        "--set",
+        "meshConfig.serviceEntryVisibility.defaultVisibility=BOGUS",
+    ];
+    for package in [
+        &["--version", PREVIOUS][..],
+        &["--manifests", previous_dir][..],
+    ] {
+        let out = bosun(
+            &cache,
+            &env,
+            &[&["manifest", "generate"][..], package, &newer_mesh].concat(),
+        );
+        succeeded(&out);
+        assert!(
+            stderr(&out).contains(
+                "meshConfig.serviceEntryVisibility: unknown field \"serviceEntryVisibility\" in istio.mesh.v1alpha1.MeshConfig: istioctl ignores it"
+            ),
+            "{package:?}: {}",
+            text(&out)
+        );
+    }
+    let out = bosun(
+        &cache,
+        &env,
+        &[
+            &["manifest", "generate", "--manifests", &pinned_dir][..],
+            &newer_mesh,
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        stderr(&out).contains(
+            "meshConfig.serviceEntryVisibility.defaultVisibility: unknown value \"BOGUS\" for enum istio.mesh.v1alpha1.ServiceEntryVisibility.Visibility"
+        ),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        cache
+            .join(format!(
+                "istio-{PREVIOUS}/istio.io/api/mesh/v1alpha1/config.proto"
+            ))
+            .is_file(),
+        "the MeshConfig protos are kept with the fetched package"
     );
 
     drop(server);
@@ -323,7 +377,11 @@ fn a_module_version_renders_as_the_istioctl_built_from_it() {
         "bosun differs from istioctl:\n  {}",
         failures.join("\n  ")
     );
-    assert_eq!(server.requests(), 1, "the older module was fetched once");
+    assert_eq!(
+        server.requests(),
+        2,
+        "the older module and the istio.io/api it requires were fetched once"
+    );
 }
 
 #[test]
@@ -336,8 +394,6 @@ fn a_module_zip_with_another_hash_is_refused() {
         .join("gomod/cache/download/istio.io/istio/@v");
     let scratch = Scratch::new("versions-module-bad");
     let (proxy, cache) = (scratch.0.join("proxy"), scratch.0.join("cache"));
-    let at = proxy.join("istio.io/istio/@v");
-    std::fs::create_dir_all(&at).unwrap();
     // The pin's zip under the older version's name: a good zip, not the one go.sum names.
     let pin = std::fs::read_dir(&gomod)
         .unwrap()
@@ -347,7 +403,7 @@ fn a_module_zip_with_another_hash_is_refused() {
             p.extension().is_some_and(|e| e == "zip") && !p.to_string_lossy().contains(PREVIOUS)
         })
         .expect("the pin's module zip in Go's module cache (scripts/fetch-istio)");
-    std::fs::copy(pin, at.join(format!("{PREVIOUS}.zip"))).unwrap();
+    common::mirror::module_proxy_dir(&proxy, &[(&pin, &format!("{PREVIOUS}.zip"))]);
     let server = FileServer::start(&proxy);
     let out = bosun(
         &cache,

@@ -47,9 +47,9 @@ pub enum Error {
     /// The install package could not be located.
     #[error(transparent)]
     Package(#[from] LocateError),
-    /// The install package's `values` schema could not be read.
+    /// The install package's own `values` or MeshConfig schema could not be read.
     #[error(transparent)]
-    ValuesSchema(#[from] package::ValuesSchemaError),
+    Schema(#[from] package::SchemaError),
     /// Rendering the charts failed.
     #[error(transparent)]
     Generate(#[from] manifest::generate::GenerateError),

@@ -128,9 +128,14 @@ impl InstallPackages {
 /// `istio.io/istio` module versions) hold it beside `manifests/`; release archives do not.
 pub const VALUES_PROTO: &str = "operator/pkg/apis/values_types.proto";
 
-/// Why an install package's `values` schema could not be read.
+/// Where an install package's own MeshConfig protos are: bosun's copies of `istio.io/istio`
+/// module versions keep istio.io/api's `mesh/v1alpha1/config.proto` and the protos it imports
+/// under this directory, beside `manifests/` (`release::archive::MESH_PROTOS_DIR`).
+pub const MESH_PROTOS_DIR: &str = "istio.io/api";
+
+/// Why an install package's own schemas could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ValuesSchemaError {
+pub enum SchemaError {
     #[error("reading {}: {}", path.display(), io_error_text(source))]
     Read {
         path: PathBuf,
@@ -143,34 +148,104 @@ pub enum ValuesSchemaError {
     },
 }
 
-impl InstallPackages {
-    /// The `values` schema of the install package `merged` renders from: its own Istio's, read
-    /// from [`VALUES_PROTO`] beside its `manifests/`, so a package of another version is held
-    /// to that version's values. `None` (the pinned Istio's compiled-in schema applies) for the
-    /// pinned release and for packages without the proto (release archives ship none).
-    pub fn values_schema(
-        &self,
-        merged: &iop::IstioOperator,
-    ) -> Result<Option<iop::validate::ValuesSchema>, ValuesSchemaError> {
-        let path = merged.install_package_path().unwrap_or_default();
-        let Some(root) = Path::new(path).parent().filter(|_| !path.is_empty()) else {
-            return Ok(None);
-        };
-        let proto = root.join(VALUES_PROTO);
-        match std::fs::read_to_string(&proto) {
-            Ok(text) => iop::validate::ValuesSchema::from_proto(&text)
-                .map(Some)
-                .map_err(|source| ValuesSchemaError::Proto {
-                    path: proto,
-                    source,
-                }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(ValuesSchemaError::Read {
-                path: proto,
-                source,
-            }),
+/// An install package's own schemas, each `None` where the package has none (the pinned
+/// Istio's compiled-in one applies).
+#[derive(Debug, Default)]
+pub struct PackageSchemas {
+    pub values: Option<iop::validate::ValuesSchema>,
+    pub mesh: Option<iop::validate::MeshSchema>,
+}
+
+impl PackageSchemas {
+    /// The schemas to validate with: the package's own, else the pin's.
+    pub fn for_validation(&self) -> iop::validate::VersionSchemas<'_> {
+        let pinned = iop::validate::VersionSchemas::pinned();
+        iop::validate::VersionSchemas {
+            values: self.values.as_ref().unwrap_or(pinned.values),
+            mesh: self.mesh.as_ref().unwrap_or(pinned.mesh),
         }
     }
+}
+
+impl InstallPackages {
+    /// The schemas of the install package `merged` renders from: its own Istio's `values`
+    /// (read from [`VALUES_PROTO`] beside its `manifests/`) and MeshConfig (the protos under
+    /// [`MESH_PROTOS_DIR`]), so a package of another version is held to that version's API.
+    /// Each is `None` (the pinned Istio's compiled-in schema applies) for the pinned release
+    /// and for packages without the protos (release archives ship none).
+    pub fn schemas(&self, merged: &iop::IstioOperator) -> Result<PackageSchemas, SchemaError> {
+        let path = merged.install_package_path().unwrap_or_default();
+        let Some(root) = Path::new(path).parent().filter(|_| !path.is_empty()) else {
+            return Ok(PackageSchemas::default());
+        };
+        let proto = root.join(VALUES_PROTO);
+        let values =
+            match std::fs::read_to_string(&proto) {
+                Ok(text) => Some(iop::validate::ValuesSchema::from_proto(&text).map_err(
+                    |source| SchemaError::Proto {
+                        path: proto,
+                        source,
+                    },
+                )?),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(source) => {
+                    return Err(SchemaError::Read {
+                        path: proto,
+                        source,
+                    });
+                }
+            };
+        let mesh_dir = root.join(MESH_PROTOS_DIR);
+        let mut protos = Vec::new();
+        read_protos(&mesh_dir, &mut protos)?;
+        let mesh = match protos.is_empty() {
+            true => None,
+            false => {
+                let texts: Vec<&str> = protos.iter().map(|(_, t)| t.as_str()).collect();
+                Some(
+                    iop::validate::MeshSchema::from_protos(&texts).map_err(|source| {
+                        SchemaError::Proto {
+                            path: mesh_dir,
+                            source,
+                        }
+                    })?,
+                )
+            }
+        };
+        Ok(PackageSchemas { values, mesh })
+    }
+}
+
+/// Every `*.proto` under `dir` (none when it does not exist), with its text.
+fn read_protos(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<(), SchemaError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(SchemaError::Read {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    for entry in entries {
+        let entry = entry.map_err(|source| SchemaError::Read {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir {
+            read_protos(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "proto") {
+            let text = std::fs::read_to_string(&path).map_err(|source| SchemaError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            out.push((path, text));
+        }
+    }
+    Ok(())
 }
 
 /// Why an install package offers no profiles to choose from.

@@ -183,11 +183,9 @@ fn render_offline(
     let files = &inputs.files;
     let (merged, sources) = merge_inputs(files, &inputs.flags(), packages)?;
     let load = packages.chart_loader();
-    let own_values = packages.values_schema(&merged)?;
-    let values = own_values
-        .as_ref()
-        .unwrap_or_else(|| iop::validate::ValuesSchema::pinned());
-    let validate = || iop::validate::validate_with(merged.tree(), &sources, values);
+    let own = packages.schemas(&merged)?;
+    let schemas = own.for_validation();
+    let validate = || iop::validate::validate_with(merged.tree(), &sources, schemas);
     let (rendered, report) = manifest::generate::generate_printable(&merged, None, &load, validate);
     out.extend(diagnostics(&report, files, &merged, packages, false));
     judge(&report, files, &merged, packages, force, out)?;

@@ -72,17 +72,18 @@ pub fn merge_and_validate(
     Ok(Validated { merged, report })
 }
 
-/// `merged` validated with the `values` schema of the install package it renders from.
+/// `merged` validated with the schemas of the install package it renders from.
 pub fn validate(
     merged: &IstioOperator,
     sources: &iop::source::SourceMap,
     packages: &InstallPackages,
 ) -> Result<iop::validate::Report, Error> {
-    let own = packages.values_schema(merged)?;
-    let values = own
-        .as_ref()
-        .unwrap_or_else(|| iop::validate::ValuesSchema::pinned());
-    Ok(iop::validate::validate_with(merged.tree(), sources, values))
+    let own = packages.schemas(merged)?;
+    Ok(iop::validate::validate_with(
+        merged.tree(),
+        sources,
+        own.for_validation(),
+    ))
 }
 
 /// The report's warnings, then (when `errors`) its errors, each shown with its line and caret.

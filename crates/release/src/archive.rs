@@ -59,6 +59,12 @@ pub enum ArchiveError {
     TooManyEntries { limit: usize },
     #[error("has no {prefix}manifests/profiles/")]
     NoManifests { prefix: String },
+    /// The module's go.mod requires a module its go.sum has no hash for.
+    #[error("go.mod requires {module} {version}, but go.sum has no hash for it")]
+    NoSum { module: String, version: String },
+    /// A proto the MeshConfig protos import is not in the module.
+    #[error("{from} imports {import}, which is not in the module")]
+    MissingImport { from: String, import: String },
 }
 
 fn unreadable(format: &'static str) -> impl Fn(std::io::Error) -> ArchiveError {
@@ -217,6 +223,164 @@ pub fn module_files(
     Ok(files)
 }
 
+/// The Go module of Istio's APIs, whose `mesh/v1alpha1/config.proto` defines MeshConfig.
+pub const API_MODULE: &str = "istio.io/api";
+
+/// Where a package keeps the MeshConfig protos of its version, beside `manifests/`: under this
+/// directory, by their paths in [`API_MODULE`] (`istio.io/api/mesh/v1alpha1/config.proto`).
+pub const MESH_PROTOS_DIR: &str = "istio.io/api";
+
+/// The MeshConfig proto, the root of the imports [`mesh_protos`] keeps.
+pub const MESH_PROTO: &str = "mesh/v1alpha1/config.proto";
+
+/// A module another module requires, at the version its go.mod names, with the hash its go.sum
+/// records for that version's zip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub version: String,
+    pub sum: String,
+}
+
+/// What the go.mod in the module zip of `istio.io/istio@VERSION` requires of `module`, with
+/// its go.sum hash; `None` when it does not require it.
+pub fn module_requirement(
+    zip: &[u8],
+    module_version: &str,
+    module: &str,
+) -> Result<Option<Requirement>, ArchiveError> {
+    let prefix = format!("istio.io/istio@{module_version}/");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(zip_unreadable)?;
+    let mut text = |name: &str| -> Result<String, ArchiveError> {
+        let path = format!("{prefix}{name}");
+        match archive.by_name(&path) {
+            Ok(f) => {
+                let mut out = String::new();
+                f.take(MAX_GO_FILE)
+                    .read_to_string(&mut out)
+                    .map_err(unreadable("zip"))?;
+                Ok(out)
+            }
+            Err(zip::result::ZipError::FileNotFound) => Ok(String::new()),
+            Err(e) => Err(zip_unreadable(e)),
+        }
+    };
+    let (go_mod, go_sum) = (text("go.mod")?, text("go.sum")?);
+    let Some(version) = required_version(&go_mod, module) else {
+        return Ok(None);
+    };
+    let sum = go_sum.lines().find_map(|line| {
+        let mut parts = line.split_whitespace();
+        (parts.next() == Some(module) && parts.next() == Some(version.as_str()))
+            .then(|| parts.next())
+            .flatten()
+            .map(str::to_string)
+    });
+    match sum {
+        Some(sum) => Ok(Some(Requirement { version, sum })),
+        None => Err(ArchiveError::NoSum {
+            module: module.to_string(),
+            version,
+        }),
+    }
+}
+
+/// Go's go.mod and go.sum are small; a larger one is cut here, and its requirement not found.
+const MAX_GO_FILE: u64 = 4 << 20;
+
+/// The version go.mod `text` requires of `module` (in a `require` block or line).
+fn required_version(text: &str, module: &str) -> Option<String> {
+    let mut in_block = false;
+    for line in text.lines() {
+        let line = line.split("//").next().unwrap_or_default().trim();
+        let entry = if in_block {
+            if line == ")" {
+                in_block = false;
+                continue;
+            }
+            line
+        } else if line == "require (" {
+            in_block = true;
+            continue;
+        } else if let Some(rest) = line.strip_prefix("require ") {
+            rest.trim()
+        } else {
+            continue;
+        };
+        let mut parts = entry.split_whitespace();
+        if parts.next() == Some(module) {
+            return parts.next().map(str::to_string);
+        }
+    }
+    None
+}
+
+/// The MeshConfig proto of the module zip of `istio.io/api@VERSION` and every proto it imports,
+/// directly or not (`google/…`, the well-known types, left out), as [`MESH_PROTOS_DIR`] paths.
+pub fn mesh_protos(
+    zip: &[u8],
+    api_version: &str,
+    limits: Limits,
+) -> Result<Vec<File>, ArchiveError> {
+    let prefix = format!("{API_MODULE}@{api_version}/");
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(zip_unreadable)?;
+    let mut budget = Budget {
+        limits,
+        kept: 0,
+        entries: 0,
+    };
+    let mut protos = std::collections::BTreeMap::new();
+    for i in 0..archive.len() {
+        budget.entry()?;
+        let f = archive.by_index(i).map_err(zip_unreadable)?;
+        let Some(rel) = f.name().strip_prefix(&prefix).map(str::to_string) else {
+            continue;
+        };
+        if f.is_dir() || !rel.ends_with(".proto") {
+            continue;
+        }
+        checked(&rel)?;
+        let size = f.size();
+        let data = budget.read(&rel, size, f)?;
+        protos.insert(rel, data);
+    }
+    let mut kept = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = vec![(
+        MESH_PROTO.to_string(),
+        format!("{API_MODULE}@{api_version}"),
+    )];
+    while let Some((rel, from)) = todo.pop() {
+        if rel.starts_with("google/") || !seen.insert(rel.clone()) {
+            continue;
+        }
+        let Some(data) = protos.get(&rel) else {
+            return Err(ArchiveError::MissingImport { from, import: rel });
+        };
+        for import in proto_imports(&String::from_utf8_lossy(data)) {
+            todo.push((import, rel.clone()));
+        }
+        kept.push(File {
+            path: format!("{MESH_PROTOS_DIR}/{rel}"),
+            data: data.clone(),
+        });
+    }
+    Ok(kept)
+}
+
+/// The files a proto imports (`import "a/b.proto";`, `import public "…";`).
+pub fn proto_imports(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim().strip_prefix("import")?;
+            let rest = rest.trim_start();
+            let rest = rest.strip_prefix("public").unwrap_or(rest).trim_start();
+            let rest = rest.strip_prefix("weak").unwrap_or(rest).trim_start();
+            let path = rest.strip_prefix('"')?.split('"').next()?;
+            Some(path.to_string())
+        })
+        .collect()
+}
+
 /// `istio-<VERSION>/manifests/` of a release archive (gzipped tar), as `manifests/…` paths.
 /// Links are refused there (a link could point out of the cache); entries elsewhere in the
 /// archive (istioctl, samples) are read through and dropped.
@@ -281,4 +445,34 @@ fn require_profiles(files: &[File], prefix: &str) -> Result<(), ArchiveError> {
     Err(ArchiveError::NoManifests {
         prefix: prefix.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_mod_requirements_are_read_from_blocks_and_lines() {
+        let go_mod = "module istio.io/istio\n\ngo 1.25\n\nrequire (\n\tgithub.com/a/b v1.0.0\n\tistio.io/api v1.31.0-rc.0.0.2026 // indirect\n)\n\nrequire istio.io/client-go v1.2.3\n";
+        let cases = [
+            ("istio.io/api", Some("v1.31.0-rc.0.0.2026")),
+            ("istio.io/client-go", Some("v1.2.3")),
+            ("github.com/a/b", Some("v1.0.0")),
+            ("istio.io/ap", None),
+            ("istio.io/istio", None),
+        ];
+        for (module, want) in cases {
+            assert_eq!(
+                required_version(go_mod, module).as_deref(),
+                want,
+                "{module}"
+            );
+        }
+    }
+
+    #[test]
+    fn imports_are_read_as_protoc_names_them() {
+        let text = "syntax = \"proto3\";\nimport \"a/b.proto\";\nimport public \"c.proto\";\n  import weak \"d/e.proto\";\n// import \"commented.proto\";\noption go_package = \"x\";\n";
+        assert_eq!(proto_imports(text), ["a/b.proto", "c.proto", "d/e.proto"]);
+    }
 }

@@ -132,19 +132,23 @@ pub fn release_archive_name(version: &str) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(
-        "could not fetch {ISTIO_MODULE}@{version}: from the module proxy: {proxy}{}",
+        "could not fetch {module}@{version}: from the module proxy: {proxy}{}",
         go.as_ref().map(|g| format!("; with the Go toolchain: {g}")).unwrap_or_default()
     )]
     ModuleFetch {
+        /// `istio.io/istio`, or the `istio.io/api` it requires (its MeshConfig protos).
+        module: String,
         version: String,
         #[source]
         proxy: FetchError,
         go: Option<GoError>,
     },
     #[error(
-        "{ISTIO_MODULE}@{version} has hash {got}, but bosun's catalog says {want}; refusing it (nothing was cached)"
+        "{module}@{version} has hash {got}, but {} says {want}; refusing it (nothing was cached)",
+        if module == ISTIO_MODULE { "bosun's catalog".to_string() } else { format!("{ISTIO_MODULE}'s go.sum") }
     )]
     ModuleHash {
+        module: String,
         version: String,
         got: String,
         want: String,
@@ -233,54 +237,71 @@ impl Packages {
         progress: &dyn Fn(Progress<'_>),
     ) -> Result<Vec<archive::File>, Error> {
         let version = &module.version;
-        let url = format!(
-            "{}/{ISTIO_MODULE}/@v/{version}.zip",
-            self.sources.module_proxy
-        );
+        let zip = self.module_zip(ISTIO_MODULE, version, &module.sum, progress)?;
+        let archive_error = |module: &str, version: &str| {
+            let what = format!("{module}@{version}");
+            move |source| Error::Archive { what, source }
+        };
+        let mut files = archive::module_files(&zip, version, self.limits)
+            .map_err(archive_error(ISTIO_MODULE, version))?;
+        // The MeshConfig API of this version is istio.io/api's, at the version its go.mod
+        // requires (verified with its go.sum), kept beside `manifests/` so that `meshConfig` is
+        // validated against this version's, not the pin's.
+        let required = archive::module_requirement(&zip, version, archive::API_MODULE)
+            .map_err(archive_error(ISTIO_MODULE, version))?;
+        if let Some(api) = required {
+            let api_zip = self.module_zip(archive::API_MODULE, &api.version, &api.sum, progress)?;
+            files.extend(
+                archive::mesh_protos(&api_zip, &api.version, self.limits)
+                    .map_err(archive_error(archive::API_MODULE, &api.version))?,
+            );
+        }
+        Ok(files)
+    }
+
+    /// The zip of `module@version` from the module proxy (or the Go toolchain, when allowed and
+    /// the proxy could not be reached), refused unless its hash is `sum`.
+    fn module_zip(
+        &self,
+        module: &str,
+        version: &str,
+        sum: &str,
+        progress: &dyn Fn(Progress<'_>),
+    ) -> Result<Vec<u8>, Error> {
+        let url = format!("{}/{module}/@v/{version}.zip", self.sources.module_proxy);
         progress(Progress::Fetching {
-            what: &format!("{ISTIO_MODULE}@{version}"),
+            what: &format!("{module}@{version}"),
             from: &url,
         });
+        let fetch_error = |proxy, go| Error::ModuleFetch {
+            module: module.to_string(),
+            version: version.to_string(),
+            proxy,
+            go,
+        };
         let zip = match fetch::get(&url, progress) {
             Ok(zip) => zip,
-            Err(proxy) => {
-                let fallback = (self.sources.go_fallback && !proxy.not_found())
-                    .then(|| fetch::go_mod_download(&self.cache.root, ISTIO_MODULE, version));
-                match fallback {
-                    Some(Ok(zip)) => zip,
-                    Some(Err(go)) => {
-                        return Err(Error::ModuleFetch {
-                            version: version.clone(),
-                            proxy,
-                            go: Some(go),
-                        });
-                    }
-                    None => {
-                        return Err(Error::ModuleFetch {
-                            version: version.clone(),
-                            proxy,
-                            go: None,
-                        });
-                    }
+            Err(proxy) if self.sources.go_fallback && !proxy.not_found() => {
+                match fetch::go_mod_download(&self.cache.root, module, version) {
+                    Ok(zip) => zip,
+                    Err(go) => return Err(fetch_error(proxy, Some(go))),
                 }
             }
+            Err(proxy) => return Err(fetch_error(proxy, None)),
         };
-        let what = || format!("{ISTIO_MODULE}@{version} (from {url})");
         let got = archive::module_hash(&zip).map_err(|source| Error::Archive {
-            what: what(),
+            what: format!("{module}@{version} (from {url})"),
             source,
         })?;
-        if got != module.sum {
+        if got != sum {
             return Err(Error::ModuleHash {
-                version: version.clone(),
+                module: module.to_string(),
+                version: version.to_string(),
                 got,
-                want: module.sum.clone(),
+                want: sum.to_string(),
             });
         }
-        archive::module_files(&zip, version, self.limits).map_err(|source| Error::Archive {
-            what: what(),
-            source,
-        })
+        Ok(zip)
     }
 
     fn release_files(

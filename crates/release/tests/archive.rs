@@ -226,6 +226,34 @@ fn module_hash_is_gos() {
         assert!(files.iter().all(|f| f.path == "VERSION"
             || f.path == values_proto
             || f.path.starts_with("manifests/")));
+        // Its MeshConfig API: the istio.io/api its go.mod requires, whose hash its go.sum
+        // records as Go recorded it when it downloaded that zip (beside this one).
+        let api = archive::module_requirement(&zip, &version, archive::API_MODULE)
+            .unwrap()
+            .expect("istio requires istio.io/api");
+        let api_zip = cache.join(format!(
+            "gomod/cache/download/istio.io/api/@v/{}.zip",
+            api.version
+        ));
+        let go = std::fs::read_to_string(api_zip.with_extension("ziphash")).unwrap();
+        assert_eq!(api.sum, go.trim(), "{}", api_zip.display());
+        let api_zip = std::fs::read(&api_zip).unwrap();
+        assert_eq!(archive::module_hash(&api_zip).unwrap(), api.sum);
+        let protos = archive::mesh_protos(&api_zip, &api.version, Limits::default()).unwrap();
+        let paths: Vec<&str> = protos.iter().map(|f| f.path.as_str()).collect();
+        for want in [
+            "istio.io/api/mesh/v1alpha1/config.proto",
+            "istio.io/api/mesh/v1alpha1/proxy.proto",
+            "istio.io/api/networking/v1alpha3/destination_rule.proto",
+        ] {
+            assert!(paths.contains(&want), "{version}: {paths:?}");
+        }
+        assert!(
+            paths.iter().all(|p| p.ends_with(".proto")
+                && !p.contains("/google/")
+                && p.starts_with("istio.io/api/")),
+            "{paths:?}"
+        );
         checked += 1;
     }
     assert!(

@@ -21,6 +21,36 @@ pub fn previous_manifests() -> PathBuf {
     Path::new(stdout(&out).trim()).join("manifests")
 }
 
+/// Go's module download cache beside the fetched snapshots (`scripts/fetch-istio` fills it):
+/// `<cache>/gomod/cache/download`.
+pub fn go_module_downloads() -> PathBuf {
+    previous_manifests()
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("gomod/cache/download")
+}
+
+/// Lays out `proxy` as a Go module proxy serving `istio_zips` (each under the file name given,
+/// `<version>.zip`) and every istio.io/api zip Go's cache holds, the MeshConfig APIs those
+/// versions require (a module version's package keeps its MeshConfig protos).
+pub fn module_proxy_dir(proxy: &Path, istio_zips: &[(&Path, &str)]) {
+    let at = proxy.join("istio.io/istio/@v");
+    std::fs::create_dir_all(&at).unwrap();
+    for (zip, name) in istio_zips {
+        std::fs::copy(zip, at.join(name)).unwrap();
+    }
+    let api = go_module_downloads().join("istio.io/api/@v");
+    let to = proxy.join("istio.io/api/@v");
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(&api).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "zip") {
+            std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
 /// A scratch directory, removed when dropped.
 pub struct Scratch(pub PathBuf);
 

@@ -9,18 +9,12 @@
 //! `spec.meshConfig` into it (so it reports a spec.meshConfig mistake twice); bosun reports a
 //! finding where the user wrote the field, once.
 
-use std::sync::LazyLock;
-
 use serde_json::{Map, Value};
 
 use super::mesh_rules::{self, Severity};
 use super::schema::{ProtoField, ProtoSchema};
 use super::{Ctx, child, kind_name};
 use crate::source::PathSeg;
-
-static MESH: LazyLock<ProtoSchema> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../mesh_schema.json")).expect("mesh_schema.json")
-});
 
 /// Checks `spec.meshConfig` and `spec.values.meshConfig` of `spec` (at `sp`).
 pub(crate) fn check(cx: &mut Ctx, spec: &Value, sp: &[PathSeg]) {
@@ -82,13 +76,14 @@ fn check_one(cx: &mut Ctx, mesh: &Value, place: &dyn Fn(&[PathSeg]) -> Vec<PathS
         place,
         failed: false,
     };
-    decode.message(mesh, &MESH.root, &[]);
+    let schema = decode.cx.mesh;
+    decode.message(mesh, &schema.root, &[]);
     if decode.failed || cx.report.errors.len() > before {
         return;
     }
-    let canon = canonical(mesh, &MESH.root);
+    let canon = canonical(schema, mesh, &schema.root);
     for f in mesh_rules::check(&mesh_rules::effective(&canon)) {
-        let at = place(&user_path(mesh, &MESH.root, &f.path));
+        let at = place(&user_path(schema, mesh, &schema.root, &f.path));
         match f.severity {
             Severity::Error => cx.error(&at, f.message),
             Severity::Warning => cx.warn(&at, f.message),
@@ -111,8 +106,8 @@ type BTreeFields = std::collections::BTreeMap<String, ProtoField>;
 
 /// The user's meshConfig with JSON names only, unknown fields and nulls dropped: what the
 /// decoded proto holds, in the shape the rules read.
-pub(crate) fn canonical(v: &Value, msg: &str) -> Value {
-    let (Some(obj), Some(def)) = (v.as_object(), MESH.messages.get(msg)) else {
+pub(crate) fn canonical(schema: &ProtoSchema, v: &Value, msg: &str) -> Value {
+    let (Some(obj), Some(def)) = (v.as_object(), schema.messages.get(msg)) else {
         return v.clone();
     };
     let mut out = Map::new();
@@ -127,14 +122,14 @@ pub(crate) fn canonical(v: &Value, msg: &str) -> Value {
         if name != k && obj.contains_key(name) {
             continue;
         }
-        out.insert(name.to_string(), canonical_field(fv, f));
+        out.insert(name.to_string(), canonical_field(schema, fv, f));
     }
     Value::Object(out)
 }
 
-fn canonical_field(v: &Value, f: &ProtoField) -> Value {
+fn canonical_field(schema: &ProtoSchema, v: &Value, f: &ProtoField) -> Value {
     let single = |v: &Value| match (f.kind.as_str(), f.message.as_deref()) {
-        ("message", Some(m)) => canonical(v, m),
+        ("message", Some(m)) => canonical(schema, v, m),
         _ => v.clone(),
     };
     if f.repeated {
@@ -148,7 +143,7 @@ fn canonical_field(v: &Value, f: &ProtoField) -> Value {
     {
         return Value::Object(
             m.iter()
-                .map(|(k, x)| (k.clone(), canonical_field(x, val)))
+                .map(|(k, x)| (k.clone(), canonical_field(schema, x, val)))
                 .collect(),
         );
     }
@@ -157,7 +152,7 @@ fn canonical_field(v: &Value, f: &ProtoField) -> Value {
 
 /// A canonical path (JSON names) as written in `user` (either name); it stops at the first
 /// segment the user did not write (a default), so the finding points at the nearest field.
-fn user_path(user: &Value, msg: &str, canon: &[PathSeg]) -> Vec<PathSeg> {
+fn user_path(schema: &ProtoSchema, user: &Value, msg: &str, canon: &[PathSeg]) -> Vec<PathSeg> {
     let mut out = Vec::new();
     let mut cur = user;
     let mut ty: Option<&ProtoField> = None;
@@ -170,7 +165,7 @@ fn user_path(user: &Value, msg: &str, canon: &[PathSeg]) -> Vec<PathSeg> {
                     cur.get(k)
                         .map(|v| (k.clone(), v, ty.and_then(|f| f.value.as_deref())))
                 } else {
-                    let def = msg.as_deref().and_then(|m| MESH.messages.get(m));
+                    let def = msg.as_deref().and_then(|m| schema.messages.get(m));
                     def.and_then(|d| {
                         let f = d.fields.get(k)?;
                         let written = if cur.get(k).is_some() {
@@ -220,7 +215,8 @@ impl Decode<'_, '_> {
     }
 
     fn message(&mut self, v: &Value, msg: &str, path: &[PathSeg]) {
-        let Some(def) = MESH.messages.get(msg) else {
+        let schema = self.cx.mesh;
+        let Some(def) = schema.messages.get(msg) else {
             return;
         };
         let Some(obj) = v.as_object() else {
@@ -370,7 +366,13 @@ impl Decode<'_, '_> {
             },
             "enum" => {
                 let name = f.enum_name.as_deref().unwrap_or_default();
-                let values = MESH.enums.get(name).map(Vec::as_slice).unwrap_or_default();
+                let values = self
+                    .cx
+                    .mesh
+                    .enums
+                    .get(name)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
                 match v {
                     Value::String(s) if values.iter().any(|e| e == s) => {}
                     Value::String(s) => self.error(
@@ -479,6 +481,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn mesh() -> &'static ProtoSchema {
+        &crate::validate::MeshSchema::pinned().schema
+    }
+
     fn keys(p: &[&str]) -> Vec<PathSeg> {
         p.iter()
             .map(|s| match s.parse::<usize>() {
@@ -498,7 +504,7 @@ mod tests {
             "serviceSettings": [{"hosts": ["h"], "extra": 1}],
         });
         assert_eq!(
-            canonical(&user, &MESH.root),
+            canonical(mesh(), &user, &mesh().root),
             json!({
                 "proxyListenPort": 1,
                 "defaultConfig": {"discoveryAddress": "a:1", "proxyMetadata": {"K": "v"}},
@@ -508,8 +514,9 @@ mod tests {
         // Both names given: the JSON name's value is kept.
         assert_eq!(
             canonical(
+                mesh(),
                 &json!({"access_log_file": 5, "accessLogFile": "x"}),
-                &MESH.root
+                &mesh().root
             ),
             json!({"accessLogFile": "x"})
         );
@@ -523,27 +530,34 @@ mod tests {
         });
         assert_eq!(
             user_path(
+                mesh(),
                 &user,
-                &MESH.root,
+                &mesh().root,
                 &keys(&["defaultConfig", "tracing", "zipkin", "address"])
             ),
             keys(&["default_config", "tracing", "zipkin", "address"])
         );
         assert_eq!(
             user_path(
+                mesh(),
                 &user,
-                &MESH.root,
+                &mesh().root,
                 &keys(&["serviceSettings", "0", "hosts", "1"])
             ),
             keys(&["serviceSettings", "0", "hosts", "1"])
         );
         // A default the user did not write: the nearest written parent.
         assert_eq!(
-            user_path(&user, &MESH.root, &keys(&["defaultConfig", "statusPort"])),
+            user_path(
+                mesh(),
+                &user,
+                &mesh().root,
+                &keys(&["defaultConfig", "statusPort"])
+            ),
             keys(&["default_config"])
         );
         assert_eq!(
-            user_path(&user, &MESH.root, &keys(&["proxyListenPort"])),
+            user_path(mesh(), &user, &mesh().root, &keys(&["proxyListenPort"])),
             Vec::<PathSeg>::new()
         );
     }

@@ -16,7 +16,7 @@ mod proto;
 mod schema;
 
 pub use proto::ProtoError;
-pub use schema::ValuesSchema;
+pub use schema::{MeshSchema, ValuesSchema};
 
 use std::fmt;
 
@@ -67,6 +67,8 @@ pub(crate) struct Ctx<'a> {
     sources: &'a SourceMap,
     /// The `values` schema of the install package's Istio version.
     values: &'a schema::ProtoSchema,
+    /// Its MeshConfig schema.
+    mesh: &'a schema::ProtoSchema,
     report: Report,
 }
 
@@ -120,18 +122,37 @@ pub(crate) fn num(v: &Value) -> String {
     }
 }
 
-/// Validates a merged IstioOperator (the whole document: `apiVersion`, `kind`, `metadata`,
-/// `spec`) with the pinned Istio's `values` schema. Findings come in a stable order: schema,
-/// then istioctl's checks, then Kubernetes'.
-pub fn validate(iop: &Value, sources: &SourceMap) -> Report {
-    validate_with(iop, sources, ValuesSchema::pinned())
+/// The schemas of the Istio version that renders an IstioOperator: its `values` and its
+/// MeshConfig.
+#[derive(Debug, Clone, Copy)]
+pub struct VersionSchemas<'a> {
+    pub values: &'a ValuesSchema,
+    pub mesh: &'a MeshSchema,
 }
 
-/// [`validate`] with the `values` schema of the Istio version that will render it.
-pub fn validate_with(iop: &Value, sources: &SourceMap, values: &ValuesSchema) -> Report {
+impl VersionSchemas<'static> {
+    /// The pinned Istio's, compiled in.
+    pub fn pinned() -> VersionSchemas<'static> {
+        VersionSchemas {
+            values: ValuesSchema::pinned(),
+            mesh: MeshSchema::pinned(),
+        }
+    }
+}
+
+/// Validates a merged IstioOperator (the whole document: `apiVersion`, `kind`, `metadata`,
+/// `spec`) with the pinned Istio's schemas. Findings come in a stable order: schema, then
+/// istioctl's checks, then Kubernetes'.
+pub fn validate(iop: &Value, sources: &SourceMap) -> Report {
+    validate_with(iop, sources, VersionSchemas::pinned())
+}
+
+/// [`validate`] with the schemas of the Istio version that will render it.
+pub fn validate_with(iop: &Value, sources: &SourceMap, schemas: VersionSchemas<'_>) -> Report {
     let mut cx = Ctx {
         sources,
-        values: &values.schema,
+        values: &schemas.values.schema,
+        mesh: &schemas.mesh.schema,
         report: Report::default(),
     };
     schema::check_struct(&mut cx, iop, schema::root_type(), &[]);

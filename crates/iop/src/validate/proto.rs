@@ -2,6 +2,8 @@
 //! (the file istioctl's values decoder is generated from): the same shape
 //! `scripts/gen-values-schema` writes into `values_schema.json` for the pin, so an install
 //! package that carries its proto is validated against its own release's values, not the pin's.
+//! Likewise its MeshConfig schema ([`mesh_schema`]), from istio.io/api's `mesh/v1alpha1`
+//! protos and those they import, as `mesh_schema.json` is made for the pin.
 //!
 //! Only what the schema needs is read: messages (nested ones as `Outer.Inner`), their fields
 //! (type, `repeated`, `map<K, V>`, the JSON name protoc gives or `json_name` sets, `deprecated`)
@@ -14,18 +16,18 @@ use regex::Regex;
 
 use super::schema::{ProtoField, ProtoMessage, ProtoSchema};
 
-/// A `values_types.proto` that cannot be read as one.
+/// Protos that cannot be read as a schema (the caller names the files).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ProtoError {
-    #[error("values_types.proto has no package statement")]
+    #[error("no package statement")]
     NoPackage,
-    #[error("values_types.proto: cannot read field {field:?} in message {message}")]
+    #[error("cannot read field {field:?} in message {message}")]
     Field { message: String, field: String },
-    #[error("values_types.proto: unknown type {ty} in message {message}")]
+    #[error("unknown type {ty} in message {message}")]
     UnknownType { message: String, ty: String },
-    #[error("values_types.proto: unbalanced braces")]
+    #[error("unbalanced braces")]
     Unbalanced,
-    #[error("values_types.proto has no message {0}")]
+    #[error("no message {0}")]
     NoRoot(&'static str),
 }
 
@@ -88,16 +90,79 @@ struct RawField {
     deprecated: bool,
 }
 
-/// The values schema `text` (a `values_types.proto`) describes.
-pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
-    let package = text
-        .lines()
+/// The package a proto's `package` statement names.
+fn package_of(text: &str) -> Result<&str, ProtoError> {
+    text.lines()
         .find_map(|l| {
             let rest = l.strip_prefix("package")?;
             let name = rest.trim().strip_suffix(';')?.trim();
             (rest.starts_with(char::is_whitespace) && !name.is_empty()).then_some(name)
         })
-        .ok_or(ProtoError::NoPackage)?;
+        .ok_or(ProtoError::NoPackage)
+}
+
+/// The message `meshConfig` decodes into.
+const MESH_ROOT: &str = "istio.mesh.v1alpha1.MeshConfig";
+
+/// The MeshConfig schema `texts` describe: istio.io/api's `mesh/v1alpha1/config.proto` and the
+/// protos it imports (the well-known `google/…` ones aside), in any order. Names are
+/// package-qualified, as in `mesh_schema.json`.
+pub(crate) fn mesh_schema(texts: &[&str]) -> Result<ProtoSchema, ProtoError> {
+    let (mut messages, mut enums) = (Messages::new(), BTreeMap::new());
+    for text in texts {
+        let package = package_of(text)?;
+        let (m, e) = parse(&strip_comments(text))?;
+        messages.extend(m.into_iter().map(|(k, v)| (format!("{package}.{k}"), v)));
+        enums.extend(e.into_iter().map(|(k, v)| (format!("{package}.{k}"), v)));
+    }
+    let mut out = BTreeMap::new();
+    for (full, fields) in &messages {
+        let mut by_json = BTreeMap::new();
+        for f in fields {
+            by_json.insert(f.json.clone(), field_entry(f, full, &messages, &enums)?);
+        }
+        out.insert(
+            full.clone(),
+            ProtoMessage {
+                full_name: full.clone(),
+                fields: by_json,
+            },
+        );
+    }
+    if !out.contains_key(MESH_ROOT) {
+        return Err(ProtoError::NoRoot(MESH_ROOT));
+    }
+    Ok(ProtoSchema {
+        root: MESH_ROOT.into(),
+        messages: out,
+        enums,
+    })
+}
+
+/// One field's schema entry: its type resolved in `scope`, a map or list as written.
+fn field_entry(
+    f: &RawField,
+    scope: &str,
+    messages: &Messages,
+    enums: &BTreeMap<String, Vec<String>>,
+) -> Result<ProtoField, ProtoError> {
+    let mut entry = resolve(&f.ty, scope, messages, enums)?;
+    if f.map_key.is_some() {
+        entry = ProtoField {
+            kind: "map".into(),
+            value: Some(Box::new(entry)),
+            ..ProtoField::default()
+        };
+    }
+    entry.repeated = f.repeated;
+    entry.deprecated = f.deprecated;
+    entry.proto = Some(f.proto.clone());
+    Ok(entry)
+}
+
+/// The values schema `text` (a `values_types.proto`) describes.
+pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
+    let package = package_of(text)?;
     let (messages, enums) = parse(&strip_comments(text))?;
     let mut out = BTreeMap::new();
     for (full, fields) in &messages {
@@ -106,18 +171,7 @@ pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
         }
         let mut by_json = BTreeMap::new();
         for f in fields {
-            let mut entry = resolve(&f.ty, full, &messages, &enums)?;
-            if f.map_key.is_some() {
-                entry = ProtoField {
-                    kind: "map".into(),
-                    value: Some(Box::new(entry)),
-                    ..ProtoField::default()
-                };
-            }
-            entry.repeated = f.repeated;
-            entry.deprecated = f.deprecated;
-            entry.proto = Some(f.proto.clone());
-            by_json.insert(f.json.clone(), entry);
+            by_json.insert(f.json.clone(), field_entry(f, full, &messages, &enums)?);
         }
         out.insert(
             full.clone(),
@@ -137,22 +191,50 @@ pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
     })
 }
 
-/// `text` without `/* … */` and `// …` comments.
+/// `text` without `/* … */` and `// …` comments, read in one pass as protoc reads them: a `/*`
+/// inside a line comment (`// us-west/zone1/*`) or a string starts nothing. Newlines are kept.
 fn strip_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("/*") {
-        out.push_str(&rest[..start]);
-        rest = match rest[start + 2..].find("*/") {
-            Some(end) => &rest[start + 2 + end + 2..],
-            None => "",
-        };
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = '\0';
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            ('"' | '\'', _) => {
+                out.push(c);
+                let mut escaped = false;
+                for s in chars.by_ref() {
+                    out.push(s);
+                    match s {
+                        '\\' if !escaped => escaped = true,
+                        s if s == c && !escaped => break,
+                        _ => escaped = false,
+                    }
+                }
+            }
+            _ => out.push(c),
+        }
     }
-    out.push_str(rest);
-    out.lines()
-        .map(|l| l.find("//").map_or(l, |i| &l[..i]))
-        .collect::<Vec<_>>()
-        .join("\n")
+    out
 }
 
 type Messages = BTreeMap<String, Vec<RawField>>;
@@ -284,7 +366,8 @@ fn json_name(name: &str) -> String {
     out
 }
 
-/// A field's type as protoc resolves it: innermost enclosing scope first.
+/// A field's type as protoc resolves it: innermost enclosing scope first (a leading dot names
+/// it from the root).
 fn resolve(
     ty: &str,
     scope: &str,
@@ -295,13 +378,16 @@ fn resolve(
         kind: kind.into(),
         ..ProtoField::default()
     };
+    let (ty, parts): (&str, Vec<&str>) = match ty.strip_prefix('.') {
+        Some(absolute) => (absolute, Vec::new()),
+        None => (ty, scope.split('.').collect()),
+    };
     if SCALARS.contains(&ty) {
         return Ok(field(ty));
     }
     if let Some(kind) = well_known(ty) {
         return Ok(field(kind));
     }
-    let parts: Vec<&str> = scope.split('.').collect();
     for i in (0..=parts.len()).rev() {
         let mut candidate = parts[..i].join(".");
         if !candidate.is_empty() {
@@ -447,10 +533,8 @@ message IntOrString { int64 type = 1; }
         );
     }
 
-    /// The committed schema is what this reader makes of the pin's proto (the generator and
-    /// this module agree), when the pinned module is in bosun's Go module cache.
-    #[test]
-    fn the_pins_proto_reads_as_the_committed_schema() {
+    /// Bosun's Go module cache (`scripts/fetch-istio` fills it) and the pin's module version.
+    fn gomod_cache_and_pin() -> (std::path::PathBuf, &'static str) {
         let pin = include_str!("../../../../scripts/istio-pin");
         let version = pin
             .lines()
@@ -469,20 +553,38 @@ message IntOrString { int64 type = 1; }
                 Some(base.join("gomod"))
             })
             .expect("a cache folder");
+        (cache, version)
+    }
+
+    /// Skips (outside CI) when `path` is not there: CI fetches the pin first, and there a
+    /// missing file is a failure.
+    fn read_or_skip(path: &std::path::Path) -> Option<String> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(_) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{} is not there",
+                    path.display()
+                );
+                eprintln!(
+                    "skipping: {} is not there (scripts/fetch-istio fetches it)",
+                    path.display()
+                );
+                None
+            }
+        }
+    }
+
+    /// The committed schema is what this reader makes of the pin's proto (the generator and
+    /// this module agree), when the pinned module is in bosun's Go module cache.
+    #[test]
+    fn the_pins_proto_reads_as_the_committed_schema() {
+        let (cache, version) = gomod_cache_and_pin();
         let proto = cache
             .join(format!("istio.io/istio@{version}"))
             .join("operator/pkg/apis/values_types.proto");
-        let Ok(text) = std::fs::read_to_string(&proto) else {
-            // CI fetches the pin first: there, a missing proto is a failure.
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{} is not there",
-                proto.display()
-            );
-            eprintln!(
-                "skipping: {} is not there (scripts/fetch-istio fetches it)",
-                proto.display()
-            );
+        let Some(text) = read_or_skip(&proto) else {
             return;
         };
         let derived = values_schema(&text).unwrap();
@@ -496,5 +598,90 @@ message IntOrString { int64 type = 1; }
         for (name, message) in &committed.messages {
             assert_eq!(&derived.messages[name], message, "message {name}");
         }
+    }
+
+    /// Likewise MeshConfig: the committed `mesh_schema.json` is what this reader makes of the
+    /// istio.io/api protos the pin requires (MeshConfig's file and those it imports, found as
+    /// the generator finds them).
+    #[test]
+    fn the_pins_mesh_protos_read_as_the_committed_schema() {
+        let (cache, version) = gomod_cache_and_pin();
+        let Some(go_mod) = read_or_skip(&cache.join(format!("istio.io/istio@{version}/go.mod")))
+        else {
+            return;
+        };
+        let api = go_mod
+            .lines()
+            .find_map(|l| {
+                let mut parts = l.split_whitespace();
+                (parts.next() == Some("istio.io/api")).then(|| parts.next())?
+            })
+            .expect("the pin requires istio.io/api");
+        let dir = cache.join(format!("istio.io/api@{api}"));
+        let (mut todo, mut texts) = (vec!["mesh/v1alpha1/config.proto".to_string()], Vec::new());
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(rel) = todo.pop() {
+            if rel.starts_with("google/") || !seen.insert(rel.clone()) {
+                continue;
+            }
+            let Some(text) = read_or_skip(&dir.join(&rel)) else {
+                return;
+            };
+            todo.extend(text.lines().filter_map(|l| {
+                let rest = l.trim().strip_prefix("import")?.trim_start();
+                let rest = rest.strip_prefix("public").unwrap_or(rest).trim_start();
+                Some(rest.strip_prefix('"')?.split('"').next()?.to_string())
+            }));
+            texts.push(text);
+        }
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let derived = mesh_schema(&texts).unwrap();
+        let committed = &super::super::schema::MeshSchema::pinned().schema;
+        assert_eq!(derived.root, committed.root);
+        assert_eq!(derived.enums, committed.enums);
+        assert_eq!(
+            derived.messages.keys().collect::<Vec<_>>(),
+            committed.messages.keys().collect::<Vec<_>>()
+        );
+        for (name, message) in &committed.messages {
+            assert_eq!(&derived.messages[name], message, "message {name}");
+        }
+    }
+
+    #[test]
+    fn mesh_types_resolve_across_packages_and_from_the_root() {
+        let config = r#"
+syntax = "proto3";
+package istio.mesh.v1alpha1;
+import "networking/v1alpha3/x.proto";
+// A line comment's `/*` opens nothing: from: us-west/zone1/*
+message MeshConfig {
+  networking.v1alpha3.Policy policy = 1;
+  .istio.networking.v1alpha3.Policy absolute = 2;
+  Mode mode = 3;
+  google.protobuf.Duration timeout = 4;
+  enum Mode { A = 0; }
+}
+"#;
+        let other = "package istio.networking.v1alpha3;\nmessage Policy { string name = 1; }\n";
+        let schema = mesh_schema(&[other, config]).unwrap();
+        let root = &schema.messages["istio.mesh.v1alpha1.MeshConfig"];
+        assert_eq!(root.full_name, "istio.mesh.v1alpha1.MeshConfig");
+        for field in ["policy", "absolute"] {
+            assert_eq!(
+                root.fields[field].message.as_deref(),
+                Some("istio.networking.v1alpha3.Policy"),
+                "{field}"
+            );
+        }
+        assert_eq!(
+            root.fields["mode"].enum_name.as_deref(),
+            Some("istio.mesh.v1alpha1.MeshConfig.Mode")
+        );
+        assert_eq!(root.fields["timeout"].kind, "duration");
+        assert_eq!(
+            mesh_schema(&[other]),
+            Err(ProtoError::NoRoot("istio.mesh.v1alpha1.MeshConfig"))
+        );
     }
 }

@@ -84,6 +84,32 @@ impl ValuesSchema {
     }
 }
 
+/// The schema `meshConfig` is checked against: one Istio version's MeshConfig (istio.io/api's
+/// `mesh/v1alpha1` protos at the version that Istio requires).
+#[derive(Debug, PartialEq)]
+pub struct MeshSchema {
+    pub(crate) schema: ProtoSchema,
+}
+
+impl MeshSchema {
+    /// The pinned Istio's, generated into `mesh_schema.json` by scripts/gen-values-schema.
+    pub fn pinned() -> &'static MeshSchema {
+        static PINNED: LazyLock<MeshSchema> = LazyLock::new(|| MeshSchema {
+            schema: serde_json::from_str(include_str!("../mesh_schema.json"))
+                .expect("mesh_schema.json"),
+        });
+        &PINNED
+    }
+
+    /// Another version's, read from its `mesh/v1alpha1/config.proto` and the protos it imports
+    /// (`texts`, in any order; the well-known `google/…` ones are not needed).
+    pub fn from_protos(texts: &[&str]) -> Result<MeshSchema, super::proto::ProtoError> {
+        Ok(MeshSchema {
+            schema: super::proto::mesh_schema(texts)?,
+        })
+    }
+}
+
 /// Hooks for fields whose JSON the generic walk does not judge (checked elsewhere or not at
 /// all), by Go struct type and field.
 fn skipped(ty: &str, field: &str) -> bool {
