@@ -141,7 +141,7 @@ pub enum Error {
         version: String,
         #[source]
         proxy: FetchError,
-        go: Option<GoError>,
+        go: Option<Box<GoError>>,
     },
     #[error(
         "{module}@{version} has hash {got}, but {} says {want}; refusing it (nothing was cached)",
@@ -284,7 +284,7 @@ impl Packages {
             Err(proxy) if self.sources.go_fallback && !proxy.not_found() => {
                 match fetch::go_mod_download(&self.cache.root, module, version) {
                     Ok(zip) => zip,
-                    Err(go) => return Err(fetch_error(proxy, Some(go))),
+                    Err(go) => return Err(fetch_error(proxy, Some(Box::new(go)))),
                 }
             }
             Err(proxy) => return Err(fetch_error(proxy, None)),
