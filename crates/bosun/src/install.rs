@@ -189,26 +189,6 @@ fn check(
     Ok((recording, adoption))
 }
 
-/// The field manager an install applies as: helm's when it records Helm releases (helm's later
-/// upgrades then own the same fields), else bosun's.
-pub(crate) fn field_manager(helm_releases: bool) -> &'static str {
-    if helm_releases {
-        installer::helm_releases::HELM_FIELD_MANAGER
-    } else {
-        installer::FIELD_MANAGER
-    }
-}
-
-/// The field managers an install takes fields over from without `--force`: with
-/// `helm_releases`, bosun's own (they move to helm's manager), else none.
-pub(crate) fn taken_over_from(helm_releases: bool) -> Vec<String> {
-    if helm_releases {
-        installer::helm_releases::managers_handed_to_helm()
-    } else {
-        Vec::new()
-    }
-}
-
 /// Applies a prepared install (checked and confirmed already): every component in order with
 /// its readiness waits, then prune and the default revision tag, printing progress and the
 /// summary; with `helm_releases`, the objects carry Helm's markers, are applied as helm's field
@@ -231,8 +211,8 @@ pub(crate) fn apply(
     args.timeout.set_on(&client);
     let components = &install.components;
     let options = cluster::InstallOptions {
-        field_manager: field_manager(helm_releases.is_some()).to_string(),
-        take_over_from: taken_over_from(helm_releases.is_some()),
+        field_manager: installer::helm_releases::field_manager(helm_releases.is_some()).to_string(),
+        take_over_from: installer::helm_releases::taken_over_from(helm_releases.is_some()),
         // Adopting takes over the fields helm's field manager owns.
         force: args.force || !adoption.is_empty(),
         crd_timeout: args.readiness_timeout,

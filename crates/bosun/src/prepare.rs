@@ -202,9 +202,9 @@ impl Prepared<'_> {
     pub fn plan(&self, force: bool, helm_releases: bool) -> Result<cluster::Plan, MeshFailure> {
         Ok(self.runtime.block_on(self.install.plan(
             &self.client,
-            crate::install::field_manager(helm_releases),
+            installer::helm_releases::field_manager(helm_releases),
             force,
-            &crate::install::taken_over_from(helm_releases),
+            &installer::helm_releases::taken_over_from(helm_releases),
         ))?)
     }
 }

@@ -10,7 +10,7 @@ use kube::discovery::Scope;
 use serde_json::Value;
 use vocab::ObjectRef;
 
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Seen, Snapshot};
 use crate::{Client, Error, FieldConflict};
 
 /// What an apply did to one object, judged from the object before and as the apply answered it
@@ -61,13 +61,6 @@ impl ApplyReport {
     pub fn changed(&self) -> bool {
         self.objects.iter().any(|a| a.outcome != Outcome::Unchanged)
     }
-}
-
-/// An object as read before applying it: its metadata (`{"metadata": …}`), or all of it.
-#[derive(Debug, Clone)]
-pub(crate) struct Seen {
-    pub(crate) object: Value,
-    pub(crate) whole: bool,
 }
 
 /// What was known of an object before applying it.

@@ -14,9 +14,16 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use futures::{StreamExt, TryStreamExt};
 use vocab::labels::COMPONENT_LABEL;
 
-use crate::apply::Seen;
 use crate::listed::{Listed, group_of, selector};
 use crate::{Client, Error};
+
+/// An object as read before applying it: its metadata (`{"metadata": …}`), or all of it. The
+/// snapshot holds what it listed so; the applies read the rest so (`crate::apply`).
+#[derive(Debug, Clone)]
+pub(crate) struct Seen {
+    pub(crate) object: serde_json::Value,
+    pub(crate) whole: bool,
+}
 
 /// A kind as the snapshot keys it: (group, kind). Versions do not matter: every version of a
 /// kind lists the same objects.

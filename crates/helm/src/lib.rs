@@ -14,24 +14,20 @@
 //! talk to a cluster (`lookup` returns empty, as in `helm template`). `fuzzing` (tests and the
 //! `fuzzing` feature only) writes the chart folders its fuzz harness loads.
 
-pub mod chart;
-pub mod deps;
+// Grouped by phase: `loader` (chart, values), `engine` (templates run), `output` (documents
+// and stdout); `template` joins them into `helm template`. The modules keep their paths
+// (`helm::chart`, `helm::engine`, …) through the re-exports below.
 pub mod engine;
-pub mod funcs;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
-pub mod glob;
-pub mod ignore;
-pub mod log;
-pub mod manifest;
-mod mapped;
-pub mod objects;
-pub mod printed;
-mod sparse;
-pub mod strvals;
+pub mod loader;
+pub mod output;
+pub mod pathmatch;
 pub mod template;
-pub mod values;
-pub mod values_schema;
+
+pub use engine::{funcs, glob, log, objects};
+pub use loader::{chart, deps, ignore, strvals, values, values_schema};
+pub use output::{manifest, printed};
 
 /// For processes that end right after rendering (the command line): what a render builds in
 /// many small allocations (the memos' trees, megabytes of nodes for Istio's CRDs; the parsed

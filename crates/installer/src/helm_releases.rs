@@ -1170,6 +1170,26 @@ pub async fn delete_records(
     Ok(())
 }
 
+/// The field manager an install applies as: helm's when it records Helm releases (helm's later
+/// upgrades then own the same fields), else bosun's.
+pub fn field_manager(helm_releases: bool) -> &'static str {
+    if helm_releases {
+        HELM_FIELD_MANAGER
+    } else {
+        crate::FIELD_MANAGER
+    }
+}
+
+/// The field managers an install takes fields over from without `--force`: with
+/// `helm_releases`, bosun's own (they move to helm's manager), else none.
+pub fn taken_over_from(helm_releases: bool) -> Vec<String> {
+    if helm_releases {
+        managers_handed_to_helm()
+    } else {
+        Vec::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

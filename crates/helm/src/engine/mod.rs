@@ -7,14 +7,22 @@
 //! one root map, which is why `set $ "Values" …` in one file is seen by the files executed after
 //! it; partials (`_*.tpl`) are parsed, never executed; the output of each file has every
 //! `<no value>` removed.
+//!
+//! Its submodules: Helm's own template functions ([`funcs`]) and objects ([`objects`]),
+//! `.Files.Glob`'s glob syntax ([`glob`]), and what Helm logs while rendering ([`log`]).
+
+pub mod funcs;
+pub mod glob;
+pub mod log;
+pub mod objects;
 
 use std::collections::BTreeMap;
 
 use gotemplate::{Map, MissingKey, Templates, Value};
 
 use crate::chart::Chart;
-use crate::funcs::{self, WARN_END, WARN_START};
 use crate::objects::VALUES_TYPE;
+use funcs::{WARN_END, WARN_START};
 
 /// The name of the root of Helm's template set (it shows in some of Go's error messages).
 pub const ROOT_TEMPLATE_NAME: &str = "gotpl";

@@ -8,7 +8,7 @@
 //! match is ignored (and a file is ignored by a `!dir/` pattern). The first pattern that decides
 //! wins.
 
-use crate::template::glob_match;
+use crate::pathmatch::glob_match;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IgnoreError {

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use gotemplate::{List, Map, Str, Value};
 
-use crate::mapped::{MAP_MIN, MappedText};
+use super::mapped::{MAP_MIN, MappedText};
 use goyaml as yaml;
 
 #[derive(Debug, thiserror::Error)]
@@ -140,7 +140,7 @@ impl FileData {
         }
     }
 
-    /// The file at `path`: mapped when it is large text (see [`crate::mapped`]), else read
+    /// The file at `path`: mapped when it is large text (see [`super::mapped`]), else read
     /// into the shared buffer it is kept in (a read into a `Vec` and a copy would write each
     /// byte twice). A UTF-8 byte order mark is dropped, as Helm's loader does.
     /// A file of more than [`MAX_FILE_SIZE`] bytes (Helm's bound) is an error of kind
@@ -832,7 +832,7 @@ fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
         let mut content = Vec::with_capacity(size as usize);
         entry.read_to_end(&mut content).map_err(read_error)?;
         if let Some(sparse) = &sparse {
-            content = crate::sparse::expand(sparse, &content)
+            content = super::sparse::expand(sparse, &content)
                 .map_err(|e| ChartError::Archive(format!("{path}: {e}")))?;
         }
         remaining -= content.len() as u64;
@@ -851,7 +851,7 @@ fn read_archive(data: impl Read) -> Result<Vec<ChartFile>, ChartError> {
 /// The GNU sparse header in `entry`'s PAX records, if it has one.
 fn sparse_header<R: Read>(
     entry: &mut tar::Entry<R>,
-) -> std::io::Result<Option<crate::sparse::SparseHeader>> {
+) -> std::io::Result<Option<super::sparse::SparseHeader>> {
     let Some(extensions) = entry.pax_extensions()? else {
         return Ok(None);
     };
@@ -862,7 +862,7 @@ fn sparse_header<R: Read>(
             records.push((key.to_string(), value.to_string()));
         }
     }
-    crate::sparse::header(records.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    super::sparse::header(records.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .map_err(std::io::Error::other)
 }
 
