@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use gotemplate::Str;
 
-use super::fast::{Prepared, prepare};
+use crate::fast::{Prepared, prepare};
 
 /// Parts shorter than this are not worth a thread's attention (`fromYaml` remembers nothing
 /// shorter either).

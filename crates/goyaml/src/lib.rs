@@ -13,20 +13,21 @@
 //! Helm, charts, Sprig or templates beyond the value model: the callers decide what a document
 //! means.
 
+// Grouped by direction: `read` (go-yaml v2's decoder, the fast reader for emitted YAML, text
+// positions, `encoding/json`'s reader) and `emit` (the v2 and v3 emitters, Go's float
+// formats, repeated and verbatim blocks); what both use (the memo, the thread ahead, scratch
+// buffers, the `serde_json` bridge) stays at the top. The `use`s below keep the inner
+// modules' short paths (`crate::fast`, …) for the code that names them.
 mod ahead;
 mod emit;
-mod fast;
-mod fast_repeats;
-mod gofmt;
-pub mod json_read;
 pub mod json_value;
-mod libyaml;
 mod memo;
-mod positions;
 mod read;
-mod repeats;
 mod scratch;
-mod verbatim;
+
+use emit::{gofmt, repeats, verbatim};
+pub use read::json_read;
+use read::{fast, fast_repeats, libyaml, positions};
 
 use gotemplate::{Map, Value};
 

@@ -11,8 +11,8 @@ use std::rc::Rc;
 
 use gotemplate::{Str, Value};
 
-use super::YamlError;
-use super::read::YVal;
+use crate::YamlError;
+use crate::read::YVal;
 
 /// Texts shorter than this are cheap to parse again; remembering them would only cost memory.
 const MIN_LEN: usize = 4096;
@@ -27,7 +27,7 @@ pub struct YamlMemo(Rc<RefCell<Inner>>);
 #[derive(Default)]
 struct Inner {
     /// Where large documents are prepared ahead of `fromYaml`, when the render has helpers.
-    ahead: Option<super::ahead::Offering>,
+    ahead: Option<crate::ahead::Offering>,
     /// `fromYaml` input → go-yaml's decoded tree of it, and whether it converts without error
     /// (then each `fromYaml` of it is a lazy map over the tree).
     parsed: TextMap<(Rc<YVal>, bool)>,
@@ -171,9 +171,9 @@ impl YamlMemo {
 
     /// A memo whose `fromYaml` takes what `ahead` prepared, and to which `splitList` offers
     /// its large parts.
-    pub fn with_ahead(ahead: super::Ahead) -> YamlMemo {
+    pub fn with_ahead(ahead: crate::Ahead) -> YamlMemo {
         let memo = YamlMemo::default();
-        memo.0.borrow_mut().ahead = Some(super::ahead::Offering::new(ahead));
+        memo.0.borrow_mut().ahead = Some(crate::ahead::Offering::new(ahead));
         memo
     }
 
@@ -184,29 +184,29 @@ impl YamlMemo {
         }
     }
 
-    /// `fromYaml`'s parse: [`super::from_yaml`], with the decoded tree of large texts kept.
+    /// `fromYaml`'s parse: [`crate::from_yaml`], with the decoded tree of large texts kept.
     /// The result is a lazy map over that tree (a template usually reads two or three of a
     /// CRD's thousands of maps; `toYaml` writes the rest straight from the tree), fresh for
     /// each call as a parse's would be.
     pub fn from_yaml(&self, text: &Str) -> Result<Value, YamlError> {
         if text.len() < MIN_LEN {
-            return super::from_yaml(text);
+            return crate::from_yaml(text);
         }
         let remembered = self.0.borrow().parsed.get(&[text.as_str()]).cloned();
         let (tree, lazy) = match remembered {
             Some(entry) => entry,
             None => {
                 let ahead = self.0.borrow().ahead.clone();
-                let tree = super::read::decode_first_keeping_verbatim(text, ahead.as_ref())
+                let tree = crate::read::decode_first_keeping_verbatim(text, ahead.as_ref())
                     .map_err(|f| f.into_error("error converting YAML to JSON: "))?;
                 if !matches!(tree, YVal::Map(_)) {
-                    let v = super::read::json_round_trip(&tree)?;
-                    super::read::check_json_depth(text.len(), &tree)?;
+                    let v = crate::read::json_round_trip(&tree)?;
+                    crate::read::check_json_depth(text.len(), &tree)?;
                     return Ok(v);
                 }
-                super::read::check_json_depth(text.len(), &tree)?;
+                crate::read::check_json_depth(text.len(), &tree)?;
                 let tree = Rc::new(tree);
-                let lazy = super::read::lazy_convertible(&tree);
+                let lazy = crate::read::lazy_convertible(&tree);
                 self.0
                     .borrow_mut()
                     .parsed
@@ -215,31 +215,31 @@ impl YamlMemo {
             }
         };
         if !lazy {
-            return super::read::json_round_trip(&tree);
+            return crate::read::json_round_trip(&tree);
         }
-        let value = super::read::lazy_json_value(&tree);
+        let value = crate::read::lazy_json_value(&tree);
         // Debug builds (all the tests) check a second lazy map, built whole, against the
         // conversion it defers.
         #[cfg(debug_assertions)]
         {
-            let eager = super::read::json_round_trip(&tree).expect("a lazy tree converts");
-            let built = super::read::lazy_json_value(&tree);
+            let eager = crate::read::json_round_trip(&tree).expect("a lazy tree converts");
+            let built = crate::read::lazy_json_value(&tree);
             assert_eq!(
-                super::to_json(&built).ok(),
-                super::to_json(&eager).ok(),
+                crate::to_json(&built).ok(),
+                crate::to_json(&eager).ok(),
                 "a lazy map builds differently from its conversion"
             );
         }
         Ok(value)
     }
 
-    /// Helm's `toYaml`: [`super::to_yaml`] without its final newline, remembering large
+    /// Helm's `toYaml`: [`crate::to_yaml`] without its final newline, remembering large
     /// outputs with the tree they were written from. The blocks of a CRD that `toYaml` writes
     /// as they were read are set into the text as parts of the CRD's own (see
     /// `emit::marshal_spliced`): Istio's CRDs are 1 MB of it, neither copied nor joined when
     /// the output is printed.
     pub fn to_yaml(&self, v: &Value) -> Result<Str, YamlError> {
-        let ((mut text, spliced), tree) = super::emit::to_yaml_tree(v)?;
+        let ((mut text, spliced), tree) = crate::emit::to_yaml_tree(v)?;
         // The document's final line break is written after any block set in.
         if text.ends_with('\n') && spliced.last().is_none_or(|(at, _)| *at < text.len()) {
             text.pop();
@@ -273,11 +273,11 @@ impl YamlMemo {
         if !safe {
             return None;
         }
-        let json = super::read::yval_to_serde(&tree)?;
+        let json = crate::read::yval_to_serde(&tree)?;
         // Debug builds (all the tests) check the shortcut against a real read.
         #[cfg(debug_assertions)]
         {
-            let real = super::from_yaml_json(text).expect("a toYaml output reads back");
+            let real = crate::from_yaml_json(text).expect("a toYaml output reads back");
             assert_eq!(json, real, "memoized toYaml tree differs from its re-read");
         }
         Some(json)
@@ -308,13 +308,13 @@ impl YamlMemo {
                     .1;
             }
             match node {
-                YVal::Str(b) => Some(super::read::go_lossy_utf8(b)),
+                YVal::Str(b) => Some(crate::read::go_lossy_utf8(b)),
                 _ => None,
             }
         }))
     }
 
-    /// [`super::from_yaml`] of the text made of `pieces` when it is exactly a remembered
+    /// [`crate::from_yaml`] of the text made of `pieces` when it is exactly a remembered
     /// `toYaml` output that reads back as written: a lazy map over the remembered tree, so
     /// that a reader of a few fields (Helm's sort by kind) does not read the whole document.
     /// The entry stays.
@@ -328,14 +328,14 @@ impl YamlMemo {
         if !matches!(&*tree, YVal::Map(_)) {
             return None;
         }
-        let value = super::read::lazy_json_value(&tree);
+        let value = crate::read::lazy_json_value(&tree);
         #[cfg(debug_assertions)]
         {
-            let real = super::from_yaml(&pieces.concat()).expect("a toYaml output reads back");
-            let built = super::read::lazy_json_value(&tree);
+            let real = crate::from_yaml(&pieces.concat()).expect("a toYaml output reads back");
+            let built = crate::read::lazy_json_value(&tree);
             assert_eq!(
-                super::to_json(&built).ok(),
-                super::to_json(&real).ok(),
+                crate::to_json(&built).ok(),
+                crate::to_json(&real).ok(),
                 "memoized toYaml tree differs from its re-read"
             );
         }
@@ -347,7 +347,7 @@ impl YamlMemo {
 /// properties that make each scalar's style unambiguous: keys short single-line strings;
 /// strings printable, with no line break other than `\n` and none at the end (a trimmed
 /// document loses a final one); integers exact as float64; floats finite.
-pub(super) fn round_trips(v: &YVal) -> bool {
+pub(crate) fn round_trips(v: &YVal) -> bool {
     gotemplate::stack::grow(|| match v {
         YVal::Nil | YVal::Bool(_) => true,
         YVal::Int(i) => i.abs() <= EXACT_INT,
@@ -364,7 +364,7 @@ pub(super) fn round_trips(v: &YVal) -> bool {
 }
 
 /// [`round_trips`] for a map's string key.
-pub(super) fn key_round_trips(s: &[u8]) -> bool {
+pub(crate) fn key_round_trips(s: &[u8]) -> bool {
     s.len() <= 128 && safe_string(s) && !s.contains(&b'\n')
 }
 

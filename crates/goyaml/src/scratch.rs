@@ -10,7 +10,7 @@ const BYTES_MAX: usize = 4 << 20;
 
 /// Runs `f` on this thread's value in `slot`, taken out meanwhile (a nested use starts from a
 /// fresh one), and puts it back afterwards unless `keep` says it has grown too large to hold.
-pub(super) fn reusing<T: Default, R>(
+pub(crate) fn reusing<T: Default, R>(
     slot: &'static LocalKey<RefCell<T>>,
     keep: fn(&T) -> bool,
     f: impl FnOnce(&mut T) -> R,
@@ -24,7 +24,7 @@ pub(super) fn reusing<T: Default, R>(
 }
 
 /// [`reusing`]'s `keep` for byte buffers.
-pub(super) fn keep_bytes(buffer: &Vec<u8>) -> bool {
+pub(crate) fn keep_bytes(buffer: &Vec<u8>) -> bool {
     buffer.capacity() <= BYTES_MAX
 }
 

@@ -1,10 +1,10 @@
-//! Where each value of a document sits in its text: the same tree [`super::from_yaml`] reads
+//! Where each value of a document sits in its text: the same tree [`crate::from_yaml`] reads
 //! (first document, go-yaml's key conversion, merge keys, aliases, later duplicate keys winning),
 //! with the line and column of every node, for error messages that point into the file.
 
-use super::YamlError;
-use super::libyaml;
-use super::read::{Decoder, Node, NodeKind, TreeParser, key_string};
+use crate::YamlError;
+use crate::libyaml;
+use crate::read::{Decoder, Node, NodeKind, TreeParser, key_string};
 
 /// One step of a path into a document: a mapping key (as `sigs.k8s.io/yaml` turns it into a
 /// string) or a sequence index.
@@ -76,9 +76,9 @@ enum PBody {
 pub(crate) fn positions(input: &[u8]) -> Result<Vec<Position>, YamlError> {
     // Reading the value first gives every error (bad keys, aliasing limits, JSON conversion)
     // exactly as from_yaml reports it; the walk below then cannot meet them.
-    super::read::from_yaml_bytes(input)?;
+    crate::read::from_yaml_bytes(input)?;
     let mut p = TreeParser::new(input);
-    let fail = |f: super::read::Fail| f.into_error("error converting YAML to JSON: ");
+    let fail = |f: crate::read::Fail| f.into_error("error converting YAML to JSON: ");
     let Some(root) = p.parse().map_err(fail)? else {
         return Ok(Vec::new());
     };
@@ -101,7 +101,7 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn node(&self, id: usize, key: Option<Mark>) -> Result<PNode, super::read::Fail> {
+    fn node(&self, id: usize, key: Option<Mark>) -> Result<PNode, crate::read::Fail> {
         gotemplate::stack::grow(|| {
             let value = Mark::from_libyaml(self.nodes[id].mark);
             let target = self.deref(id);
@@ -138,7 +138,7 @@ impl Walker<'_> {
         &self,
         id: usize,
         out: &mut Vec<(String, PNode)>,
-    ) -> Result<(), super::read::Fail> {
+    ) -> Result<(), crate::read::Fail> {
         gotemplate::stack::grow(|| {
             let id = self.deref(id);
             let NodeKind::Mapping(children) = &self.nodes[id].kind else {
@@ -358,7 +358,7 @@ mod tests {
         assert!(positions(b"").unwrap().is_empty());
         assert!(positions(b"# only a comment\n").unwrap().is_empty());
         let e = positions(b"a: [\n").unwrap_err();
-        let want = super::super::from_yaml("a: [\n").unwrap_err();
+        let want = crate::from_yaml("a: [\n").unwrap_err();
         assert_eq!(e, want);
     }
 

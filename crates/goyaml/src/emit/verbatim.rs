@@ -13,11 +13,11 @@
 //! they were compared in. Anything else (another state, a template reading into the block)
 //! reads the block's text then.
 
-use super::emit::Stream;
-use super::fast::Reader;
-use super::fast_repeats::{FastMap, Key, Repeats};
-use super::read::YVal;
-use super::repeats::{StateAfter, StateBefore};
+use crate::emit::Stream;
+use crate::fast::Reader;
+use crate::fast_repeats::{FastMap, Key, Repeats};
+use crate::read::YVal;
+use crate::repeats::{StateAfter, StateBefore};
 
 /// Blocks shorter than this are cheap to read and write; a node for them would cost more.
 const MIN_BYTES: usize = 256;
@@ -33,7 +33,7 @@ pub(crate) struct Verbatim {
 /// Where a [`Verbatim`] block lies in its document, and the emitter states it was compared
 /// in: plain data, so that a document's analysis can be made on another thread.
 #[derive(Clone, Copy)]
-pub(super) struct Span {
+pub(crate) struct Span {
     /// The emitter's output for the block: from just after the `:` or `-` before it to the
     /// end of its last line (without the line break).
     start: u32,
@@ -81,7 +81,7 @@ impl std::fmt::Debug for Verbatim {
 
 impl Verbatim {
     /// The block `span` of the document `text`.
-    pub(super) fn new(text: gotemplate::Str, span: Span) -> Verbatim {
+    pub(crate) fn new(text: gotemplate::Str, span: Span) -> Verbatim {
         Verbatim { text, span }
     }
 
@@ -154,7 +154,7 @@ pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> O
                 convert(&block.expand()).expect("a verbatim block converts as it did when found")
             }
             YVal::Seq(items) => YVal::Seq(items.iter().map(|i| expand(i, convert)).collect()),
-            YVal::Map(m) => YVal::Map(super::read::YMap::from_distinct(
+            YVal::Map(m) => YVal::Map(crate::read::YMap::from_distinct(
                 m.entries
                     .iter()
                     .map(|(k, v)| (k.clone(), expand(v, convert)))
@@ -169,12 +169,12 @@ pub(crate) fn expand_all(v: &YVal, convert: &dyn Fn(&YVal) -> Option<YVal>) -> O
 /// The largest blocks of `text` (a document in the fast reader's subset) that are written as
 /// `toYaml` writes them, in the order they start; none when the reader gives up on `text`.
 /// `repeats`: the document's repeated blocks, when it has any.
-pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
+pub(crate) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
     let Some(reader) = Reader::document(text.as_bytes(), false) else {
         return Vec::new();
     };
     // The output is only compared, so one buffer serves every document a thread reads.
-    super::scratch::reusing(&OUTPUT, super::scratch::keep_bytes, |buffer| {
+    crate::scratch::reusing(&OUTPUT, crate::scratch::keep_bytes, |buffer| {
         let mut v = Verifier {
             r: reader,
             // The output is about as long as the text (a little longer where it quotes).
@@ -195,7 +195,7 @@ pub(super) fn find(text: &str, repeats: Option<&Repeats>) -> Vec<Span> {
 }
 
 thread_local! {
-    /// The verifier's output buffer (see [`super::scratch`]).
+    /// The verifier's output buffer (see [`crate::scratch`]).
     static OUTPUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -447,7 +447,7 @@ impl<'a> Verifier<'a> {
             }
         }
         self.e.end_block();
-        found.ordered &= super::emit::in_emitted_order(&self.keys[first_key..]);
+        found.ordered &= crate::emit::in_emitted_order(&self.keys[first_key..]);
         self.keys.truncate(first_key);
         Some(found)
     }
@@ -463,7 +463,7 @@ impl<'a> Verifier<'a> {
             let item = if self.r.at(c + 1) == b'\n' {
                 self.nested(col, false, c + 1)?
             } else {
-                let q = c + 1 + super::leading_spaces(&self.r.s[c + 1..]);
+                let q = c + 1 + crate::leading_spaces(&self.r.s[c + 1..]);
                 if self.r.is_seq_entry(q) || self.r.at(q) == b'\n' {
                     return None;
                 }
@@ -493,7 +493,7 @@ impl<'a> Verifier<'a> {
 
     /// The value after `key:` (at `after`) of a mapping at column `col`.
     fn value_after(&mut self, after: usize, col: usize) -> Option<Found> {
-        let q = after + super::leading_spaces(&self.r.s[after..]);
+        let q = after + crate::leading_spaces(&self.r.s[after..]);
         if self.r.at(q) == b'\n' || (q > after && self.r.at(q) == b'#') {
             return self.nested(col, true, after);
         }
@@ -525,7 +525,7 @@ impl<'a> Verifier<'a> {
         // looks further.
         let next = end + 1;
         if next < s.len() {
-            let ind = super::leading_spaces(&s[next..]);
+            let ind = crate::leading_spaces(&s[next..]);
             if matches!(s.get(next + ind), None | Some(b'\n')) || ind > col {
                 return None;
             }
@@ -539,7 +539,7 @@ impl<'a> Verifier<'a> {
         // give, and `Stream::scalar` write, is known without either.
         if let Some(text) = self.line_scalar(q, col) {
             let out_start = self.e.out().len();
-            let written = if super::emit::plain_as_read(text) {
+            let written = if crate::emit::plain_as_read(text) {
                 self.e.plain_string(text, mapping);
                 true
             } else {

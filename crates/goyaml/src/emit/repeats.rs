@@ -9,14 +9,14 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
 
-use super::read::{YVal, same_yval};
+use crate::read::{YVal, same_yval};
 
 /// Collections written in fewer bytes than this are cheaper to write again than to look up.
 const MIN_WEIGHT: usize = 512;
 
 /// What the emitter's output for a collection depends on, besides the collection.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) struct StateBefore {
+pub(crate) struct StateBefore {
     pub indent: i64,
     pub column: i64,
     pub whitespace: bool,
@@ -27,7 +27,7 @@ pub(super) struct StateBefore {
 
 /// The emitter's state after writing a collection (its indent is restored as it was).
 #[derive(Clone, Copy)]
-pub(super) struct StateAfter {
+pub(crate) struct StateAfter {
     pub column: i64,
     pub whitespace: bool,
     pub indention: bool,
@@ -45,7 +45,7 @@ struct Written<'a> {
 }
 
 /// The repeated collections of one tree and, once written, their text.
-pub(super) struct Repeats<'a> {
+pub(crate) struct Repeats<'a> {
     /// Address of a collection that occurs more than once → its hash.
     repeated: HashMap<*const YVal, u64>,
     written: HashMap<(u64, StateBefore), Written<'a>>,

@@ -2,14 +2,20 @@
 //! `interface{}` (YAML 1.1 resolution, anchors, merge keys), `convertToJSONableObject` turns map
 //! keys into strings, and an `encoding/json` round trip makes every number a `float64`.
 
+pub(crate) mod fast;
+pub(crate) mod fast_repeats;
+pub mod json_read;
+pub(crate) mod libyaml;
+pub(crate) mod positions;
+
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use gotemplate::{List, Map, Value};
 
-use super::YamlError;
-use super::gofmt::format_float;
-use super::libyaml::{ErrorKind, Event, EventKind, Mark, ParseError, Parser};
+use crate::YamlError;
+use crate::gofmt::format_float;
+use crate::libyaml::{ErrorKind, Event, EventKind, Mark, ParseError, Parser};
 
 pub(crate) const STR_TAG: &str = "tag:yaml.org,2002:str";
 pub(crate) const BOOL_TAG: &str = "tag:yaml.org,2002:bool";
@@ -93,7 +99,7 @@ impl Fail {
 // ---------------------------------------------------------------------------------------------
 // The node tree, as go-yaml's parser builds it from the event stream.
 
-pub(super) enum NodeKind {
+pub(crate) enum NodeKind {
     Document(Option<usize>),
     Scalar {
         value: String,
@@ -109,16 +115,16 @@ pub(super) enum NodeKind {
     },
 }
 
-pub(super) struct Node {
-    pub(super) kind: NodeKind,
-    /// Where the node starts (for an alias, the `*name`), for [`super::positions`].
-    pub(super) mark: Mark,
+pub(crate) struct Node {
+    pub(crate) kind: NodeKind,
+    /// Where the node starts (for an alias, the `*name`), for [`crate::positions`].
+    pub(crate) mark: Mark,
 }
 
-pub(super) struct TreeParser {
+pub(crate) struct TreeParser {
     parser: Parser,
     peeked: Option<Event>,
-    pub(super) nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     anchors: HashMap<String, usize>,
     started: bool,
     /// The collections open around the next event, for go-yaml's depth limits.
@@ -154,7 +160,7 @@ fn event_name(k: &EventKind) -> &'static str {
 }
 
 impl TreeParser {
-    pub(super) fn new(input: &[u8]) -> TreeParser {
+    pub(crate) fn new(input: &[u8]) -> TreeParser {
         // go-yaml parses an empty buffer as a single newline.
         let input: &[u8] = if input.is_empty() { b"\n" } else { input };
         TreeParser {
@@ -221,17 +227,17 @@ impl TreeParser {
         self.open.push(open);
         let over = if flow {
             self.flow_level += 1;
-            self.flow_level > super::emit::YAML_MAX_DEPTH
+            self.flow_level > crate::emit::YAML_MAX_DEPTH
         } else if open.indented {
             self.indents += 1;
-            self.indents > super::emit::YAML_MAX_DEPTH
+            self.indents > crate::emit::YAML_MAX_DEPTH
         } else {
             false
         };
         if over {
             return Err(Fail::from_parse(&ParseError {
                 kind: ErrorKind::Scanner,
-                problem: format!("exceeded max depth of {}", super::emit::YAML_MAX_DEPTH),
+                problem: format!("exceeded max depth of {}", crate::emit::YAML_MAX_DEPTH),
                 problem_mark: mark,
                 context_mark: Default::default(),
             }));
@@ -250,7 +256,7 @@ impl TreeParser {
     }
 
     /// go-yaml's `parser.parse()`: the next node, or `None` at the end of the stream.
-    pub(super) fn parse(&mut self) -> Result<Option<usize>, Fail> {
+    pub(crate) fn parse(&mut self) -> Result<Option<usize>, Fail> {
         gotemplate::stack::grow(|| {
             if !self.started {
                 self.expect("stream start")?;
@@ -384,7 +390,7 @@ pub(crate) enum YVal {
     Map(YMap),
     /// A non-empty block mapping not read yet, whose text is what `toYaml` writes for it
     /// (see `verbatim`).
-    Verbatim(Rc<super::verbatim::Verbatim>),
+    Verbatim(Rc<crate::verbatim::Verbatim>),
 }
 
 /// A deeply nested document is freed on a stack that can take its depth.
@@ -832,7 +838,7 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
 // ---------------------------------------------------------------------------------------------
 // The decoder: go-yaml v2's decode.go for an `interface{}` target.
 
-pub(super) struct Decoder<'a> {
+pub(crate) struct Decoder<'a> {
     nodes: &'a [Node],
     active_aliases: HashSet<usize>,
     decode_count: u64,
@@ -853,7 +859,7 @@ fn allowed_alias_ratio(decode_count: u64) -> f64 {
 }
 
 impl<'a> Decoder<'a> {
-    pub(super) fn new(nodes: &'a [Node]) -> Decoder<'a> {
+    pub(crate) fn new(nodes: &'a [Node]) -> Decoder<'a> {
         Decoder {
             nodes,
             active_aliases: HashSet::new(),
@@ -891,7 +897,7 @@ impl<'a> Decoder<'a> {
         self.active_aliases.remove(&id);
     }
 
-    pub(super) fn unmarshal(&mut self, id: usize) -> Result<YVal, Fail> {
+    pub(crate) fn unmarshal(&mut self, id: usize) -> Result<YVal, Fail> {
         gotemplate::stack::grow(|| {
             self.count()?;
             let nodes = self.nodes;
@@ -995,7 +1001,7 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    pub(super) fn is_merge(&self, id: usize) -> bool {
+    pub(crate) fn is_merge(&self, id: usize) -> bool {
         matches!(&self.nodes[id].kind,
             NodeKind::Scalar { value, tag, implicit } if value == "<<" && (*implicit || tag == MERGE_TAG))
     }
@@ -1123,7 +1129,7 @@ pub(crate) fn go_lossy_utf8(b: &[u8]) -> String {
     }
 }
 
-pub(super) fn key_string(k: &YVal, v: &YVal) -> Result<String, Fail> {
+pub(crate) fn key_string(k: &YVal, v: &YVal) -> Result<String, Fail> {
     Ok(match k {
         YVal::Str(s) => go_lossy_utf8(s),
         YVal::Int(i) => i.to_string(),
@@ -1358,7 +1364,7 @@ pub(crate) fn decode_first(input: &[u8]) -> Result<YVal, Fail> {
 /// [`decode_first`], finding repeated blocks to share only with `share_repeats` (see
 /// `fast::decode`).
 fn decode_first_sharing(input: &[u8], share_repeats: bool) -> Result<YVal, Fail> {
-    if let Some(v) = super::fast::decode(input, share_repeats) {
+    if let Some(v) = crate::fast::decode(input, share_repeats) {
         // Debug builds (all the tests) check the fast reader against libyaml's reading.
         #[cfg(debug_assertions)]
         match decode_general(input) {
@@ -1382,19 +1388,19 @@ fn decode_first_sharing(input: &[u8], share_repeats: bool) -> Result<YVal, Fail>
 /// `toYaml` writes them stay unread (see `verbatim`).
 pub(crate) fn decode_first_keeping_verbatim(
     text: &gotemplate::Str,
-    ahead: Option<&super::ahead::Offering>,
+    ahead: Option<&crate::ahead::Offering>,
 ) -> Result<YVal, Fail> {
     let prepared = match ahead.map(|a| a.take(text)) {
-        Some(super::ahead::Taken::Prepared(prepared)) => prepared,
-        _ => super::fast::prepare(text),
+        Some(crate::ahead::Taken::Prepared(prepared)) => prepared,
+        _ => crate::fast::prepare(text),
     };
-    let Some(v) = prepared.and_then(|p| super::fast::decode_prepared(text, p)) else {
+    let Some(v) = prepared.and_then(|p| crate::fast::decode_prepared(text, p)) else {
         return decode_first(text.as_bytes());
     };
     // Debug builds (all the tests) check the blocks left unread against reading them.
     #[cfg(debug_assertions)]
     {
-        let read = super::verbatim::expand_all(&v, &|y| Some(y.clone()));
+        let read = crate::verbatim::expand_all(&v, &|y| Some(y.clone()));
         let whole = decode_first(text.as_bytes()).expect("the fast reader took the text");
         assert!(
             same_yval(read.as_ref().unwrap_or(&v), &whole),

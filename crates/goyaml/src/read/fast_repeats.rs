@@ -11,20 +11,20 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
-use super::read::YVal;
+use crate::read::YVal;
 
 /// Blocks shorter than this are cheaper to read again than to look up and copy.
 const MIN_BLOCK: usize = 2048;
 
 /// Documents shorter than this have too little to repeat.
-pub(super) const MIN_DOCUMENT: usize = 32 * 1024;
+pub(crate) const MIN_DOCUMENT: usize = 32 * 1024;
 
 /// The maps of this module and of `verbatim`'s repeats: keyed by offsets and sample hashes
 /// of one document, looked up once or twice per block, where SipHash costs more than the rest.
-pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// The blocks that look repeated: plain data, found once per document (on any thread).
-pub(super) struct Repeats {
+pub(crate) struct Repeats {
     /// Start of a large block whose group has two or more blocks (the start of its first
     /// line) → its end and its group's key.
     blocks: FastMap<usize, (usize, Key)>,
@@ -33,7 +33,7 @@ pub(super) struct Repeats {
 /// The values of repeated blocks read so far, for copies: by key, each block's start and
 /// end, the depth it was read at, and the value.
 #[derive(Default)]
-pub(super) struct Copies {
+pub(crate) struct Copies {
     read: FastMap<Key, Vec<(usize, usize, usize, YVal)>>,
 }
 
@@ -55,13 +55,13 @@ thread_local! {
 }
 
 /// Indentation, length and a hash of sampled bytes.
-pub(super) type Key = (usize, usize, u64);
+pub(crate) type Key = (usize, usize, u64);
 
 impl Repeats {
     /// The large blocks of `s` that look repeated; `None` when there are none.
     pub fn of(s: &[u8]) -> Option<Repeats> {
         // The line tables are reused from one document to the next (see `scratch`).
-        super::scratch::reusing(
+        crate::scratch::reusing(
             &LINE_TABLES,
             |tables| tables.lines.capacity() <= LINE_TABLES_MAX,
             |tables| Repeats::of_with(s, tables),
@@ -76,7 +76,7 @@ impl Repeats {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', s).chain([s.len()]) {
             if start < end {
-                let ind = super::leading_spaces(&s[start..end]);
+                let ind = crate::leading_spaces(&s[start..end]);
                 if start + ind < end && s[start + ind] != b'#' {
                     // Both below `len`, which fits.
                     lines.push((start as u32, ind as u32));

@@ -8,13 +8,15 @@ use std::borrow::Cow;
 
 use gotemplate::{Field, Object, Str, Value};
 
-use super::YamlError;
+use crate::YamlError;
 
-#[path = "emit_v3.rs"]
+pub(crate) mod gofmt;
+pub(crate) mod repeats;
 pub(crate) mod v3;
-use super::gofmt::{format_float, json_float};
-use super::read::{LazyDoc, YMap, YVal, decode_first, resolve_plain};
-use super::repeats::{Repeats, StateAfter, StateBefore};
+pub(crate) mod verbatim;
+use crate::gofmt::{format_float, json_float};
+use crate::read::{LazyDoc, YMap, YVal, decode_first, resolve_plain};
+use crate::repeats::{Repeats, StateAfter, StateBefore};
 
 // ---------------------------------------------------------------------------------------------
 // encoding/json.Marshal
@@ -312,13 +314,13 @@ fn lazy_map_to_yval(doc: &LazyDoc, depth: usize) -> Result<YVal, ()> {
     // Debug builds (all the tests) check the shortcut against the conversion it skips.
     #[cfg(debug_assertions)]
     {
-        let value = super::read::to_json_value(doc.node()).expect("a LazyDoc converts");
+        let value = crate::read::to_json_value(doc.node()).expect("a LazyDoc converts");
         let general = json_to_yval_at(&value, depth);
-        let whole = super::verbatim::expand_all(&y, &|v| lazy_doc_to_yval(v).ok());
+        let whole = crate::verbatim::expand_all(&y, &|v| lazy_doc_to_yval(v).ok());
         assert!(
             general
                 .as_ref()
-                .is_ok_and(|g| super::read::same_yval(g, whole.as_ref().unwrap_or(&y))),
+                .is_ok_and(|g| crate::read::same_yval(g, whole.as_ref().unwrap_or(&y))),
             "a lazy map writes differently from its conversion"
         );
     }
@@ -403,7 +405,7 @@ fn json_bytes_to_yval(s: &std::rc::Rc<[u8]>) -> Result<YVal, ()> {
     match std::str::from_utf8(s) {
         Ok(text) if !needs_yaml_reread(text) => Ok(YVal::Str(s.clone())),
         Ok(_) => Err(()),
-        Err(_) => json_string_to_yval(&super::read::go_lossy_utf8(s)),
+        Err(_) => json_string_to_yval(&crate::read::go_lossy_utf8(s)),
     }
 }
 
@@ -579,7 +581,7 @@ fn is_base60_float(s: &str) -> bool {
 }
 
 fn string_style(s: &str) -> Style {
-    let can_use_plain = super::read::resolve_non_string("", s).is_none() && !is_base60_float(s);
+    let can_use_plain = crate::read::resolve_non_string("", s).is_none() && !is_base60_float(s);
     if s.contains('\n') {
         Style::Literal
     } else if can_use_plain {
@@ -1693,7 +1695,7 @@ fn marshal_into(v: &YVal, splicing: bool) -> Spliced {
     // from empty for each document (a CRD is 60 KB) moves to fresh pages at each doubling
     // (see `scratch`).
     let (text, spliced) =
-        super::scratch::reusing(&MARSHALLED, super::scratch::keep_bytes, |buffer| {
+        crate::scratch::reusing(&MARSHALLED, crate::scratch::keep_bytes, |buffer| {
             let mut e = Emitter::new();
             e.out = std::mem::take(buffer);
             e.out.clear();
@@ -1710,7 +1712,7 @@ fn marshal_into(v: &YVal, splicing: bool) -> Spliced {
         });
     // Debug builds (all the tests) check every copied block against writing its value.
     #[cfg(debug_assertions)]
-    if let Some(expanded) = super::verbatim::expand_all(v, &|y| lazy_doc_to_yval(y).ok()) {
+    if let Some(expanded) = crate::verbatim::expand_all(v, &|y| lazy_doc_to_yval(y).ok()) {
         let joined = Str::spliced(text.clone(), spliced.clone());
         assert_eq!(
             joined.as_str(),
@@ -1728,7 +1730,7 @@ thread_local! {
 
 /// The emitter driven one event at a time by a reader (see `verbatim`): what [`marshal`]
 /// writes for a tree, without the tree.
-pub(super) struct Stream(Emitter<'static>);
+pub(crate) struct Stream(Emitter<'static>);
 
 impl Stream {
     /// A stream writing into `out` (cleared first), which will hold about `size` bytes.
@@ -1806,7 +1808,7 @@ impl Stream {
         self.0.write_indent();
         self.0.emit_leaf(&k, true, true);
         self.0.write_indicator(b":", false, false, false);
-        Some(super::memo::key_round_trips(key))
+        Some(crate::memo::key_round_trips(key))
     }
 
     /// A string for which [`plain_as_read`] holds, written as [`Stream::scalar`] writes it
@@ -1832,7 +1834,7 @@ impl Stream {
         // Debug builds (all the tests) check the text against the value read and converted.
         #[cfg(debug_assertions)]
         {
-            let read = super::read::resolve_plain(std::str::from_utf8(text).expect("ASCII"));
+            let read = crate::read::resolve_plain(std::str::from_utf8(text).expect("ASCII"));
             let converted = lazy_doc_to_yval(&read).expect("a number or boolean converts");
             let (written, style) = scalar_text(&converted);
             assert_eq!((written.as_bytes(), style), (text, Style::Plain));
@@ -1841,7 +1843,7 @@ impl Stream {
                 a.block_plain_allowed && !a.multiline,
                 "{written} is written plain"
             );
-            assert!(super::memo::round_trips(&converted));
+            assert!(crate::memo::round_trips(&converted));
         }
         self.0.mapping_context = mapping;
         self.0.simple_key_context = false;
@@ -1877,7 +1879,7 @@ impl Stream {
         }
         let converted = lazy_doc_to_yval(v).ok()?;
         self.0.emit_leaf(&converted, mapping, false);
-        Some(super::memo::round_trips(&converted))
+        Some(crate::memo::round_trips(&converted))
     }
 }
 
@@ -1885,7 +1887,7 @@ impl Stream {
 /// itself, a string that the emitter writes plain and that reads back as written: printable
 /// ASCII starting with a letter or digit, without `:` or `#` (which could end it or start a
 /// comment) or a trailing space, and not a word that resolves to another type.
-pub(super) fn plain_as_read(s: &[u8]) -> bool {
+pub(crate) fn plain_as_read(s: &[u8]) -> bool {
     let Some((&first, rest)) = s.split_first() else {
         return false;
     };
@@ -1894,13 +1896,13 @@ pub(super) fn plain_as_read(s: &[u8]) -> bool {
     first.is_ascii_alphanumeric()
         && s.last() != Some(&b' ')
         && !rest.iter().fold(false, |found, &b| found | odd(b))
-        && super::text_of(s).is_some_and(|t| super::read::resolve_non_string("", t).is_none())
+        && crate::text_of(s).is_some_and(|t| crate::read::resolve_non_string("", t).is_none())
 }
 
 /// Whether the emitter writes a mapping's keys in the order given (they are the keys of a
 /// decoded map, in its order): each once, and where its sort puts them when the JSON round
 /// trip hands them over in byte order.
-pub(super) fn in_emitted_order(keys: &[&[u8]]) -> bool {
+pub(crate) fn in_emitted_order(keys: &[&[u8]]) -> bool {
     // Most maps need no sort to tell (see `ordered_as_bytes`).
     if keys
         .windows(2)
@@ -2296,7 +2298,7 @@ mod pattern_tests {
             regex::Regex::new(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$").unwrap();
         every_string(&['0', '9', '.', 'e', 'E', '+', '-', 'x'], 6, |s| {
             assert_eq!(
-                super::super::read::is_yaml_style_float(s),
+                crate::read::is_yaml_style_float(s),
                 float.is_match(s),
                 "{s:?}"
             );

@@ -290,7 +290,7 @@ fn object_node(o: &dyn Object, v: &Value) -> Option<Node> {
 
 /// v3's `isZero` for the values a modelled struct holds; encoding/json's `isEmptyValue`
 /// (`omitempty`) agrees on every one of them.
-pub(super) fn is_zero(v: &Value) -> bool {
+pub(crate) fn is_zero(v: &Value) -> bool {
     match v {
         Value::Invalid | Value::Nil => true,
         Value::Bool(b) => !b,

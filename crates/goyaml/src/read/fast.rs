@@ -7,14 +7,14 @@
 
 use std::rc::Rc;
 
-use super::fast_repeats::{Copies, MIN_DOCUMENT, Repeats};
-use super::read::{TIMESTAMP_TAG, YMap, YVal, resolve_non_string};
-use super::verbatim::{Span, Verbatim};
+use crate::fast_repeats::{Copies, MIN_DOCUMENT, Repeats};
+use crate::read::{TIMESTAMP_TAG, YMap, YVal, resolve_non_string};
+use crate::verbatim::{Span, Verbatim};
 
 /// go-yaml's value for one document, when it is in the subset. With `share_repeats`, blocks
 /// that repeat are read once and copied (worth it for a tree that is kept and copied; finding
 /// them costs 40% of reading a large document that is looked at once).
-pub(super) fn decode(input: &[u8], share_repeats: bool) -> Option<YVal> {
+pub(crate) fn decode(input: &[u8], share_repeats: bool) -> Option<YVal> {
     if !in_subset(input) {
         return None;
     }
@@ -31,12 +31,12 @@ pub(crate) struct Prepared {
 
 /// The preparation of `text` for [`decode_prepared`]; `None` when the fast reader does not
 /// take it.
-pub(super) fn prepare(text: &str) -> Option<Prepared> {
+pub(crate) fn prepare(text: &str) -> Option<Prepared> {
     if !in_subset(text.as_bytes()) {
         return None;
     }
     let mut repeats = Reader::document(text.as_bytes(), true)?.repeats;
-    let verbatim = super::verbatim::find(text, repeats.as_ref());
+    let verbatim = crate::verbatim::find(text, repeats.as_ref());
     let kept: usize = verbatim
         .iter()
         .map(|v| (v.end() - v.start()) as usize)
@@ -50,7 +50,7 @@ pub(super) fn prepare(text: &str) -> Option<Prepared> {
 
 /// [`decode`] of the document `text` as [`prepare`] prepared it, leaving the document's
 /// [`Verbatim`] blocks as they are (see `verbatim`).
-pub(super) fn decode_prepared(text: &gotemplate::Str, prepared: Prepared) -> Option<YVal> {
+pub(crate) fn decode_prepared(text: &gotemplate::Str, prepared: Prepared) -> Option<YVal> {
     let mut reader = Reader::document(text.as_bytes(), false)?;
     reader.repeats = prepared.repeats;
     reader.verbatim = prepared
@@ -87,7 +87,7 @@ fn in_subset(input: &[u8]) -> bool {
     })
 }
 
-pub(super) struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     pub s: &'a [u8],
     /// Always the start of a line.
     pub pos: usize,
@@ -208,7 +208,7 @@ impl<'a> Reader<'a> {
     }
 
     pub fn indent(&self) -> usize {
-        super::leading_spaces(&self.s[self.pos..])
+        crate::leading_spaces(&self.s[self.pos..])
     }
 
     fn is_blank_line(&self) -> bool {
@@ -285,7 +285,7 @@ impl<'a> Reader<'a> {
                 if self.at(i) != b':' {
                     return None;
                 }
-                let text = super::text_of(&s[c..i])?;
+                let text = crate::text_of(&s[c..i])?;
                 // A key that reads as something else (`true`, `1`, `null`, a date) is left to
                 // the general reader.
                 if resolve_non_string("", text).is_some() {
@@ -328,7 +328,7 @@ impl<'a> Reader<'a> {
             let item = if self.at(c + 1) == b'\n' {
                 self.nested(col, false)?
             } else {
-                let q = c + 1 + super::leading_spaces(&self.s[c + 1..]);
+                let q = c + 1 + crate::leading_spaces(&self.s[c + 1..]);
                 if self.is_seq_entry(q) || self.at(q) == b'\n' {
                     return None;
                 }
@@ -359,7 +359,7 @@ impl<'a> Reader<'a> {
 
     /// The value after `key:` (at `after`) of a mapping at column `col`.
     fn value_after(&mut self, after: usize, col: usize) -> Option<YVal> {
-        let q = after + super::leading_spaces(&self.s[after..]);
+        let q = after + crate::leading_spaces(&self.s[after..]);
         if self.at(q) == b'\n' || (q > after && self.at(q) == b'#') {
             if let Some(v) = self.take_verbatim(after) {
                 return Some(v);
@@ -468,7 +468,7 @@ impl<'a> Reader<'a> {
             }
             let le = self.line_end(look);
             let line = &self.s[look..le];
-            let ind = super::leading_spaces(line);
+            let ind = crate::leading_spaces(line);
             if ind == line.len() {
                 breaks += 1;
                 look = (le + 1).min(self.s.len());
@@ -516,7 +516,7 @@ impl<'a> Reader<'a> {
                     let mut breaks = 0;
                     while self.s.get(i) == Some(&b'\n') {
                         i += 1;
-                        let ind = super::leading_spaces(&self.s[i..]);
+                        let ind = crate::leading_spaces(&self.s[i..]);
                         if self.at(i + ind) != b'\n' && ind <= col {
                             return None;
                         }
@@ -606,7 +606,7 @@ impl<'a> Reader<'a> {
         while pos < self.s.len() {
             let le = self.line_end(pos);
             let line = &self.s[pos..le];
-            let ind = super::leading_spaces(line);
+            let ind = crate::leading_spaces(line);
             if ind == line.len() && ind <= n {
                 pending += 1;
             } else if ind < n {
@@ -672,7 +672,7 @@ fn resolve_plain_text(text: Vec<u8>) -> YVal {
 
 /// What may follow a closed scalar on its line: spaces, then perhaps a comment.
 fn rest_is_empty(rest: &[u8]) -> bool {
-    let n = super::leading_spaces(rest);
+    let n = crate::leading_spaces(rest);
     n == rest.len() || (n > 0 && rest[n] == b'#')
 }
 
@@ -699,7 +699,7 @@ fn flow_sequence(line: &[u8]) -> Option<YVal> {
     let mut items = Vec::new();
     let mut i = 0;
     loop {
-        i += super::leading_spaces(&body[i..]);
+        i += crate::leading_spaces(&body[i..]);
         let (item, end) = match *body.get(i)? {
             b'"' => {
                 let close = i + 1 + closing_double_quote(&body[i + 1..])?;
@@ -723,7 +723,7 @@ fn flow_sequence(line: &[u8]) -> Option<YVal> {
             _ => return None,
         };
         items.push(item);
-        i = end + super::leading_spaces(&body[end..]);
+        i = end + crate::leading_spaces(&body[end..]);
         match body.get(i) {
             None => return Some(YVal::Seq(items)),
             Some(b',') => i += 1,
