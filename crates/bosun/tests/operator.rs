@@ -425,10 +425,29 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
     })
     .await;
 
-    // An edit is applied, and what the spec no longer renders is pruned.
+    // An edit is applied, and what the spec no longer renders is pruned, as `install` prunes
+    // (the installer's prune): of two ConfigMaps with this IstioOperator's labels that it does
+    // not render, the one labelled not-pruned stays.
     let hpas: Api<k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler> =
         Api::namespaced(client.kube().clone(), &istio_ns);
     assert!(hpas.get_opt("istiod").await.unwrap().is_some());
+    for (name, not_pruned) in [("stray", false), ("kept", true)] {
+        let mut labels = json!({
+            "app.kubernetes.io/managed-by": "bosun-operator",
+            "install.operator.istio.io/owning-resource": "minimal",
+            "install.operator.istio.io/owning-resource-namespace": ns,
+            "operator.istio.io/component": "Pilot",
+        });
+        if not_pruned {
+            labels["install.operator.istio.io/owning-resource-not-pruned"] = json!("true");
+        }
+        let cm: ConfigMap =
+            serde_json::from_value(json!({"metadata": {"name": name, "labels": labels}})).unwrap();
+        config_maps
+            .create(&PostParams::default(), &cm)
+            .await
+            .unwrap();
+    }
     api.patch(
         "minimal",
         &PatchParams::default(),
@@ -451,10 +470,15 @@ async fn operator_reconciles_repairs_drift_and_uninstalls() {
                 .unwrap()
                 .replicas;
             let hpa = hpas.get_opt("istiod").await.unwrap();
-            (replicas == Some(2) && hpa.is_none()).then_some(())
+            let stray = config_maps.get_opt("stray").await.unwrap();
+            (replicas == Some(2) && hpa.is_none() && stray.is_none()).then_some(())
         },
     )
     .await;
+    assert!(
+        config_maps.get_opt("kept").await.unwrap().is_some(),
+        "the not-pruned ConfigMap was pruned"
+    );
     let status = wait_for("generation 2 observed", &operator, || async {
         let s = status_of(&api.get("minimal").await.unwrap());
         (s["observedGeneration"] == 2 && s["componentStatus"]["Pilot"]["status"] == "RECONCILING")

@@ -181,6 +181,8 @@ impl InstallPackages {
         let proto = root.join(VALUES_PROTO);
         let values =
             match std::fs::read_to_string(&proto) {
+                // The pin's own proto: its schema is compiled in.
+                Ok(text) if iop::validate::ValuesSchema::is_pinned_proto(&text) => None,
                 Ok(text) => Some(iop::validate::ValuesSchema::from_proto(&text).map_err(
                     |source| SchemaError::Proto {
                         path: proto,
@@ -198,7 +200,18 @@ impl InstallPackages {
         let mesh_dir = root.join(MESH_PROTOS_DIR);
         let mut protos = Vec::new();
         read_protos(&mesh_dir, &mut protos)?;
-        let mesh = match protos.is_empty() {
+        // Each proto by its path in istio.io/api, as the committed schema's digest has it.
+        let files: Vec<(String, &str)> = protos
+            .iter()
+            .map(|(path, text)| {
+                let rel = path.strip_prefix(&mesh_dir).unwrap_or(path);
+                let rel = rel.components().map(|c| c.as_os_str().to_string_lossy());
+                (rel.collect::<Vec<_>>().join("/"), text.as_str())
+            })
+            .collect();
+        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+        let mesh = match protos.is_empty() || iop::validate::MeshSchema::are_pinned_protos(&files) {
+            // None, or the pin's own: its schema is compiled in.
             true => None,
             false => {
                 let texts: Vec<&str> = protos.iter().map(|(_, t)| t.as_str()).collect();

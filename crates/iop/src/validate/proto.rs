@@ -133,6 +133,7 @@ pub(crate) fn mesh_schema(texts: &[&str]) -> Result<ProtoSchema, ProtoError> {
         return Err(ProtoError::NoRoot(MESH_ROOT));
     }
     Ok(ProtoSchema {
+        proto_digest: None,
         root: MESH_ROOT.into(),
         messages: out,
         enums,
@@ -185,6 +186,7 @@ pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
         return Err(ProtoError::NoRoot(ROOT));
     }
     Ok(ProtoSchema {
+        proto_digest: None,
         root: ROOT.into(),
         messages: out,
         enums,
@@ -587,6 +589,10 @@ message IntOrString { int64 type = 1; }
         let Some(text) = read_or_skip(&proto) else {
             return;
         };
+        assert!(super::super::schema::ValuesSchema::is_pinned_proto(&text));
+        assert!(!super::super::schema::ValuesSchema::is_pinned_proto(
+            &text.replace("message", "message ")
+        ));
         let derived = values_schema(&text).unwrap();
         let committed = &super::super::schema::ValuesSchema::pinned().schema;
         assert_eq!(derived.root, committed.root);
@@ -618,7 +624,11 @@ message IntOrString { int64 type = 1; }
             })
             .expect("the pin requires istio.io/api");
         let dir = cache.join(format!("istio.io/api@{api}"));
-        let (mut todo, mut texts) = (vec!["mesh/v1alpha1/config.proto".to_string()], Vec::new());
+        let (mut todo, mut texts, mut paths) = (
+            vec!["mesh/v1alpha1/config.proto".to_string()],
+            Vec::new(),
+            Vec::new(),
+        );
         let mut seen = std::collections::BTreeSet::new();
         while let Some(rel) = todo.pop() {
             if rel.starts_with("google/") || !seen.insert(rel.clone()) {
@@ -633,7 +643,14 @@ message IntOrString { int64 type = 1; }
                 Some(rest.strip_prefix('"')?.split('"').next()?.to_string())
             }));
             texts.push(text);
+            paths.push(rel);
         }
+        let files: Vec<(&str, &str)> = paths
+            .iter()
+            .map(String::as_str)
+            .zip(texts.iter().map(String::as_str))
+            .collect();
+        assert!(super::super::schema::MeshSchema::are_pinned_protos(&files));
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         let derived = mesh_schema(&texts).unwrap();
         let committed = &super::super::schema::MeshSchema::pinned().schema;

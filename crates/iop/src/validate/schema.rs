@@ -52,6 +52,9 @@ pub(crate) struct ProtoMessage {
 
 #[derive(Deserialize, Debug, PartialEq)]
 pub(crate) struct ProtoSchema {
+    /// For a committed schema: the [`digest`] of the protos it was generated from.
+    #[serde(rename = "protoDigest", default)]
+    pub proto_digest: Option<String>,
     pub root: String,
     pub messages: BTreeMap<String, ProtoMessage>,
     pub enums: BTreeMap<String, Vec<String>>,
@@ -74,6 +77,13 @@ impl ValuesSchema {
                 .expect("values_schema.json"),
         });
         &PINNED
+    }
+
+    /// Whether `text` is the pin's own proto, the one [`ValuesSchema::pinned`] was generated
+    /// from: a package that carries it needs no parse.
+    pub fn is_pinned_proto(text: &str) -> bool {
+        let digest = digest(&[("operator/pkg/apis/values_types.proto", text)]);
+        ValuesSchema::pinned().schema.proto_digest.as_deref() == Some(digest.as_str())
     }
 
     /// Another version's, read from its `operator/pkg/apis/values_types.proto`.
@@ -101,6 +111,12 @@ impl MeshSchema {
         &PINNED
     }
 
+    /// Whether `files` (each proto's path in istio.io/api and its text) are the pin's own, those
+    /// [`MeshSchema::pinned`] was generated from: a package that carries them needs no parse.
+    pub fn are_pinned_protos(files: &[(&str, &str)]) -> bool {
+        MeshSchema::pinned().schema.proto_digest.as_deref() == Some(digest(files).as_str())
+    }
+
     /// Another version's, read from its `mesh/v1alpha1/config.proto` and the protos it imports
     /// (`texts`, in any order; the well-known `google/…` ones are not needed).
     pub fn from_protos(texts: &[&str]) -> Result<MeshSchema, super::proto::ProtoError> {
@@ -108,6 +124,24 @@ impl MeshSchema {
             schema: super::proto::mesh_schema(texts)?,
         })
     }
+}
+
+/// FNV-1a (64 bits) of protos, each `(path, text)` in path order followed by their bytes and a
+/// NUL each: how a package's protos are recognised as the pin's, without parsing them (they
+/// cost about 2 ms a command, a seventh of a `manifest generate`). scripts/gen-values-schema
+/// writes the same digest into the committed schemas (`protoDigest`). Not a security check:
+/// a package that matched by accident would be validated with the pin's schema, which is
+/// what a package without protos gets anyway.
+pub fn digest(files: &[(&str, &str)]) -> String {
+    let mut sorted = files.to_vec();
+    sorted.sort();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (path, text) in sorted {
+        for b in path.bytes().chain([0]).chain(text.bytes()).chain([0]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 /// Hooks for fields whose JSON the generic walk does not judge (checked elsewhere or not at
