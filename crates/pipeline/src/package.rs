@@ -397,4 +397,46 @@ mod tests {
         );
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
+
+    /// The pin's own package (as `scripts/fetch-istio` makes it) carries the pin's protos:
+    /// they are known by their digest, and neither is parsed.
+    #[test]
+    fn the_pins_own_protos_are_known_and_another_versions_are_read() {
+        let pin = include_str!("../../../scripts/istio-pin");
+        let field = |name: &str| {
+            pin.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .expect("scripts/istio-pin")
+                .trim_matches(|c| c == '"' || c == '\'')
+                .to_string()
+        };
+        let cache = std::env::var_os("BOSUN_CACHE")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/bosun")))
+            .expect("a cache folder");
+        let merged = |version: &str| {
+            let manifests = cache.join(format!("istio-{version}/manifests"));
+            let tree = serde_json::json!({"spec": {"installPackagePath": manifests}});
+            (manifests, iop::IstioOperator::from_tree(tree))
+        };
+        let packages = InstallPackages::new(Arc::new(|| Err("unused".to_string().into())));
+        let (manifests, pinned) = merged(&field("ISTIO_VERSION="));
+        if !manifests.parent().unwrap().join(MESH_PROTOS_DIR).is_dir() {
+            // CI fetches the pin (and its protos) first: there, a missing one is a failure.
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{} has no protos",
+                manifests.display()
+            );
+            eprintln!("skipping: run scripts/fetch-istio");
+            return;
+        }
+        let own = packages.schemas(&pinned).unwrap();
+        assert!(own.values.is_none() && own.mesh.is_none(), "{own:?}");
+        let (manifests, previous) = merged(&field("ISTIO_PREVIOUS_VERSION="));
+        if manifests.parent().unwrap().join(MESH_PROTOS_DIR).is_dir() {
+            let own = packages.schemas(&previous).unwrap();
+            assert!(own.values.is_some() && own.mesh.is_some());
+        }
+    }
 }

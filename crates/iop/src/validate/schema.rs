@@ -126,21 +126,32 @@ impl MeshSchema {
     }
 }
 
-/// FNV-1a (64 bits) of protos, each `(path, text)` in path order followed by their bytes and a
-/// NUL each: how a package's protos are recognised as the pin's, without parsing them (they
-/// cost about 2 ms a command, a seventh of a `manifest generate`). scripts/gen-values-schema
-/// writes the same digest into the committed schemas (`protoDigest`). Not a security check:
-/// a package that matched by accident would be validated with the pin's schema, which is
-/// what a package without protos gets anyway.
+/// The digest of protos, each `(path, text)`: in path order, every path and text followed by a
+/// NUL, the bytes taken as little-endian 64-bit words (the last padded with zeros) and folded
+/// FNV-1a style, a word at a time, then the length. How a package's protos are recognised as
+/// the pin's without parsing them (the parse costs about 2 ms a command, a seventh of a
+/// `manifest generate`; a word at a time, this costs a few hundredths of one).
+/// scripts/gen-values-schema writes the same digest into the committed schemas
+/// (`protoDigest`). Not a security check: a package that matched by accident would be
+/// validated with the pin's schema, which is what a package without protos gets anyway.
 pub fn digest(files: &[(&str, &str)]) -> String {
     let mut sorted = files.to_vec();
     sorted.sort();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut bytes = Vec::new();
     for (path, text) in sorted {
-        for b in path.bytes().chain([0]).chain(text.bytes()).chain([0]) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        bytes.extend_from_slice(path.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(0);
     }
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for chunk in bytes.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(PRIME);
+    }
+    h = (h ^ bytes.len() as u64).wrapping_mul(PRIME);
     format!("{h:016x}")
 }
 
