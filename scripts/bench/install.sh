@@ -21,6 +21,8 @@
 # within one install, summed over the installs measured.
 # Usage: scripts/bench/install.sh [RUNS] [PROFILE...]
 # BOSUN_BENCH_BINARY=PATH measures that bosun binary instead of building this checkout's release.
+# BOSUN_BENCH_TOOLS="bosun" measures bosun alone (for a before/after of two binaries, run
+# alternately: one invocation per binary, in turns).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs="${1:-3}"; shift $(( $# > 0 ? 1 : 0 ))
@@ -32,14 +34,15 @@ else
   cargo build --release -q -p bosun
   bosun_bin="${CARGO_TARGET_DIR:-target}/release/bosun" # cargo's target dir, CARGO_TARGET_DIR included
 fi
-manifests="$(ls -d "${BOSUN_CACHE:-$HOME/.cache/bosun}"/istio-*/manifests | head -1)"
-[ -d "$manifests" ] || "$bosun_bin" profile list >/dev/null # fetches the pinned release
-manifests="$(ls -d "${BOSUN_CACHE:-$HOME/.cache/bosun}"/istio-*/manifests | head -1)"
+# The pinned Istio's package (before 2026-12-07 the first istio-* in the cache, which could be the
+# older snapshot once `scripts/fetch-istio --previous` had run).
+manifests="$(scripts/fetch-istio)/manifests"
 state="$(mktemp -d /tmp/bosun-bench-install.XXXXXX)"
 trap 'BOSUN_TESTENV_DIR="$state/env" scripts/testenv down >/dev/null 2>&1 || true; rm -rf "$state"' EXIT
 
 python3 - "$istioctl_bin" "$bosun_bin" "$manifests" "$state" "$runs" "${profiles[@]}" <<'PY'
 import collections, json, os, statistics, subprocess, sys, time
+tools = os.environ.get("BOSUN_BENCH_TOOLS", "istioctl bosun").split()
 istioctl, bosun, manifests, state, runs, profiles = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6:]
 env_dir = os.path.join(state, "env")
 
@@ -105,7 +108,7 @@ print("| profile | mode | tool | install into an empty cluster | requests | seco
 print("|---|---|---|---|---|---|---|")
 for profile in profiles:
     for mode in ("wait", "no-wait"):
-        for tool in ("istioctl", "bosun"):
+        for tool in tools:
             first_t, first_n, second_t, second_n = [], [], [], []
             verbs_first = None
             for _ in range(runs):
