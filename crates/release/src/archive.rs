@@ -195,7 +195,24 @@ pub fn module_files(
     module_version: &str,
     limits: Limits,
 ) -> Result<Vec<File>, ArchiveError> {
-    let prefix = format!("istio.io/istio@{module_version}/");
+    let files = zip_files(
+        zip,
+        &format!("istio.io/istio@{module_version}/"),
+        limits,
+        |rel| rel.starts_with("manifests/") || rel == "VERSION" || rel == VALUES_PROTO,
+    )?;
+    require_profiles(&files, "")?;
+    Ok(files)
+}
+
+/// The files of a module zip under `prefix` (`MODULE@VERSION/`) that `keep` keeps (by their
+/// path below it), read within `limits`.
+fn zip_files(
+    zip: &[u8],
+    prefix: &str,
+    limits: Limits,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<File>, ArchiveError> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(zip_unreadable)?;
     let mut budget = Budget {
         limits,
@@ -206,11 +223,10 @@ pub fn module_files(
     for i in 0..archive.len() {
         budget.entry()?;
         let f = archive.by_index(i).map_err(zip_unreadable)?;
-        let Some(rel) = f.name().strip_prefix(&prefix).map(str::to_string) else {
+        let Some(rel) = f.name().strip_prefix(prefix).map(str::to_string) else {
             continue;
         };
-        if f.is_dir() || !(rel.starts_with("manifests/") || rel == "VERSION" || rel == VALUES_PROTO)
-        {
+        if f.is_dir() || !keep(&rel) {
             continue;
         }
         checked(&rel)?;
@@ -219,7 +235,6 @@ pub fn module_files(
         let data = budget.read(&rel, size, f)?;
         files.push(File { path: rel, data });
     }
-    require_profiles(&files, "")?;
     Ok(files)
 }
 
@@ -321,28 +336,15 @@ pub fn mesh_protos(
     api_version: &str,
     limits: Limits,
 ) -> Result<Vec<File>, ArchiveError> {
-    let prefix = format!("{API_MODULE}@{api_version}/");
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).map_err(zip_unreadable)?;
-    let mut budget = Budget {
+    let protos: std::collections::BTreeMap<String, Vec<u8>> = zip_files(
+        zip,
+        &format!("{API_MODULE}@{api_version}/"),
         limits,
-        kept: 0,
-        entries: 0,
-    };
-    let mut protos = std::collections::BTreeMap::new();
-    for i in 0..archive.len() {
-        budget.entry()?;
-        let f = archive.by_index(i).map_err(zip_unreadable)?;
-        let Some(rel) = f.name().strip_prefix(&prefix).map(str::to_string) else {
-            continue;
-        };
-        if f.is_dir() || !rel.ends_with(".proto") {
-            continue;
-        }
-        checked(&rel)?;
-        let size = f.size();
-        let data = budget.read(&rel, size, f)?;
-        protos.insert(rel, data);
-    }
+        |rel| rel.ends_with(".proto"),
+    )?
+    .into_iter()
+    .map(|f| (f.path, f.data))
+    .collect();
     let mut kept = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     let mut todo = vec![(

@@ -558,6 +558,19 @@ message IntOrString { int64 type = 1; }
         (cache, version)
     }
 
+    /// `derived` is `committed`, message by message (so that a difference names its message).
+    fn assert_same_schema(derived: &ProtoSchema, committed: &ProtoSchema) {
+        assert_eq!(derived.root, committed.root);
+        assert_eq!(derived.enums, committed.enums);
+        assert_eq!(
+            derived.messages.keys().collect::<Vec<_>>(),
+            committed.messages.keys().collect::<Vec<_>>()
+        );
+        for (name, message) in &committed.messages {
+            assert_eq!(&derived.messages[name], message, "message {name}");
+        }
+    }
+
     /// Skips (outside CI) when `path` is not there: CI fetches the pin first, and there a
     /// missing file is a failure.
     fn read_or_skip(path: &std::path::Path) -> Option<String> {
@@ -595,15 +608,7 @@ message IntOrString { int64 type = 1; }
         ));
         let derived = values_schema(&text).unwrap();
         let committed = &super::super::schema::ValuesSchema::pinned().schema;
-        assert_eq!(derived.root, committed.root);
-        assert_eq!(derived.enums, committed.enums);
-        assert_eq!(
-            derived.messages.keys().collect::<Vec<_>>(),
-            committed.messages.keys().collect::<Vec<_>>()
-        );
-        for (name, message) in &committed.messages {
-            assert_eq!(&derived.messages[name], message, "message {name}");
-        }
+        assert_same_schema(&derived, committed);
     }
 
     /// Likewise MeshConfig: the committed `mesh_schema.json` is what this reader makes of the
@@ -654,15 +659,7 @@ message IntOrString { int64 type = 1; }
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
         let derived = mesh_schema(&texts).unwrap();
         let committed = &super::super::schema::MeshSchema::pinned().schema;
-        assert_eq!(derived.root, committed.root);
-        assert_eq!(derived.enums, committed.enums);
-        assert_eq!(
-            derived.messages.keys().collect::<Vec<_>>(),
-            committed.messages.keys().collect::<Vec<_>>()
-        );
-        for (name, message) in &committed.messages {
-            assert_eq!(&derived.messages[name], message, "message {name}");
-        }
+        assert_same_schema(&derived, committed);
     }
 
     #[test]
