@@ -164,7 +164,16 @@ impl Client {
             field_manager: Some(field_manager.into()),
             ..Default::default()
         };
-        match api.create(&params, &ns).await {
+        let mut result = api.create(&params, &ns).await;
+        if let Err(e) = &result
+            && crate::timeout::cut_mid_request(e)
+        {
+            // The server went away mid-create (a restart): the namespace may exist now or not.
+            // A create is not retried below this (see `timeout`), but this one is safe to send
+            // again: if the first made it, the second answers 409 and it counts as there.
+            result = api.create(&params, &ns).await;
+        }
+        match result {
             Ok(created) => Ok(Applied {
                 object,
                 outcome: Outcome::Created,

@@ -313,6 +313,13 @@ fn transient(error: &(dyn std::error::Error + 'static)) -> Transient {
     Transient::No
 }
 
+/// Whether `error` is a request cut short after it may have been sent (the server went away
+/// mid-request): for a caller that can make a non-idempotent request safe to send again, as
+/// creating a namespace is (a second create of one the first made answers 409).
+pub(crate) fn cut_mid_request(error: &kube::Error) -> bool {
+    transient(error) == Transient::MaybeDone
+}
+
 /// Whether doing `request` twice leaves the cluster as doing it once: reads, and patches that
 /// set fields to given values (server-side apply, merge patch).
 fn idempotent<B>(request: &Request<B>) -> bool {
