@@ -302,38 +302,35 @@ fn check_single_object(name: &str, text: &str) -> Result<(), MergeError> {
 /// An object's nesting held to the bound files are held to ([`MAX_NESTING_DEPTH`]); the
 /// first map or list beyond it is named by its path.
 fn check_object_depth(name: &str, object: &Map<String, Value>) -> Result<(), MergeError> {
-    fn walk(v: &Value, depth: usize, path: &mut Vec<String>) -> bool {
-        let children: Box<dyn Iterator<Item = (String, &Value)>> = match v {
-            Value::Object(m) => Box::new(m.iter().map(|(k, v)| (format!(".{k}"), v))),
-            Value::Array(items) => {
-                Box::new(items.iter().enumerate().map(|(i, v)| (format!("[{i}]"), v)))
-            }
-            _ => return false,
+    /// The path (innermost segment first) to the first map or list under `v` (at `depth`, 1
+    /// for the root) that is deeper than the bound; segments are made on the way out only.
+    fn too_deep(v: &Value, depth: usize) -> Option<Vec<String>> {
+        let below = |child: &Value, seg: &dyn Fn() -> String| {
+            let mut path = too_deep(child, depth + 1)?;
+            path.push(seg());
+            Some(path)
         };
-        if depth > MAX_NESTING_DEPTH {
-            return true;
-        }
-        for (seg, child) in children {
-            path.push(seg);
-            if walk(child, depth + 1, path) {
-                return true;
+        match v {
+            Value::Object(_) | Value::Array(_) if depth > MAX_NESTING_DEPTH => Some(Vec::new()),
+            Value::Object(m) => m.iter().find_map(|(k, c)| below(c, &|| format!(".{k}"))),
+            Value::Array(items) => {
+                (items.iter().enumerate()).find_map(|(i, c)| below(c, &|| format!("[{i}]")))
             }
-            path.pop();
+            _ => None,
         }
-        false
     }
-    let mut path = Vec::new();
-    for (k, v) in object {
+    let found = object.iter().find_map(|(k, v)| {
+        let mut path = too_deep(v, 2)?;
         path.push(k.clone());
-        if walk(v, 2, &mut path) {
-            return Err(MergeError::ObjectTooDeep {
-                name: name.to_string(),
-                path: path.concat(),
-            });
-        }
-        path.pop();
+        Some(path)
+    });
+    match found {
+        None => Ok(()),
+        Some(path) => Err(MergeError::ObjectTooDeep {
+            name: name.to_string(),
+            path: path.into_iter().rev().collect(),
+        }),
     }
-    Ok(())
 }
 
 /// Istio's `yml.SplitString`: parts between lines starting with `---`, trimmed, empty ones

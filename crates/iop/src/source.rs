@@ -153,13 +153,11 @@ impl Layer {
         let origin = Origin::Object {
             name: name.to_string(),
         };
-        let mut records = Vec::new();
-        walk(
-            &serde_json::Value::Object(object.clone()),
-            &mut Vec::new(),
-            &origin,
-            &mut records,
-        );
+        // The root, then each entry under it (walked in place: the map is not copied).
+        let mut records = vec![(Vec::new(), Shape::Mapping, origin.clone())];
+        for (k, v) in object {
+            walk(v, &mut vec![PathSeg::Key(k.clone())], &origin, &mut records);
+        }
         Layer { records }
     }
 

@@ -198,18 +198,13 @@ impl InstallPackages {
                 }
             };
         let mesh_dir = root.join(MESH_PROTOS_DIR);
-        let mut protos = Vec::new();
-        read_protos(&mesh_dir, &mut protos)?;
         // Each proto by its path in istio.io/api, as the committed schema's digest has it.
-        let files: Vec<(String, &str)> = protos
+        let mut protos = Vec::new();
+        read_protos(&mesh_dir, "", &mut protos)?;
+        let files: Vec<(&str, &str)> = protos
             .iter()
-            .map(|(path, text)| {
-                let rel = path.strip_prefix(&mesh_dir).unwrap_or(path);
-                let rel = rel.components().map(|c| c.as_os_str().to_string_lossy());
-                (rel.collect::<Vec<_>>().join("/"), text.as_str())
-            })
+            .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
-        let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
         let mesh = match protos.is_empty() || iop::validate::MeshSchema::are_pinned_protos(&files) {
             // None, or the pin's own: its schema is compiled in.
             true => None,
@@ -229,8 +224,9 @@ impl InstallPackages {
     }
 }
 
-/// Every `*.proto` under `dir` (none when it does not exist), with its text.
-fn read_protos(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<(), SchemaError> {
+/// Every `*.proto` under `dir` (none when it does not exist), with its text, by its path below
+/// the first `dir` (`/`-separated, after `rel`, the path of `dir` itself).
+fn read_protos(dir: &Path, rel: &str, out: &mut Vec<(String, String)>) -> Result<(), SchemaError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -247,15 +243,21 @@ fn read_protos(dir: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<(), Schem
             source,
         })?;
         let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let below = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir {
-            read_protos(&path, out)?;
+            read_protos(&path, &below, out)?;
         } else if path.extension().is_some_and(|e| e == "proto") {
             let text = std::fs::read_to_string(&path).map_err(|source| SchemaError::Read {
                 path: path.clone(),
                 source,
             })?;
-            out.push((path, text));
+            out.push((below, text));
         }
     }
     Ok(())

@@ -115,29 +115,7 @@ pub(crate) fn mesh_schema(texts: &[&str]) -> Result<ProtoSchema, ProtoError> {
         messages.extend(m.into_iter().map(|(k, v)| (format!("{package}.{k}"), v)));
         enums.extend(e.into_iter().map(|(k, v)| (format!("{package}.{k}"), v)));
     }
-    let mut out = BTreeMap::new();
-    for (full, fields) in &messages {
-        let mut by_json = BTreeMap::new();
-        for f in fields {
-            by_json.insert(f.json.clone(), field_entry(f, full, &messages, &enums)?);
-        }
-        out.insert(
-            full.clone(),
-            ProtoMessage {
-                full_name: full.clone(),
-                fields: by_json,
-            },
-        );
-    }
-    if !out.contains_key(MESH_ROOT) {
-        return Err(ProtoError::NoRoot(MESH_ROOT));
-    }
-    Ok(ProtoSchema {
-        proto_digest: None,
-        root: MESH_ROOT.into(),
-        messages: out,
-        enums,
-    })
+    schema_of(&messages, enums, MESH_ROOT, str::to_string)
 }
 
 /// One field's schema entry: its type resolved in `scope`, a map or list as written.
@@ -165,29 +143,40 @@ fn field_entry(
 pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
     let package = package_of(text)?;
     let (messages, enums) = parse(&strip_comments(text))?;
+    schema_of(&messages, enums, ROOT, |full| format!("{package}.{full}"))
+}
+
+/// The schema of `messages` (those istio decodes by hand left out), each field resolved, whose
+/// root message is `root`; `full_name` gives a message's protobuf name from its key.
+fn schema_of(
+    messages: &Messages,
+    enums: BTreeMap<String, Vec<String>>,
+    root: &'static str,
+    full_name: impl Fn(&str) -> String,
+) -> Result<ProtoSchema, ProtoError> {
     let mut out = BTreeMap::new();
-    for (full, fields) in &messages {
+    for (full, fields) in messages {
         if custom(full).is_some() {
             continue;
         }
         let mut by_json = BTreeMap::new();
         for f in fields {
-            by_json.insert(f.json.clone(), field_entry(f, full, &messages, &enums)?);
+            by_json.insert(f.json.clone(), field_entry(f, full, messages, &enums)?);
         }
         out.insert(
             full.clone(),
             ProtoMessage {
-                full_name: format!("{package}.{full}"),
+                full_name: full_name(full),
                 fields: by_json,
             },
         );
     }
-    if !out.contains_key(ROOT) {
-        return Err(ProtoError::NoRoot(ROOT));
+    if !out.contains_key(root) {
+        return Err(ProtoError::NoRoot(root));
     }
     Ok(ProtoSchema {
         proto_digest: None,
-        root: ROOT.into(),
+        root: root.into(),
         messages: out,
         enums,
     })
