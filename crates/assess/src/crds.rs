@@ -19,6 +19,7 @@
 //! which may drop a version on purpose. CRDs with no comparable version and no dropped API
 //! version pass: nothing says they are older.
 
+use std::borrow::Borrow;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -107,11 +108,16 @@ fn name(object: &Value) -> Option<&str> {
 
 /// Each rendered CRD that would replace a live one of the same name with an older one (see the
 /// module docs), in the rendered order. Objects of other kinds are ignored.
-pub fn downgrades(rendered: &[Value], live: &[Value]) -> Vec<CrdDowngrade> {
+/// `live` is the cluster's CRDs, owned or shared (`Arc<Value>`: the install's list of them).
+pub fn downgrades<L: Borrow<Value>>(rendered: &[Value], live: &[L]) -> Vec<CrdDowngrade> {
     let mut out = Vec::new();
     for r in rendered.iter().filter(|o| is_crd(o)) {
         let Some(crd_name) = name(r) else { continue };
-        let Some(l) = live.iter().find(|l| is_crd(l) && name(l) == Some(crd_name)) else {
+        let Some(l) = live
+            .iter()
+            .map(Borrow::borrow)
+            .find(|l| is_crd(l) && name(l) == Some(crd_name))
+        else {
             continue;
         };
         let live_version = crd_version(l);

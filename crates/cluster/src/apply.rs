@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
@@ -96,7 +97,7 @@ fn created_by(applied: &DynamicObject, field_manager: &str) -> bool {
 /// An object as a metadata read gives it.
 pub(crate) fn metadata_seen(metadata: &kube::api::ObjectMeta) -> Seen {
     Seen {
-        object: serde_json::json!({ "metadata": metadata }),
+        object: Arc::new(serde_json::json!({ "metadata": metadata })),
         whole: false,
     }
 }
@@ -556,7 +557,7 @@ impl Client {
                     })?;
                 previous = match live {
                     Some(live) => Before::Existed(Seen {
-                        object: serde_json::to_value(&live).unwrap_or(Value::Null),
+                        object: Arc::new(serde_json::to_value(&live).unwrap_or(Value::Null)),
                         whole: true,
                     }),
                     None => Before::Absent,
@@ -593,10 +594,12 @@ impl Client {
                 // Only the caller's own earlier manager holds those fields: move them.
                 answer = api.patch(&object.name, forced, &Patch::Apply(&body)).await;
             }
-            let after = match answer {
+            let (after, after_json) = match answer {
                 Ok(after) => {
-                    self.took_in(&ar, &after).await;
-                    after
+                    // Serialized once: the shared lists take it in, the outcome reads it.
+                    let json = Arc::new(crate::reads::answer_json(&ar, &after));
+                    self.took_in(&ar, &json).await;
+                    (after, json)
                 }
                 Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
                     return Err(Error::Conflict {
@@ -618,7 +621,7 @@ impl Client {
                 Before::Existed(seen) => crate::outcome::judge(
                     &seen.object,
                     seen.whole,
-                    &serde_json::to_value(&after).unwrap_or(Value::Null),
+                    &after_json,
                     field_manager,
                     sent_after,
                 ),
@@ -666,7 +669,7 @@ impl Client {
         &self,
         ar: &ApiResource,
         object: &ObjectRef,
-    ) -> Result<Option<Value>, kube::Error> {
+    ) -> Result<Option<Arc<Value>>, kube::Error> {
         let namespace = object.namespace.as_deref();
         if self.shares(ar, namespace) {
             let all = self.list_shared(ar, namespace, "").await?;
@@ -678,7 +681,7 @@ impl Client {
             .api_for(ar, namespace)
             .get_metadata_opt(&object.name)
             .await?;
-        Ok(live.map(|l| serde_json::to_value(&l).unwrap_or(Value::Null)))
+        Ok(live.map(|l| Arc::new(serde_json::to_value(&l).unwrap_or(Value::Null))))
     }
 
     fn api_for(&self, ar: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {

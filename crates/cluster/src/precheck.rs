@@ -190,7 +190,7 @@ impl Client {
             });
         }
         match crds {
-            Ok(live) => facts.crds = live,
+            Ok(live) => facts.crds = live.iter().map(|crd| Value::clone(crd)).collect(),
             Err(e) => facts.skipped.push((
                 "the cluster's CustomResourceDefinitions (Gateway API versions, CRD downgrades)"
                     .into(),

@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::core::{ApiResource, PartialObjectMeta};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::Client;
@@ -148,10 +149,13 @@ struct Narrowed {
 }
 
 /// One shared list: the writes to its kind before it was read, when, and the objects.
+/// Each object is behind an `Arc`: every check that reads the list gets the objects it
+/// selects without copying them (the CRDs' schemas are most of an install's bytes read, and a
+/// copy per check was most of a second install's client time).
 struct Shared {
     writes: u64,
     read_at: Instant,
-    objects: Arc<Vec<Value>>,
+    objects: Vec<Arc<Value>>,
 }
 
 /// One requirement of an equality-based label selector.
@@ -247,47 +251,47 @@ impl Client {
         ar: &ApiResource,
         namespace: Option<&str>,
         selector: &str,
-    ) -> Result<Vec<Value>, kube::Error> {
+    ) -> Result<Vec<Arc<Value>>, kube::Error> {
         let api: Api<DynamicObject> = match namespace {
             Some(ns) => Api::namespaced_with(self.kube.clone(), ns, ar),
             None => Api::all_with(self.kube.clone(), ar),
         };
         let requirements = parse_selector(selector).filter(|_| self.shares(ar, namespace));
         let Some(requirements) = requirements else {
-            return list_all(&api, ar, selector).await;
+            return Ok(list_all(&api, ar, selector)
+                .await?
+                .into_iter()
+                .map(Arc::new)
+                .collect());
         };
         let key = list_key(ar, namespace);
         let mut lists = self.reads.lists.lock().await;
         let writes = self.reads.writes.count(&resource_key(ar));
-        let all = match lists.get(&key) {
-            Some(shared) if shared.writes == writes && shared.read_at.elapsed() < MAX_AGE => {
-                shared.objects.clone()
-            }
-            _ => {
-                let read_at = Instant::now();
-                let objects = Arc::new(list_all(&api, ar, "").await?);
-                let shared = Shared {
-                    writes,
-                    read_at,
-                    objects: objects.clone(),
-                };
-                lists.insert(key, shared);
-                objects
-            }
-        };
-        drop(lists);
-        Ok(all
+        let fresh = |s: &Shared| s.writes == writes && s.read_at.elapsed() < MAX_AGE;
+        if !lists.get(&key).is_some_and(fresh) {
+            let read_at = Instant::now();
+            let objects = list_all(&api, ar, "").await?;
+            let shared = Shared {
+                writes,
+                read_at,
+                objects: objects.into_iter().map(Arc::new).collect(),
+            };
+            lists.insert(key.clone(), shared);
+        }
+        Ok(lists[&key]
+            .objects
             .iter()
             .filter(|o| matches(&requirements, &labels_of(o)))
             .cloned()
             .collect())
     }
 
-    /// This client's own server-side apply of `object` (kind `ar`), as the server answered it:
-    /// each shared list of the kind in its namespace (and cluster-wide) takes it in, and every
-    /// list of the kind counts the write as seen, so the lists stay good across the apply.
-    /// Call it only for a write that changed the cluster as `object` says (no dry run).
-    pub(crate) async fn took_in(&self, ar: &ApiResource, object: &DynamicObject) {
+    /// This client's own server-side apply of an object of kind `ar`, as the server answered
+    /// it (`object`, JSON with `apiVersion` and `kind`, [`answer_json`]): each shared list of
+    /// the kind in its namespace (and cluster-wide) takes it in, and every list of the kind
+    /// counts the write as seen, so the lists stay good across the apply. Call it only for a
+    /// write that changed the cluster as `object` says (no dry run).
+    pub(crate) async fn took_in(&self, ar: &ApiResource, object: &Arc<Value>) {
         if self.reads.off
             || !SHARED_KINDS
                 .iter()
@@ -295,17 +299,16 @@ impl Client {
         {
             return;
         }
-        let Ok(mut json) = serde_json::to_value(object) else {
-            return;
+        let field = |pointer: &str| {
+            object
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
         };
-        if let Some(map) = json.as_object_mut() {
-            map.insert("apiVersion".into(), ar.api_version.clone().into());
-            map.insert("kind".into(), ar.kind.clone().into());
-        }
-        let namespace = object.metadata.namespace.as_deref().unwrap_or("");
-        let name = object.metadata.name.as_deref().unwrap_or("");
+        let (namespace, name) = (field("/metadata/namespace"), field("/metadata/name"));
         let same = |o: &Value| {
-            o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+            o.pointer("/metadata/name").and_then(Value::as_str) == Some(name.as_str())
                 && o.pointer("/metadata/namespace")
                     .and_then(Value::as_str)
                     .unwrap_or("")
@@ -321,14 +324,25 @@ impl Client {
             // counted twice: the next read lists again, which is only a read more.
             shared.writes += 1;
             if list_namespace.is_empty() || list_namespace == namespace {
-                let objects = Arc::make_mut(&mut shared.objects);
+                let objects = &mut shared.objects;
                 match objects.iter_mut().find(|o| same(o)) {
-                    Some(old) => *old = json.clone(),
-                    None => objects.push(json.clone()),
+                    Some(old) => *old = object.clone(),
+                    None => objects.push(object.clone()),
                 }
             }
         }
     }
+}
+
+/// An object of kind `ar` the server answered, as JSON with `apiVersion` and `kind` (as a
+/// shared list holds its objects).
+pub(crate) fn answer_json(ar: &ApiResource, object: &DynamicObject) -> Value {
+    let mut json = serde_json::to_value(object).unwrap_or(Value::Null);
+    if let Some(map) = json.as_object_mut() {
+        map.insert("apiVersion".into(), ar.api_version.clone().into());
+        map.insert("kind".into(), ar.kind.clone().into());
+    }
+    json
 }
 
 /// The key of the shared list of `ar` in `namespace` (`None`: cluster-wide).
@@ -356,8 +370,10 @@ impl Client {
             return self
                 .list_shared(ar, None, selector)
                 .await?
-                .into_iter()
-                .map(|o| serde_json::from_value(o).map_err(kube::Error::SerdeError))
+                .iter()
+                .map(|o| {
+                    PartialObjectMeta::deserialize(o.as_ref()).map_err(kube::Error::SerdeError)
+                })
                 .collect();
         }
         let requirements = parse_selector(selector).filter(|_| !self.reads.off);

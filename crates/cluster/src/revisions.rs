@@ -230,37 +230,21 @@ impl Client {
         Ok(assess::revisions::inventory(&read.objects))
     }
 
-    /// Every CustomResourceDefinition in the cluster, as JSON (with `kind`).
-    pub async fn live_crds(&self) -> Result<Vec<Value>, Error> {
-        let failed = |source| Error::List {
-            target: Box::new(crate::ListTarget {
-                api_version: "apiextensions.k8s.io/v1".into(),
-                kind: "CustomResourceDefinition".into(),
-                selector: String::new(),
-            }),
-            source,
-        };
-        // The shared list (`crate::reads`): the install's apply reads the same one.
+    /// Every CustomResourceDefinition in the cluster, as JSON (with `apiVersion` and `kind`),
+    /// shared with the client's list of them (`crate::reads`): the install's apply and the
+    /// downgrade check read the same objects, and none is copied.
+    pub async fn live_crds(&self) -> Result<Vec<std::sync::Arc<Value>>, Error> {
         let ar = kube::core::ApiResource::erase::<CustomResourceDefinition>(&());
-        let list = self
-            .list_shared(&ar, None, "")
+        self.list_shared(&ar, None, "")
             .await
-            .map_err(failed)?
-            .into_iter()
-            .map(serde_json::from_value::<CustomResourceDefinition>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| failed(kube::Error::SerdeError(e)))?;
-        Ok(list
-            .iter()
-            .map(|crd| {
-                let mut json = serde_json::to_value(crd).unwrap_or(Value::Null);
-                if let Some(map) = json.as_object_mut() {
-                    // List items carry no kind; the comparison looks at it.
-                    map.insert("kind".into(), "CustomResourceDefinition".into());
-                }
-                json
+            .map_err(|source| Error::List {
+                target: Box::new(crate::ListTarget {
+                    api_version: "apiextensions.k8s.io/v1".into(),
+                    kind: "CustomResourceDefinition".into(),
+                    selector: String::new(),
+                }),
+                source,
             })
-            .collect())
     }
 
     /// The rendered CRDs among `rendered` that would replace live ones with older ones

@@ -21,7 +21,8 @@ use crate::{Client, Error};
 /// snapshot holds what it listed so; the applies read the rest so (`crate::apply`).
 #[derive(Debug, Clone)]
 pub(crate) struct Seen {
-    pub(crate) object: serde_json::Value,
+    /// Shared with the client's list of the kind when read from one (`crate::reads`).
+    pub(crate) object: std::sync::Arc<serde_json::Value>,
     pub(crate) whole: bool,
 }
 
@@ -108,11 +109,11 @@ impl Snapshot {
         for l in &listed {
             if let Some(rv) = &l.resource_version {
                 let seen = Seen {
-                    object: serde_json::json!({"metadata": {
+                    object: std::sync::Arc::new(serde_json::json!({"metadata": {
                         "name": l.object.name,
                         "resourceVersion": rv,
                         "managedFields": l.managed_fields,
-                    }}),
+                    }})),
                     whole: false,
                 };
                 self.versions.insert(

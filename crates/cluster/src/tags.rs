@@ -125,9 +125,9 @@ impl Client {
             .await
             .map_err(|e| list_error(kind, api_version, selector, e))?;
         items
-            .into_iter()
+            .iter()
             .map(|item| {
-                let typed: T = serde_json::from_value(item).map_err(|e| {
+                let typed = T::deserialize(item.as_ref()).map_err(|e| {
                     list_error(kind, api_version, selector, kube::Error::SerdeError(e))
                 })?;
                 Ok(to_json(&typed, api_version, kind))

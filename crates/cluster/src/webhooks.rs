@@ -2,6 +2,7 @@
 //! and hands them, with the rendered objects, to the pure [`crate::overlap::find_overlaps`].
 
 use k8s_openapi::api::admissionregistration::v1::MutatingWebhookConfiguration;
+use serde::Deserialize;
 use serde_json::Value;
 use vocab::ObjectRef;
 
@@ -42,8 +43,8 @@ impl Client {
                 source,
             })?;
         let list = items
-            .into_iter()
-            .map(serde_json::from_value::<MutatingWebhookConfiguration>)
+            .iter()
+            .map(|item| MutatingWebhookConfiguration::deserialize(item.as_ref()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| Error::Api {
                 object: all(),
