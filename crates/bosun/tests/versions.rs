@@ -11,7 +11,9 @@
 //!   directory; a corrupted archive, a wrong checksum and an archive that is not one are
 //!   refused with nothing cached; a second run works with the server stopped;
 //! - each version's own `values` API (its `values_types.proto`, kept with its package): a value
-//!   only the pin knows is refused with the older snapshot's package;
+//!   only the pin knows is refused with the older snapshot's package; likewise its MeshConfig
+//!   protos and its IstioOperator types (`types.go`: a package whose file declares one more
+//!   field takes it, the one it was copied from refuses it);
 //! - releases from an OCI registry (`--mirror oci://…`): a real one (`crane registry serve`)
 //!   with the archives pushed by `oras push`, by release number and by minor, an artifact the
 //!   catalog's SHA-256 refuses, one that is no archive, an unknown tag, a second run with the
@@ -281,6 +283,79 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
             ))
             .is_file(),
         "the MeshConfig protos are kept with the fetched package"
+    );
+
+    // And its own IstioOperator types (operator/pkg/apis/types.go, kept with the package): a
+    // package whose types.go declares one more field takes it, where the package it was copied
+    // from (the same file as the pin's) refuses it as istioctl would.
+    let types = "operator/pkg/apis/types.go";
+    let fetched_types = cache.join(format!("istio-{PREVIOUS}/{types}"));
+    let original = std::fs::read_to_string(&fetched_types)
+        .expect("the IstioOperator types are kept with the fetched package");
+    let copy = scratch.0.join("edited-package");
+    std::fs::create_dir_all(copy.join("operator/pkg/apis")).unwrap();
+    let copied = Command::new("cp")
+        .args(["-r", previous_dir])
+        .arg(copy.join("manifests"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let declared = "\tProfile string `json:\"profile,omitempty\"`";
+    assert!(original.contains(declared), "types.go changed its shape");
+    std::fs::write(
+        copy.join(types),
+        original.replacen(
+            declared,
+            &format!("{declared}\n\tGreeting string `json:\"greeting,omitempty\"`"),
+            1,
+        ),
+    )
+    .unwrap();
+    let greeting = ["--set", "greeting=hello"];
+    let copy_dir = copy.join("manifests");
+    generate(
+        &cache,
+        &env,
+        &[&["--manifests", copy_dir.to_str().unwrap()][..], &greeting].concat(),
+    );
+    for package in [
+        &["--version", PREVIOUS][..],
+        &["--manifests", previous_dir][..],
+    ] {
+        let out = bosun(
+            &cache,
+            &env,
+            &[&["manifest", "generate"][..], package, &greeting].concat(),
+        );
+        assert_eq!(out.status.code(), Some(1), "{package:?}: {}", text(&out));
+        assert!(
+            stderr(&out).contains("greeting: unknown field \"greeting\""),
+            "{package:?}: {}",
+            text(&out)
+        );
+    }
+    // A types.go the reader cannot read is an error naming the file, not a silent guess.
+    std::fs::write(
+        copy.join(types),
+        original.replacen(declared, "\tProfile, string", 1),
+    )
+    .unwrap();
+    let out = bosun(
+        &cache,
+        &env,
+        &[
+            "manifest",
+            "generate",
+            "--manifests",
+            copy_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}: line ", copy.join(types).display()))
+            && stderr(&out).contains("cannot read this field of struct IstioOperatorSpec"),
+        "{}",
+        text(&out)
     );
 
     drop(server);

@@ -128,6 +128,11 @@ impl InstallPackages {
 /// `istio.io/istio` module versions) hold it beside `manifests/`; release archives do not.
 pub const VALUES_PROTO: &str = "operator/pkg/apis/values_types.proto";
 
+/// Where an install package's own IstioOperator types are: Istio's source tree (and bosun's
+/// copies of `istio.io/istio` module versions) hold them beside `manifests/`; release archives
+/// do not.
+pub const IOP_TYPES: &str = "operator/pkg/apis/types.go";
+
 /// Where an install package's own MeshConfig protos are: bosun's copies of `istio.io/istio`
 /// module versions keep istio.io/api's `mesh/v1alpha1/config.proto` and the protos it imports
 /// under this directory, beside `manifests/` (`release::archive::MESH_PROTOS_DIR`).
@@ -146,12 +151,18 @@ pub enum SchemaError {
         path: PathBuf,
         source: iop::validate::ProtoError,
     },
+    #[error("{}: {source}", path.display())]
+    GoTypes {
+        path: PathBuf,
+        source: iop::validate::GoTypesError,
+    },
 }
 
 /// An install package's own schemas, each `None` where the package has none (the pinned
 /// Istio's compiled-in one applies).
 #[derive(Debug, Default)]
 pub struct PackageSchemas {
+    pub iop: Option<iop::validate::IopSchema>,
     pub values: Option<iop::validate::ValuesSchema>,
     pub mesh: Option<iop::validate::MeshSchema>,
 }
@@ -161,6 +172,7 @@ impl PackageSchemas {
     pub fn for_validation(&self) -> iop::validate::VersionSchemas<'_> {
         let pinned = iop::validate::VersionSchemas::pinned();
         iop::validate::VersionSchemas {
+            iop: self.iop.as_ref().unwrap_or(pinned.iop),
             values: self.values.as_ref().unwrap_or(pinned.values),
             mesh: self.mesh.as_ref().unwrap_or(pinned.mesh),
         }
@@ -168,11 +180,12 @@ impl PackageSchemas {
 }
 
 impl InstallPackages {
-    /// The schemas of the install package `merged` renders from: its own Istio's `values`
-    /// (read from [`VALUES_PROTO`] beside its `manifests/`) and MeshConfig (the protos under
-    /// [`MESH_PROTOS_DIR`]), so a package of another version is held to that version's API.
-    /// Each is `None` (the pinned Istio's compiled-in schema applies) for the pinned release
-    /// and for packages without the protos (release archives ship none).
+    /// The schemas of the install package `merged` renders from: its own Istio's IstioOperator
+    /// types (read from [`IOP_TYPES`] beside its `manifests/`), `values` (from
+    /// [`VALUES_PROTO`]) and MeshConfig (the protos under [`MESH_PROTOS_DIR`]), so a package of
+    /// another version is held to that version's API. Each is `None` (the pinned Istio's
+    /// compiled-in schema applies) where it is the pin's and where the package does not carry
+    /// the source (release archives carry none).
     pub fn schemas(&self, merged: &iop::IstioOperator) -> Result<PackageSchemas, SchemaError> {
         let path = merged.install_package_path().unwrap_or_default();
         let Some(root) = Path::new(path).parent().filter(|_| !path.is_empty()) else {
@@ -197,6 +210,26 @@ impl InstallPackages {
                     });
                 }
             };
+        let types = root.join(IOP_TYPES);
+        let iop = match std::fs::read_to_string(&types) {
+            Ok(text) => {
+                let schema = iop::validate::IopSchema::from_go_types(&text).map_err(|source| {
+                    SchemaError::GoTypes {
+                        path: types,
+                        source,
+                    }
+                })?;
+                // The pin's own types: its schema is compiled in.
+                (!schema.is_pinned()).then_some(schema)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(SchemaError::Read {
+                    path: types,
+                    source,
+                });
+            }
+        };
         let mesh_dir = root.join(MESH_PROTOS_DIR);
         // Each proto by its path in istio.io/api, as the committed schema's digest has it.
         let mut protos = Vec::new();
@@ -220,7 +253,7 @@ impl InstallPackages {
                 )
             }
         };
-        Ok(PackageSchemas { values, mesh })
+        Ok(PackageSchemas { iop, values, mesh })
     }
 }
 

@@ -189,7 +189,12 @@ impl Budget {
 /// version is validated against its own values (`pipeline::package::VALUES_PROTO`).
 const VALUES_PROTO: &str = "operator/pkg/apis/values_types.proto";
 
-/// `manifests/`, `VERSION` and the values proto of the module zip of `istio.io/istio@VERSION`.
+/// The module's IstioOperator types, kept beside `manifests/` so that a package of this version
+/// is validated against its own IstioOperator fields (`pipeline::package::IOP_TYPES`).
+const IOP_TYPES: &str = "operator/pkg/apis/types.go";
+
+/// `manifests/`, `VERSION`, the values proto and the IstioOperator types of the module zip of
+/// `istio.io/istio@VERSION`.
 pub fn module_files(
     zip: &[u8],
     module_version: &str,
@@ -199,7 +204,12 @@ pub fn module_files(
         zip,
         &format!("istio.io/istio@{module_version}/"),
         limits,
-        |rel| rel.starts_with("manifests/") || rel == "VERSION" || rel == VALUES_PROTO,
+        |rel| {
+            rel.starts_with("manifests/")
+                || rel == "VERSION"
+                || rel == VALUES_PROTO
+                || rel == IOP_TYPES
+        },
     )?;
     require_profiles(&files, "")?;
     Ok(files)

@@ -220,11 +220,15 @@ fn module_hash_is_gos() {
         let version = path.file_stem().unwrap().to_string_lossy().into_owned();
         let files = archive::module_files(&zip, &version, Limits::default()).unwrap();
         assert!(files.iter().any(|f| f.path == "VERSION"));
-        // The values API's proto is kept too: a version's `values` are validated against it.
+        // The values API's proto and the IstioOperator types are kept too: a version's
+        // IstioOperator and `values` are validated against them.
         let values_proto = "operator/pkg/apis/values_types.proto";
+        let iop_types = "operator/pkg/apis/types.go";
         assert!(files.iter().any(|f| f.path == values_proto));
+        assert!(files.iter().any(|f| f.path == iop_types));
         assert!(files.iter().all(|f| f.path == "VERSION"
             || f.path == values_proto
+            || f.path == iop_types
             || f.path.starts_with("manifests/")));
         // Its MeshConfig API: the istio.io/api its go.mod requires, whose hash its go.sum
         // records as Go recorded it when it downloaded that zip (beside this one).

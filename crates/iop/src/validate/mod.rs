@@ -1,13 +1,15 @@
 //! Validation of a merged IstioOperator: what istioctl's own validation checks
-//! (operator/pkg/apis/validation, with its messages), the IstioOperator schema of the pinned
-//! Istio and the `values` schema of the Istio that renders it ([`ValuesSchema`]: the pin's, or
-//! one read from another version's values_types.proto) (unknown fields, wrong types,
-//! deprecated fields as warnings), and
+//! (operator/pkg/apis/validation, with its messages), the schemas of the Istio version that
+//! renders it ([`VersionSchemas`]: the pin's, compiled in, or those read from another version's
+//! package: its IstioOperator types from `types.go`, [`IopSchema`]; its `values` from
+//! values_types.proto, [`ValuesSchema`]; its MeshConfig protos, [`MeshSchema`]) (unknown
+//! fields, wrong types, deprecated fields as warnings), and
 //! Kubernetes' own field rules inside every component's `k8s` block, which istioctl leaves to
 //! the API server (so its users learn of them only mid-install). Each finding names the field
 //! (as istioctl prints paths) and, through the [`SourceMap`], where it was set. `meshConfig`
 //! is decoded as Istio's MeshConfig proto and judged by Istio's mesh rules (`mesh`).
 
+mod gotypes;
 mod istio;
 mod k8s;
 mod mesh;
@@ -15,8 +17,56 @@ mod mesh_rules;
 mod proto;
 mod schema;
 
+/// The pin's own sources, for the tests that check a reader against the committed schemas.
+#[cfg(test)]
+pub(crate) mod pinned_source {
+    /// Bosun's Go module cache (`scripts/fetch-istio` fills it) and the pin's module version.
+    pub(crate) fn gomod_cache_and_pin() -> (std::path::PathBuf, &'static str) {
+        let pin = include_str!("../../../../scripts/istio-pin");
+        let version = pin
+            .lines()
+            .find_map(|l| l.strip_prefix("ISTIO_VERSION="))
+            .expect("ISTIO_VERSION in scripts/istio-pin")
+            .trim_matches(|c| c == '"' || c == '\'');
+        let cache = std::env::var_os("BOSUN_GOMODCACHE")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                let base = std::env::var_os("BOSUN_CACHE")
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| {
+                        std::env::var_os("HOME")
+                            .map(|h| std::path::Path::new(&h).join(".cache/bosun"))
+                    })?;
+                Some(base.join("gomod"))
+            })
+            .expect("a cache folder");
+        (cache, version)
+    }
+
+    /// Skips (outside CI) when `path` is not there: CI fetches the pin first, and there a
+    /// missing file is a failure.
+    pub(crate) fn read_or_skip(path: &std::path::Path) -> Option<String> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Some(text),
+            Err(_) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{} is not there",
+                    path.display()
+                );
+                eprintln!(
+                    "skipping: {} is not there (scripts/fetch-istio fetches it)",
+                    path.display()
+                );
+                None
+            }
+        }
+    }
+}
+
+pub use gotypes::GoTypesError;
 pub use proto::ProtoError;
-pub use schema::{MeshSchema, ValuesSchema};
+pub use schema::{IopSchema, MeshSchema, ValuesSchema};
 
 use std::fmt;
 
@@ -65,6 +115,8 @@ impl Report {
 /// The checking context: where findings go and where they came from.
 pub(crate) struct Ctx<'a> {
     sources: &'a SourceMap,
+    /// The IstioOperator's own schema, of the install package's Istio version.
+    iop: &'a schema::IopSchema,
     /// The `values` schema of the install package's Istio version.
     values: &'a schema::ProtoSchema,
     /// Its MeshConfig schema.
@@ -122,10 +174,11 @@ pub(crate) fn num(v: &Value) -> String {
     }
 }
 
-/// The schemas of the Istio version that renders an IstioOperator: its `values` and its
-/// MeshConfig.
+/// The schemas of the Istio version that renders an IstioOperator: the IstioOperator's own,
+/// its `values` and its MeshConfig.
 #[derive(Debug, Clone, Copy)]
 pub struct VersionSchemas<'a> {
+    pub iop: &'a IopSchema,
     pub values: &'a ValuesSchema,
     pub mesh: &'a MeshSchema,
 }
@@ -134,6 +187,7 @@ impl VersionSchemas<'static> {
     /// The pinned Istio's, compiled in.
     pub fn pinned() -> VersionSchemas<'static> {
         VersionSchemas {
+            iop: IopSchema::pinned(),
             values: ValuesSchema::pinned(),
             mesh: MeshSchema::pinned(),
         }
@@ -151,6 +205,7 @@ pub fn validate(iop: &Value, sources: &SourceMap) -> Report {
 pub fn validate_with(iop: &Value, sources: &SourceMap, schemas: VersionSchemas<'_>) -> Report {
     let mut cx = Ctx {
         sources,
+        iop: schemas.iop,
         values: &schemas.values.schema,
         mesh: &schemas.mesh.schema,
         report: Report::default(),

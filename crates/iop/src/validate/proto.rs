@@ -409,6 +409,7 @@ fn resolve(
 
 #[cfg(test)]
 mod tests {
+    use super::super::pinned_source::{gomod_cache_and_pin, read_or_skip};
     use super::*;
 
     const SMALL: &str = r#"
@@ -524,29 +525,6 @@ message IntOrString { int64 type = 1; }
         );
     }
 
-    /// Bosun's Go module cache (`scripts/fetch-istio` fills it) and the pin's module version.
-    fn gomod_cache_and_pin() -> (std::path::PathBuf, &'static str) {
-        let pin = include_str!("../../../../scripts/istio-pin");
-        let version = pin
-            .lines()
-            .find_map(|l| l.strip_prefix("ISTIO_VERSION="))
-            .expect("ISTIO_VERSION in scripts/istio-pin")
-            .trim_matches(|c| c == '"' || c == '\'');
-        let cache = std::env::var_os("BOSUN_GOMODCACHE")
-            .map(std::path::PathBuf::from)
-            .or_else(|| {
-                let base = std::env::var_os("BOSUN_CACHE")
-                    .map(std::path::PathBuf::from)
-                    .or_else(|| {
-                        std::env::var_os("HOME")
-                            .map(|h| std::path::Path::new(&h).join(".cache/bosun"))
-                    })?;
-                Some(base.join("gomod"))
-            })
-            .expect("a cache folder");
-        (cache, version)
-    }
-
     /// `derived` is `committed`, message by message (so that a difference names its message).
     fn assert_same_schema(derived: &ProtoSchema, committed: &ProtoSchema) {
         assert_eq!(derived.root, committed.root);
@@ -557,26 +535,6 @@ message IntOrString { int64 type = 1; }
         );
         for (name, message) in &committed.messages {
             assert_eq!(&derived.messages[name], message, "message {name}");
-        }
-    }
-
-    /// Skips (outside CI) when `path` is not there: CI fetches the pin first, and there a
-    /// missing file is a failure.
-    fn read_or_skip(path: &std::path::Path) -> Option<String> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Some(text),
-            Err(_) => {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "{} is not there",
-                    path.display()
-                );
-                eprintln!(
-                    "skipping: {} is not there (scripts/fetch-istio fetches it)",
-                    path.display()
-                );
-                None
-            }
         }
     }
 

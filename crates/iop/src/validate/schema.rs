@@ -13,7 +13,7 @@ use crate::source::PathSeg;
 
 /// A Go type as reflected: `kind` is a Go kind (`string`, `int32`, `struct`, `list`, `map`, …)
 /// or one of the types with their own JSON decoding (`quantity`, `intOrString`, `any`, …).
-#[derive(Deserialize, Debug)]
+#[derive(Deserialize, Debug, Clone, PartialEq)]
 pub(crate) struct GoRef {
     pub kind: String,
     #[serde(rename = "type")]
@@ -60,8 +60,59 @@ pub(crate) struct ProtoSchema {
     pub enums: BTreeMap<String, Vec<String>>,
 }
 
-pub(crate) static GO: LazyLock<GoSchema> =
+/// The pin's IstioOperator schema as generated: its `apis.*` types and the Kubernetes types
+/// they name.
+static GO: LazyLock<GoSchema> =
     LazyLock::new(|| serde_json::from_str(crate::IOP_SCHEMA_JSON).expect("iop_schema.json"));
+
+/// The prefix of the IstioOperator's own types (operator/pkg/apis) in the schema's names.
+const APIS: &str = "apis.";
+
+/// The schema the IstioOperator itself (outside `values` and `meshConfig`) is checked
+/// against: one Istio version's operator/pkg/apis types, as istioctl's decoder reads them, with
+/// the Kubernetes types of the `k8s` blocks (always the pin's: see `gotypes`).
+#[derive(Debug, PartialEq)]
+pub struct IopSchema {
+    /// The `apis.*` types, by name.
+    pub(crate) apis: BTreeMap<String, BTreeMap<String, GoRef>>,
+}
+
+impl IopSchema {
+    /// The pinned Istio's, generated into `iop_schema.json` by scripts/gen-values-schema.
+    pub fn pinned() -> &'static IopSchema {
+        static PINNED: LazyLock<IopSchema> = LazyLock::new(|| IopSchema {
+            apis: GO
+                .types
+                .iter()
+                .filter(|(name, _)| name.starts_with(APIS))
+                .map(|(name, fields)| (name.clone(), fields.clone()))
+                .collect(),
+        });
+        &PINNED
+    }
+
+    /// Another version's, read from its `operator/pkg/apis/types.go` (`gotypes`).
+    pub fn from_go_types(text: &str) -> Result<IopSchema, super::gotypes::GoTypesError> {
+        let known = |name: &str| GO.types.contains_key(name);
+        Ok(IopSchema {
+            apis: super::gotypes::read(text, &known)?,
+        })
+    }
+
+    /// Whether this is the pin's schema (a package whose types.go declares the same fields).
+    pub fn is_pinned(&self) -> bool {
+        self == IopSchema::pinned()
+    }
+
+    /// The fields of struct type `ty`.
+    pub(crate) fn fields(&self, ty: &str) -> Option<&BTreeMap<String, GoRef>> {
+        if ty.starts_with(APIS) {
+            self.apis.get(ty)
+        } else {
+            GO.types.get(ty)
+        }
+    }
+}
 
 /// The schema `spec.values` is checked against: one Istio version's values_types.proto.
 #[derive(Debug, PartialEq)]
@@ -274,7 +325,8 @@ pub(crate) fn check_struct(cx: &mut Ctx, v: &Value, ty: &str, path: &[PathSeg]) 
         );
         return;
     };
-    let Some(fields) = GO.types.get(ty) else {
+    let iop = cx.iop;
+    let Some(fields) = iop.fields(ty) else {
         return;
     };
     for (k, fv) in m {
