@@ -212,6 +212,8 @@ impl InstallPackages {
             };
         let types = root.join(IOP_TYPES);
         let iop = match std::fs::read_to_string(&types) {
+            // The pin's own file: its schema is compiled in.
+            Ok(text) if iop::validate::IopSchema::is_pinned_types(&text) => None,
             Ok(text) => {
                 let schema = iop::validate::IopSchema::from_go_types(&text).map_err(|source| {
                     SchemaError::GoTypes {
@@ -219,7 +221,7 @@ impl InstallPackages {
                         source,
                     }
                 })?;
-                // The pin's own types: its schema is compiled in.
+                // Another file declaring the pin's fields: the compiled-in schema is the same.
                 (!schema.is_pinned()).then_some(schema)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,

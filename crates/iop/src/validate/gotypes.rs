@@ -469,6 +469,10 @@ mod tests {
         let Some(text) = read_or_skip(&path) else {
             return;
         };
+        assert!(IopSchema::is_pinned_types(&text));
+        assert!(!IopSchema::is_pinned_types(
+            &text.replace("struct", "struct ")
+        ));
         let read = IopSchema::from_go_types(&text).unwrap();
         let pinned = IopSchema::pinned();
         assert_eq!(

@@ -24,6 +24,9 @@ pub(crate) struct GoRef {
 
 #[derive(Deserialize)]
 pub(crate) struct GoSchema {
+    /// The [`digest`] of the `types.go` the schema was generated from.
+    #[serde(rename = "typesDigest", default)]
+    pub types_digest: Option<String>,
     pub root: String,
     pub types: BTreeMap<String, BTreeMap<String, GoRef>>,
 }
@@ -89,6 +92,14 @@ impl IopSchema {
                 .collect(),
         });
         &PINNED
+    }
+
+    /// Whether `text` is the pin's own `operator/pkg/apis/types.go`, the one
+    /// [`IopSchema::pinned`] was generated from: a package that carries it needs no parse (the
+    /// parse is on a command's critical path; a digest costs less than a tenth of it).
+    pub fn is_pinned_types(text: &str) -> bool {
+        let digest = digest(&[("operator/pkg/apis/types.go", text)]);
+        GO.types_digest.as_deref() == Some(digest.as_str())
     }
 
     /// Another version's, read from its `operator/pkg/apis/types.go` (`gotypes`).
