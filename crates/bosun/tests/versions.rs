@@ -241,21 +241,24 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
         "--set",
         "meshConfig.serviceEntryVisibility.defaultVisibility=BOGUS",
     ];
-    for package in [
-        &["--version", PREVIOUS][..],
-        &["--manifests", previous_dir][..],
-    ] {
-        let out = bosun(
-            &cache,
-            &env,
-            &[&["manifest", "generate"][..], package, &newer_mesh].concat(),
-        );
+    // `manifest generate` of the older snapshot's package, by version and by its manifests.
+    let with_older = |extra: &[&str]| {
+        [
+            &["--version", PREVIOUS][..],
+            &["--manifests", previous_dir][..],
+        ]
+        .map(|package| {
+            let args = [&["manifest", "generate"][..], package, extra].concat();
+            (package.join(" "), bosun(&cache, &env, &args))
+        })
+    };
+    for (package, out) in with_older(&newer_mesh) {
         succeeded(&out);
         assert!(
             stderr(&out).contains(
                 "meshConfig.serviceEntryVisibility: unknown field \"serviceEntryVisibility\" in istio.mesh.v1alpha1.MeshConfig: istioctl ignores it"
             ),
-            "{package:?}: {}",
+            "{package}: {}",
             text(&out)
         );
     }
@@ -318,19 +321,11 @@ fn a_module_version_from_the_module_proxy_renders_as_its_manifests() {
         &env,
         &[&["--manifests", copy_dir.to_str().unwrap()][..], &greeting].concat(),
     );
-    for package in [
-        &["--version", PREVIOUS][..],
-        &["--manifests", previous_dir][..],
-    ] {
-        let out = bosun(
-            &cache,
-            &env,
-            &[&["manifest", "generate"][..], package, &greeting].concat(),
-        );
-        assert_eq!(out.status.code(), Some(1), "{package:?}: {}", text(&out));
+    for (package, out) in with_older(&greeting) {
+        assert_eq!(out.status.code(), Some(1), "{package}: {}", text(&out));
         assert!(
             stderr(&out).contains("greeting: unknown field \"greeting\""),
-            "{package:?}: {}",
+            "{package}: {}",
             text(&out)
         );
     }
