@@ -452,7 +452,7 @@ fn strip_comments(text: &str) -> Result<String, GoTypesError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::pinned_source::{gomod_cache_and_pin, read_or_skip};
+    use super::super::pinned_source::pinned_module_file;
     use super::super::schema::IopSchema;
     use super::super::{VersionSchemas, validate_with};
     use super::*;
@@ -462,11 +462,7 @@ mod tests {
     /// generator's reflection agree), when the pinned module is in bosun's Go module cache.
     #[test]
     fn the_pins_types_read_as_the_committed_schema() {
-        let (cache, version) = gomod_cache_and_pin();
-        let path = cache
-            .join(format!("istio.io/istio@{version}"))
-            .join("operator/pkg/apis/types.go");
-        let Some(text) = read_or_skip(&path) else {
+        let Some(text) = pinned_module_file("operator/pkg/apis/types.go") else {
             return;
         };
         assert!(IopSchema::is_pinned_types(&text));

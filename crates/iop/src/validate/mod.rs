@@ -43,6 +43,13 @@ pub(crate) mod pinned_source {
         (cache, version)
     }
 
+    /// The pin's `istio.io/istio` file `rel`, from bosun's Go module cache (see
+    /// [`read_or_skip`]).
+    pub(crate) fn pinned_module_file(rel: &str) -> Option<String> {
+        let (cache, version) = gomod_cache_and_pin();
+        read_or_skip(&cache.join(format!("istio.io/istio@{version}")).join(rel))
+    }
+
     /// Skips (outside CI) when `path` is not there: CI fetches the pin first, and there a
     /// missing file is a failure.
     pub(crate) fn read_or_skip(path: &std::path::Path) -> Option<String> {

@@ -409,7 +409,7 @@ fn resolve(
 
 #[cfg(test)]
 mod tests {
-    use super::super::pinned_source::{gomod_cache_and_pin, read_or_skip};
+    use super::super::pinned_source::{gomod_cache_and_pin, pinned_module_file, read_or_skip};
     use super::*;
 
     const SMALL: &str = r#"
@@ -542,11 +542,7 @@ message IntOrString { int64 type = 1; }
     /// this module agree), when the pinned module is in bosun's Go module cache.
     #[test]
     fn the_pins_proto_reads_as_the_committed_schema() {
-        let (cache, version) = gomod_cache_and_pin();
-        let proto = cache
-            .join(format!("istio.io/istio@{version}"))
-            .join("operator/pkg/apis/values_types.proto");
-        let Some(text) = read_or_skip(&proto) else {
+        let Some(text) = pinned_module_file("operator/pkg/apis/values_types.proto") else {
             return;
         };
         assert!(super::super::schema::ValuesSchema::is_pinned_proto(&text));
