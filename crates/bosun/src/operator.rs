@@ -691,6 +691,8 @@ impl operator::Render for ChildRender {
             })
             .collect();
         Ok(operator::Rendered {
+            namespace_labels: serde_json::from_value(rendered["namespaceLabels"].clone())
+                .map_err(|e| failed(format!("reading its namespace labels: {e}")))?,
             components,
             warnings: serde_json::from_value(rendered["warnings"].clone()).unwrap_or_default(),
             version: rendered["version"].as_str().unwrap_or_default().to_string(),
@@ -726,6 +728,7 @@ fn render_child() -> Result<(), MeshFailure> {
             "warnings": rendered.warnings,
             "version": rendered.version,
             "helmReleases": rendered.helm_releases,
+            "namespaceLabels": rendered.namespace_labels,
         }}),
         Err(operator::RenderError::Invalid(messages)) => serde_json::json!({"invalid": messages}),
         Err(operator::RenderError::Failed(message)) => serde_json::json!({"failed": message}),

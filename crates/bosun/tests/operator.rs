@@ -709,7 +709,8 @@ async fn an_undecodable_istio_operator_is_reported_and_the_others_reconcile() {
 /// on the last spec, and all it writes for them (read from the audit log) is the ConfigMaps
 /// that change with meshConfig, the IstioOperator's status and Events: no other object is sent
 /// again, nothing is deleted. (Before, every spec change re-sent every object: 406 writes for
-/// 31 changes of the minimal profile.)
+/// 31 changes of the minimal profile.) The IstioOperator sets a network, so the Istio namespace
+/// the operator creates carries istioctl's `topology.istio.io/network` label.
 #[tokio::test]
 async fn spec_changes_write_only_what_they_change() {
     let _api_server = API_SERVER.read().await;
@@ -722,7 +723,15 @@ async fn spec_changes_write_only_what_they_change() {
     let api = iops(&ns).await;
     api.create(
         &PostParams::default(),
-        &serde_json::from_value(iop("minimal", &ns, &istio_ns, json!({}))).unwrap(),
+        // A network: the operator creates the Istio namespace labelled with it, as `install`
+        // and istioctl's installer do.
+        &serde_json::from_value(iop(
+            "minimal",
+            &ns,
+            &istio_ns,
+            json!({"network": "net-churn"}),
+        ))
+        .unwrap(),
     )
     .await
     .unwrap();
@@ -732,6 +741,16 @@ async fn spec_changes_write_only_what_they_change() {
         (s["status"] == "HEALTHY").then_some(())
     })
     .await;
+    let namespaces: Api<Namespace> = Api::all(client.kube().clone());
+    let labels = namespaces.get(&istio_ns).await.unwrap().metadata.labels;
+    assert_eq!(
+        labels
+            .unwrap_or_default()
+            .get("topology.istio.io/network")
+            .map(String::as_str),
+        Some("net-churn"),
+        "the Istio namespace the operator created"
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     let audit_start = audit_len();
 

@@ -141,18 +141,9 @@ impl Install {
         self.components.iter().flat_map(|c| c.objects.iter())
     }
 
-    /// Labels of the namespaces the install creates: the Istio namespace labelled with
-    /// `values.global.network` when it is set, as istioctl's installer creates it
-    /// (`operator/pkg/util.CreateNamespace`); a namespace that exists keeps its labels.
+    /// Labels of the namespaces the install creates ([`created_namespace_labels`]).
     pub fn created_namespace_labels(&self) -> BTreeMap<String, BTreeMap<String, String>> {
-        let network = iop::tree::get_path_string(self.merged.tree(), "spec.values.global.network");
-        if network.is_empty() {
-            return BTreeMap::new();
-        }
-        BTreeMap::from([(
-            self.merged.istio_namespace().to_string(),
-            BTreeMap::from([(vocab::labels::NETWORK_LABEL.to_string(), network)]),
-        )])
+        created_namespace_labels(&self.merged)
     }
 
     /// The control plane revision the install makes (`default` when it names none).
@@ -259,4 +250,21 @@ pub struct Applied {
     /// The objects prune deleted (or found already gone).
     pub pruned: Vec<cluster::Deleted>,
     pub default_tag: DefaultTagOutcome,
+}
+
+/// Labels of the namespaces an install of `merged` creates: the Istio namespace labelled with
+/// `values.global.network` when it is set, as istioctl's installer creates it
+/// (`operator/pkg/util.CreateNamespace`); a namespace that exists keeps its labels. `install`
+/// and the operator both create namespaces with these.
+pub fn created_namespace_labels(
+    merged: &iop::IstioOperator,
+) -> BTreeMap<String, BTreeMap<String, String>> {
+    let network = iop::tree::get_path_string(merged.tree(), "spec.values.global.network");
+    if network.is_empty() {
+        return BTreeMap::new();
+    }
+    BTreeMap::from([(
+        merged.istio_namespace().to_string(),
+        BTreeMap::from([(vocab::labels::NETWORK_LABEL.to_string(), network)]),
+    )])
 }

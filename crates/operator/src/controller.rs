@@ -452,7 +452,8 @@ async fn apply_and_prune(
         readiness_timeout: None,
         wait_for_load_balancers: false,
         owner_labels: None,
-        created_namespace_labels: Default::default(),
+        // The Istio namespace, when the install creates it, labelled as `install` labels it.
+        created_namespace_labels: rendered.namespace_labels.clone(),
     };
     // What became of each component (the install runs independent ones side by side).
     let outcomes: std::sync::Mutex<Vec<(Phase, String)>> =

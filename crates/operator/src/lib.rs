@@ -54,6 +54,10 @@ pub struct Rendered {
     /// Each component instance as a Helm release draft (its chart, values and objects), when
     /// the render was asked for them ([`vocab::labels::HELM_RELEASES_ANNOTATION`]).
     pub helm_releases: Option<Vec<installer::helm_releases::Draft>>,
+    /// Labels of the namespaces the install creates, by namespace
+    /// ([`installer::created_namespace_labels`]: the Istio namespace's network label).
+    pub namespace_labels:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
 }
 
 /// Why an IstioOperator could not be rendered.

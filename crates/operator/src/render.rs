@@ -46,6 +46,7 @@ impl Render for InlineRender {
             ),
         };
         Ok(Rendered {
+            namespace_labels: installer::created_namespace_labels(&rendered.merged),
             components: rendered.components,
             warnings: rendered.warnings,
             version: rendered.version,
