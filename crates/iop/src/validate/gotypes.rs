@@ -46,7 +46,10 @@ pub(crate) fn read(
     text: &str,
     known: &dyn Fn(&str) -> bool,
 ) -> Result<BTreeMap<String, BTreeMap<String, GoRef>>, GoTypesError> {
-    let code = strip_comments(text)?;
+    let (code, closed) = super::comments::strip_comments(text);
+    if !closed {
+        return Err(GoTypesError::Unbalanced);
+    }
     let file = File::parse(&code)?;
     if !file.structs.contains_key("IstioOperator") {
         return Err(GoTypesError::NoRoot);
@@ -389,65 +392,6 @@ fn json_tag(tag: &str) -> Option<&str> {
     let start = tag.find("json:\"")? + "json:\"".len();
     let rest = &tag[start..];
     Some(&rest[..rest.find('"')?])
-}
-
-/// `text` without its comments, with each comment's newlines kept (so line numbers hold).
-/// String, raw string and rune literals are kept as they are: a `//` inside one is not a
-/// comment.
-fn strip_comments(text: &str) -> Result<String, GoTypesError> {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '/' if chars.peek() == Some(&'/') => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            '/' if chars.peek() == Some(&'*') => {
-                chars.next();
-                let mut closed = false;
-                while let Some(c) = chars.next() {
-                    if c == '\n' {
-                        out.push('\n');
-                    } else if c == '*' && chars.peek() == Some(&'/') {
-                        chars.next();
-                        closed = true;
-                        break;
-                    }
-                }
-                if !closed {
-                    return Err(GoTypesError::Unbalanced);
-                }
-                out.push(' ');
-            }
-            '"' | '\'' | '`' => {
-                out.push(c);
-                let mut closed = false;
-                while let Some(d) = chars.next() {
-                    out.push(d);
-                    if d == '\\' && c != '`' {
-                        if let Some(e) = chars.next() {
-                            out.push(e);
-                        }
-                    } else if d == c {
-                        closed = true;
-                        break;
-                    } else if d == '\n' && c != '`' {
-                        break;
-                    }
-                }
-                if !closed {
-                    return Err(GoTypesError::Unbalanced);
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! (as istioctl prints paths) and, through the [`SourceMap`], where it was set. `meshConfig`
 //! is decoded as Istio's MeshConfig proto and judged by Istio's mesh rules (`mesh`).
 
+mod comments;
 mod gotypes;
 mod istio;
 mod k8s;

@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::comments::strip_comments;
 use super::schema::{ProtoField, ProtoMessage, ProtoSchema};
 
 /// Protos that cannot be read as a schema (the caller names the files).
@@ -111,7 +112,7 @@ pub(crate) fn mesh_schema(texts: &[&str]) -> Result<ProtoSchema, ProtoError> {
     let (mut messages, mut enums) = (Messages::new(), BTreeMap::new());
     for text in texts {
         let package = package_of(text)?;
-        let (m, e) = parse(&strip_comments(text))?;
+        let (m, e) = parse(&strip_comments(text).0)?;
         messages.extend(m.into_iter().map(|(k, v)| (format!("{package}.{k}"), v)));
         enums.extend(e.into_iter().map(|(k, v)| (format!("{package}.{k}"), v)));
     }
@@ -142,7 +143,7 @@ fn field_entry(
 /// The values schema `text` (a `values_types.proto`) describes.
 pub(crate) fn values_schema(text: &str) -> Result<ProtoSchema, ProtoError> {
     let package = package_of(text)?;
-    let (messages, enums) = parse(&strip_comments(text))?;
+    let (messages, enums) = parse(&strip_comments(text).0)?;
     schema_of(&messages, enums, ROOT, |full| format!("{package}.{full}"))
 }
 
@@ -180,52 +181,6 @@ fn schema_of(
         messages: out,
         enums,
     })
-}
-
-/// `text` without `/* … */` and `// …` comments, read in one pass as protoc reads them: a `/*`
-/// inside a line comment (`// us-west/zone1/*`) or a string starts nothing. Newlines are kept.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut last = '\0';
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                    }
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-            }
-            ('"' | '\'', _) => {
-                out.push(c);
-                let mut escaped = false;
-                for s in chars.by_ref() {
-                    out.push(s);
-                    match s {
-                        '\\' if !escaped => escaped = true,
-                        s if s == c && !escaped => break,
-                        _ => escaped = false,
-                    }
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 type Messages = BTreeMap<String, Vec<RawField>>;
