@@ -192,29 +192,23 @@ impl InstallPackages {
             return Ok(PackageSchemas::default());
         };
         let proto = root.join(VALUES_PROTO);
-        let values =
-            match std::fs::read_to_string(&proto) {
-                // The pin's own proto: its schema is compiled in.
-                Ok(text) if iop::validate::ValuesSchema::is_pinned_proto(&text) => None,
-                Ok(text) => Some(iop::validate::ValuesSchema::from_proto(&text).map_err(
-                    |source| SchemaError::Proto {
-                        path: proto,
-                        source,
-                    },
-                )?),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(source) => {
-                    return Err(SchemaError::Read {
-                        path: proto,
-                        source,
-                    });
-                }
-            };
+        let values = match read_if_there(&proto)? {
+            // None, or the pin's own proto: its schema is compiled in.
+            None => None,
+            Some(text) if iop::validate::ValuesSchema::is_pinned_proto(&text) => None,
+            Some(text) => Some(iop::validate::ValuesSchema::from_proto(&text).map_err(
+                |source| SchemaError::Proto {
+                    path: proto,
+                    source,
+                },
+            )?),
+        };
         let types = root.join(IOP_TYPES);
-        let iop = match std::fs::read_to_string(&types) {
-            // The pin's own file: its schema is compiled in.
-            Ok(text) if iop::validate::IopSchema::is_pinned_types(&text) => None,
-            Ok(text) => {
+        let iop = match read_if_there(&types)? {
+            // None, or the pin's own file: its schema is compiled in.
+            None => None,
+            Some(text) if iop::validate::IopSchema::is_pinned_types(&text) => None,
+            Some(text) => {
                 let schema = iop::validate::IopSchema::from_go_types(&text).map_err(|source| {
                     SchemaError::GoTypes {
                         path: types,
@@ -223,13 +217,6 @@ impl InstallPackages {
                 })?;
                 // Another file declaring the pin's fields: the compiled-in schema is the same.
                 (!schema.is_pinned()).then_some(schema)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => {
-                return Err(SchemaError::Read {
-                    path: types,
-                    source,
-                });
             }
         };
         let mesh_dir = root.join(MESH_PROTOS_DIR);
@@ -256,6 +243,18 @@ impl InstallPackages {
             }
         };
         Ok(PackageSchemas { iop, values, mesh })
+    }
+}
+
+/// The text of the file at `path`, `None` when there is none.
+fn read_if_there(path: &Path) -> Result<Option<String>, SchemaError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SchemaError::Read {
+            path: path.to_path_buf(),
+            source,
+        }),
     }
 }
 
