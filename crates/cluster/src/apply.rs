@@ -594,11 +594,15 @@ impl Client {
                 // Only the caller's own earlier manager holds those fields: move them.
                 answer = api.patch(&object.name, forced, &Patch::Apply(&body)).await;
             }
+            // The answer as JSON, made only where it is read (by the shared lists of its kind,
+            // by the outcome of an object that existed), and once.
             let (after, after_json) = match answer {
                 Ok(after) => {
-                    // Serialized once: the shared lists take it in, the outcome reads it.
-                    let json = Arc::new(crate::reads::answer_json(&ar, &after));
-                    self.took_in(&ar, &json).await;
+                    let json = (self.keeps_lists_of(&ar) || matches!(previous, Before::Existed(_)))
+                        .then(|| Arc::new(crate::reads::answer_json(&ar, &after)));
+                    if let Some(json) = &json {
+                        self.took_in(&ar, json).await;
+                    }
                     (after, json)
                 }
                 Err(kube::Error::Api(status)) if !conflicts(&status).is_empty() => {
@@ -621,7 +625,8 @@ impl Client {
                 Before::Existed(seen) => crate::outcome::judge(
                     &seen.object,
                     seen.whole,
-                    &after_json,
+                    // (Made above for an object that existed.)
+                    after_json.as_deref().unwrap_or(&Value::Null),
                     field_manager,
                     sent_after,
                 ),

@@ -216,10 +216,14 @@ fn labels_of(object: &Value) -> BTreeMap<&str, &str> {
 /// shared within a namespace only: a cluster's Services are too many to read whole for a
 /// label-selected few.
 pub(crate) fn is_shared(ar: &ApiResource, namespace: Option<&str>) -> bool {
+    is_shared_kind(ar) && (namespace.is_some() || ar.kind != "Service")
+}
+
+/// Whether `ar` is one of [`SHARED_KINDS`].
+fn is_shared_kind(ar: &ApiResource) -> bool {
     SHARED_KINDS
         .iter()
         .any(|(group, kind)| ar.group == *group && ar.kind == *kind)
-        && (namespace.is_some() || ar.kind != "Service")
 }
 
 impl Client {
@@ -235,6 +239,12 @@ impl Client {
     pub(crate) async fn forget_shared_lists(&self) {
         self.reads.lists.lock().await.clear();
         self.reads.narrowed.lock().expect("narrowed lists").clear();
+    }
+
+    /// Whether this client keeps shared lists of kind `ar`, which take in its applies
+    /// ([`Client::took_in`]).
+    pub(crate) fn keeps_lists_of(&self, ar: &ApiResource) -> bool {
+        !self.reads.off && is_shared_kind(ar)
     }
 
     /// Whether this client answers reads of `ar` in `namespace` from one shared list.
@@ -292,12 +302,7 @@ impl Client {
     /// counts the write as seen, so the lists stay good across the apply. Call it only for a
     /// write that changed the cluster as `object` says (no dry run).
     pub(crate) async fn took_in(&self, ar: &ApiResource, object: &Arc<Value>) {
-        if self.reads.off
-            || !object.is_object()
-            || !SHARED_KINDS
-                .iter()
-                .any(|(g, k)| ar.group == *g && ar.kind == *k)
-        {
+        if !self.keeps_lists_of(ar) || !object.is_object() {
             return;
         }
         let field = |pointer: &str| {
